@@ -1,0 +1,78 @@
+// `sightline bench load TRACE`: end-to-end load speed and memory, median of --repeat runs.
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/commands.h"
+#include "core/json_writer.h"
+#include "core/trace_loader.h"
+
+namespace sl::cli {
+namespace {
+
+uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return uint64_t(usage.ru_maxrss) * 1024;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void register_bench_load(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("load", "Load a trace repeatedly: MB/s, events/s, bytes per event, peak RSS");
+  struct Options {
+    std::string file;
+    int repeat = 5;
+    std::string format = "text";
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("trace", options->file, "Trace file")->required();
+  cmd->add_option("--repeat", options->repeat, "Number of loads (the median is reported)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->callback([options] {
+    std::vector<double> seconds;
+    uint64_t bytes = 0, events = 0, store_bytes = 0;
+    for (int i = 0; i < options->repeat; ++i) {
+      LoadResult r = load_trace(options->file);
+      if (!r.ok()) {
+        std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
+        exit_code = 1;
+        return;
+      }
+      seconds.push_back(r.seconds);
+      bytes = r.store->meta.bytes;
+      events = r.store->counts.events;
+      store_bytes = r.store->store_bytes();
+    }
+    double s = median(seconds);
+    double mbps = bytes / 1e6 / s, eps = events / s;
+    double per_event = events ? double(store_bytes) / double(events) : 0;
+    uint64_t rss = peak_rss_bytes();
+    if (options->format == "json") {
+      JsonWriter w;
+      w.begin_object().field("bytes", bytes).field("events", events).field("seconds_median", s);
+      w.field("mb_per_s", mbps).field("events_per_s", eps).field("store_bytes_per_event", per_event);
+      w.field("peak_rss_bytes", rss).field("repeat", int64_t(options->repeat)).end_object();
+      std::printf("%s\n", w.str().c_str());
+      return;
+    }
+    std::printf("file                 %s\n", options->file.c_str());
+    std::printf("json bytes           %llu (uncompressed)\n", (unsigned long long)bytes);
+    std::printf("events               %llu\n", (unsigned long long)events);
+    std::printf("seconds (median/%d)   %.4f\n", options->repeat, s);
+    std::printf("throughput           %.1f MB/s, %.2f M events/s\n", mbps, eps / 1e6);
+    std::printf("store bytes/event    %.1f (excluding the raw JSON buffer)\n", per_event);
+    std::printf("peak RSS             %.1f MB (%.2fx the JSON)\n", rss / 1e6, bytes ? double(rss) / bytes : 0);
+  });
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,211 @@
+// `sightline report TRACE`: every analysis of analyses.md as text, JSON or CSV (cli.md), and
+// `sightline bench report TRACE`: how long the analyses take after loading.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "app/commands.h"
+#include "core/analysis/report.h"
+#include "core/analysis/report_tables.h"
+#include "core/file_reader.h"
+#include "core/trace_info.h"
+#include "core/trace_loader.h"
+
+namespace sl::cli {
+namespace {
+
+struct ReportArgs {
+  std::string file;
+  std::string mode = "sightline";
+  std::optional<int64_t> rank;
+  std::string only;
+  std::string op;
+  std::string format = "text";
+  std::string table;
+  std::string tsys = "4.5";
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Names --only accepts: the analyses and the tables they produce.
+bool known_name(const std::string& n) {
+  static const char* tables[] = {"idle_interval_stats", "queue_length_summary", "memory_bw_summary",
+                                 "launch_histograms", "kernel_breakdown_full"};
+  const auto& names = analysis::analysis_names();
+  if (std::find(names.begin(), names.end(), n) != names.end()) return true;
+  return std::any_of(std::begin(tables), std::end(tables), [&](const char* t) { return n == t; });
+}
+
+// Builds the options; on a usage error prints it and returns false (exit code 2).
+bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
+  o.table.mode = a.mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
+  o.table.rank = a.rank;
+  o.only = split_list(a.only);
+  for (const auto& n : o.only)
+    if (!known_name(n)) {
+      std::fprintf(stderr, "sightline report: unknown analysis '%s' in --only\n", n.c_str());
+      return false;
+    }
+  o.operator_name = a.op;
+  if (a.tsys == "auto") {
+    o.coupling.t_sys.reset();
+  } else {
+    char* end = nullptr;
+    double us = std::strtod(a.tsys.c_str(), &end);
+    if (end == a.tsys.c_str() || *end || us < 0) {
+      std::fprintf(stderr, "sightline report: --tsys wants microseconds or 'auto'\n");
+      return false;
+    }
+    o.coupling.t_sys = TimeNs(us * 1000.0 + 0.5);
+  }
+  return true;
+}
+
+// (HTA) the rank comes from a regex over the raw file text; read it only in HTA mode.
+std::shared_ptr<TraceStore::Buffer> read_text_for_hta(const std::string& path) {
+  FileBytes bytes = read_trace_file(path, {});
+  return bytes.buffer;
+}
+
+void run_report_command(const ReportArgs& a) {
+  analysis::ReportOptions o;
+  if (!make_options(a, o)) {
+    exit_code = 2;
+    return;
+  }
+  if (a.format == "csv" && a.table.empty()) {
+    std::fprintf(stderr, "sightline report: --format csv needs --table NAME\n");
+    exit_code = 2;
+    return;
+  }
+  LoadResult loaded = load_trace(a.file);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
+    exit_code = 1;
+    return;
+  }
+  std::shared_ptr<TraceStore::Buffer> text;
+  if (o.table.mode == analysis::Mode::Hta) {
+    text = read_text_for_hta(a.file);
+    if (text) o.table.file_text = text->view();
+  }
+  analysis::Report report = analysis::run_report(*loaded.store, o);
+  std::vector<analysis::Table> tables = analysis::report_tables(report);
+  if (a.format == "json") {
+    std::string out = analysis::render_json(report, tables, info_json(*loaded.store));
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else if (a.format == "csv") {
+    auto it = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.name == a.table; });
+    if (it == tables.end()) {
+      std::fprintf(stderr, "sightline report: no table '%s' (tables:", a.table.c_str());
+      for (const auto& t : tables) std::fprintf(stderr, " %s", t.name.c_str());
+      std::fprintf(stderr, ")\n");
+      exit_code = 2;
+      return;
+    }
+    std::string out = analysis::render_csv(*it);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    std::string out = analysis::render_text(report, tables);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void register_report(CLI::App& app) {
+  auto* cmd = app.add_subcommand("report", "Run the analyses (temporal, idle, kernels, launches, coupling, ...)");
+  auto a = std::make_shared<ReportArgs>();
+  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz)")->required();
+  cmd->add_option("--mode", a->mode, "sightline (exact, default) or hta (reproduce HTA 0.6.1)")
+      ->check(CLI::IsMember({"sightline", "hta"}));
+  cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own)");
+  cmd->add_option("--only", a->only, "Comma-separated analyses to run");
+  cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
+  cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("--table", a->table, "Table to print with --format csv");
+  cmd->add_option("--tsys", a->tsys, "Null-launch floor for HDBI in µs, or 'auto' (default 4.5)");
+  cmd->callback([a] { run_report_command(*a); });
+}
+
+void register_bench_report(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("report", "Time every analysis after loading (median of --repeat runs)");
+  struct Args {
+    std::string file;
+    int repeat = 5;
+    std::string format = "text";
+    std::string mode = "sightline";
+    std::string op = "aten::linear";
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("trace", a->file, "Trace file")->required();
+  cmd->add_option("--repeat", a->repeat, "Number of report runs")->check(CLI::Range(1, 1000));
+  cmd->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
+  cmd->add_option("--operator", a->op, "Operator for kernel_sequences");
+  cmd->callback([a] {
+    LoadResult loaded = load_trace(a->file);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
+      exit_code = 1;
+      return;
+    }
+    analysis::ReportOptions o;
+    o.table.mode = a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
+    o.operator_name = a->op;
+    std::shared_ptr<TraceStore::Buffer> text;
+    if (o.table.mode == analysis::Mode::Hta) {
+      text = read_text_for_hta(a->file);
+      if (text) o.table.file_text = text->view();
+    }
+    std::vector<double> totals;
+    std::map<std::string, std::vector<double>> per;
+    std::vector<std::string> order;
+    for (int i = 0; i < a->repeat; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      analysis::Report r = analysis::run_report(*loaded.store, o);
+      totals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      for (auto& [name, s] : r.seconds) {
+        if (!per.count(name)) order.push_back(name);
+        per[name].push_back(s);
+      }
+    }
+    if (a->format == "json") {
+      std::string o2 = "{\"load_seconds\": " + analysis::format_number(loaded.seconds) +
+                       ", \"report_seconds_median\": " + analysis::format_number(median(totals)) +
+                       ", \"repeat\": " + std::to_string(a->repeat) + ", \"mode\": " + analysis::json_escape(a->mode) +
+                       ", \"per_analysis_seconds\": {";
+      for (size_t i = 0; i < order.size(); ++i)
+        o2 += (i ? ", " : "") + analysis::json_escape(order[i]) + ": " + analysis::format_number(median(per[order[i]]));
+      o2 += "}}\n";
+      std::fwrite(o2.data(), 1, o2.size(), stdout);
+      return;
+    }
+    std::printf("file                    %s\n", a->file.c_str());
+    std::printf("mode                    %s\n", a->mode.c_str());
+    std::printf("load seconds            %.4f\n", loaded.seconds);
+    std::printf("report seconds (median/%d) %.4f\n", a->repeat, median(totals));
+    for (const auto& n : order) std::printf("  %-22s %.2f ms\n", n.c_str(), median(per[n]) * 1000.0);
+  });
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,119 @@
+#include "core/file_reader.h"
+
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sl {
+namespace {
+
+constexpr size_t kReadChunk = 16 << 20;
+
+bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b;
+}
+
+void report(const LoadOptions& options, const char* phase, uint64_t done, uint64_t total) {
+  if (!options.on_progress) return;
+  LoadProgress p;
+  p.phase = phase;
+  p.bytes_done = done;
+  p.bytes_total = total;
+  options.on_progress(p);
+}
+
+bool cancelled(const LoadOptions& options) { return options.cancel && options.cancel->load(); }
+
+}  // namespace
+
+bool gunzip(std::string_view in, TraceStore::Buffer& out, std::string& error) {
+  std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
+      libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
+  // The last member's trailer holds its size mod 2^32: a fair first guess for one member.
+  uint32_t isize = 0;
+  if (in.size() >= 4) std::memcpy(&isize, in.data() + in.size() - 4, 4);
+  size_t guess = std::max<size_t>({size_t(isize) + 1, in.size() * 4, 1 << 16});
+  if (!out.reserve(guess)) return error = "out of memory", false;
+  out.size = 0;
+  size_t pos = 0;
+  while (pos < in.size()) {
+    if (!is_gzip(in.substr(pos))) {
+      // Trailing zeros (padding written by some tools) end the stream; anything else is an error.
+      if (in.find_first_not_of('\0', pos) == std::string_view::npos) break;
+      error = "data after gzip member at compressed byte " + std::to_string(pos) + " is not gzip";
+      return false;
+    }
+    size_t used_in = 0, produced = 0;
+    libdeflate_result r = libdeflate_gzip_decompress_ex(d.get(), in.data() + pos, in.size() - pos,
+                                                        out.data + out.size, out.capacity - out.size,
+                                                        &used_in, &produced);
+    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      if (!out.reserve(out.capacity * 2)) return error = "out of memory while decompressing", false;
+      continue;
+    }
+    if (r != LIBDEFLATE_SUCCESS) {
+      error = "corrupt or truncated gzip data in the member starting at compressed byte " + std::to_string(pos);
+      return false;
+    }
+    pos += used_in;
+    out.size += produced;
+  }
+  std::memset(out.data + out.size, 0, TraceStore::Buffer::kPadding);
+  return true;
+}
+
+FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
+  FileBytes result;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return result.error = std::strerror(errno), result;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    result.error = S_ISDIR(st.st_mode) ? "is a directory" : std::strerror(errno);
+    ::close(fd);
+    return result;
+  }
+  auto raw = std::make_shared<TraceStore::Buffer>();
+  size_t expected = static_cast<size_t>(st.st_size);
+  if (!raw->reserve(expected + 1)) {  // +1: EOF is seen without growing
+    ::close(fd);
+    return result.error = "out of memory", result;
+  }
+  for (;;) {
+    if (raw->size == raw->capacity && !raw->reserve(raw->capacity * 2)) {
+      result.error = "out of memory";
+      break;
+    }
+    ssize_t n = ::read(fd, raw->data + raw->size, std::min(kReadChunk, raw->capacity - raw->size));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      result.error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;
+    raw->size += static_cast<size_t>(n);
+    report(options, "reading", raw->size, expected);
+    if (cancelled(options)) {
+      result.error = "cancelled";
+      break;
+    }
+  }
+  ::close(fd);
+  if (!result.error.empty()) return result;
+  std::memset(raw->data + raw->size, 0, TraceStore::Buffer::kPadding);
+  if (!is_gzip(raw->view())) {
+    result.buffer = std::move(raw);
+    return result;
+  }
+  result.was_gzip = true;
+  report(options, "decompressing", 0, raw->size);
+  auto plain = std::make_shared<TraceStore::Buffer>();
+  if (!gunzip(raw->view(), *plain, result.error)) return result;
+  result.buffer = std::move(plain);
+  return result;
+}
+
+}  // namespace sl

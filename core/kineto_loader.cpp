@@ -1,0 +1,730 @@
+// Chrome Trace Event / Kineto JSON → TraceStore.
+//
+// The top level is walked by a small scanner; the `traceEvents` array is parsed by simdjson
+// On-Demand in chunks of a few MB. A chunk is made a JSON array in place by writing `[` over
+// the byte before its first event and `]` over the comma after its last (both restored
+// afterwards), so simdjson's structural index only ever covers one chunk and memory stays
+// bounded on multi-GB traces. Chunk boundaries are guessed from `},{` patterns and proven by the
+// parse itself: the chunk must close exactly at its `]`, which holds only if the guess was a
+// real boundary between events. If a guess fails, the whole trace is parsed again as one piece,
+// so a bad guess costs time, never correctness.
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/decimal.h"
+#include "core/file_reader.h"
+#include "core/trace_builder.h"
+#include "core/trace_loader.h"
+
+namespace sl {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+
+constexpr size_t kChunkBytes = 8 << 20;
+constexpr uint64_t kProgressEvery = 4096;
+// Times beyond ±146 years of µs are refused so that differences never overflow int64.
+constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A field value as written: strings without their quotes (unescaped when they had escapes).
+struct Token {
+  std::string_view text;
+  bool present = false;
+  bool is_string = false;
+};
+
+struct Event {
+  Token ph, name, cat, ts, dur, pid, tid, id, bp, scope;
+  uint64_t offset = 0;
+  // From args:
+  const char* args_begin = nullptr;
+  const char* args_end = nullptr;
+  std::optional<int64_t> correlation, device, stream, sort_index;
+  Token arg_name, arg_labels;
+  std::vector<std::pair<std::string_view, double>> numbers;  // for `C` events
+};
+
+struct ChunkFailed {};  // a guessed chunk boundary did not hold
+
+// Replaces what simdjson refuses inside strings, keeping every byte offset: invalid UTF-8
+// bytes become '?', raw control characters inside strings become ' '.
+bool sanitize(char* begin, size_t length, uint64_t base_offset, ImportIssues& issues) {
+  bool changed = false, in_string = false;
+  auto* p = reinterpret_cast<unsigned char*>(begin);
+  for (size_t i = 0; i < length;) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      if (in_string && c == '\\') {
+        i += 2;
+        continue;
+      }
+      if (c == '"') in_string = !in_string;
+      else if (in_string && c < 0x20) {
+        p[i] = ' ';
+        issues.add(IssueKind::ControlCharacter, base_offset + i);
+        changed = true;
+      }
+      ++i;
+      continue;
+    }
+    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    bool valid = n && i + n <= length;
+    for (size_t k = 1; valid && k < n; ++k) valid = (p[i + k] & 0xC0) == 0x80;
+    if (valid && n == 3) {
+      unsigned cp = (c & 0x0F) << 12 | (p[i + 1] & 0x3F) << 6;
+      valid = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (valid && n == 4) {
+      unsigned cp = (c & 0x07) << 18 | (p[i + 1] & 0x3F) << 12;
+      valid = cp >= 0x10000 && cp <= 0x10FFFF;
+    }
+    if (valid) {
+      i += n;
+      continue;
+    }
+    p[i] = '?';
+    issues.add(IssueKind::InvalidUtf8, base_offset + i);
+    changed = true;
+    ++i;
+  }
+  return changed;
+}
+
+class KinetoLoader {
+public:
+  KinetoLoader(std::shared_ptr<TraceStore::Buffer> buffer, std::string file, const LoadOptions& options)
+      : buffer_(std::move(buffer)), d_(buffer_->data), n_(buffer_->size), options_(options) {
+    error_.file = std::move(file);
+  }
+
+  LoadResult run();
+
+private:
+  bool load(bool chunked);
+  // --- top level ---
+  bool parse_top_level();
+  bool parse_events(size_t open_bracket, size_t& after);
+  bool parse_chunk(size_t first, size_t separator, size_t& array_end);
+  bool iterate_chunk(size_t start, size_t length, bool last, size_t& array_end);
+  void handle_top_level(std::string_view key, std::string_view value);
+  size_t skip_ws(size_t pos) const;
+  bool scan_string(size_t pos, size_t& end) const;
+  bool skip_value(size_t pos, size_t& end);
+  size_t find_boundary(size_t from) const;
+
+  // --- events ---
+  error_code read_event(od::value element, Event& e, od::document& doc);
+  error_code read_args(od::value value, Event& e, od::document& doc);
+  error_code read_token(od::value value, Token& token);
+  void store_event(Event& e);
+  void store_metadata(const Event& e);
+  uint32_t process_for(const Event& e);
+  uint32_t track_for(const Event& e);
+  StringId intern(const Token& t) { return store_->strings.intern(t.text); }
+  uint8_t flags_of(StringId cat);
+  bool time_of(const Event& e, const Token& t, TimeNs& out);
+  uint32_t args_row(const Event& e);
+  uint64_t key_of(const Event& e, bool per_process);
+  void skip(IssueKind kind, const Event& e) {
+    store_->issues.add(kind, e.offset);
+    ++store_->counts.skipped;
+  }
+
+  bool fail(std::string message, size_t offset);
+  bool fail_json(error_code code, od::document& doc, size_t chunk_end);
+  void report(const char* phase, uint64_t done);
+
+  std::shared_ptr<TraceStore::Buffer> buffer_;
+  char* d_;
+  size_t n_;
+  const LoadOptions& options_;
+  std::unique_ptr<TraceStore> store_;
+  std::unique_ptr<TraceBuilder> builder_;
+  od::parser parser_;
+  LoadError error_;
+  ImportIssues sanitized_;  // survives a restart: the bytes stay fixed
+  bool failed_ = false;
+  bool chunked_ = true;
+  bool saw_trace_events_ = false;
+  uint32_t buffer_index_ = 0;
+  std::vector<uint8_t> cat_flags_;  // by StringId; 0xFF = not computed yet
+  struct KeyedIndex {
+    std::string key;
+    uint32_t index;
+  };
+  std::unordered_map<uint64_t, KeyedIndex> tracks_by_key_, processes_by_key_;
+  std::string devices_key_;  // "deviceProperties" wins over the old "computeProperties"
+};
+
+// ---------------------------------------------------------------- driver
+
+LoadResult KinetoLoader::run() {
+  auto t0 = std::chrono::steady_clock::now();
+  LoadResult result;
+  bool ok = false;
+  try {
+    ok = load(true);
+  } catch (const ChunkFailed&) {
+    ok = load(false);
+  }
+  if (ok) {
+    report("linking", n_);
+    builder_->finish();
+    store_->issues.merge(sanitized_);
+    store_->meta.bytes = n_;
+    store_->meta.file = error_.file;
+    result.store = std::move(store_);
+  } else {
+    result.error = error_;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+bool KinetoLoader::load(bool chunked) {
+  store_ = std::make_unique<TraceStore>();
+  builder_ = std::make_unique<TraceBuilder>(*store_);
+  buffer_index_ = store_->adopt_buffer(buffer_);
+  tracks_by_key_.clear();
+  processes_by_key_.clear();
+  cat_flags_.clear();
+  devices_key_.clear();
+  failed_ = false;
+  chunked_ = chunked;
+  saw_trace_events_ = false;
+  return parse_top_level();
+}
+
+// ---------------------------------------------------------------- errors and progress
+
+bool KinetoLoader::fail(std::string message, size_t offset) {
+  if (failed_) return false;
+  failed_ = true;
+  offset = std::min(offset, n_);
+  error_.message = std::move(message);
+  error_.byte_offset = offset;
+  error_.line = 1;
+  size_t line_start = 0;
+  for (const char* p = d_; (p = static_cast<const char*>(std::memchr(p, '\n', d_ + offset - p)));) {
+    ++error_.line;
+    line_start = ++p - d_;
+  }
+  error_.column = offset - line_start + 1;
+  return false;
+}
+
+bool KinetoLoader::fail_json(error_code code, od::document& doc, size_t chunk_end) {
+  const char* where = nullptr;
+  size_t offset = doc.current_location().get(where) == SUCCESS ? where - d_ : chunk_end;
+  bool at_end = offset >= n_ || skip_ws(offset) >= n_;
+  if (at_end || code == simdjson::UNCLOSED_STRING || code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT)
+    return fail("unexpected end of file: the trace is truncated or a string or bracket is not closed", at_end ? n_ : offset);
+  return fail(std::string("invalid JSON: ") + simdjson::error_message(code), offset);
+}
+
+void KinetoLoader::report(const char* phase, uint64_t done) {
+  if (!options_.on_progress) return;
+  LoadProgress p;
+  p.phase = phase;
+  p.bytes_done = done;
+  p.bytes_total = n_;
+  p.events = store_ ? store_->counts.events : 0;
+  options_.on_progress(p);
+}
+
+// ---------------------------------------------------------------- top level
+
+size_t KinetoLoader::skip_ws(size_t pos) const {
+  while (pos < n_ && is_ws(d_[pos])) ++pos;
+  return pos;
+}
+
+// `pos` is at an opening quote; `end` becomes the position after the closing one.
+bool KinetoLoader::scan_string(size_t pos, size_t& end) const {
+  for (size_t i = pos + 1; i < n_;) {
+    const void* hit = nullptr;
+    size_t quote = static_cast<const char*>((hit = std::memchr(d_ + i, '"', n_ - i))) ? static_cast<const char*>(hit) - d_ : n_;
+    if (quote == n_) return false;
+    size_t backslashes = 0;
+    while (quote - backslashes > pos + 1 && d_[quote - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) {
+      end = quote + 1;
+      return true;
+    }
+    i = quote + 1;
+  }
+  return false;
+}
+
+bool KinetoLoader::skip_value(size_t pos, size_t& end) {
+  char c = d_[pos];
+  if (c == '"') return scan_string(pos, end) || fail("unexpected end of file inside a string", n_);
+  if (c != '{' && c != '[') {
+    end = pos;
+    while (end < n_ && !is_ws(d_[end]) && d_[end] != ',' && d_[end] != '}' && d_[end] != ']') ++end;
+    return end > pos || fail(std::string("unexpected character '") + c + "'", pos);
+  }
+  int depth = 0;
+  for (size_t i = pos; i < n_;) {
+    c = d_[i];
+    if (c == '"') {
+      if (!scan_string(i, i)) return fail("unexpected end of file inside a string", n_);
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if ((c == '}' || c == ']') && --depth == 0) {
+      end = i + 1;
+      return true;
+    }
+    ++i;
+  }
+  return fail("unexpected end of file: a bracket is not closed", n_);
+}
+
+bool KinetoLoader::parse_top_level() {
+  size_t pos = skip_ws(0);
+  if (n_ - pos >= 3 && std::memcmp(d_ + pos, "\xEF\xBB\xBF", 3) == 0) pos = skip_ws(pos + 3);
+  if (pos >= n_) return fail("empty file: expected a JSON object with \"traceEvents\" or an array of events", pos);
+  if (d_[pos] == '[') {
+    size_t after = 0;
+    if (!parse_events(pos, after)) return false;
+    pos = skip_ws(after);
+    return pos == n_ || fail("unexpected data after the array of events", pos);
+  }
+  if (d_[pos] != '{')
+    return fail("not a trace: expected a JSON object with \"traceEvents\" or an array of events", pos);
+  pos = skip_ws(pos + 1);
+  while (pos < n_ && d_[pos] != '}') {
+    size_t key_end = 0;
+    if (d_[pos] != '"') return fail("expected a key in the top-level object", pos);
+    if (!scan_string(pos, key_end)) return fail("unexpected end of file inside a key", n_);
+    std::string_view key(d_ + pos + 1, key_end - pos - 2);
+    pos = skip_ws(key_end);
+    if (pos >= n_ || d_[pos] != ':') return fail("expected ':' after the key \"" + std::string(key) + "\"", pos);
+    pos = skip_ws(pos + 1);
+    if (pos >= n_) return fail("unexpected end of file: the key \"" + std::string(key) + "\" has no value", n_);
+    size_t end = 0;
+    if (key == "traceEvents") {
+      if (d_[pos] != '[') return fail("\"traceEvents\" is not an array", pos);
+      saw_trace_events_ = true;
+      if (!parse_events(pos, end)) return false;
+    } else {
+      if (!skip_value(pos, end)) return false;
+      handle_top_level(key, std::string_view(d_ + pos, end - pos));
+    }
+    pos = skip_ws(end);
+    if (pos < n_ && d_[pos] == ',') pos = skip_ws(pos + 1);
+    else if (pos < n_ && d_[pos] != '}') return fail("expected ',' or '}' in the top-level object", pos);
+  }
+  if (pos >= n_) return fail("unexpected end of file: the top-level object is not closed", n_);
+  pos = skip_ws(pos + 1);
+  if (pos != n_) return fail("unexpected data after the top-level object", pos);
+  if (!saw_trace_events_) return fail("no \"traceEvents\" array: this is not a Chrome/Kineto trace", 0);
+  return true;
+}
+
+// Finds a likely boundary between two events at or after `from`: the comma in `}` ws `,` ws `{`.
+size_t KinetoLoader::find_boundary(size_t from) const {
+  for (size_t i = from; i + 1 < n_;) {
+    const void* hit = std::memchr(d_ + i, '}', n_ - i);
+    if (!hit) return std::string_view::npos;
+    size_t brace = static_cast<const char*>(hit) - d_;
+    size_t comma = skip_ws(brace + 1);
+    if (comma < n_ && d_[comma] == ',') {
+      size_t next = skip_ws(comma + 1);
+      if (next < n_ && d_[next] == '{') return comma;
+    }
+    i = brace + 1;
+  }
+  return std::string_view::npos;
+}
+
+bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
+  size_t first = skip_ws(open_bracket + 1);
+  if (first >= n_) return fail("unexpected end of file inside \"traceEvents\"", n_);
+  if (d_[first] == ']') {
+    after = first + 1;
+    return true;
+  }
+  for (;;) {
+    size_t separator = std::string_view::npos;
+    if (chunked_ && first + kChunkBytes < n_) separator = find_boundary(first + kChunkBytes);
+    size_t array_end = std::string_view::npos;
+    if (!parse_chunk(first, separator, array_end)) return false;
+    if (array_end != std::string_view::npos) {
+      after = array_end;
+      return true;
+    }
+    first = skip_ws(separator + 1);
+  }
+}
+
+// Parses the events from `first` up to the comma at `separator` (npos: to the array's end).
+// Sets `array_end` to the position after the closing `]` of traceEvents once it is reached.
+bool KinetoLoader::parse_chunk(size_t first, size_t separator, size_t& array_end) {
+  bool last = separator == std::string_view::npos;
+  size_t start = first - 1;  // '[', ',' or whitespace: never part of an event
+  size_t length = last ? n_ - start : separator + 1 - start;
+  char saved_start = d_[start], saved_separator = last ? 0 : d_[separator];
+  d_[start] = '[';
+  if (!last) d_[separator] = ']';
+  struct Restore {
+    char* d;
+    size_t start, separator;
+    char a, b;
+    bool last;
+    ~Restore() {
+      d[start] = a;
+      if (!last) d[separator] = b;
+    }
+  } restore{d_, start, separator, saved_start, saved_separator, last};
+  // On-Demand requires a root array to end with its `]`: the last chunk must stop exactly at
+  // the end of traceEvents, which only a bracket-matching scan can tell.
+  if (last) {
+    size_t end = 0;
+    if (!skip_value(start, end)) return false;
+    length = end - start;
+  }
+  return iterate_chunk(start, length, last, array_end);
+}
+
+bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t& array_end) {
+  size_t capacity = buffer_->capacity + TraceStore::Buffer::kPadding - start;
+  od::document doc;
+  error_code code = parser_.iterate(d_ + start, length, capacity).get(doc);
+  if ((code == simdjson::UTF8_ERROR || code == simdjson::UNESCAPED_CHARS) &&
+      sanitize(d_ + start + 1, length - (last ? 1 : 2), start + 1, sanitized_))
+    code = parser_.iterate(d_ + start, length, capacity).get(doc);
+  od::array events;
+  if (!code) code = doc.get_array().get(events);
+  if (code && !last) throw ChunkFailed{};
+  if (code) return fail_json(code, doc, start + length);
+  for (auto element : events) {
+    od::value value;
+    Event e;
+    if (!(code = element.get(value))) code = read_event(value, e, doc);
+    if (code == simdjson::INCORRECT_TYPE) {
+      ++store_->counts.events;
+      skip(IssueKind::NotAnObject, e);
+      continue;
+    }
+    if (code && !last) throw ChunkFailed{};
+    if (code) return fail_json(code, doc, start + length);
+    ++store_->counts.events;
+    store_event(e);
+    if (store_->counts.events % kProgressEvery == 0) {
+      report("parsing", e.offset);
+      if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
+        error_.cancelled = true;
+        return fail("cancelled", e.offset);
+      }
+    }
+  }
+  // Where did the array close? At our ']' (nothing left in the chunk), or earlier at the real
+  // end of traceEvents, with the rest of the top-level object after it.
+  const char* next = nullptr;
+  if (doc.current_location().get(next) != SUCCESS) {
+    if (!last) return true;  // closed exactly at the separator: the guess held
+    size_t end = start + length;
+    while (end > start && is_ws(d_[end - 1])) --end;
+    array_end = end;
+    return true;
+  }
+  size_t end = next - d_;
+  while (end > start && d_[end - 1] != ']') --end;
+  array_end = end;
+  return true;
+}
+
+void KinetoLoader::handle_top_level(std::string_view key, std::string_view value) {
+  store_->meta.top_level.emplace_back(std::string(key), std::string(value));
+  bool devices = key == "deviceProperties" || (key == "computeProperties" && devices_key_.empty());
+  if (!devices && key != "distributedInfo" && key != "displayTimeUnit") return;
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(value);
+  simdjson::dom::element root;
+  if (parser.parse(text).get(root)) return;  // kept as raw text above; nothing else to learn
+  TraceMeta& meta = store_->meta;
+  if (devices) {
+    devices_key_ = std::string(key);
+    meta.devices.clear();
+    simdjson::dom::array list;
+    if (root.get_array().get(list)) return;
+    for (simdjson::dom::element item : list) {
+      Device device;
+      int64_t id = 0;
+      std::string_view name;
+      if (!item["id"].get_int64().get(id)) device.id = id;
+      if (!item["name"].get_string().get(name)) device.name = std::string(name);
+      device.properties_json = simdjson::minify(item);
+      meta.devices.push_back(std::move(device));
+    }
+  } else if (key == "distributedInfo") {
+    int64_t number = 0;
+    std::string_view backend;
+    if (!root["rank"].get_int64().get(number)) meta.rank = number;
+    if (!root["world_size"].get_int64().get(number)) meta.world_size = number;
+    if (!root["backend"].get_string().get(backend)) meta.backend = std::string(backend);
+  } else {
+    std::string_view unit;
+    if (!root.get_string().get(unit)) meta.display_time_unit = std::string(unit);
+  }
+}
+
+// ---------------------------------------------------------------- reading one event
+
+error_code KinetoLoader::read_token(od::value value, Token& token) {
+  std::string_view raw = trim(value.raw_json_token());
+  token.present = true;
+  if (raw.empty() || raw.front() != '"') {
+    token.text = raw;
+    return SUCCESS;
+  }
+  token.is_string = true;
+  token.text = raw.substr(1, raw.size() >= 2 ? raw.size() - 2 : 0);
+  if (token.text.find('\\') != std::string_view::npos) return value.get_string().get(token.text);
+  return SUCCESS;
+}
+
+error_code KinetoLoader::read_event(od::value element, Event& e, od::document& doc) {
+  e.offset = element.raw_json_token().data() - d_;
+  od::object object;
+  if (error_code code = element.get_object().get(object)) return code;
+  for (auto result : object) {
+    if (error_code code = result.error()) return code;
+    od::field field = result.value_unsafe();
+    od::raw_json_string key = field.key();
+    od::value value = field.value();
+    error_code code = SUCCESS;
+    if (key.unsafe_is_equal("ph")) code = read_token(value, e.ph);
+    else if (key.unsafe_is_equal("name")) code = read_token(value, e.name);
+    else if (key.unsafe_is_equal("cat")) code = read_token(value, e.cat);
+    else if (key.unsafe_is_equal("ts")) code = read_token(value, e.ts);
+    else if (key.unsafe_is_equal("dur")) code = read_token(value, e.dur);
+    else if (key.unsafe_is_equal("pid")) code = read_token(value, e.pid);
+    else if (key.unsafe_is_equal("tid")) code = read_token(value, e.tid);
+    else if (key.unsafe_is_equal("args")) code = read_args(value, e, doc);
+    else if (key.unsafe_is_equal("id")) code = read_token(value, e.id);
+    else if (key.unsafe_is_equal("bp")) code = read_token(value, e.bp);
+    else if (key.unsafe_is_equal("s")) code = read_token(value, e.scope);
+    if (code) return code == simdjson::INCORRECT_TYPE ? simdjson::TAPE_ERROR : code;
+  }
+  return SUCCESS;
+}
+
+// Records where the args object lies and picks out the few fields the store needs now.
+error_code KinetoLoader::read_args(od::value value, Event& e, od::document& doc) {
+  std::string_view raw = value.raw_json_token();
+  od::object args;
+  if (value.get_object().get(args)) return SUCCESS;  // not an object: ignored, skipped by the iterator
+  e.args_begin = raw.data();
+  bool counter = !e.ph.present || e.ph.text == "C";
+  for (auto result : args) {
+    if (error_code code = result.error()) return code;
+    od::field field = result.value_unsafe();
+    od::raw_json_string key = field.key();
+    od::value v = field.value();
+    Token t;
+    error_code code = SUCCESS;
+    if (key.unsafe_is_equal("correlation")) {
+      if (!(code = read_token(v, t))) e.correlation = parse_int64(t.text);
+    } else if (key.unsafe_is_equal("device")) {
+      if (!(code = read_token(v, t))) e.device = parse_int64(t.text);
+    } else if (key.unsafe_is_equal("stream")) {
+      if (!(code = read_token(v, t))) e.stream = parse_int64(t.text);
+    } else if (key.unsafe_is_equal("sort_index")) {
+      if (!(code = read_token(v, t))) e.sort_index = parse_int64(t.text);
+    } else if (key.unsafe_is_equal("name")) {
+      code = read_token(v, e.arg_name);
+      if (!code && !e.arg_name.is_string) e.arg_name = {};
+    } else if (key.unsafe_is_equal("labels")) {
+      code = read_token(v, e.arg_labels);
+    }
+    if (counter && !code && !key.unsafe_is_equal("correlation")) {
+      double number = 0;
+      std::string_view k;
+      if (!v.get_double().get(number) && !field.unescaped_key().get(k)) e.numbers.emplace_back(k, number);
+    }
+    if (code) return code;
+  }
+  const char* next = nullptr;
+  size_t end = doc.current_location().get(next) == SUCCESS ? next - d_ : n_;
+  while (end > size_t(e.args_begin - d_) && d_[end - 1] != '}') --end;
+  e.args_end = d_ + end;
+  return SUCCESS;
+}
+
+// ---------------------------------------------------------------- storing one event
+
+uint8_t KinetoLoader::flags_of(StringId cat) {
+  if (cat >= cat_flags_.size()) cat_flags_.resize(store_->strings.size(), 0xFF);
+  if (cat_flags_[cat] == 0xFF) cat_flags_[cat] = category_flags(store_->strings.view(cat));
+  return cat_flags_[cat];
+}
+
+bool KinetoLoader::time_of(const Event& e, const Token& t, TimeNs& out) {
+  if (!t.present) return skip(IssueKind::MissingField, e), false;
+  if (t.is_string) return skip(IssueKind::IllTypedField, e), false;
+  switch (micros_to_nanos(t.text, out)) {
+    case NumberStatus::Ok:
+      if (out > kMaxAbsNs || out < -kMaxAbsNs) return skip(IssueKind::TimestampOutOfRange, e), false;
+      return true;
+    case NumberStatus::OutOfRange: return skip(IssueKind::TimestampOutOfRange, e), false;
+    case NumberStatus::NotANumber: break;
+  }
+  return skip(IssueKind::IllTypedField, e), false;
+}
+
+uint32_t KinetoLoader::args_row(const Event& e) {
+  if (!e.args_begin || !e.args_end) return kNone;
+  return store_->add_args({uint64_t(e.args_begin - d_), uint32_t(e.args_end - e.args_begin), buffer_index_});
+}
+
+// pid and tid are opaque keys: the text as written, numbers and strings alike.
+uint32_t KinetoLoader::process_for(const Event& e) {
+  uint64_t h = hash_bytes(e.pid.text);
+  auto it = processes_by_key_.find(h);
+  if (it != processes_by_key_.end() && it->second.key == e.pid.text) return it->second.index;
+  std::optional<int64_t> number = e.pid.is_string ? std::nullopt : parse_int64(e.pid.text);
+  uint32_t index = builder_->process(e.pid.text, number);
+  processes_by_key_[h] = {std::string(e.pid.text), index};
+  return index;
+}
+
+uint32_t KinetoLoader::track_for(const Event& e) {
+  uint64_t h = hash_bytes(e.pid.text) * 0x9E3779B97F4A7C15ull ^ hash_bytes(e.tid.text);
+  auto it = tracks_by_key_.find(h);
+  auto same = [&](const std::string& key) {
+    return key.size() == e.pid.text.size() + 1 + e.tid.text.size() && key.starts_with(e.pid.text) &&
+           key.ends_with(e.tid.text) && key[e.pid.text.size()] == '\x1f';
+  };
+  if (it != tracks_by_key_.end() && same(it->second.key)) return it->second.index;
+  uint32_t process = process_for(e);
+  std::optional<int64_t> number = e.tid.is_string ? std::nullopt : parse_int64(e.tid.text);
+  uint32_t index = builder_->thread_track(process, e.tid.text, number);
+  tracks_by_key_[h] = {std::string(e.pid.text) + '\x1f' + std::string(e.tid.text), index};
+  return index;
+}
+
+uint64_t KinetoLoader::key_of(const Event& e, bool per_process) {
+  uint64_t h = hash_bytes(e.cat.text) * 0x9E3779B97F4A7C15ull ^ hash_bytes(e.id.text);
+  return per_process ? h * 0xC2B2AE3D27D4EB4Full ^ hash_bytes(e.pid.text) : h;
+}
+
+void KinetoLoader::store_metadata(const Event& e) {
+  ++store_->counts.metadata;
+  std::string_view what = e.name.text;
+  if (what == "process_name" && e.arg_name.present) builder_->set_process_name(process_for(e), intern(e.arg_name));
+  else if (what == "process_labels" && e.arg_labels.present)
+    builder_->set_process_labels(process_for(e), intern(e.arg_labels));
+  else if (what == "process_sort_index" && e.sort_index)
+    builder_->set_process_sort_index(process_for(e), *e.sort_index);
+  else if (what == "thread_name" && e.arg_name.present) builder_->set_thread_name(track_for(e), intern(e.arg_name));
+  else if (what == "thread_sort_index" && e.sort_index)
+    builder_->set_thread_sort_index(track_for(e), *e.sort_index);
+}
+
+void KinetoLoader::store_event(Event& e) {
+  if (!e.ph.present) return skip(IssueKind::MissingField, e);
+  char ph = e.ph.text.size() == 1 ? e.ph.text[0] : '?';
+  if (ph == 'M') return store_metadata(e);
+  if (std::strchr("PODN()", ph)) return skip(IssueKind::SkippedPhase, e);
+  if (!std::strchr("XBEiIRCstfbneSTF", ph)) return skip(IssueKind::UnknownPhase, e);
+  TimeNs ts = 0;
+  if (!time_of(e, e.ts, ts)) return;
+  StringId name = intern(e.name), cat = intern(e.cat);
+  switch (ph) {
+    case 'X': {
+      TimeNs dur = 0;
+      if (e.dur.present && !time_of(e, e.dur, dur)) return;
+      if (!e.dur.present) store_->issues.add(IssueKind::MissingField, e.offset);
+      if (dur < 0) store_->issues.add(IssueKind::NegativeDuration, e.offset), dur = 0;
+      uint32_t track = track_for(e);
+      if (flags_of(cat) & kCatGpu) builder_->mark_gpu(track, e.device, e.stream);
+      return builder_->add_slice(track, ts, dur, name, cat, args_row(e), e.correlation);
+    }
+    case 'B': return builder_->add_begin(track_for(e), ts, name, cat, args_row(e), e.correlation, e.offset);
+    case 'E': return builder_->add_end(track_for(e), ts, e.offset);
+    case 'i':
+    case 'I':
+    case 'R': {
+      char scope = e.scope.present && e.scope.text.size() == 1 ? e.scope.text[0] : 't';
+      return builder_->add_instant(track_for(e), ts, name, cat, args_row(e), scope);
+    }
+    case 'C': {
+      ++store_->counts.counters;
+      uint32_t process = process_for(e);
+      for (const auto& [key, value] : e.numbers) {
+        std::string series(e.name.text);
+        if (e.numbers.size() > 1) series.append(".").append(key);
+        builder_->add_counter(process, series, ts, value);
+      }
+      return;
+    }
+    case 's':
+    case 't':
+    case 'f': {
+      ++store_->counts.flows;
+      bool enclosing = ph != 'f' || e.bp.text == "e";
+      return builder_->add_flow_point(track_for(e), key_of(e, false), cat, ph, ts, enclosing, e.offset);
+    }
+    case 'b':
+    case 'S': {
+      uint32_t track = builder_->async_track(process_for(e), cat, name);
+      return builder_->add_async_begin(track, key_of(e, true), ts, name, cat, args_row(e), e.offset);
+    }
+    case 'e':
+    case 'F': return builder_->add_async_end(key_of(e, true), ts, e.offset);
+    default: {  // 'n', 'T': a point on the async track
+      uint32_t track = builder_->async_track(process_for(e), cat, name);
+      return builder_->add_instant(track, ts, name, cat, args_row(e), 't');
+    }
+  }
+}
+
+}  // namespace
+
+std::string LoadError::to_string() const {
+  std::string out = file + ": ";
+  if (line) out += "byte " + std::to_string(byte_offset) + " (line " + std::to_string(line) + ", column " +
+                   std::to_string(column) + "): ";
+  return out + message;
+}
+
+LoadResult load_trace(const std::string& path, const LoadOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  FileBytes bytes = read_trace_file(path, options);
+  if (!bytes.buffer) {
+    LoadResult result;
+    result.error.file = path;
+    result.error.message = bytes.error;
+    result.error.cancelled = bytes.error == "cancelled";
+    return result;
+  }
+  LoadResult result = KinetoLoader(std::move(bytes.buffer), path, options).run();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+LoadResult load_trace_text(std::string_view json, const std::string& name, const LoadOptions& options) {
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  buffer->reserve(std::max<size_t>(json.size(), 1));
+  if (!json.empty()) std::memcpy(buffer->data, json.data(), json.size());
+  buffer->size = json.size();
+  std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
+  return KinetoLoader(std::move(buffer), name, options).run();
+}
+
+}  // namespace sl

@@ -1,0 +1,317 @@
+#include "core/trace_builder.h"
+
+#include <algorithm>
+
+#include "core/decimal.h"
+
+namespace sl {
+
+uint8_t category_flags(std::string_view cat) {
+  if (cat == "kernel" || cat == "Kernel") return kCatGpu | kCatKernel;
+  if (cat == "gpu_memcpy" || cat == "Memcpy" || cat == "gpu_memset" || cat == "Memset" ||
+      cat == "gpu_user_annotation" || cat == "mtia_ccp_events" || cat == "cuda_profiler_range")
+    return kCatGpu;
+  if (cat == "ac2g" || cat == "async" || cat == "async_gpu" || cat == "async_cpu_to_gpu") return kCatFlow;
+  return 0;
+}
+
+TraceBuilder::TraceBuilder(TraceStore& store) : store_(store) {}
+
+uint32_t TraceBuilder::process(std::string_view text, std::optional<int64_t> number) {
+  auto [it, added] = process_index_.try_emplace(std::string(text), 0);
+  if (!added) return it->second;
+  Process p;
+  p.pid_text = store_.strings.intern(text);
+  p.pid_is_number = number.has_value();
+  p.pid = number.value_or(0);
+  store_.processes.push_back(p);
+  it->second = static_cast<uint32_t>(store_.processes.size() - 1);
+  return it->second;
+}
+
+uint32_t TraceBuilder::thread_track(uint32_t process, std::string_view text, std::optional<int64_t> number) {
+  std::string key = std::to_string(process);
+  key += '\x1f';
+  key += text;
+  auto [it, added] = thread_index_.try_emplace(std::move(key), 0);
+  if (!added) return it->second;
+  Track t;
+  t.process = process;
+  t.tid_text = store_.strings.intern(text);
+  t.tid_is_number = number.has_value();
+  t.tid = number.value_or(0);
+  // Old autograd traces name GPU threads "stream 7": keep the number for ordering.
+  if (!number && text.starts_with("stream ")) {
+    if (auto n = parse_int64(text.substr(7))) t.tid = *n, t.tid_is_number = true;
+  }
+  t.name = t.tid_text;
+  store_.tracks.push_back(std::move(t));
+  it->second = static_cast<uint32_t>(store_.tracks.size() - 1);
+  store_.processes[process].tracks.push_back(it->second);
+  return it->second;
+}
+
+uint32_t TraceBuilder::async_track(uint32_t process, StringId cat, StringId name) {
+  auto [it, added] = async_index_.try_emplace({process, cat, name}, 0);
+  if (!added) return it->second;
+  Track t;
+  t.kind = TrackKind::Async;
+  t.process = process;
+  t.name = name;
+  store_.tracks.push_back(std::move(t));
+  it->second = static_cast<uint32_t>(store_.tracks.size() - 1);
+  store_.processes[process].tracks.push_back(it->second);
+  return it->second;
+}
+
+void TraceBuilder::mark_gpu(uint32_t track, std::optional<int64_t> device, std::optional<int64_t> stream) {
+  Track& t = store_.tracks[track];
+  t.gpu_work = true;
+  if (t.kind == TrackKind::GpuStream && t.stream >= 0) return;
+  t.kind = TrackKind::GpuStream;
+  const Process& p = store_.processes[t.process];
+  t.device = device.value_or(p.pid_is_number ? p.pid : -1);
+  t.stream = stream.value_or(t.tid_is_number ? t.tid : -1);
+}
+
+uint32_t TraceBuilder::correlation_row(int64_t id) {
+  auto [it, added] = correlation_index_.try_emplace(id, 0);
+  if (added) {
+    store_.correlations.push_back({id, {}, 0, 0});
+    it->second = static_cast<uint32_t>(store_.correlations.size() - 1);
+  }
+  return it->second;
+}
+
+void TraceBuilder::append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
+                                uint32_t args, uint32_t corr_row) {
+  SliceColumns& c = store_.tracks[track].slices;
+  c.start.push_back(start);
+  c.dur.push_back(dur);
+  c.name.push_back(name);
+  c.cat.push_back(cat);
+  c.args.push_back(args);
+  c.corr.push_back(corr_row);
+  ++store_.counts.slices;
+}
+
+void TraceBuilder::add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
+                             uint32_t args, std::optional<int64_t> correlation) {
+  see(abs_start);
+  see(abs_start + dur);
+  append_slice(track, abs_start, dur, name, cat, args, correlation ? correlation_row(*correlation) : kNone);
+}
+
+void TraceBuilder::add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
+                             std::optional<int64_t> correlation, uint64_t offset) {
+  see(abs_ts);
+  begins_[track].push_back({abs_ts, order_++, name, cat, args, correlation, offset});
+}
+
+void TraceBuilder::add_end(uint32_t track, TimeNs abs_ts, uint64_t offset) {
+  see(abs_ts);
+  ends_[track].push_back({abs_ts, order_++, offset});
+}
+
+void TraceBuilder::add_async_begin(uint32_t track, uint64_t key, TimeNs abs_ts, StringId name, StringId cat,
+                                   uint32_t args, uint64_t offset) {
+  see(abs_ts);
+  async_.push_back({track, key, true, abs_ts, order_++, name, cat, args, offset});
+}
+
+void TraceBuilder::add_async_end(uint64_t key, TimeNs abs_ts, uint64_t offset) {
+  see(abs_ts);
+  async_.push_back({kNone, key, false, abs_ts, order_++, 0, 0, kNone, offset});
+}
+
+void TraceBuilder::add_instant(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
+                               char scope) {
+  see(abs_ts);
+  InstantColumns& i = store_.tracks[track].instants;
+  i.ts.push_back(abs_ts);
+  i.name.push_back(name);
+  i.cat.push_back(cat);
+  i.args.push_back(args);
+  i.scope.push_back(scope);
+  ++store_.counts.instants;
+}
+
+void TraceBuilder::add_counter(uint32_t process, std::string_view series, TimeNs abs_ts, double value) {
+  see(abs_ts);
+  std::string key = std::to_string(process);
+  key += '\x1f';
+  key += series;
+  auto [it, added] = counter_index_.try_emplace(std::move(key), 0);
+  if (added) {
+    CounterSeries s;
+    s.process = process;
+    s.name = store_.strings.intern(series);
+    store_.counters.push_back(std::move(s));
+    it->second = static_cast<uint32_t>(store_.counters.size() - 1);
+  }
+  store_.counters[it->second].ts.push_back(abs_ts);
+  store_.counters[it->second].value.push_back(value);
+}
+
+void TraceBuilder::add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
+                                  bool enclosing, uint64_t offset) {
+  see(abs_ts);
+  flow_points_.push_back({track, key, cat, phase, enclosing, abs_ts, order_++, offset});
+}
+
+void TraceBuilder::set_process_sort_index(uint32_t process, int64_t index) {
+  store_.processes[process].sort_index = index;
+  store_.processes[process].has_sort_index = true;
+}
+
+void TraceBuilder::set_thread_sort_index(uint32_t track, int64_t index) {
+  store_.tracks[track].sort_index = index;
+  store_.tracks[track].has_sort_index = true;
+}
+
+// `B`/`E` pairs match per thread, last opened first closed, in time order (file order on ties).
+void TraceBuilder::match_begin_end() {
+  for (auto& [track, begins] : begins_) {
+    auto& ends = ends_[track];
+    auto by_time = [](const auto& a, const auto& b) { return std::tie(a.ts, a.order) < std::tie(b.ts, b.order); };
+    std::sort(begins.begin(), begins.end(), by_time);
+    std::sort(ends.begin(), ends.end(), by_time);
+    std::vector<const PendingBegin*> open;
+    size_t e = 0;
+    auto close_until = [&](TimeNs ts, uint64_t order, bool everything) {
+      for (; e < ends.size() && (everything || std::tie(ends[e].ts, ends[e].order) < std::tie(ts, order)); ++e) {
+        if (open.empty()) {
+          store_.issues.add(IssueKind::EndWithoutBegin, ends[e].offset);
+          ++store_.counts.skipped;
+          continue;
+        }
+        const PendingBegin& b = *open.back();
+        open.pop_back();
+        append_slice(track, b.ts, ends[e].ts - b.ts, b.name, b.cat, b.args,
+                     b.corr ? correlation_row(*b.corr) : kNone);
+      }
+    };
+    for (const PendingBegin& b : begins) {
+      close_until(b.ts, b.order, false);
+      open.push_back(&b);
+    }
+    close_until(0, 0, true);
+    for (const PendingBegin* b : open) {
+      store_.issues.add(IssueKind::BeginWithoutEnd, b->offset);
+      append_slice(track, b->ts, max_ts_ - b->ts, b->name, b->cat, b->args,
+                   b->corr ? correlation_row(*b->corr) : kNone);
+    }
+  }
+  for (auto& [track, ends] : ends_) {
+    if (begins_.count(track)) continue;
+    for (const PendingEnd& e : ends) store_.issues.add(IssueKind::EndWithoutBegin, e.offset);
+    store_.counts.skipped += ends.size();
+  }
+  begins_.clear();
+  ends_.clear();
+}
+
+void TraceBuilder::match_async() {
+  std::stable_sort(async_.begin(), async_.end(), [](const PendingAsync& a, const PendingAsync& b) {
+    return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);
+  });
+  for (size_t i = 0; i < async_.size();) {
+    size_t j = i;
+    std::vector<const PendingAsync*> open;
+    for (; j < async_.size() && async_[j].key == async_[i].key; ++j) {
+      const PendingAsync& a = async_[j];
+      if (a.begin) {
+        open.push_back(&a);
+      } else if (open.empty()) {
+        store_.issues.add(IssueKind::AsyncEndWithoutBegin, a.offset);
+        ++store_.counts.skipped;
+      } else {
+        const PendingAsync& b = *open.back();
+        open.pop_back();
+        append_slice(b.track, b.ts, a.ts - b.ts, b.name, b.cat, b.args, kNone);
+      }
+    }
+    for (const PendingAsync* b : open) {
+      store_.issues.add(IssueKind::AsyncBeginWithoutEnd, b->offset);
+      append_slice(b->track, b->ts, max_ts_ - b->ts, b->name, b->cat, b->args, kNone);
+    }
+    i = j;
+  }
+  async_.clear();
+}
+
+void TraceBuilder::rebase() {
+  TimeNs origin = min_ts_ == INT64_MAX ? 0 : min_ts_;
+  store_.origin_ns = origin;
+  for (Track& t : store_.tracks) {
+    for (TimeNs& s : t.slices.start) s -= origin;
+    for (TimeNs& s : t.instants.ts) s -= origin;
+  }
+  for (CounterSeries& c : store_.counters)
+    for (TimeNs& s : c.ts) s -= origin;
+  for (FlowPoint& f : flow_points_) f.ts -= origin;
+}
+
+SliceRef TraceBuilder::flow_target(uint32_t track, TimeNs ts, bool enclosing) const {
+  if (enclosing) return store_.slice_at(track, ts);
+  const auto& start = store_.tracks[track].slices.start;
+  auto it = std::lower_bound(start.begin(), start.end(), ts);
+  if (it == start.end()) return {};
+  return {track, static_cast<uint32_t>(it - start.begin())};
+}
+
+// A flow is s → t… → f points sharing a key, in time order; each point binds to a slice on its
+// own thread. One start may fan out to several ends (a CUDA graph launch reaches every kernel of
+// the graph), so an `f` links from the latest `s`/`t` without closing it. Keys with ends but no
+// start, or a start but no end, are counted once each, never invented.
+void TraceBuilder::bind_flows() {
+  std::stable_sort(flow_points_.begin(), flow_points_.end(), [](const FlowPoint& a, const FlowPoint& b) {
+    return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);
+  });
+  for (size_t i = 0; i < flow_points_.size();) {
+    size_t j = i;
+    SliceRef previous;
+    const FlowPoint *start = nullptr, *orphan_end = nullptr;
+    bool ended = false;
+    while (j < flow_points_.size() && flow_points_[j].key == flow_points_[i].key) ++j;
+    // An end stamped before its start (host and device clocks drift) still belongs to it.
+    for (size_t k = i; k < j && !start; ++k)
+      if (flow_points_[k].phase == 's') {
+        start = &flow_points_[k];
+        previous = flow_target(start->track, start->ts, start->enclosing);
+      }
+    for (size_t k = i; k < j; ++k) {
+      const FlowPoint& p = flow_points_[k];
+      SliceRef target = flow_target(p.track, p.ts, p.enclosing);
+      if (!target.valid()) store_.issues.add(IssueKind::FlowPointUnbound, p.offset);
+      if (p.phase == 's') {
+        if (&p != start) ended = false;  // the id was reused: a new flow starts
+        start = &p;
+        previous = target;
+        continue;
+      }
+      if (!start) {
+        if (!orphan_end) orphan_end = &p;
+        continue;
+      }
+      if (previous.valid() && target.valid()) store_.flows.push_back({p.cat, previous, target});
+      if (p.phase == 't') previous = target;
+      else ended = true;
+    }
+    if (orphan_end) store_.issues.add(IssueKind::FlowEndWithoutStart, orphan_end->offset);
+    if (start && !ended) store_.issues.add(IssueKind::FlowStartWithoutEnd, start->offset);
+    i = j;
+  }
+  flow_points_.clear();
+}
+
+void TraceBuilder::finish() {
+  match_begin_end();
+  match_async();
+  rebase();
+  store_.finalize();
+  bind_flows();
+  store_.finalize_flows();
+}
+
+}  // namespace sl

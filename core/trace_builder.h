@@ -1,0 +1,125 @@
+// Appends events to a TraceStore. Loaders and live capture both speak this API: absolute
+// nanosecond times in, rebased to the trace start when finished.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "core/trace_store.h"
+
+namespace sl {
+
+// Category facts the builder needs to place an event (computed once per category string).
+enum CategoryFlags : uint8_t {
+  kCatGpu = 1,        // runs on a GPU stream: kernel, memcpy, memset, gpu annotations, ...
+  kCatKernel = 2,     // counted as a kernel
+  kCatFlow = 4,       // a launch flow category (ac2g, async, async_gpu, async_cpu_to_gpu)
+};
+uint8_t category_flags(std::string_view cat);
+
+class TraceBuilder {
+public:
+  explicit TraceBuilder(TraceStore& store);
+
+  // Opaque pid/tid keys: `text` is the key as written; `number` is set when it is numeric.
+  uint32_t process(std::string_view text, std::optional<int64_t> number);
+  uint32_t thread_track(uint32_t process, std::string_view text, std::optional<int64_t> number);
+  uint32_t async_track(uint32_t process, StringId cat, StringId name);
+  void mark_gpu(uint32_t track, std::optional<int64_t> device, std::optional<int64_t> stream);
+
+  void add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
+                 uint32_t args, std::optional<int64_t> correlation);
+  void add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
+                 std::optional<int64_t> correlation, uint64_t offset);
+  void add_end(uint32_t track, TimeNs abs_ts, uint64_t offset);
+  // Async (`b`/`e`, legacy `S`/`F`): matched LIFO by `key` (process, category and id); the
+  // slice goes on the begin's track.
+  void add_async_begin(uint32_t track, uint64_t key, TimeNs abs_ts, StringId name, StringId cat,
+                       uint32_t args, uint64_t offset);
+  void add_async_end(uint64_t key, TimeNs abs_ts, uint64_t offset);
+  void add_instant(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
+                   char scope);
+  void add_counter(uint32_t process, std::string_view series, TimeNs abs_ts, double value);
+  // Flow points (`s`, `t`, `f`), bound to slices after nesting. `key` identifies the flow
+  // (category and id); `enclosing` is true for `s`, `t` and for `f` with bp "e".
+  void add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
+                      bool enclosing, uint64_t offset);
+
+  void set_process_name(uint32_t process, StringId name) { store_.processes[process].name = name; }
+  void set_process_labels(uint32_t process, StringId l) { store_.processes[process].labels = l; }
+  void set_process_sort_index(uint32_t process, int64_t index);
+  void set_thread_name(uint32_t track, StringId name) { store_.tracks[track].name = name; }
+  void set_thread_sort_index(uint32_t track, int64_t index);
+
+  // Matches begin/end pairs, rebases times, finalizes the store and binds flows.
+  void finish();
+
+  TraceStore& store() { return store_; }
+
+private:
+  struct PendingBegin {
+    TimeNs ts;
+    uint64_t order;
+    StringId name, cat;
+    uint32_t args;
+    std::optional<int64_t> corr;
+    uint64_t offset;
+  };
+  struct PendingEnd {
+    TimeNs ts;
+    uint64_t order;
+    uint64_t offset;
+  };
+  struct PendingAsync {
+    uint32_t track;
+    uint64_t key;
+    bool begin;
+    TimeNs ts;
+    uint64_t order;
+    StringId name, cat;
+    uint32_t args;
+    uint64_t offset;
+  };
+  struct FlowPoint {
+    uint32_t track;
+    uint64_t key;
+    StringId cat;
+    char phase;
+    bool enclosing;
+    TimeNs ts;
+    uint64_t order;
+    uint64_t offset;
+  };
+
+  uint32_t correlation_row(int64_t id);
+  void see(TimeNs abs_ts) { min_ts_ = std::min(min_ts_, abs_ts); max_ts_ = std::max(max_ts_, abs_ts); }
+  void append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
+                    uint32_t args, uint32_t corr_row);
+  void match_begin_end();
+  void match_async();
+  void rebase();
+  void bind_flows();
+  SliceRef flow_target(uint32_t track, TimeNs ts, bool enclosing) const;
+
+  TraceStore& store_;
+  uint64_t order_ = 0;
+  TimeNs min_ts_ = INT64_MAX;  // absolute, over every event
+  TimeNs max_ts_ = INT64_MIN;
+  std::unordered_map<std::string, uint32_t> process_index_;
+  std::unordered_map<std::string, uint32_t> thread_index_;   // process \x1f tid
+  std::map<std::tuple<uint32_t, StringId, StringId>, uint32_t> async_index_;
+  std::unordered_map<int64_t, uint32_t> correlation_index_;
+  std::unordered_map<std::string, uint32_t> counter_index_;  // process \x1f series
+  std::unordered_map<uint32_t, std::vector<PendingBegin>> begins_;
+  std::unordered_map<uint32_t, std::vector<PendingEnd>> ends_;
+  std::vector<PendingAsync> async_;
+  std::vector<FlowPoint> flow_points_;
+};
+
+}  // namespace sl

@@ -1,0 +1,51 @@
+// Loading a trace file into a TraceStore: the public entry point for the CLI, the GUI and tests.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/trace_store.h"
+
+namespace sl {
+
+struct LoadProgress {
+  uint64_t bytes_done = 0;   // of the uncompressed JSON
+  uint64_t bytes_total = 0;
+  uint64_t events = 0;
+  const char* phase = "";    // "reading", "decompressing", "parsing", "linking"
+};
+
+struct LoadOptions {
+  // Called from the loading thread every few MB; keep it cheap.
+  std::function<void(const LoadProgress&)> on_progress;
+  // Set to true from any thread to stop loading; load_trace then fails with `cancelled`.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct LoadError {
+  std::string file;
+  std::string message;  // what went wrong
+  uint64_t byte_offset = 0;  // into the uncompressed JSON
+  uint64_t line = 0, column = 0;  // 1-based, 0 when unknown
+  bool cancelled = false;
+  std::string to_string() const;  // "FILE: byte N (line L, column C): MESSAGE"
+};
+
+struct LoadResult {
+  std::unique_ptr<TraceStore> store;  // null on error
+  LoadError error;
+  double seconds = 0;
+  bool ok() const { return store != nullptr; }
+};
+
+// Reads a `.json` or `.json.gz` Chrome/Kineto trace.
+LoadResult load_trace(const std::string& path, const LoadOptions& options = {});
+// Parses JSON text already in memory (tests, fuzzing); `name` is used in messages.
+LoadResult load_trace_text(std::string_view json, const std::string& name = "<memory>",
+                           const LoadOptions& options = {});
+
+}  // namespace sl

@@ -1,0 +1,451 @@
+#include "core/trace_store.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <numeric>
+
+namespace sl {
+
+TraceStore::Buffer::~Buffer() { std::free(data); }
+
+bool TraceStore::Buffer::reserve(size_t bytes) {
+  if (bytes <= capacity) return true;
+  char* grown = static_cast<char*>(std::realloc(data, bytes + kPadding));
+  if (!grown) return false;
+  data = grown;
+  capacity = bytes;
+  return true;
+}
+
+TraceStore::TraceStore() = default;
+TraceStore::~TraceStore() = default;
+TraceStore::TraceStore(TraceStore&&) noexcept = default;
+TraceStore& TraceStore::operator=(TraceStore&&) noexcept = default;
+
+uint32_t Track::row_count() const {
+  uint32_t rows = 0;
+  for (uint16_t d : lane_depths) rows += d;
+  return rows;
+}
+
+uint32_t Track::row_of(uint32_t slice) const {
+  uint32_t offset = 0;
+  for (uint16_t lane = 0; lane < slices.lane[slice]; ++lane) offset += lane_depths[lane];
+  return offset + slices.depth[slice];
+}
+
+SliceRef TraceStore::parent(SliceRef s) const {
+  uint32_t p = tracks[s.track].slices.parent[s.index];
+  return p == kNone ? SliceRef{} : SliceRef{s.track, p};
+}
+
+uint64_t TraceStore::slice_count() const {
+  uint64_t n = 0;
+  for (const Track& t : tracks) n += t.slices.size();
+  return n;
+}
+
+uint32_t TraceStore::adopt_buffer(std::shared_ptr<const Buffer> buffer) {
+  buffers_.push_back(std::move(buffer));
+  return static_cast<uint32_t>(buffers_.size() - 1);
+}
+
+uint32_t TraceStore::add_args(ArgsRange range) {
+  args_.push_back(range);
+  return static_cast<uint32_t>(args_.size() - 1);
+}
+
+std::string_view TraceStore::args_json(uint32_t args_row) const {
+  if (args_row == kNone || args_row >= args_.size()) return {};
+  const ArgsRange& r = args_[args_row];
+  return buffers_[r.buffer]->view().substr(r.offset, r.length);
+}
+
+std::string_view TraceStore::slice_args_json(SliceRef s) const {
+  return args_json(tracks[s.track].slices.args[s.index]);
+}
+
+std::vector<std::pair<std::string, std::string>> TraceStore::decode_args(uint32_t args_row) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view text = args_json(args_row);
+  if (text.empty()) return out;
+  simdjson::padded_string padded(text);
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (parser.iterate(padded).get(doc) || doc.get_object().get(object)) return out;
+  for (auto field : object) {
+    std::string_view key, raw;
+    if (field.unescaped_key().get(key)) break;
+    simdjson::ondemand::value value = field.value();
+    std::string_view str;
+    if (value.type() == simdjson::ondemand::json_type::string && !value.get_string().get(str)) {
+      out.emplace_back(std::string(key), std::string(str));
+      continue;
+    }
+    simdjson::ondemand::json_type type;
+    if (value.type().get(type)) break;
+    if (type == simdjson::ondemand::json_type::object) {
+      simdjson::ondemand::object inner;
+      if (value.get_object().get(inner) || inner.raw_json().get(raw)) break;
+    } else if (type == simdjson::ondemand::json_type::array) {
+      simdjson::ondemand::array inner;
+      if (value.get_array().get(inner) || inner.raw_json().get(raw)) break;
+    } else {
+      raw = value.raw_json_token();
+    }
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+      raw.remove_suffix(1);
+    out.emplace_back(std::string(key), std::string(raw));
+  }
+  return out;
+}
+
+std::pair<uint32_t, uint32_t> TraceStore::rows_overlapping(uint32_t track, TimeNs t0, TimeNs t1) const {
+  const Track& t = tracks[track];
+  auto hi = std::lower_bound(t.slices.start.begin(), t.slices.start.end(), t1) - t.slices.start.begin();
+  auto lo = std::upper_bound(t.max_end_prefix.begin(), t.max_end_prefix.begin() + hi, t0) -
+            t.max_end_prefix.begin();
+  return {static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)};
+}
+
+SliceRef TraceStore::slice_at(uint32_t track, TimeNs t) const {
+  const Track& tr = tracks[track];
+  const SliceColumns& c = tr.slices;
+  auto after = std::upper_bound(c.start.begin(), c.start.end(), t) - c.start.begin();
+  if (after == 0) return {};
+  auto contains = [&](size_t row) { return c.start[row] <= t && t <= c.end(row); };
+  // The containing slice that started last is the deepest. Look back a little across lanes,
+  // then follow the parent chain of the last-started slice (nesting guarantees it is there).
+  size_t last = static_cast<size_t>(after - 1);
+  for (size_t row = last, looked = 0; looked < 64; --row, ++looked) {
+    if (tr.max_end_prefix[row] < t) return {};
+    if (contains(row)) return {track, static_cast<uint32_t>(row)};
+    if (row == 0) return {};
+  }
+  for (uint32_t row = c.parent[last]; row != kNone; row = c.parent[row])
+    if (contains(row)) return {track, row};
+  return {};
+}
+
+std::span<const SliceRef> TraceStore::slices_named(StringId name) const {
+  if (name + 1 >= name_offsets_.size()) return {};
+  return {name_refs_.data() + name_offsets_[name], name_offsets_[name + 1] - name_offsets_[name]};
+}
+
+SliceRef TraceStore::launch_of(SliceRef activity) const {
+  uint32_t c = tracks[activity.track].slices.corr[activity.index];
+  return c == kNone ? SliceRef{} : correlations[c].launch;
+}
+
+std::span<const SliceRef> TraceStore::activities_of(SliceRef launch) const {
+  uint32_t c = tracks[launch.track].slices.corr[launch.index];
+  if (c == kNone) return {};
+  const Correlation& corr = correlations[c];
+  return {correlation_activities_.data() + corr.first_activity, corr.activity_count};
+}
+
+std::optional<int64_t> TraceStore::correlation_id(SliceRef s) const {
+  uint32_t c = tracks[s.track].slices.corr[s.index];
+  if (c == kNone) return std::nullopt;
+  return correlations[c].id;
+}
+
+namespace {
+// Rows of `flows` whose endpoint (chosen by `end`) is `s`, from an index sorted by that endpoint.
+std::span<const uint32_t> flows_with(const std::vector<Flow>& flows, const std::vector<uint32_t>& index,
+                                     SliceRef s, SliceRef Flow::*end) {
+  auto [lo, hi] = std::equal_range(index.begin(), index.end(), s, [&](auto a, auto b) {
+    if constexpr (std::is_same_v<decltype(a), SliceRef>) return a < flows[b].*end;
+    else return flows[a].*end < b;
+  });
+  return {index.data() + (lo - index.begin()), static_cast<size_t>(hi - lo)};
+}
+}  // namespace
+
+std::span<const uint32_t> TraceStore::flows_from(SliceRef s) const {
+  return flows_with(flows, flows_by_from_, s, &Flow::from);
+}
+std::span<const uint32_t> TraceStore::flows_to(SliceRef s) const {
+  return flows_with(flows, flows_by_to_, s, &Flow::to);
+}
+
+uint64_t TraceStore::launch_link_count() const { return launch_links_; }
+uint64_t TraceStore::gpu_activity_count() const { return gpu_activities_; }
+uint64_t TraceStore::kernel_count() const { return kernels_; }
+
+template <class T>
+static size_t bytes_of(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+size_t TraceStore::store_bytes() const {
+  size_t total = strings.bytes_used() + bytes_of(args_) + bytes_of(correlation_activities_) +
+                 bytes_of(name_offsets_) + bytes_of(name_refs_) + bytes_of(flows_by_from_) +
+                 bytes_of(flows_by_to_) + bytes_of(flows) + bytes_of(correlations) + bytes_of(iterations);
+  for (const Track& t : tracks) {
+    const SliceColumns& c = t.slices;
+    total += sizeof(Track) + bytes_of(c.start) + bytes_of(c.dur) + bytes_of(c.name) + bytes_of(c.cat) +
+             bytes_of(c.parent) + bytes_of(c.args) + bytes_of(c.corr) + bytes_of(c.depth) + bytes_of(c.lane) +
+             bytes_of(t.max_end_prefix) + bytes_of(t.lane_depths);
+    const InstantColumns& i = t.instants;
+    total += bytes_of(i.ts) + bytes_of(i.name) + bytes_of(i.cat) + bytes_of(i.args) + bytes_of(i.scope);
+  }
+  for (const CounterSeries& s : counters) total += sizeof(s) + bytes_of(s.ts) + bytes_of(s.value);
+  for (const Process& p : processes) total += sizeof(p) + bytes_of(p.tracks);
+  return total;
+}
+
+namespace {
+
+template <class T>
+void permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
+  std::vector<T> sorted(column.size());
+  for (size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+  column.swap(sorted);
+}
+
+bool sorted_by_start_then_longer(const SliceColumns& c) {
+  for (size_t i = 1; i < c.size(); ++i) {
+    if (c.start[i] < c.start[i - 1]) return false;
+    if (c.start[i] == c.start[i - 1] && c.dur[i] > c.dur[i - 1]) return false;
+  }
+  return true;
+}
+
+void sort_slices(SliceColumns& c) {
+  if (sorted_by_start_then_longer(c)) return;
+  std::vector<uint32_t> order(c.size());
+  std::iota(order.begin(), order.end(), 0u);
+  // Stable: equal (start, dur) keep file order, so the first written encloses the second.
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (c.start[a] != c.start[b]) return c.start[a] < c.start[b];
+    return c.dur[a] > c.dur[b];
+  });
+  permute(c.start, order);
+  permute(c.dur, order);
+  permute(c.name, order);
+  permute(c.cat, order);
+  permute(c.args, order);
+  permute(c.corr, order);
+}
+
+template <class T>
+void sort_by_time(std::vector<TimeNs>& ts, std::vector<T>& a) {
+  if (std::is_sorted(ts.begin(), ts.end())) return;
+  std::vector<uint32_t> order(ts.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return ts[x] < ts[y]; });
+  permute(ts, order);
+  permute(a, order);
+}
+
+void sort_instants(InstantColumns& i) {
+  if (std::is_sorted(i.ts.begin(), i.ts.end())) return;
+  std::vector<uint32_t> order(i.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return i.ts[x] < i.ts[y]; });
+  permute(i.ts, order);
+  permute(i.name, order);
+  permute(i.cat, order);
+  permute(i.args, order);
+  permute(i.scope, order);
+}
+
+}  // namespace
+
+// Slices nest by time. Each lane group keeps a stack of open slices; a slice goes into the first
+// group where it fits inside the innermost open slice (or opens a new root), so a partial
+// overlap never mis-nests and never hides: it moves to the next group.
+void TraceStore::sort_and_nest_track(Track& track) {
+  SliceColumns& c = track.slices;
+  sort_slices(c);
+  size_t n = c.size();
+  c.parent.assign(n, kNone);
+  c.depth.assign(n, 0);
+  c.lane.assign(n, 0);
+  track.max_end_prefix.resize(n);
+  track.lane_depths.clear();
+  track.overlapping = 0;
+  std::vector<std::vector<uint32_t>> stacks;
+  TimeNs max_end = INT64_MIN;
+  for (uint32_t row = 0; row < n; ++row) {
+    TimeNs s = c.start[row], e = c.end(row);
+    size_t group = 0;
+    for (;; ++group) {
+      if (group == stacks.size()) stacks.emplace_back(), track.lane_depths.push_back(0);
+      auto& stack = stacks[group];
+      while (!stack.empty() && c.end(stack.back()) <= s)
+        stack.pop_back();
+      if (stack.empty() || c.end(stack.back()) >= e) break;
+    }
+    auto& stack = stacks[group];
+    if (!stack.empty()) c.parent[row] = stack.back();
+    size_t depth = stack.size();
+    if (depth > UINT16_MAX) {
+      issues.add_count(IssueKind::DepthOverflow, 1);
+      depth = UINT16_MAX;
+    }
+    c.depth[row] = static_cast<uint16_t>(depth);
+    c.lane[row] = static_cast<uint16_t>(std::min<size_t>(group, UINT16_MAX));
+    track.lane_depths[group] = static_cast<uint16_t>(std::max<size_t>(track.lane_depths[group], depth + 1));
+    stack.push_back(row);
+    if (group > 0) ++track.overlapping;
+    max_end = std::max(max_end, e);
+    track.max_end_prefix[row] = max_end;
+  }
+  if (track.overlapping) issues.add_count(IssueKind::OverlappingSlice, track.overlapping);
+  sort_instants(track.instants);
+}
+
+void TraceStore::index_names() {
+  name_offsets_.assign(strings.size() + 1, 0);
+  for (const Track& t : tracks)
+    for (StringId id : t.slices.name) ++name_offsets_[id + 1];
+  for (size_t i = 1; i < name_offsets_.size(); ++i) name_offsets_[i] += name_offsets_[i - 1];
+  name_refs_.assign(name_offsets_.back(), SliceRef{});
+  std::vector<uint32_t> fill(name_offsets_.begin(), name_offsets_.end() - 1);
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    const auto& names = tracks[t].slices.name;
+    for (uint32_t row = 0; row < names.size(); ++row) name_refs_[fill[names[row]]++] = {t, row};
+  }
+}
+
+void TraceStore::link_correlations() {
+  std::vector<uint32_t> counts(correlations.size(), 0);
+  launch_links_ = gpu_activities_ = kernels_ = 0;
+  for (auto& c : correlations) c.launch = {};
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    const Track& track = tracks[t];
+    const SliceColumns& c = track.slices;
+    bool gpu = track.kind == TrackKind::GpuStream;
+    if (gpu) gpu_activities_ += c.size();
+    for (uint32_t row = 0; row < c.size(); ++row) {
+      uint32_t corr = c.corr[row];
+      if (corr == kNone) continue;
+      if (gpu) ++counts[corr];
+      else if (!correlations[corr].launch.valid()) correlations[corr].launch = {t, row};
+    }
+  }
+  uint32_t offset = 0;
+  for (size_t i = 0; i < correlations.size(); ++i) {
+    correlations[i].first_activity = offset;
+    correlations[i].activity_count = 0;
+    offset += counts[i];
+  }
+  correlation_activities_.assign(offset, SliceRef{});
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    if (tracks[t].kind != TrackKind::GpuStream) continue;
+    const SliceColumns& c = tracks[t].slices;
+    for (uint32_t row = 0; row < c.size(); ++row) {
+      uint32_t corr = c.corr[row];
+      if (corr == kNone) continue;
+      Correlation& link = correlations[corr];
+      correlation_activities_[link.first_activity + link.activity_count++] = {t, row};
+      if (link.launch.valid()) ++launch_links_;
+    }
+  }
+  StringId kernel = strings.find("kernel"), old_kernel = strings.find("Kernel");
+  for (const Track& t : tracks)
+    for (StringId cat : t.slices.cat) kernels_ += (cat == kernel || cat == old_kernel);
+}
+
+void TraceStore::finalize_flows() {
+  flows_by_from_.resize(flows.size());
+  std::iota(flows_by_from_.begin(), flows_by_from_.end(), 0u);
+  flows_by_to_ = flows_by_from_;
+  std::stable_sort(flows_by_from_.begin(), flows_by_from_.end(),
+                   [&](uint32_t a, uint32_t b) { return flows[a].from < flows[b].from; });
+  std::stable_sort(flows_by_to_.begin(), flows_by_to_.end(),
+                   [&](uint32_t a, uint32_t b) { return flows[a].to < flows[b].to; });
+}
+
+void TraceStore::find_iterations() {
+  iterations.clear();
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  for (StringId id = 0; id < strings.size(); ++id) {
+    std::string_view name = strings.view(id);
+    if (!name.starts_with(kPrefix)) continue;
+    int64_t number = 0;
+    auto digits = name.substr(kPrefix.size());
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), number).ec != std::errc{}) continue;
+    for (SliceRef s : slices_named(id)) {
+      if (tracks[s.track].kind != TrackKind::CpuThread) continue;
+      iterations.push_back({number, s, start(s), end(s)});
+      break;  // one instance per step number: the first on the CPU
+    }
+  }
+  std::sort(iterations.begin(), iterations.end(),
+            [](const Iteration& a, const Iteration& b) { return a.start < b.start; });
+}
+
+// Display order: sort indices where given (Kineto gives GPU devices large ones), then CPU
+// before GPU, then pid/tid as numbers, then as text.
+void TraceStore::order_tracks() {
+  auto gpu_process = [&](const Process& p) {
+    return !p.tracks.empty() && std::all_of(p.tracks.begin(), p.tracks.end(), [&](uint32_t t) {
+      return tracks[t].kind == TrackKind::GpuStream;
+    });
+  };
+  process_order.resize(processes.size());
+  std::iota(process_order.begin(), process_order.end(), 0u);
+  std::stable_sort(process_order.begin(), process_order.end(), [&](uint32_t a, uint32_t b) {
+    const Process &pa = processes[a], &pb = processes[b];
+    auto key = [&](const Process& p) {
+      return std::tuple(gpu_process(p), p.has_sort_index ? p.sort_index : p.pid, p.pid,
+                        strings.view(p.pid_text));
+    };
+    return key(pa) < key(pb);
+  });
+  for (Process& p : processes) {
+    std::stable_sort(p.tracks.begin(), p.tracks.end(), [&](uint32_t a, uint32_t b) {
+      const Track &ta = tracks[a], &tb = tracks[b];
+      auto key = [&](const Track& t) {
+        return std::tuple(int(t.kind), t.has_sort_index ? t.sort_index : t.tid, t.tid,
+                          strings.view(t.tid_text));
+      };
+      return key(ta) < key(tb);
+    });
+  }
+}
+
+// Kineto writes GPU work under pid = device. Other tracks of such a process (device-wide syncs
+// on tid -1, MTIA runtime queues) belong to the device too, not to the host.
+void TraceStore::adopt_device_tracks() {
+  for (const Process& p : processes) {
+    const Track* gpu = nullptr;
+    for (uint32_t t : p.tracks)
+      if (tracks[t].kind == TrackKind::GpuStream) gpu = &tracks[t];
+    if (!gpu) continue;
+    int64_t device = gpu->device;
+    for (uint32_t t : p.tracks) {
+      Track& track = tracks[t];
+      if (track.kind != TrackKind::CpuThread) continue;
+      track.kind = TrackKind::GpuStream;
+      track.device = device;
+      track.stream = track.tid_is_number ? track.tid : -1;
+    }
+  }
+}
+
+void TraceStore::finalize() {
+  adopt_device_tracks();
+  for (Track& t : tracks) sort_and_nest_track(t);
+  for (CounterSeries& s : counters) sort_by_time(s.ts, s.value);
+  end_ns = 0;
+  for (const Track& t : tracks) {
+    if (!t.max_end_prefix.empty()) end_ns = std::max(end_ns, t.max_end_prefix.back());
+    if (!t.instants.ts.empty()) end_ns = std::max(end_ns, t.instants.ts.back());
+  }
+  for (const CounterSeries& s : counters)
+    if (!s.ts.empty()) end_ns = std::max(end_ns, s.ts.back());
+  index_names();
+  link_correlations();
+  find_iterations();
+  order_tracks();
+}
+
+}  // namespace sl

@@ -1,0 +1,267 @@
+// The columnar event store: one trace, held as structs of arrays per track.
+//
+// Times are int64 nanoseconds relative to the trace start (`origin_ns` keeps the absolute
+// start). Every slice has a place: slices that nest go on lanes by depth; a slice that partly
+// overlaps another is placed in a further lane group of the same track and counted as an import
+// issue. Args stay as byte ranges into the loaded buffer until asked for.
+//
+// A store is filled through TraceBuilder (loaders, live capture), then `finalize()` sorts,
+// nests, links and indexes. Several stores can be alive at once (diff, multi-rank).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/import_issues.h"
+#include "core/string_pool.h"
+
+namespace sl {
+
+using TimeNs = int64_t;
+constexpr uint32_t kNone = UINT32_MAX;
+
+// A slice anywhere in the store: its track and its row in that track's columns.
+struct SliceRef {
+  uint32_t track = kNone;
+  uint32_t index = kNone;
+  bool valid() const { return track != kNone; }
+  friend bool operator==(SliceRef, SliceRef) = default;
+  friend auto operator<=>(SliceRef, SliceRef) = default;
+};
+
+// Per-track slice columns, sorted by (start, longer first) after finalize().
+struct SliceColumns {
+  std::vector<TimeNs> start;      // ns since trace start
+  std::vector<TimeNs> dur;        // ns, >= 0
+  std::vector<StringId> name;
+  std::vector<StringId> cat;
+  std::vector<uint32_t> parent;   // row of the enclosing slice in this track, or kNone
+  std::vector<uint32_t> args;     // row in TraceStore's args table, or kNone
+  std::vector<uint32_t> corr;     // row in TraceStore's correlation table, or kNone
+  std::vector<uint16_t> depth;    // nesting depth within its lane group
+  std::vector<uint16_t> lane;     // lane group: 0 nests cleanly, >0 holds partial overlaps
+
+  size_t size() const { return start.size(); }
+  TimeNs end(size_t row) const { return start[row] + dur[row]; }
+};
+inline constexpr size_t kSliceBytes = 2 * sizeof(TimeNs) + 5 * sizeof(uint32_t) + 2 * sizeof(uint16_t);
+static_assert(kSliceBytes <= 40, "a slice must fit in 40 bytes of columns");
+
+// Point events (`i`/`I`/`R`, async `n`, legacy `T`), per track.
+struct InstantColumns {
+  std::vector<TimeNs> ts;
+  std::vector<StringId> name;
+  std::vector<StringId> cat;
+  std::vector<uint32_t> args;
+  std::vector<char> scope;  // 'g' global, 'p' process, 't' thread
+  size_t size() const { return ts.size(); }
+};
+
+enum class TrackKind : uint8_t { CpuThread, GpuStream, Async };
+
+struct Track {
+  TrackKind kind = TrackKind::CpuThread;
+  uint32_t process = kNone;
+  StringId name = 0;          // thread_name, "stream 7", or the async name
+  StringId tid_text = 0;      // the tid as written (opaque key)
+  int64_t tid = 0;            // numeric tid when it is a number (or "stream N")
+  bool tid_is_number = false;
+  int64_t sort_index = 0;
+  bool has_sort_index = false;
+  int64_t device = -1;        // GPU tracks: device id
+  int64_t stream = -1;        // GPU tracks: stream id (-1: device-wide, e.g. context syncs)
+  bool gpu_work = false;      // holds kernels, copies, sets or GPU annotations
+  SliceColumns slices;
+  InstantColumns instants;
+  // Derived by finalize():
+  std::vector<TimeNs> max_end_prefix;   // max end of rows [0, i], for time queries
+  std::vector<uint16_t> lane_depths;    // per lane group: max depth + 1
+  uint32_t overlapping = 0;             // slices placed in lane groups > 0
+
+  uint32_t row_count() const;           // lanes needed to draw every slice
+  uint32_t row_of(uint32_t slice) const;  // visual row of a slice (lane group offset + depth)
+};
+
+struct Process {
+  StringId pid_text = 0;
+  int64_t pid = 0;
+  bool pid_is_number = false;
+  StringId name = 0;      // process_name
+  StringId labels = 0;    // process_labels
+  int64_t sort_index = 0;
+  bool has_sort_index = false;
+  std::vector<uint32_t> tracks;  // in display order after finalize()
+};
+
+struct CounterSeries {
+  uint32_t process = kNone;
+  StringId name = 0;       // "<event name>" or "<event name>.<arg key>"
+  std::vector<TimeNs> ts;  // sorted after finalize()
+  std::vector<double> value;
+};
+
+struct Device {
+  int64_t id = -1;
+  std::string name;
+  std::string properties_json;  // the deviceProperties entry as written
+};
+
+struct Iteration {
+  int64_t number = 0;  // N of ProfilerStep#N
+  SliceRef slice;
+  TimeNs start = 0, end = 0;
+};
+
+// Trace-level facts from the top-level keys and metadata events.
+struct TraceMeta {
+  std::string file;
+  std::string format = "kineto-json";
+  uint64_t bytes = 0;  // uncompressed JSON bytes
+  std::vector<Device> devices;
+  std::optional<int64_t> rank, world_size;
+  std::string backend;
+  std::string display_time_unit;
+  std::vector<std::pair<std::string, std::string>> top_level;  // every other key, raw JSON
+};
+
+// Where an event's args live: a byte range in one of the store's buffers.
+struct ArgsRange {
+  uint64_t offset = 0;
+  uint32_t length = 0;
+  uint32_t buffer = 0;
+};
+
+// A GPU activity and the CPU call that launched it share a correlation id.
+struct Correlation {
+  int64_t id = 0;
+  SliceRef launch;
+  uint32_t first_activity = 0;  // into TraceStore::correlation_activities_
+  uint32_t activity_count = 0;
+};
+
+struct Flow {
+  StringId cat = 0;
+  SliceRef from, to;
+};
+
+// Counts of what was read, by kind of event.
+struct EventCounts {
+  uint64_t events = 0;     // elements of traceEvents, every phase
+  uint64_t slices = 0;     // X events and matched B/E and async pairs
+  uint64_t instants = 0;
+  uint64_t counters = 0;   // C events
+  uint64_t flows = 0;      // s/t/f events
+  uint64_t metadata = 0;   // M events
+  uint64_t skipped = 0;    // events not stored (see issues)
+};
+
+class TraceStore {
+public:
+  TraceStore();
+  ~TraceStore();
+  TraceStore(TraceStore&&) noexcept;
+  TraceStore& operator=(TraceStore&&) noexcept;
+
+  StringPool strings;
+  TraceMeta meta;
+  EventCounts counts;
+  ImportIssues issues;
+  TimeNs origin_ns = 0;  // absolute time of the trace start (µs epoch × 1000)
+  TimeNs end_ns = 0;     // latest end, relative to origin
+
+  std::vector<Process> processes;
+  std::vector<uint32_t> process_order;  // display order of `processes` after finalize()
+  std::vector<Track> tracks;
+  std::vector<CounterSeries> counters;
+  std::vector<Flow> flows;
+  std::vector<Iteration> iterations;
+  std::vector<Correlation> correlations;
+
+  // --- slice access ---
+  const SliceColumns& slices(uint32_t track) const { return tracks[track].slices; }
+  TimeNs start(SliceRef s) const { return tracks[s.track].slices.start[s.index]; }
+  TimeNs dur(SliceRef s) const { return tracks[s.track].slices.dur[s.index]; }
+  TimeNs end(SliceRef s) const { return start(s) + dur(s); }
+  StringId name_id(SliceRef s) const { return tracks[s.track].slices.name[s.index]; }
+  std::string_view name(SliceRef s) const { return strings.view(name_id(s)); }
+  std::string_view cat(SliceRef s) const { return strings.view(tracks[s.track].slices.cat[s.index]); }
+  SliceRef parent(SliceRef s) const;
+  uint64_t slice_count() const;
+  bool is_gpu(SliceRef s) const { return tracks[s.track].kind == TrackKind::GpuStream; }
+
+  // --- indexes (valid after finalize) ---
+  // Rows of `track` whose [start, end) intersects [t0, t1), as a half-open row range to filter.
+  std::pair<uint32_t, uint32_t> rows_overlapping(uint32_t track, TimeNs t0, TimeNs t1) const;
+  // Deepest slice of lane group 0 on `track` containing t, or invalid.
+  SliceRef slice_at(uint32_t track, TimeNs t) const;
+  std::span<const SliceRef> slices_named(StringId name) const;
+  SliceRef launch_of(SliceRef activity) const;
+  std::span<const SliceRef> activities_of(SliceRef launch) const;
+  std::optional<int64_t> correlation_id(SliceRef s) const;
+  std::span<const uint32_t> flows_from(SliceRef s) const;  // rows of `flows`
+  std::span<const uint32_t> flows_to(SliceRef s) const;
+  uint64_t launch_link_count() const;  // GPU activities with a resolved launch
+  uint64_t gpu_activity_count() const;
+  uint64_t kernel_count() const;       // activities in category kernel/Kernel
+
+  // --- args, decoded on demand ---
+  std::string_view args_json(uint32_t args_row) const;  // the full args object as written
+  std::string_view slice_args_json(SliceRef s) const;
+  // Top-level keys of an args object and each value as JSON text (strings unquoted).
+  std::vector<std::pair<std::string, std::string>> decode_args(uint32_t args_row) const;
+
+  // --- buffers that args point into ---
+  struct Buffer;
+  uint32_t adopt_buffer(std::shared_ptr<const Buffer> buffer);
+  const std::vector<ArgsRange>& args_table() const { return args_; }
+  uint32_t add_args(ArgsRange range);
+
+  // Bytes held by columns and indexes, not counting the raw buffers.
+  size_t store_bytes() const;
+
+  // Sorting, nesting, flow and correlation resolution, indexes. Call after appending.
+  void finalize();
+  // Indexes `flows` by endpoint; call after appending flows (which need nesting to bind).
+  void finalize_flows();
+
+private:
+  friend class TraceBuilder;
+  std::vector<ArgsRange> args_;
+  std::vector<std::shared_ptr<const Buffer>> buffers_;
+  std::vector<SliceRef> correlation_activities_;
+  std::vector<uint32_t> name_offsets_;  // CSR over string ids
+  std::vector<SliceRef> name_refs_;
+  std::vector<uint32_t> flows_by_from_, flows_by_to_;
+  uint64_t launch_links_ = 0, gpu_activities_ = 0, kernels_ = 0;
+
+  void sort_and_nest_track(Track& track);
+  void index_names();
+  void link_correlations();
+  void find_iterations();
+  void adopt_device_tracks();
+  void order_tracks();
+};
+
+// Raw bytes owned by the store (the JSON text args point into).
+// Allocated with malloc so it can grow in place while decompressing; always followed by
+// kPadding readable bytes, as simdjson requires.
+struct TraceStore::Buffer {
+  static constexpr size_t kPadding = 64;
+  char* data = nullptr;
+  size_t size = 0;
+  size_t capacity = 0;  // bytes usable before the padding
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+  bool reserve(size_t bytes);  // false when out of memory
+  std::string_view view() const { return {data, size}; }
+};
+
+}  // namespace sl
