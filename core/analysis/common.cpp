@@ -1,0 +1,395 @@
+#include "core/analysis/common.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+
+#include "core/analysis/args_util.h"
+
+namespace sl::analysis {
+
+std::string_view mode_name(Mode mode) { return mode == Mode::Hta ? "hta" : "sightline"; }
+
+std::optional<TimeNs> EventTable::launch_ts(const Row& r) const {
+  if (r.launch >= 0) return rows[size_t(r.launch)].ts;
+  return std::nullopt;
+}
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+bool contains_icase(std::string_view s, std::string_view p) {
+  if (p.size() > s.size()) return false;
+  for (size_t i = 0; i + p.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < p.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == p[k]) ++k;
+    if (k == p.size()) return true;
+  }
+  return false;
+}
+
+TimeNs floor_us(TimeNs ns) { return ns >= 0 ? ns / 1000 * 1000 : -((-ns + 999) / 1000 * 1000); }
+TimeNs ceil_us(TimeNs ns) { return -floor_us(-ns); }
+
+// (HTA) `"rank":` followed by at least one whitespace and digits, first match in the file text.
+std::optional<int64_t> rank_from_text(std::string_view text) {
+  constexpr std::string_view key = "\"rank\":";
+  for (size_t pos = text.find(key); pos != std::string_view::npos; pos = text.find(key, pos + 1)) {
+    size_t i = pos + key.size();
+    size_t ws = i;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == ws || i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    int64_t v = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) v = v * 10 + (text[i++] - '0');
+    return v;
+  }
+  return std::nullopt;
+}
+
+// Byte range of traceEvents[0] in the file text, to tell which row is HTA's "event 0".
+std::optional<std::pair<size_t, size_t>> first_event_range(std::string_view text) {
+  size_t p = text.find("\"traceEvents\"");
+  if (p == std::string_view::npos) {
+    p = text.find('[');
+    if (p == std::string_view::npos) return std::nullopt;
+  } else {
+    p = text.find('[', p);
+    if (p == std::string_view::npos) return std::nullopt;
+  }
+  size_t b = text.find('{', p);
+  if (b == std::string_view::npos) return std::nullopt;
+  int depth = 0;
+  bool in_str = false;
+  for (size_t i = b; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      if (--depth == 0) return std::make_pair(b, i + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+void index_rows(EventTable& t) {
+  t.gpu.clear();
+  t.cpu.clear();
+  for (uint32_t i = 0; i < t.rows.size(); ++i) (t.rows[i].stream != -1 ? t.gpu : t.cpu).push_back(i);
+}
+
+// Rows in store order: every slice of CPU and GPU tracks. Returns the per-track base offsets.
+std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& rows, bool hta) {
+  std::vector<uint32_t> base(store.tracks.size(), kNone);
+  const StringId trace_cat = store.strings.find("Trace");
+  const auto& args = store.args_table();
+  uint64_t no_args_order = uint64_t(1) << 62;
+  for (uint32_t t = 0; t < store.tracks.size(); ++t) {
+    const Track& track = store.tracks[t];
+    if (track.kind == TrackKind::Async) continue;
+    base[t] = uint32_t(rows.size());
+    const SliceColumns& s = track.slices;
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (hta && (s.cat[i] == 0 || s.cat[i] == trace_cat)) continue;
+      Row r;
+      r.ts = s.start[i];
+      r.dur = s.dur[i];
+      r.name = s.name[i];
+      r.cat = s.cat[i];
+      r.ref = SliceRef{t, i};
+      if (s.args[i] != kNone) {
+        const ArgsRange& a = args[s.args[i]];
+        r.order = (uint64_t(a.buffer) << 48) | a.offset;
+      } else {
+        r.order = no_args_order++;
+      }
+      if (auto c = store.correlation_id(r.ref)) r.corr = *c;
+      if (hta) {
+        // (HTA) the stream column is args.stream of each event; missing or non-numeric = -1.
+        r.stream = -1;
+        if (s.args[i] != kNone) {
+          if (auto v = find_int_arg(store.args_json(s.args[i]), "stream")) r.stream = *v;
+        }
+      } else if (track.kind == TrackKind::GpuStream) {
+        r.stream = track.stream >= 0 ? track.stream : (track.tid_is_number && track.tid >= 0 ? track.tid : 0);
+      }
+      rows.push_back(r);
+    }
+  }
+  return base;
+}
+
+void build_sightline(const TraceStore& store, EventTable& t) {
+  std::vector<uint32_t> base = collect_slices(store, t.rows, false);
+  for (Row& r : t.rows) {
+    if (r.stream == -1) continue;
+    SliceRef l = store.launch_of(r.ref);
+    if (l.valid() && base[l.track] != kNone) r.launch = int32_t(base[l.track] + l.index);
+  }
+}
+
+bool hta_gpu_pair_row(const EventTable& t, const Row& r) {
+  if (r.stream >= 0 && r.corr >= 0) return true;
+  std::string_view n = t.name(r);
+  return n == "Event Sync" || n == "Context Sync";
+}
+
+void build_hta(const TraceStore& store, const TableOptions& options, EventTable& t) {
+  std::vector<Row> rows;
+  collect_slices(store, rows, true);
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.order < b.order; });
+
+  // Rule 2: any fractional timestamp switches HTA to ceil(ts), floor(end).
+  bool fractional = std::any_of(rows.begin(), rows.end(),
+                                [&](const Row& r) { return (store.origin_ns + r.ts) % 1000 != 0; });
+  if (fractional) {
+    t.rounded = true;
+    for (Row& r : rows) {
+      TimeNs abs = store.origin_ns + r.ts;
+      TimeNs end = floor_us(abs + r.dur), ts = ceil_us(abs);
+      r.ts = ts - store.origin_ns;
+      r.dur = end - ts;
+    }
+  }
+
+  // Event 0 (for the pairing quirk): the row that is traceEvents[0], when it is a row at all.
+  int32_t event0 = -1;
+  if (!rows.empty()) {
+    if (!options.file_text.empty()) {
+      if (auto range = first_event_range(options.file_text)) {
+        const Row& first = rows.front();
+        if (first.order < (uint64_t(1) << 48) && first.order >= range->first && first.order < range->second)
+          event0 = 0;
+      }
+    } else {
+      event0 = 0;  // without the text, assume the file starts with an event row (Kineto does)
+    }
+  }
+
+  // Rule 5: pair GPU rows with CPU rows of equal correlation (last CPU row wins, like HTA's
+  // assignment order). Unpaired GPU rows with correlation >= 0 point at event 0.
+  std::unordered_map<int64_t, uint32_t> cpu_by_corr;
+  cpu_by_corr.reserve(rows.size() / 2);
+  std::vector<char> gpu_pair(rows.size());
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    gpu_pair[i] = hta_gpu_pair_row(t, rows[i]);
+    if (!gpu_pair[i] && rows[i].corr != -1) cpu_by_corr[rows[i].corr] = i;
+  }
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    Row& r = rows[i];
+    if (r.stream == -1) continue;
+    auto it = gpu_pair[i] && r.corr != -1 ? cpu_by_corr.find(r.corr) : cpu_by_corr.end();
+    if (it != cpu_by_corr.end()) {
+      r.launch = int32_t(it->second);
+    } else if (r.corr >= 0 && event0 >= 0) {
+      r.launch = event0;
+      r.launch_is_event0 = true;
+    }
+  }
+
+  // Rule 4: last-step filter when at least two distinct ProfilerStep names exist.
+  std::vector<StringId> step_names;
+  TimeNs last_step = INT64_MIN;
+  for (const Row& r : rows) {
+    if (!t.name(r).starts_with("ProfilerStep")) continue;
+    if (std::find(step_names.begin(), step_names.end(), r.name) == step_names.end()) step_names.push_back(r.name);
+    if (r.stream == -1) last_step = std::max(last_step, r.ts);
+  }
+  if (step_names.size() < 2 || last_step == INT64_MIN) {
+    t.rows = std::move(rows);
+    t.event0 = event0;
+  } else {
+    t.last_step_filtered = true;
+    std::unordered_map<int64_t, uint32_t> kept_corr;
+    std::vector<uint32_t> new_index(rows.size(), kNone);
+    for (const Row& r : rows)
+      if (r.stream == -1 && r.ts < last_step) ++kept_corr[r.corr];
+    std::vector<Row> out;
+    out.reserve(rows.size());
+    for (uint32_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].stream == -1) continue;
+      auto it = kept_corr.find(rows[i].corr);
+      if (it == kept_corr.end()) continue;
+      for (uint32_t k = 0; k < it->second; ++k) out.push_back(rows[i]);
+    }
+    for (uint32_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].stream != -1 || rows[i].ts >= last_step) continue;
+      new_index[i] = uint32_t(out.size());
+      out.push_back(rows[i]);
+    }
+    // Launch links follow the rows they point at; a launch outside the kept rows is gone.
+    for (Row& r : out) {
+      if (r.launch < 0) continue;
+      uint32_t ni = new_index[size_t(r.launch)];
+      if (ni == kNone) {
+        r.launch = -1;
+        r.launch_is_event0 = false;
+      } else {
+        r.launch = int32_t(ni);
+      }
+    }
+    t.rows = std::move(out);
+    if (event0 >= 0 && new_index[size_t(event0)] != kNone) t.event0 = int32_t(new_index[size_t(event0)]);
+  }
+}
+
+}  // namespace
+
+EventTable build_table(const TraceStore& store, const TableOptions& options) {
+  EventTable t;
+  t.mode = options.mode;
+  t.store = &store;
+  if (options.mode == Mode::Hta) {
+    build_hta(store, options, t);
+    std::optional<int64_t> r = options.file_text.empty() ? store.meta.rank : rank_from_text(options.file_text);
+    t.rank = r.value_or(0);
+  } else {
+    build_sightline(store, t);
+    t.rank = store.meta.rank.value_or(0);
+  }
+  if (options.rank) t.rank = *options.rank;
+  index_rows(t);
+  return t;
+}
+
+// ---- classification ----
+
+std::string_view kernel_type_name(KernelType type) {
+  switch (type) {
+    case KernelType::Computation: return "COMPUTATION";
+    case KernelType::Communication: return "COMMUNICATION";
+    case KernelType::Memory: return "MEMORY";
+    case KernelType::Sync: return "SYNC";
+    case KernelType::Other: return "OTHER";
+  }
+  return "OTHER";
+}
+
+KernelType kernel_type_hta(std::string_view n) {
+  if (starts_with(n, "nccl") || starts_with(n, "hip") || starts_with(n, "hccl") || contains(n, "ncclKernel"))
+    return KernelType::Communication;
+  if (starts_with(n, "Memcpy") || starts_with(n, "Memset") || starts_with(n, "hipMemcpy") ||
+      starts_with(n, "hipMemset") || starts_with(n, "dma"))
+    return KernelType::Memory;
+  static constexpr std::string_view not_compute_prefix[] = {
+      "nccl", "hip", "hccl", "runFunction", "job_exe", "packet", "pe_exe", "cpum_exe_subgraph",
+      "collective_subgraph_execution", "Stream Wait Event"};
+  bool other = false;
+  for (auto p : not_compute_prefix) other = other || starts_with(n, p);
+  // `cuda...LaunchKernel` as a start-anchored pattern.
+  if (starts_with(n, "cuda")) {
+    size_t k = n.find("LaunchKernel");
+    other = other || k != std::string_view::npos;
+  }
+  other = other || contains(n, "Memcpy") || contains(n, "Memset") || contains(n, "dma") || ends_with(n, "Sync");
+  return other ? KernelType::Other : KernelType::Computation;
+}
+
+KernelType kernel_type_sightline(std::string_view name, std::string_view cat) {
+  if (contains_icase(name, "nccl") || contains_icase(name, "rccl") || contains_icase(name, "hccl") ||
+      contains_icase(cat, "collective"))
+    return KernelType::Communication;
+  if (cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" || cat == "Memset" ||
+      starts_with(name, "Memcpy") || starts_with(name, "Memset"))
+    return KernelType::Memory;
+  if (cat == "cuda_sync") return KernelType::Sync;
+  if (cat == "gpu_user_annotation") return KernelType::Other;
+  return KernelType::Computation;
+}
+
+KernelType kernel_type(const EventTable& table, const Row& row) {
+  return table.mode == Mode::Hta ? kernel_type_hta(table.name(row))
+                                 : kernel_type_sightline(table.name(row), table.cat(row));
+}
+
+bool is_kernel_cat(std::string_view cat) { return cat == "kernel" || cat == "Kernel"; }
+
+bool is_kernel_memcpy_memset_cat(std::string_view c) {
+  return c == "kernel" || c == "Kernel" || c == "gpu_memcpy" || c == "Memcpy" || c == "gpu_memset" ||
+         c == "Memset" || c == "mtia_ccp_events";
+}
+
+bool is_hta_launch_name(std::string_view n) {
+  return n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cudaMemcpyAsync" ||
+         n == "cudaMemsetAsync" || starts_with(n, "runFunction");
+}
+
+// ---- intervals ----
+
+std::vector<Interval> merge_intervals(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (out.empty() || i.start > out.back().end) out.push_back(i);
+    else out.back().end = std::max(out.back().end, i.end);
+  }
+  return out;
+}
+
+TimeNs total_length(const std::vector<Interval>& merged) {
+  TimeNs sum = 0;
+  for (const Interval& i : merged) sum += i.end - i.start;
+  return sum;
+}
+
+TimeNs intersection_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  TimeNs sum = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    TimeNs lo = std::max(a[i].start, b[j].start), hi = std::min(a[i].end, b[j].end);
+    if (hi > lo) sum += hi - lo;
+    (a[i].end < b[j].end) ? ++i : ++j;
+  }
+  return sum;
+}
+
+// ---- statistics ----
+
+double quantile_sorted(const std::vector<double>& s, double q) {
+  if (s.empty()) return 0;
+  double pos = q * double(s.size() - 1);
+  size_t lo = size_t(std::floor(pos));
+  size_t hi = std::min(lo + 1, s.size() - 1);
+  double frac = pos - double(lo);
+  return s[lo] + (s[hi] - s[lo]) * frac;
+}
+
+Describe describe(std::vector<double> v) {
+  Describe d;
+  d.count = v.size();
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / double(v.size());
+  if (v.size() >= 2) {
+    double ss = 0;
+    for (double x : v) ss += (x - d.mean) * (x - d.mean);
+    d.std = std::sqrt(ss / double(v.size() - 1));
+    d.std_valid = true;
+  }
+  d.min = v.front();
+  d.max = v.back();
+  d.p25 = quantile_sorted(v, 0.25);
+  d.p50 = quantile_sorted(v, 0.5);
+  d.p75 = quantile_sorted(v, 0.75);
+  return d;
+}
+
+double round_to(double value, int digits) {
+  double f = std::pow(10.0, digits);
+  return std::nearbyint(value * f) / f;
+}
+
+}  // namespace sl::analysis

@@ -1,0 +1,100 @@
+// Shared ground for every analysis: the mode, the event table each analysis reads, kernel
+// classification, interval merging and descriptive statistics.
+//
+// Analyses never read the store directly for their inputs: they read an EventTable, built once
+// per report. In Sightline mode the table is every slice of the store with exact nanoseconds; in
+// HTA mode it is the row set Holistic Trace Analysis 0.6.1 would load (see analyses.md, "HTA mode
+// loading rules"), with HTA's rounding, stream and pairing rules applied. One table, two
+// constructions, so the analyses themselves stay mode-agnostic except where a quirk says otherwise.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/trace_store.h"
+
+namespace sl::analysis {
+
+enum class Mode : uint8_t { Sightline, Hta };
+
+std::string_view mode_name(Mode mode);
+
+// One event as the analyses see it. Times in ns relative to the store origin; in HTA mode they
+// are whole microseconds (multiples of 1000) after HTA's rounding rule.
+struct Row {
+  TimeNs ts = 0, dur = 0;
+  StringId name = 0, cat = 0;
+  int64_t stream = -1;   // -1 = CPU side
+  int64_t corr = -1;     // args.correlation, -1 when absent
+  SliceRef ref;          // where the event lives in the store
+  uint64_t order = 0;    // file order (byte offset of its args), for HTA's row order
+  int32_t launch = -1;   // GPU row: row index of its launch; -1 none
+  bool launch_is_event0 = false;  // (HTA) unpaired GPU row pointing at event 0
+  TimeNs end() const { return ts + dur; }
+};
+
+struct EventTable {
+  Mode mode = Mode::Sightline;
+  const TraceStore* store = nullptr;
+  std::vector<Row> rows;
+  std::vector<uint32_t> gpu;     // rows with stream != -1, in row order
+  std::vector<uint32_t> cpu;     // rows with stream == -1, in row order
+  int32_t event0 = -1;           // (HTA) the row that is traceEvents[0], if any
+  int64_t rank = 0;
+  bool last_step_filtered = false;
+  bool rounded = false;          // (HTA) fractional-timestamp rounding was applied
+  std::vector<std::string> notes;
+
+  std::string_view name(const Row& r) const { return store->strings.view(r.name); }
+  std::string_view cat(const Row& r) const { return store->strings.view(r.cat); }
+  // The launch row's start, if the row has a launch (HTA: event 0's start for the quirk).
+  std::optional<TimeNs> launch_ts(const Row& r) const;
+};
+
+struct TableOptions {
+  Mode mode = Mode::Sightline;
+  std::optional<int64_t> rank;       // --rank, overrides what the file says
+  std::string_view file_text;        // (HTA) raw JSON for the rank regex; empty = use meta.rank
+};
+
+EventTable build_table(const TraceStore& store, const TableOptions& options);
+
+// ---- classification ----
+enum class KernelType : uint8_t { Computation, Communication, Memory, Sync, Other };
+std::string_view kernel_type_name(KernelType type);  // "COMPUTATION", ...
+KernelType kernel_type_hta(std::string_view name);
+KernelType kernel_type_sightline(std::string_view name, std::string_view cat);
+KernelType kernel_type(const EventTable& table, const Row& row);
+
+// Kernels, memcpy and memset categories (idle analysis, GPU busy).
+bool is_kernel_memcpy_memset_cat(std::string_view cat);
+bool is_kernel_cat(std::string_view cat);
+
+// Launch APIs HTA's launch statistics know; Sightline accepts every correlated CPU event.
+bool is_hta_launch_name(std::string_view name);
+
+// ---- intervals ----
+struct Interval {
+  TimeNs start, end;
+};
+// Sort by start; a new group starts only when a start is strictly after the largest end so far.
+std::vector<Interval> merge_intervals(std::vector<Interval> intervals);
+TimeNs total_length(const std::vector<Interval>& merged);
+TimeNs intersection_length(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
+// ---- statistics (pandas describe(): std with n-1, linear-interpolated quantiles) ----
+struct Describe {
+  uint64_t count = 0;
+  double mean = 0, std = 0, min = 0, p25 = 0, p50 = 0, p75 = 0, max = 0;
+  bool std_valid = false;  // count >= 2
+};
+Describe describe(std::vector<double> values);
+double quantile_sorted(const std::vector<double>& sorted, double q);
+double round_to(double value, int digits);  // round half to even at `digits`, like numpy
+
+inline double us(TimeNs ns) { return double(ns) / 1000.0; }
+
+}  // namespace sl::analysis

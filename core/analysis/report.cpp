@@ -1,0 +1,81 @@
+#include "core/analysis/report.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace sl::analysis {
+
+const std::vector<std::string>& analysis_names() {
+  static const std::vector<std::string> names = {
+      "temporal_breakdown", "idle_breakdown",   "idle_causes",        "kernel_type_breakdown",
+      "kernel_breakdown",   "kernel_durations", "launch_stats",       "queue_length",
+      "memory_bw",          "memory_in_use",    "comm_comp_overlap",  "coupling",
+      "fusion_candidates",  "repeated_kernels", "kernel_sequences"};
+  return names;
+}
+
+bool Report::wants(std::string_view name) const {
+  if (only.empty()) return true;
+  return std::find(only.begin(), only.end(), name) != only.end();
+}
+
+namespace {
+
+template <class F>
+void timed(Report& r, const char* name, F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  r.seconds.push_back({name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+}
+
+}  // namespace
+
+Report run_report(const TraceStore& store, const ReportOptions& o) {
+  Report r;
+  r.only = o.only;
+  // --only aliases: the summary tables of a family bring their family along.
+  auto want = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (r.wants(n)) return true;
+    return false;
+  };
+  timed(r, "table", [&] { r.table = build_table(store, o.table); });
+  const EventTable& t = r.table;
+  const bool no_gpu = t.gpu.empty();
+  if (no_gpu) r.notes.push_back("no GPU activity: GPU analyses are empty");
+  if (t.last_step_filtered) r.notes.push_back("hta: events of the last ProfilerStep dropped (HTA's last-step filter)");
+  if (t.rounded) r.notes.push_back("hta: fractional timestamps rounded (ceil start, floor end)");
+
+  if (want({"temporal_breakdown"})) timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
+  if (want({"idle_breakdown", "idle_interval_stats"})) timed(r, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
+  if (want({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
+  if (want({"kernel_type_breakdown", "kernel_breakdown"}))
+    timed(r, "kernel_breakdown", [&] { r.kernels = kernel_breakdown(t); });
+  if (want({"kernel_durations"})) timed(r, "kernel_durations", [&] { r.durations = duration_distributions(t); });
+  if (want({"launch_stats"})) timed(r, "launch_stats", [&] { r.launches = launch_stats(t); });
+  if (want({"queue_length", "queue_length_summary"})) timed(r, "queue_length", [&] { r.queues = queue_length(t); });
+  if (want({"memory_bw", "memory_bw_summary"})) timed(r, "memory_bw", [&] { r.bandwidth = memory_bandwidth(t); });
+  if (want({"memory_in_use"})) timed(r, "memory_in_use", [&] { r.memory = memory_in_use(store); });
+  if (want({"comm_comp_overlap"})) timed(r, "comm_comp_overlap", [&] { r.overlap = comm_comp_overlap(t); });
+  if (want({"coupling"})) timed(r, "coupling", [&] { r.coupling = coupling(t, o.coupling); });
+  if (want({"fusion_candidates"})) timed(r, "fusion_candidates", [&] { r.fusion = fusion_candidates(t); });
+  if (want({"repeated_kernels"})) timed(r, "repeated_kernels", [&] { r.repeated = repeated_kernels(t); });
+  if (want({"kernel_sequences"})) {
+    if (o.operator_name.empty()) {
+      if (!r.only.empty()) r.notes.push_back("kernel_sequences: no --operator given");
+      r.sequences = std::vector<KernelSequence>{};
+    } else {
+      KernelSequenceOptions ko;
+      ko.operator_name = o.operator_name;
+      timed(r, "kernel_sequences", [&] { r.sequences = kernel_sequences(t, ko); });
+    }
+  }
+
+  if (r.launches && r.launches->pairs.empty() && !no_gpu)
+    r.notes.push_back("launch_stats: no GPU activity with a recognised launch");
+  if (r.overlap && !r.overlap->overlap_pct) r.notes.push_back("comm_comp_overlap: no communication kernels");
+  if (r.memory && r.memory->empty()) r.notes.push_back("memory_in_use: no [memory] events");
+  return r;
+}
+
+}  // namespace sl::analysis

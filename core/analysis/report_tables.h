@@ -1,0 +1,54 @@
+// The report as tables: one model rendered three ways (aligned text, JSON, CSV), so the three
+// formats can never disagree. Column names and order follow cli.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/analysis/report.h"
+
+namespace sl::analysis {
+
+struct Cell {
+  enum Kind : uint8_t { Null, Int, Ns, Num, Str, StrList, NumList } kind = Null;
+  int64_t i = 0;          // Int; Ns = integer nanoseconds printed as µs
+  double d = 0;           // Num; also Ns when `ns_fractional` (means of ns values)
+  bool ns_fractional = false;
+  std::string s;
+  std::vector<std::string> list;
+  std::vector<double> nums;
+
+  static Cell null() { return {}; }
+  static Cell integer(int64_t v) { Cell c; c.kind = Int; c.i = v; return c; }
+  static Cell ns(int64_t v) { Cell c; c.kind = Ns; c.i = v; return c; }
+  static Cell ns(double v) { Cell c; c.kind = Ns; c.d = v; c.ns_fractional = true; return c; }
+  static Cell num(double v) { Cell c; c.kind = Num; c.d = v; return c; }
+  static Cell str(std::string v) { Cell c; c.kind = Str; c.s = std::move(v); return c; }
+  static Cell strs(std::vector<std::string> v) { Cell c; c.kind = StrList; c.list = std::move(v); return c; }
+  static Cell nums_of(std::vector<double> v) { Cell c; c.kind = NumList; c.nums = std::move(v); return c; }
+};
+
+struct Table {
+  std::string name;
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+  Table(std::string n, std::vector<std::string> cols) : name(std::move(n)), columns(std::move(cols)) {}
+};
+
+std::vector<Table> report_tables(const Report& report);
+
+// Number formatting shared by every output: µs with up to 3 decimals, doubles shortest-exact.
+std::string format_us(const Cell& c);
+std::string format_number(double v);
+std::string json_escape(std::string_view s);
+
+std::string cell_json(const Cell& c);
+std::string cell_text(const Cell& c);  // CSV/text: lists joined with '|'
+
+std::string render_json(const Report& report, const std::vector<Table>& tables, const std::string& trace_info_json);
+std::string render_text(const Report& report, const std::vector<Table>& tables);
+std::string render_csv(const Table& table);
+
+}  // namespace sl::analysis
