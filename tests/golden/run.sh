@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Golden tests of the CLI: output (timings masked) and exit code must equal tests/golden/expected.
+# UPDATE_GOLDEN=1 rewrites the expected files; review the diff before committing it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+sightline=${SIGHTLINE:?set SIGHTLINE to the binary}
+failed=0 passed=0
+
+check() {
+  local name=$1 dir=$2
+  shift 2
+  local actual
+  actual=$(cd "$dir" && "$sightline" "$@" 2>&1; echo "exit $?")
+  actual=$(printf '%s\n' "$actual" | sed -E 's/"load_seconds":[0-9.e+-]+/"load_seconds":"masked"/; s/^(loaded in +).*/\1masked/')
+  if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+    printf '%s\n' "$actual" >"$here/expected/$name"
+  elif diff -u "$here/expected/$name" <(printf '%s\n' "$actual"); then
+    passed=$((passed + 1))
+  else
+    echo "golden mismatch: $name"
+    failed=$((failed + 1))
+  fi
+}
+
+data=$here/../data
+inputs=$here/inputs
+for trace in kin_docs_after_fix_h100 hta_inference_rank1_oldfmt hta_amd_mi250_minitoy catapult_async_begin_end catapult_flow_simple; do
+  check "info_$trace.txt" "$data" info "$trace.json.gz"
+  check "info_$trace.json" "$data" info "$trace.json.gz" --format json
+done
+check error_truncated.txt "$inputs" info truncated.json
+check error_not_json.txt "$inputs" info not_json.json
+check error_execution_trace.txt "$inputs" info execution_trace.json
+check error_events_not_array.txt "$inputs" info events_not_array.json
+check error_missing_file.txt "$inputs" info no_such_file.json
+check usage_missing_argument.txt "$inputs" info
+check usage_bad_format.txt "$data" info kin_docs_after_fix_h100.json.gz --format xml
+
+echo "golden: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

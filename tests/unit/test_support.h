@@ -1,0 +1,43 @@
+// Helpers shared by the unit tests: loading inline JSON, finding the shared corpus.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/trace_loader.h"
+
+namespace sl::test {
+
+inline std::unique_ptr<TraceStore> load_ok(std::string_view json) {
+  LoadResult r = load_trace_text(json, "test.json");
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  return std::move(r.store);
+}
+
+inline LoadError load_error(std::string_view json) {
+  LoadResult r = load_trace_text(json, "bad.json");
+  REQUIRE_FALSE(r.ok());
+  return r.error;
+}
+
+// The shared corpus lives beside the repo; tests that need it skip (with a message) without it.
+inline std::filesystem::path shared_dir() { return SIGHTLINE_SHARED_DIR; }
+inline bool have_shared() {
+  bool present = std::filesystem::exists(shared_dir() / "corpus" / "MANIFEST.tsv");
+  if (!present) MESSAGE("skipped: ../shared is absent (" << SIGHTLINE_SHARED_DIR << ")");
+  return present;
+}
+inline std::string test_data(const char* name) { return std::string(SIGHTLINE_TEST_DATA) + "/" + name; }
+
+// The first slice named `name` anywhere in the store.
+inline SliceRef find_slice(const TraceStore& store, std::string_view name) {
+  StringId id = store.strings.find(name);
+  if (id == StringPool::kNotFound) return {};
+  auto refs = store.slices_named(id);
+  return refs.empty() ? SliceRef{} : refs.front();
+}
+
+}  // namespace sl::test
