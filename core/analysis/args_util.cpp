@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <string>
+#include <string.h>
 
 namespace sl::analysis {
 
@@ -13,8 +14,10 @@ namespace {
 size_t value_pos(std::string_view json, std::string_view key) {
   size_t pos = 0;
   while (true) {
-    pos = json.find(key, pos);
-    if (pos == std::string_view::npos) return pos;
+    // memmem is far faster than string_view::find on the long args of CPU ops.
+    const void* hit = pos <= json.size() ? memmem(json.data() + pos, json.size() - pos, key.data(), key.size()) : nullptr;
+    if (!hit) return std::string_view::npos;
+    pos = size_t(static_cast<const char*>(hit) - json.data());
     size_t end = pos + key.size();
     bool quoted = pos > 0 && json[pos - 1] == '"' && end < json.size() && json[end] == '"';
     if (quoted) {

@@ -244,6 +244,20 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
   }
 }
 
+// Kernel names run to kilobytes: classify each distinct (name, category) once.
+void classify_rows(EventTable& t) {
+  std::unordered_map<uint64_t, uint8_t> cache;
+  for (Row& r : t.rows) {
+    uint64_t key = (uint64_t(r.name) << 32) | r.cat;
+    auto [it, fresh] = cache.try_emplace(key, 0);
+    if (fresh) {
+      KernelType k = t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) : kernel_type_sightline(t.name(r), t.cat(r));
+      it->second = uint8_t(k);
+    }
+    r.kernel_type = it->second;
+  }
+}
+
 }  // namespace
 
 EventTable build_table(const TraceStore& store, const TableOptions& options) {
@@ -259,6 +273,7 @@ EventTable build_table(const TraceStore& store, const TableOptions& options) {
     t.rank = store.meta.rank.value_or(0);
   }
   if (options.rank) t.rank = *options.rank;
+  classify_rows(t);
   index_rows(t);
   return t;
 }
@@ -308,10 +323,7 @@ KernelType kernel_type_sightline(std::string_view name, std::string_view cat) {
   return KernelType::Computation;
 }
 
-KernelType kernel_type(const EventTable& table, const Row& row) {
-  return table.mode == Mode::Hta ? kernel_type_hta(table.name(row))
-                                 : kernel_type_sightline(table.name(row), table.cat(row));
-}
+KernelType kernel_type(const EventTable&, const Row& row) { return KernelType(row.kernel_type); }
 
 bool is_kernel_cat(std::string_view cat) { return cat == "kernel" || cat == "Kernel"; }
 

@@ -33,6 +33,7 @@ struct Row {
   uint64_t order = 0;    // file order (byte offset of its args), for HTA's row order
   int32_t launch = -1;   // GPU row: row index of its launch; -1 none
   bool launch_is_event0 = false;  // (HTA) unpaired GPU row pointing at event 0
+  uint8_t kernel_type = 0;        // KernelType in the table's mode, classified once per name
   TimeNs end() const { return ts + dur; }
 };
 

@@ -94,8 +94,7 @@ std::vector<MemoryBandwidthKind> memory_bandwidth(const EventTable& t) {
   std::vector<std::pair<uint32_t, std::string>> members;
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    bool memory = t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) == KernelType::Memory
-                                      : kernel_type_sightline(t.name(r), t.cat(r)) == KernelType::Memory;
+    bool memory = kernel_type(t, r) == KernelType::Memory;
     if (memory) members.push_back({i, copy_kind(t.name(r))});
   }
   // Starts first (in row order), then ends: HTA concatenates the two before sorting by time.

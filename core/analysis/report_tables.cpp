@@ -317,10 +317,16 @@ std::string shorten(const std::string& s, size_t n) {
 
 std::string render_csv(const Table& t) {
   std::string o;
-  for (size_t k = 0; k < t.columns.size(); ++k) o += (k ? "," : "") + csv_field(t.columns[k]);
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    if (k) o += ',';
+    o += csv_field(t.columns[k]);
+  }
   o += "\n";
   for (const auto& row : t.rows) {
-    for (size_t k = 0; k < row.size(); ++k) o += (k ? "," : "") + csv_field(cell_text(row[k]));
+    for (size_t k = 0; k < row.size(); ++k) {
+      if (k) o += ',';
+      o += csv_field(cell_text(row[k]));
+    }
     o += "\n";
   }
   return o;
