@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +67,24 @@ bool gunzip(std::string_view in, TraceStore::Buffer& out, std::string& error) {
   return true;
 }
 
+// Maps the file privately (no copy; the loader's in-place edits stay private) followed by an
+// anonymous page, so the simdjson padding past the end is readable zeros.
+std::shared_ptr<TraceStore::Buffer> map_file(int fd, size_t size) {
+  if (size == 0) return nullptr;
+  size_t length = size + TraceStore::Buffer::kPadding + 4096;
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
+  if (::mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED) {
+    ::munmap(base, length);
+    return nullptr;
+  }
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  buffer->data = static_cast<char*>(base);
+  buffer->size = buffer->capacity = size;
+  buffer->mapped_bytes = length;
+  return buffer;
+}
+
 FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
   FileBytes result;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -76,8 +95,23 @@ FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
     ::close(fd);
     return result;
   }
-  auto raw = std::make_shared<TraceStore::Buffer>();
   size_t expected = static_cast<size_t>(st.st_size);
+  if (S_ISREG(st.st_mode)) {
+    report(options, "reading", 0, expected);
+    if (auto mapped = map_file(fd, expected)) {
+      ::close(fd);
+      if (!is_gzip(mapped->view())) {
+        result.buffer = std::move(mapped);
+        return result;
+      }
+      result.was_gzip = true;
+      report(options, "decompressing", 0, mapped->size);
+      auto plain = std::make_shared<TraceStore::Buffer>();
+      if (gunzip(mapped->view(), *plain, result.error)) result.buffer = std::move(plain);
+      return result;
+    }
+  }
+  auto raw = std::make_shared<TraceStore::Buffer>();
   if (!raw->reserve(expected + 1)) {  // +1: EOF is seen without growing
     ::close(fd);
     return result.error = "out of memory", result;

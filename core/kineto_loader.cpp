@@ -143,6 +143,7 @@ private:
   }
 
   bool fail(std::string message, size_t offset);
+  void locate_error();
   bool fail_json(error_code code, od::document& doc, size_t chunk_end);
   void report(const char* phase, uint64_t done);
 
@@ -187,6 +188,7 @@ LoadResult KinetoLoader::run() {
     store_->meta.file = error_.file;
     result.store = std::move(store_);
   } else {
+    locate_error();
     result.error = error_;
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -212,9 +214,14 @@ bool KinetoLoader::load(bool chunked) {
 bool KinetoLoader::fail(std::string message, size_t offset) {
   if (failed_) return false;
   failed_ = true;
-  offset = std::min(offset, n_);
   error_.message = std::move(message);
-  error_.byte_offset = offset;
+  error_.byte_offset = std::min(offset, n_);
+  return false;
+}
+
+// Called once the chunk brackets are restored, so newlines are where the file has them.
+void KinetoLoader::locate_error() {
+  size_t offset = error_.byte_offset;
   error_.line = 1;
   size_t line_start = 0;
   for (const char* p = d_; (p = static_cast<const char*>(std::memchr(p, '\n', d_ + offset - p)));) {
@@ -222,7 +229,6 @@ bool KinetoLoader::fail(std::string message, size_t offset) {
     line_start = ++p - d_;
   }
   error_.column = offset - line_start + 1;
-  return false;
 }
 
 bool KinetoLoader::fail_json(error_code code, od::document& doc, size_t chunk_end) {

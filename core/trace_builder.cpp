@@ -74,13 +74,30 @@ void TraceBuilder::mark_gpu(uint32_t track, std::optional<int64_t> device, std::
   t.stream = stream.value_or(t.tid_is_number ? t.tid : -1);
 }
 
+// Open addressing over correlation ids: one lookup per launch and per GPU activity.
 uint32_t TraceBuilder::correlation_row(int64_t id) {
-  auto [it, added] = correlation_index_.try_emplace(id, 0);
-  if (added) {
-    store_.correlations.push_back({id, {}, 0, 0});
-    it->second = static_cast<uint32_t>(store_.correlations.size() - 1);
+  if (correlation_slots_.empty() || store_.correlations.size() * 2 >= correlation_slots_.size()) grow_correlations();
+  size_t mask = correlation_slots_.size() - 1;
+  for (size_t slot = mix_id(id) & mask;; slot = (slot + 1) & mask) {
+    uint32_t row = correlation_slots_[slot];
+    if (row == kNone) {
+      correlation_slots_[slot] = static_cast<uint32_t>(store_.correlations.size());
+      store_.correlations.push_back({id, {}, 0, 0});
+      return correlation_slots_[slot];
+    }
+    if (store_.correlations[row].id == id) return row;
   }
-  return it->second;
+}
+
+void TraceBuilder::grow_correlations() {
+  std::vector<uint32_t> slots(std::max<size_t>(1024, correlation_slots_.size() * 2), kNone);
+  size_t mask = slots.size() - 1;
+  for (uint32_t row = 0; row < store_.correlations.size(); ++row) {
+    size_t slot = mix_id(store_.correlations[row].id) & mask;
+    while (slots[slot] != kNone) slot = (slot + 1) & mask;
+    slots[slot] = row;
+  }
+  correlation_slots_.swap(slots);
 }
 
 void TraceBuilder::append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
@@ -171,7 +188,9 @@ void TraceBuilder::set_thread_sort_index(uint32_t track, int64_t index) {
 
 // `B`/`E` pairs match per thread, last opened first closed, in time order (file order on ties).
 void TraceBuilder::match_begin_end() {
-  for (auto& [track, begins] : begins_) {
+  for (auto& entry : begins_) {
+    uint32_t track = entry.first;  // a plain variable: lambdas below capture it
+    auto& begins = entry.second;
     auto& ends = ends_[track];
     auto by_time = [](const auto& a, const auto& b) { return std::tie(a.ts, a.order) < std::tie(b.ts, b.order); };
     std::sort(begins.begin(), begins.end(), by_time);
@@ -265,8 +284,8 @@ SliceRef TraceBuilder::flow_target(uint32_t track, TimeNs ts, bool enclosing) co
 // the graph), so an `f` links from the latest `s`/`t` without closing it. Keys with ends but no
 // start, or a start but no end, are counted once each, never invented.
 void TraceBuilder::bind_flows() {
-  std::stable_sort(flow_points_.begin(), flow_points_.end(), [](const FlowPoint& a, const FlowPoint& b) {
-    return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);
+  std::sort(flow_points_.begin(), flow_points_.end(), [](const FlowPoint& a, const FlowPoint& b) {
+    return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);  // order: total
   });
   for (size_t i = 0; i < flow_points_.size();) {
     size_t j = i;

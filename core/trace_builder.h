@@ -98,6 +98,8 @@ private:
   };
 
   uint32_t correlation_row(int64_t id);
+  void grow_correlations();
+  static uint64_t mix_id(int64_t id) { return (uint64_t(id) * 0x9E3779B97F4A7C15ull) >> 17; }
   void see(TimeNs abs_ts) { min_ts_ = std::min(min_ts_, abs_ts); max_ts_ = std::max(max_ts_, abs_ts); }
   void append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
                     uint32_t args, uint32_t corr_row);
@@ -114,7 +116,7 @@ private:
   std::unordered_map<std::string, uint32_t> process_index_;
   std::unordered_map<std::string, uint32_t> thread_index_;   // process \x1f tid
   std::map<std::tuple<uint32_t, StringId, StringId>, uint32_t> async_index_;
-  std::unordered_map<int64_t, uint32_t> correlation_index_;
+  std::vector<uint32_t> correlation_slots_;  // open-addressing table of correlation rows
   std::unordered_map<std::string, uint32_t> counter_index_;  // process \x1f series
   std::unordered_map<uint32_t, std::vector<PendingBegin>> begins_;
   std::unordered_map<uint32_t, std::vector<PendingEnd>> ends_;

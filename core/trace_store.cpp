@@ -1,6 +1,7 @@
 #include "core/trace_store.h"
 
 #include <simdjson.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <charconv>
@@ -9,10 +10,14 @@
 
 namespace sl {
 
-TraceStore::Buffer::~Buffer() { std::free(data); }
+TraceStore::Buffer::~Buffer() {
+  if (mapped_bytes) munmap(data, mapped_bytes);
+  else std::free(data);
+}
 
 bool TraceStore::Buffer::reserve(size_t bytes) {
   if (bytes <= capacity) return true;
+  if (mapped_bytes) return false;  // a mapping never grows
   char* grown = static_cast<char*>(std::realloc(data, bytes + kPadding));
   if (!grown) return false;
   data = grown;
@@ -77,18 +82,17 @@ std::vector<std::pair<std::string, std::string>> TraceStore::decode_args(uint32_
   simdjson::ondemand::document doc;
   simdjson::ondemand::object object;
   if (parser.iterate(padded).get(doc) || doc.get_object().get(object)) return out;
-  for (auto field : object) {
+  for (auto result : object) {
+    if (result.error()) break;
+    simdjson::ondemand::field field = result.value_unsafe();
     std::string_view key, raw;
+    simdjson::ondemand::json_type type;
     if (field.unescaped_key().get(key)) break;
     simdjson::ondemand::value value = field.value();
-    std::string_view str;
-    if (value.type() == simdjson::ondemand::json_type::string && !value.get_string().get(str)) {
-      out.emplace_back(std::string(key), std::string(str));
-      continue;
-    }
-    simdjson::ondemand::json_type type;
     if (value.type().get(type)) break;
-    if (type == simdjson::ondemand::json_type::object) {
+    if (type == simdjson::ondemand::json_type::string) {
+      if (value.get_string().get(raw)) break;
+    } else if (type == simdjson::ondemand::json_type::object) {
       simdjson::ondemand::object inner;
       if (value.get_object().get(inner) || inner.raw_json().get(raw)) break;
     } else if (type == simdjson::ondemand::json_type::array) {
@@ -118,16 +122,19 @@ SliceRef TraceStore::slice_at(uint32_t track, TimeNs t) const {
   auto after = std::upper_bound(c.start.begin(), c.start.end(), t) - c.start.begin();
   if (after == 0) return {};
   auto contains = [&](size_t row) { return c.start[row] <= t && t <= c.end(row); };
-  // The containing slice that started last is the deepest. Look back a little across lanes,
-  // then follow the parent chain of the last-started slice (nesting guarantees it is there).
+  // The containing slice that started last is the deepest. Nesting puts every slice of the
+  // last-started one's lane group that contains t on its parent chain; other lane groups
+  // (partial overlaps) are found by looking back a few rows.
   size_t last = static_cast<size_t>(after - 1);
-  for (size_t row = last, looked = 0; looked < 64; --row, ++looked) {
-    if (tr.max_end_prefix[row] < t) return {};
-    if (contains(row)) return {track, static_cast<uint32_t>(row)};
-    if (row == 0) return {};
+  if (contains(last)) return {track, static_cast<uint32_t>(last)};
+  if (c.lane[last] == 0) {
+    for (uint32_t row = c.parent[last]; row != kNone; row = c.parent[row])
+      if (contains(row)) return {track, row};
   }
-  for (uint32_t row = c.parent[last]; row != kNone; row = c.parent[row])
-    if (contains(row)) return {track, row};
+  for (size_t row = last, looked = 0; looked < 64 && tr.max_end_prefix[row] >= t; --row, ++looked) {
+    if (contains(row)) return {track, static_cast<uint32_t>(row)};
+    if (row == 0) break;
+  }
   return {};
 }
 

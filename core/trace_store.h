@@ -255,7 +255,8 @@ struct TraceStore::Buffer {
   static constexpr size_t kPadding = 64;
   char* data = nullptr;
   size_t size = 0;
-  size_t capacity = 0;  // bytes usable before the padding
+  size_t capacity = 0;     // bytes usable before the padding
+  size_t mapped_bytes = 0;  // non-zero: data is a private file mapping, not malloc'd
   Buffer() = default;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
