@@ -79,34 +79,37 @@ std::string info_json(const TraceStore& store, double load_seconds) {
   return w.str();
 }
 
+// Built with appends only: GCC 12 warns falsely (-Wrestrict) on `"literal" + std::string&&`.
 std::string info_text(const TraceStore& store, double load_seconds) {
   TraceSummary s = summarize(store);
   const TraceMeta& m = store.meta;
   std::string out;
-  auto line = [&](const char* key, const std::string& value) {
+  auto line = [&](const char* key, std::initializer_list<std::string_view> parts) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-16s", key);
-    out += buf + value + "\n";
+    out += buf;
+    for (std::string_view p : parts) out += p;
+    out += '\n';
   };
   auto num = [](uint64_t v) { return std::to_string(v); };
-  line("file", m.file);
-  line("format", m.format + ", " + num(m.bytes) + " bytes of JSON");
-  line("events", num(store.counts.events) + " (" + num(s.slices) + " slices, " + num(s.instants) + " instants, " +
-                     num(store.counts.counters) + " counter, " + num(store.counts.flows) + " flow, " +
-                     num(store.counts.metadata) + " metadata, " + num(store.counts.skipped) + " skipped)");
-  line("gpu", num(s.gpu_activities) + " activities, " + num(s.kernels) + " kernels, " + num(s.launch_links) +
-                  " linked to their launch, " + num(s.gpu_streams) + " streams");
-  line("cpu", num(s.processes) + " processes, " + num(s.threads) + " threads");
-  line("span", format_micros(store.end_ns) + " us from " + format_micros(store.origin_ns) + " us");
-  if (m.rank) line("rank", num(*m.rank) + (m.world_size ? " of " + num(*m.world_size) : std::string()));
-  for (const Device& d : m.devices) line("device", num(d.id) + ": " + d.name);
+  line("file", {m.file});
+  line("format", {m.format, ", ", num(m.bytes), " bytes of JSON"});
+  line("events", {num(store.counts.events), " (", num(s.slices), " slices, ", num(s.instants), " instants, ",
+                  num(store.counts.counters), " counter, ", num(store.counts.flows), " flow, ",
+                  num(store.counts.metadata), " metadata, ", num(store.counts.skipped), " skipped)"});
+  line("gpu", {num(s.gpu_activities), " activities, ", num(s.kernels), " kernels, ", num(s.launch_links),
+               " linked to their launch, ", num(s.gpu_streams), " streams"});
+  line("cpu", {num(s.processes), " processes, ", num(s.threads), " threads"});
+  line("span", {format_micros(store.end_ns), " us from ", format_micros(store.origin_ns), " us"});
+  if (m.rank) line("rank", {num(*m.rank), m.world_size ? " of " : "", m.world_size ? num(*m.world_size) : ""});
+  for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", d.name});
   if (!store.iterations.empty())
-    line("iterations", num(store.iterations.size()) + " (ProfilerStep#" + std::to_string(store.iterations.front().number) +
-                           " .. #" + std::to_string(store.iterations.back().number) + ")");
+    line("iterations", {num(store.iterations.size()), " (ProfilerStep#", std::to_string(store.iterations.front().number),
+                        " .. #", std::to_string(store.iterations.back().number), ")"});
   if (load_seconds >= 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", load_seconds);
-    line("loaded in", buf);
+    line("loaded in", {buf});
   }
   if (store.issues.total() == 0) return out + "issues          none\n";
   out += "issues:\n";
@@ -117,11 +120,12 @@ std::string info_text(const TraceStore& store, double load_seconds) {
     std::snprintf(buf, sizeof buf, "  %-26s %10llu", std::string(issue_name(IssueKind(k))).c_str(), (unsigned long long)n);
     out += buf;
     const auto& offsets = store.issues.examples(IssueKind(k));
-    if (!offsets.empty()) {
-      out += "  first at byte";
-      for (uint64_t o : offsets) out += " " + std::to_string(o);
+    if (!offsets.empty()) out += "  first at byte";
+    for (uint64_t o : offsets) {
+      out += ' ';
+      out += std::to_string(o);
     }
-    out += "\n";
+    out += '\n';
   }
   return out;
 }
