@@ -14,5 +14,6 @@ void register_info(CLI::App& app);
 void register_report(CLI::App& app);
 void register_bench_load(CLI::App& bench);
 void register_bench_report(CLI::App& bench);
+void register_bench_frame(CLI::App& bench);
 
 }  // namespace sl::cli

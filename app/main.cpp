@@ -4,13 +4,16 @@
 #include <cstdio>
 
 #include "app/commands.h"
+#include "app/gui.h"
 
 namespace sl::cli {
 int exit_code = 0;
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"Sightline: fast, visual GPU trace analysis for PyTorch/Kineto traces", "sightline"};
+  CLI::App app{"Sightline: fast, visual GPU trace analysis for PyTorch/Kineto traces.\n"
+               "With no subcommand it opens the GUI on FILE (or on the bundled sample trace).",
+               "sightline"};
   app.set_version_flag("--version", SIGHTLINE_VERSION);
   app.require_subcommand(0, 1);
   sl::cli::register_info(app);
@@ -19,31 +22,25 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   sl::cli::register_bench_load(*bench);
   sl::cli::register_bench_report(*bench);
-  std::vector<std::string> files;
-  app.add_option("files", files, "Trace files (.json, .json.gz) to open");
+  sl::cli::register_bench_frame(*bench);
+
+  sl::gui::Options gui;
+  gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";
+  std::string size;
+  app.add_option("files", gui.files, "Trace files (.json, .json.gz) to open in the GUI");
+  app.add_option("--screenshot", gui.screenshot, "Open the GUI, save a PNG of the first full view, exit");
+  app.add_option("--script", gui.script, "Run GUI automation commands from a file (see shared/specs/cli.md)");
+  app.add_option("--size", size, "Window size WxH (default 1600x1000)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-  if (app.get_subcommands().empty()) {
-    // The GUI lands with the timeline issue; until then print what each file holds.
-    if (files.empty()) {
-      std::fputs(app.help().c_str(), stdout);
-      return 0;
-    }
-    std::vector<std::string> args{"sightline", "info"};
-    for (const auto& f : files) {
-      CLI::App info_app{"", "sightline"};
-      sl::cli::register_info(info_app);
-      std::vector<const char*> argv2{"sightline", "info", f.c_str()};
-      try {
-        info_app.parse(int(argv2.size()), const_cast<char**>(argv2.data()));
-      } catch (const CLI::ParseError& e) {
-        return info_app.exit(e);
-      }
-    }
+  if (!app.get_subcommands().empty()) return sl::cli::exit_code;
+  if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &gui.width, &gui.height) != 2) {
+    std::fprintf(stderr, "sightline: --size wants WxH, e.g. 1600x1000\n");
+    return 2;
   }
-  return sl::cli::exit_code;
+  return sl::gui::run(gui);
 }

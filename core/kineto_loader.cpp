@@ -144,7 +144,7 @@ private:
 
   bool fail(std::string message, size_t offset);
   void locate_error();
-  bool fail_json(error_code code, od::document& doc, size_t chunk_end);
+  bool fail_json(error_code code, od::document* doc, size_t chunk_end);
   void report(const char* phase, uint64_t done);
 
   std::shared_ptr<TraceStore::Buffer> buffer_;
@@ -231,9 +231,11 @@ void KinetoLoader::locate_error() {
   error_.column = offset - line_start + 1;
 }
 
-bool KinetoLoader::fail_json(error_code code, od::document& doc, size_t chunk_end) {
+// `doc` is null when simdjson refused the chunk before iterating (stage 1): then only the
+// chunk's end is known.
+bool KinetoLoader::fail_json(error_code code, od::document* doc, size_t chunk_end) {
   const char* where = nullptr;
-  size_t offset = doc.current_location().get(where) == SUCCESS ? where - d_ : chunk_end;
+  size_t offset = doc && doc->current_location().get(where) == SUCCESS ? size_t(where - d_) : chunk_end;
   bool at_end = offset >= n_ || skip_ws(offset) >= n_;
   if (at_end || code == simdjson::UNCLOSED_STRING || code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT)
     return fail("unexpected end of file: the trace is truncated or a string or bracket is not closed", at_end ? n_ : offset);
@@ -413,10 +415,11 @@ bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t&
   if ((code == simdjson::UTF8_ERROR || code == simdjson::UNESCAPED_CHARS) &&
       sanitize(d_ + start + 1, length - (last ? 1 : 2), start + 1, sanitized_))
     code = parser_.iterate(d_ + start, length, capacity).get(doc);
+  bool iterated = !code;
   od::array events;
   if (!code) code = doc.get_array().get(events);
   if (code && !last) throw ChunkFailed{};
-  if (code) return fail_json(code, doc, start + length);
+  if (code) return fail_json(code, iterated ? &doc : nullptr, start + length);
   for (auto element : events) {
     od::value value;
     Event e;
@@ -427,7 +430,7 @@ bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t&
       continue;
     }
     if (code && !last) throw ChunkFailed{};
-    if (code) return fail_json(code, doc, start + length);
+    if (code) return fail_json(code, &doc, start + length);
     ++store_->counts.events;
     store_event(e);
     if (store_->counts.events % kProgressEvery == 0) {

@@ -4,6 +4,7 @@
 set -euo pipefail
 fuzzer=$1 seconds=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd)
+artifacts=$PWD  # crash-* inputs stay here (the build dir under ctest), not in the temp dir
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
@@ -15,4 +16,4 @@ for f in "$here"/../data/*.json.gz "$here"/../../../shared/corpus/*.json.gz; do
 done
 cd "$work"
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -print_final_stats=1 -dict="$here/json.dict" corpus
+  -print_final_stats=1 -dict="$here/json.dict" -artifact_prefix="$artifacts/" corpus

@@ -288,13 +288,13 @@ void check_all(Fixture& f) {
 
 }  // namespace
 
-TEST_CASE("HTA reference: hta_trace_diff_control_a100 (rank 3, last-step filter)") {
+TEST_CASE("HTA reference: hta_trace_diff_control_a100 (rank 3 / last-step filter)") {
   Fixture* f = fixture("hta_trace_diff_control_a100", "aten::linear", 3, 62255);
   if (!f) return;
   check_all(*f);
 }
 
-TEST_CASE("HTA reference: hta_sampled_rank0 (rank 0, communication-heavy)") {
+TEST_CASE("HTA reference: hta_sampled_rank0 (rank 0 / communication-heavy)") {
   Fixture* f = fixture("hta_sampled_rank0", "torch::jit::(anonymous namespace)::DifferentiableGraphBackward", 0, 2403);
   if (!f) return;
   check_all(*f);

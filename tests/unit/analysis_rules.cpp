@@ -30,7 +30,7 @@ std::string basic_trace() {
 
 }  // namespace
 
-TEST_CASE("temporal breakdown: span, idle, compute and non-compute") {
+TEST_CASE("temporal breakdown: span / idle / compute and non-compute") {
   auto s = load(basic_trace());
   for (Mode m : {Mode::Sightline, Mode::Hta}) {
     TemporalBreakdown t = temporal_breakdown(table(*s, m));
@@ -49,7 +49,7 @@ TEST_CASE("temporal breakdown: span, idle, compute and non-compute") {
   }
 }
 
-TEST_CASE("idle breakdown: host_wait, kernel_wait (negative and zero gaps), other, event-0 quirk") {
+TEST_CASE("idle breakdown: host_wait / kernel_wait (negative and zero gaps) / other / event-0 quirk") {
   // The first event of the file is a CPU op at 1500 µs: HTA uses it as the "launch" of an
   // unpaired kernel (correlation 99), which turns that kernel's gap into host_wait.
   auto json = trace({X("cpu_op", "aten::late", 1, 2, "1500", "10"), launch("cudaLaunchKernel", "1000", "2", 1),
@@ -81,7 +81,7 @@ TEST_CASE("idle breakdown: host_wait, kernel_wait (negative and zero gaps), othe
   CHECK(total == usec(10 + 5 + 50 + 80));
 }
 
-TEST_CASE("idle breakdown: touching kernels give a zero kernel_wait gap; one kernel gives an empty stream") {
+TEST_CASE("idle breakdown: touching kernels give a zero kernel_wait gap - one kernel gives an empty stream") {
   auto s = load(trace({launch("cudaLaunchKernel", "1000", "2", 1), launch("cudaLaunchKernel", "1003", "2", 2),
                        launch("cudaLaunchKernel", "1006", "2", 3), kernel("a", 7, "1010", "10", 1),
                        kernel("b", 7, "1020", "10", 2), kernel("c", 9, "1010", "10", 3)}));
@@ -150,7 +150,7 @@ TEST_CASE("idle causes: stream wait event between the launches means cross-strea
   CHECK(c.gaps[0].cause == IdleCause::CrossStreamWait);
 }
 
-TEST_CASE("launch stats: every launch API in Sightline mode, HTA's four names in HTA mode") {
+TEST_CASE("launch stats: every launch API in Sightline mode / HTA's four names in HTA mode") {
   const char* apis[] = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
                         "cudaGraphLaunch",  "cudaMemcpyAsync",     "cudaMemsetAsync", "hipLaunchKernel",
                         "hipExtModuleLaunchKernel", "hipModuleLaunchKernel"};
@@ -184,7 +184,7 @@ TEST_CASE("launch stats: every launch API in Sightline mode, HTA's four names in
   }
 }
 
-TEST_CASE("launch stats: launch delay is clamped at 0, outliers counted") {
+TEST_CASE("launch stats: launch delay is clamped at 0 / outliers counted") {
   auto s = load(trace({launch("cudaLaunchKernel", "1000", "60", 1), kernel("a", 7, "1030", "5", 1),
                        launch("cudaLaunchKernel", "1100", "5", 2), kernel("b", 7, "1300", "5", 2)}));
   LaunchStats st = launch_stats(table(*s, Mode::Hta));
@@ -258,7 +258,7 @@ TEST_CASE("kernel breakdown per kernel: statistics and HTA's others folding") {
   CHECK(kept->max == doctest::Approx(usec(12)));
 }
 
-TEST_CASE("fractional timestamps: HTA rounds start up and end down, Sightline keeps ns") {
+TEST_CASE("fractional timestamps: HTA rounds start up and end down / Sightline keeps ns") {
   auto s = load(trace({launch("cudaLaunchKernel", "100.4", "0.3", 1), kernel("k", 7, "110.6", "0.2", 1),
                        kernel("k", 7, "120.25", "3.5", 1)}));
   EventTable hta = table(*s, Mode::Hta);
@@ -274,7 +274,7 @@ TEST_CASE("fractional timestamps: HTA rounds start up and end down, Sightline ke
   CHECK(edurs == std::vector<TimeNs>{200, 300, 3500});
 }
 
-TEST_CASE("a trace without GPU activity: every analysis empty, notes, no crash") {
+TEST_CASE("a trace without GPU activity: every analysis empty / notes / no crash") {
   auto s = load(trace({X("cpu_op", "aten::add", 1, 1, "0", "10"), X("cpu_op", "aten::mul", 1, 1, "20", "10")}));
   for (Mode m : {Mode::Sightline, Mode::Hta}) {
     ReportOptions o;
@@ -311,7 +311,7 @@ TEST_CASE("queue length and memory bandwidth") {
   CHECK(bw[0].summary.mean == doctest::Approx(2.0));
 }
 
-TEST_CASE("coupling: TKLQT, AKD, latency, utilisation, HDBI verdict") {
+TEST_CASE("coupling: TKLQT / AKD / latency / utilisation / HDBI verdict") {
   auto s = load(trace({X("cpu_op", "aten::mm", 1, 1, "1000", "20"), launch("cudaLaunchKernel", "1001", "2", 1),
                        kernel("gemm", 7, "1010", "20", 1)}));
   Coupling c = coupling(table(*s, Mode::Sightline));
@@ -380,7 +380,7 @@ TEST_CASE("kernel sequences per operator") {
   }
 }
 
-TEST_CASE("report tables: JSON, CSV and text agree on columns") {
+TEST_CASE("report tables: JSON / CSV and text agree on columns") {
   auto s = load(basic_trace());
   ReportOptions o;
   Report r = run_report(*s, o);

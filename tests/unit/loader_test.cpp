@@ -44,7 +44,7 @@ TEST_CASE("timestamps are exact nanoseconds rebased to the trace start") {
   CHECK(s->end_ns == 500 + 123);
 }
 
-TEST_CASE("pids and tids are opaque keys: strings, negatives, huge numbers") {
+TEST_CASE("pids and tids are opaque keys: strings / negatives / huge numbers") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"X","name":"a","pid":"Spans","tid":"PyTorch Profiler","ts":1,"dur":1},
     {"ph":"X","name":"b","pid":3113936,"tid":-1029147072,"ts":1,"dur":1},
@@ -60,7 +60,7 @@ TEST_CASE("pids and tids are opaque keys: strings, negatives, huge numbers") {
   CHECK(s->strings.view(s->processes[s->tracks[find_slice(*s, "a").track].process].pid_text) == "Spans");
 }
 
-TEST_CASE("slices nest by time; partial overlaps go to an extra lane and are counted") {
+TEST_CASE("slices nest by time - partial overlaps go to an extra lane and are counted") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"X","name":"child","pid":1,"tid":1,"ts":2,"dur":3},
     {"ph":"X","name":"parent","pid":1,"tid":1,"ts":0,"dur":10},
@@ -89,7 +89,7 @@ TEST_CASE("slices nest by time; partial overlaps go to an extra lane and are cou
   CHECK(overlapping == 1);  // the straddler only
 }
 
-TEST_CASE("B/E pairs match per thread last-in-first-out; strays are counted") {
+TEST_CASE("B/E pairs match per thread last-in-first-out - strays are counted") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"B","name":"outer","pid":1,"tid":1,"ts":0},
     {"ph":"B","name":"inner","pid":1,"tid":1,"ts":1},
@@ -107,7 +107,7 @@ TEST_CASE("B/E pairs match per thread last-in-first-out; strays are counted") {
   CHECK(s->end(open) == 10000);  // an unclosed begin ends at the trace end
 }
 
-TEST_CASE("instants, counters and metadata") {
+TEST_CASE("instants / counters and metadata") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"M","name":"process_name","pid":7,"args":{"name":"trainer"}},
     {"ph":"M","name":"process_sort_index","pid":7,"args":{"sort_index":3}},
@@ -143,7 +143,7 @@ TEST_CASE("instants, counters and metadata") {
   }
 }
 
-TEST_CASE("flows bind to slices: s to the enclosing slice, f with bp=e to the enclosing, else the next") {
+TEST_CASE("flows bind to slices: s to the enclosing slice / f with bp=e to the enclosing / else the next") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":77}},
     {"ph":"s","cat":"ac2g","name":"ac2g","id":77,"pid":1,"tid":1,"ts":10},
@@ -172,7 +172,7 @@ TEST_CASE("flows bind to slices: s to the enclosing slice, f with bp=e to the en
   CHECK(s->counts.flows == 6);
 }
 
-TEST_CASE("correlation links a GPU activity and its launch both ways, without flows") {
+TEST_CASE("correlation links a GPU activity and its launch both ways / without flows") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"X","name":"cudaGraphLaunch","cat":"cuda_runtime","pid":5,"tid":5,"ts":0,"dur":9,"args":{"correlation":3}},
     {"ph":"X","name":"k1","cat":"kernel","pid":0,"tid":7,"ts":12,"dur":1,"args":{"correlation":3,"stream":7}},
@@ -193,7 +193,7 @@ TEST_CASE("correlation links a GPU activity and its launch both ways, without fl
   CHECK(gpu.device == 0);
 }
 
-TEST_CASE("old and new Kineto category names, ROCm and MTIA device work") {
+TEST_CASE("old and new Kineto category names / ROCm and MTIA device work") {
   auto s = load_ok(R"({"traceEvents":[
     {"ph":"X","cat":"Kernel","name":"old","pid":0,"tid":"stream 7","ts":1,"dur":1},
     {"ph":"X","cat":"Memcpy","name":"Memcpy HtoD","pid":0,"tid":"stream 7","ts":3,"dur":1},
@@ -274,7 +274,7 @@ TEST_CASE("control characters and invalid UTF-8 inside strings keep the event") 
   CHECK(s->issues.count(IssueKind::InvalidUtf8) == 2);
 }
 
-TEST_CASE("args stay raw until asked for, then decode fully") {
+TEST_CASE("args stay raw until asked for / then decode fully") {
   auto s = load_ok(R"({"traceEvents":[{"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":1,"dur":1,
     "args":{"queued":0,"device":0,"stream":7,"correlation":538860,"grid":[64,1,1],"name":"x\ny","nested":{"a":[1,{"b":2}]}}}]})");
   SliceRef k = find_slice(*s, "k");
@@ -288,7 +288,7 @@ TEST_CASE("args stay raw until asked for, then decode fully") {
   CHECK(args[6].second == R"({"a":[1,{"b":2}]})");
 }
 
-TEST_CASE("trace metadata: devices, distributed info, iterations, other keys") {
+TEST_CASE("trace metadata: devices / distributed info / iterations / other keys") {
   auto s = load_ok(R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","numSms":132}],
     "distributedInfo":{"backend":"nccl","rank":3,"world_size":8},"displayTimeUnit":"ms",
     "traceEvents":[
@@ -310,7 +310,7 @@ TEST_CASE("trace metadata: devices, distributed info, iterations, other keys") {
   CHECK(s->meta.top_level.size() == 6);
 }
 
-TEST_CASE("bad input: a clear error naming where, never a crash") {
+TEST_CASE("bad input: a clear error naming where / never a crash") {
   SUBCASE("truncated") {
     LoadError e = load_error("{\"traceEvents\":[\n{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"na");
     CHECK(e.message.find("unexpected end of file") != std::string::npos);
@@ -353,7 +353,7 @@ std::string gzip(std::string_view text) {
 }
 }  // namespace
 
-TEST_CASE("gzip, including several concatenated members") {
+TEST_CASE("gzip / including several concatenated members") {
   std::string part1 = R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},)";
   std::string part2 = R"({"ph":"X","name":"b","pid":1,"tid":1,"ts":2,"dur":1}]})";
   std::string path = "/tmp/sightline_multimember_test.json.gz";
@@ -378,7 +378,7 @@ TEST_CASE("gzip, including several concatenated members") {
 
 // Big enough for several parse chunks, with names that imitate chunk boundaries (`},{` inside
 // strings and nested objects in args) so that every wrong guess is exercised.
-TEST_CASE("chunked parsing of a large trace loses nothing, even with boundary look-alikes") {
+TEST_CASE("chunked parsing of a large trace loses nothing / even with boundary look-alikes") {
   std::string json = "{\"deviceProperties\":[{\"id\":0,\"name\":\"x\"}],\"traceEvents\":[";
   const int n = 120000;
   for (int i = 0; i < n; ++i) {

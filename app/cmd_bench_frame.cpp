@@ -1,0 +1,90 @@
+// `sightline bench frame TRACE`: CPU time per frame of the real timeline view, driven through a
+// fixed script of zooms and pans. ImGui runs headless (no window, no GL): this measures the
+// per-frame work of our code and ImGui's draw-list building, which is what scales with traces.
+#include <CLI/CLI.hpp>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "app/commands.h"
+#include "core/json_writer.h"
+#include "views/workspace.h"
+
+namespace sl::cli {
+
+void register_bench_frame(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("frame", "Time the timeline's frames through a fixed zoom/pan script");
+  struct Options {
+    std::string file;
+    std::string format = "text";
+    int width = 1600, height = 1000;
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("trace", options->file, "Trace file")->required();
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->callback([options] {
+    views::Workspace ws;
+    if (!ws.open_now(options->file)) {
+      std::fprintf(stderr, "sightline: %s\n", ws.error().c_str());
+      exit_code = 1;
+      return;
+    }
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(float(options->width), float(options->height));
+    io.DeltaTime = 1.f / 60;
+    views::load_fonts(1.f);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    views::TimelineView& tl = *ws.timeline();
+    double span = std::max<double>(double(ws.store()->end_ns), 1000);
+    // The script: whole trace, then zooming in ×1.5 per frame towards five points down to
+    // ~1 µs across, panning at each level; every zoom level is visited.
+    std::vector<std::pair<double, double>> views_to_draw;
+    for (double center : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      for (double width = span; width > 1000; width /= 1.5) {
+        double c = center * span;
+        views_to_draw.push_back({c - width / 2, c + width / 2});
+        views_to_draw.push_back({c - width / 2 + width * 0.1, c + width / 2 + width * 0.1});
+      }
+    }
+    std::vector<double> ms;
+    uint32_t max_commands = 0, max_vertices = 0;
+    for (auto [a, b] : views_to_draw) {
+      tl.zoom_to(a, b);
+      auto t0 = std::chrono::steady_clock::now();
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(io.DisplaySize);
+      ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration);
+      tl.draw(ImGui::GetContentRegionAvail());
+      ImGui::End();
+      ImGui::Render();
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      max_commands = std::max(max_commands, uint32_t(ImGui::GetDrawData()->CmdListsCount ? tl.stats().draw_commands : 0));
+      max_vertices = std::max(max_vertices, uint32_t(ImGui::GetDrawData()->TotalVtxCount));
+    }
+    ImGui::DestroyContext();
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    auto pct = [&](double q) { return sorted[std::min(sorted.size() - 1, size_t(q * double(sorted.size())))]; };
+    if (options->format == "json") {
+      JsonWriter j;
+      j.begin_object().field("frames", uint64_t(ms.size())).field("frame_ms_p50", pct(0.5)).field("frame_ms_p99", pct(0.99));
+      j.field("frame_ms_max", sorted.back()).field("draw_commands_max", max_commands).field("vertices_max", max_vertices).end_object();
+      std::printf("%s\n", j.str().c_str());
+      return;
+    }
+    std::printf("file            %s\n", options->file.c_str());
+    std::printf("frames          %zu (zoom levels from the whole trace down to ~1 us, with pans)\n", ms.size());
+    std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f\n", pct(0.5), pct(0.99), sorted.back());
+    std::printf("draw list       %u commands, %u vertices at most\n", max_commands, max_vertices);
+  });
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,477 @@
+// The desktop window: GLFW + OpenGL 3.3 + Dear ImGui around a Workspace. Renders only when
+// something changes (input, loading progress, a running script); otherwise it sleeps.
+#include "app/gui.h"
+
+#include <glad/gl.h>
+// glad first: GLFW must not include its own GL header.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui/backends/imgui_impl_glfw.h>
+#include <imgui/backends/imgui_impl_opengl3.h>
+#include <stb/stb_image_write.h>
+
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/json_writer.h"
+#include "views/details_panel.h"
+#include "views/file_browser.h"
+#include "views/time_axis.h"
+#include "views/workspace.h"
+
+namespace sl::gui {
+namespace {
+
+namespace fs = std::filesystem;
+using views::Workspace;
+
+std::vector<std::string> g_dropped;
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+bool save_screenshot(const std::string& path, int width, int height) {
+  std::vector<unsigned char> pixels(size_t(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  std::vector<unsigned char> flipped(pixels.size());
+  for (int y = 0; y < height; ++y)
+    std::copy_n(&pixels[size_t(height - 1 - y) * width * 4], size_t(width) * 4, &flipped[size_t(y) * width * 4]);
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
+  return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), width * 4) != 0;
+}
+
+// Automation (cli.md "GUI automation"): one command per line, run once the trace is loaded.
+class Script {
+public:
+  explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
+  bool done() const { return lines_.empty() && wait_ == 0; }
+  // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
+  bool step(Workspace& ws, int width, int height, int& exit_code);
+
+private:
+  std::deque<std::string> lines_;
+  int wait_ = 0;
+};
+
+bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
+  if (wait_ > 0) return --wait_, true;
+  while (!lines_.empty()) {
+    std::string line = lines_.front();
+    lines_.pop_front();
+    std::istringstream in(line);
+    std::string command;
+    in >> command;
+    views::TimelineView* tl = ws.timeline();
+    if (command.empty() || command[0] == '#') continue;
+    if (command == "quit") return false;
+    if (command == "wait") {
+      in >> wait_;
+      return true;
+    }
+    if (!tl) {
+      std::fprintf(stderr, "sightline: script: no trace is open for '%s'\n", line.c_str());
+      exit_code = 1;
+      return false;
+    }
+    if (command == "zoom") {
+      std::string a, b;
+      double t0 = 0, t1 = 0;
+      in >> a >> b;
+      if (!views::parse_time(a, t0) || !views::parse_time(b, t1)) {
+        std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
+        exit_code = 2;
+        return false;
+      }
+      tl->zoom_to(t0, t1);
+    } else if (command == "select") {
+      // NAME is the rest of the line (kernel names have spaces), optionally quoted, optionally
+      // followed by the occurrence index N.
+      std::string name;
+      std::getline(in >> std::ws, name);
+      size_t n = 0, space = name.find_last_of(' ');
+      if (space != std::string::npos && name.find_first_not_of("0123456789", space + 1) == std::string::npos &&
+          space + 1 < name.size()) {
+        n = std::stoul(name.substr(space + 1));
+        name.erase(space);
+      }
+      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+      StringId id = ws.store()->strings.find(name);
+      auto refs = id == StringPool::kNotFound ? std::span<const SliceRef>{} : ws.store()->slices_named(id);
+      if (n >= refs.size()) {
+        std::fprintf(stderr, "sightline: script: no slice '%s' #%zu\n", name.c_str(), n);
+        exit_code = 1;
+        return false;
+      }
+      std::vector<SliceRef> sorted(refs.begin(), refs.end());
+      std::sort(sorted.begin(), sorted.end(), [&](SliceRef x, SliceRef y) { return ws.store()->start(x) < ws.store()->start(y); });
+      tl->select(sorted[n], true);
+    } else if (command == "find") {
+      std::string text;
+      std::getline(in >> std::ws, text);
+      tl->find(text);
+    } else if (command == "view") {
+      std::string name;
+      in >> name;
+      if (name != "timeline") std::fprintf(stderr, "sightline: script: view '%s' is not available yet; showing the timeline\n", name.c_str());
+    } else if (command == "screenshot") {
+      std::string path;
+      in >> path;
+      if (!save_screenshot(path, width, height)) {
+        std::fprintf(stderr, "sightline: could not write %s\n", path.c_str());
+        exit_code = 1;
+        return false;
+      }
+    } else if (command == "state") {  // for tests: what the views show, as JSON
+      std::string path;
+      in >> path;
+      std::ofstream(path) << state_json(ws) << "\n";
+    } else {
+      std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
+      exit_code = 2;
+      return false;
+    }
+    wait_ = 2;  // let the views draw the result before the next command looks at it
+    return true;
+  }
+  return true;
+}
+
+struct Ui {
+  bool find_open = false, issues_open = false, browser_open = false;
+  char find_text[256] = "";
+  bool find_regex = false;
+  views::FileBrowser browser;
+  std::vector<std::string> recent;
+};
+
+fs::path state_dir() {
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : "/tmp") / ".config" / "sightline";
+}
+
+void load_recent(Ui& ui) {
+  std::ifstream in(state_dir() / "recent");
+  std::string line;
+  if (std::getline(in, line)) ui.browser.set_folder(line);
+  while (std::getline(in, line))
+    if (!line.empty()) ui.recent.push_back(line);
+}
+
+void remember(Ui& ui, const std::string& path) {
+  ui.recent.erase(std::remove(ui.recent.begin(), ui.recent.end(), path), ui.recent.end());
+  ui.recent.insert(ui.recent.begin(), path);
+  if (ui.recent.size() > 10) ui.recent.resize(10);
+  std::error_code ec;
+  fs::create_directories(state_dir(), ec);
+  std::ofstream out(state_dir() / "recent");
+  out << fs::absolute(path).parent_path().string() << "\n";
+  for (const auto& r : ui.recent) out << r << "\n";
+}
+
+void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true;
+    if (ImGui::BeginMenu("Recent", !ui.recent.empty())) {
+      for (const auto& r : ui.recent)
+        if (ImGui::MenuItem(r.c_str())) open(r);
+      ImGui::EndMenu();
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) glfwSetWindowShouldClose(window, 1);
+    ImGui::EndMenu();
+  }
+  if (views::TimelineView* tl = ws.timeline(); tl && ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Colour by name", nullptr, tl->color_mode == views::ColorMode::ByName)) tl->color_mode = views::ColorMode::ByName;
+    if (ImGui::MenuItem("Colour by category", nullptr, tl->color_mode == views::ColorMode::ByCategory)) tl->color_mode = views::ColorMode::ByCategory;
+    if (ImGui::MenuItem("Colour by kernel type", nullptr, tl->color_mode == views::ColorMode::ByKernelType)) tl->color_mode = views::ColorMode::ByKernelType;
+    ImGui::Separator();
+    ImGui::MenuItem("Idle-cause overlay", nullptr, &tl->show_idle);
+    ImGui::MenuItem("Launch and flow arrows", nullptr, &tl->show_flows);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Dark theme", nullptr, tl->theme == views::Theme::Dark)) {
+      tl->theme = tl->theme == views::Theme::Dark ? views::Theme::Light : views::Theme::Dark;
+      views::apply_theme(tl->theme);
+    }
+    if (ImGui::MenuItem("Find...", "Ctrl+F")) ui.find_open = true;
+    if (ImGui::MenuItem("Show everything", "0")) tl->show_all();
+    ImGui::EndMenu();
+  }
+  if (TraceStore* s = ws.store()) {
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", fs::path(ws.path()).filename().c_str());
+    uint64_t issues = s->issues.total();
+    if (issues) {
+      ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
+      if (ImGui::SmallButton((std::to_string(issues) + " import issues").c_str())) ui.issues_open = true;
+      ImGui::PopStyleColor();
+    }
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void draw_issues(Workspace& ws, Ui& ui) {
+  if (!ui.issues_open || !ws.store()) return;
+  ImGui::SetNextWindowSize(ImVec2(560, 320), ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("Import issues", &ui.issues_open)) {
+    ImGui::TextWrapped("What the loader could not place exactly as written. Nothing is dropped silently: "
+                       "skipped events are counted here with the byte offsets of the first examples.");
+    if (ImGui::BeginTable("issues", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+      ImGui::TableSetupColumn("kind");
+      ImGui::TableSetupColumn("count");
+      ImGui::TableSetupColumn("first at byte");
+      ImGui::TableHeadersRow();
+      const ImportIssues& issues = ws.store()->issues;
+      for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
+        uint64_t n = issues.count(IssueKind(k));
+        if (!n) continue;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(std::string(issue_name(IssueKind(k))).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%llu", (unsigned long long)n);
+        ImGui::TableNextColumn();
+        std::string offsets;
+        for (uint64_t o : issues.examples(IssueKind(k))) offsets += std::to_string(o) + " ";
+        ImGui::TextUnformatted(offsets.c_str());
+      }
+      ImGui::EndTable();
+    }
+  }
+  ImGui::End();
+}
+
+void draw_find(Workspace& ws, Ui& ui) {
+  views::TimelineView* tl = ws.timeline();
+  if (!ui.find_open || !tl) return;
+  ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 520, 60), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(500, 0), ImGuiCond_Always);
+  if (ImGui::Begin("Find", &ui.find_open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize)) {
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    bool enter = ImGui::InputText("##find", ui.find_text, sizeof ui.find_text, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    bool regex_changed = ImGui::Checkbox("regex", &ui.find_regex);
+    static std::string last;
+    std::string now = std::string(ui.find_text) + (ui.find_regex ? "\x01" : "");
+    if (now != last || regex_changed) {
+      last = now;
+      tl->find(ui.find_text, ui.find_regex);
+    } else if (enter) {
+      tl->step_match(ImGui::GetIO().KeyShift ? -1 : 1);
+      ImGui::SetKeyboardFocusHere(-1);
+    }
+    size_t n = tl->highlights().size();
+    ImGui::TextDisabled(n ? "%zu of %zu matches (Enter / Shift+Enter)" : "no matches", n ? tl->match_index() + 1 : 0, n);
+  }
+  ImGui::End();
+}
+
+void draw_loading(Workspace& ws) {
+  if (!ws.loading()) return;
+  const views::LoadState& s = ws.load_state();
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(460, 0));
+  ImGui::Begin("Loading", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings);
+  double total = double(s.bytes_total.load()), done = double(s.bytes_done.load());
+  float fraction = total > 0 ? float(done / total) : 0.f;
+  double elapsed = ImGui::GetTime() - s.started;
+  ImGui::Text("%s", s.phase.load());
+  ImGui::ProgressBar(fraction, ImVec2(-1, 0));
+  ImGui::Text("%.1f of %.1f MB · %llu events · %.1f s", done / 1e6, total / 1e6, (unsigned long long)s.events.load(), elapsed);
+  if (fraction > 0.02f) ImGui::Text("about %.1f s left", elapsed / fraction * (1 - fraction));
+  if (ImGui::Button("Cancel")) ws.cancel();
+  ImGui::End();
+}
+
+}  // namespace
+
+std::string state_json(Workspace& ws) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("path", ws.path()).field("loading", ws.loading()).field("error", ws.error());
+  if (views::TimelineView* tl = ws.timeline()) {
+    const TraceStore& s = *ws.store();
+    const views::TimelineStats& st = tl->stats();
+    w.field("view_start_ns", tl->view_start()).field("view_end_ns", tl->view_end());
+    w.key("selected");
+    if (tl->selected().valid()) {
+      SliceRef sel = tl->selected();
+      w.begin_object().field("name", s.name(sel)).field("start_ns", s.start(sel)).field("gpu", s.is_gpu(sel));
+      SliceRef launch = s.is_gpu(sel) ? s.launch_of(sel) : SliceRef{};
+      w.key("launch");
+      launch.valid() ? w.value(s.name(launch)) : w.null();
+      w.field("activities", uint64_t(s.activities_of(sel).size())).end_object();
+    } else {
+      w.null();
+    }
+    w.field("highlights", uint64_t(tl->highlights().size()));
+    w.field("rows_drawn", st.rows_drawn).field("slices_drawn", st.slices_drawn).field("folded_blocks", st.folded_blocks);
+    w.field("gaps_drawn", st.gaps_drawn).field("draw_commands", st.draw_commands);
+    w.key("gaps_per_track").begin_object();
+    for (uint32_t t = 0; t < s.tracks.size(); ++t)
+      if (uint32_t n = tl->gaps_visible_on(t)) w.field(std::to_string(t), n);
+    w.end_object();
+  }
+  w.end_object();
+  return w.str();
+}
+
+int run(const Options& options) {
+  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "sightline: GLFW error %d: %s\n", code, text); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "sightline: cannot open a window (no display?). The subcommands (info, report, ...) need none.\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Sightline", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "sightline: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "sightline: cannot load OpenGL functions\n");
+    return 1;
+  }
+  glfwSetDropCallback(window, on_drop);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  float scale = 1;
+  glfwGetWindowContentScale(window, &scale, nullptr);
+  scale = std::clamp(scale, 1.f, 3.f);
+  views::apply_theme(views::Theme::Light);
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  views::load_fonts(scale);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  Workspace ws;
+  Ui ui;
+  load_recent(ui);
+  auto wake = [] { glfwPostEmptyEvent(); };
+  std::string pending;
+  auto open = [&](const std::string& path) {
+    if (ws.loading()) return;
+    const_cast<views::LoadState&>(ws.load_state()).started = ImGui::GetTime();
+    ws.open(path, wake);
+    pending = path;
+  };
+  bool showing_sample = options.files.empty();
+  open(showing_sample ? options.sample : options.files.front());
+
+  std::vector<std::string> script_lines;
+  if (!options.script.empty()) {
+    std::ifstream in(options.script);
+    if (!in) {
+      std::fprintf(stderr, "sightline: cannot read script %s\n", options.script.c_str());
+      return 2;
+    }
+    for (std::string line; std::getline(in, line);) script_lines.push_back(line);
+  }
+  if (!options.screenshot.empty()) script_lines = {"wait 3", "screenshot " + options.screenshot, "quit"};
+  bool automated = !script_lines.empty();
+  Script script(script_lines);
+  int exit_code = 0;
+  int idle_frames = 0;
+
+  while (!glfwWindowShouldClose(window)) {
+    bool busy = ws.loading() || automated || idle_frames < 3;
+    if (busy) glfwPollEvents();
+    else glfwWaitEvents();  // sleep until input or a wake-up from the loader
+    ++idle_frames;
+    if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames = 0;
+    if (ws.poll()) {
+      idle_frames = 0;
+      if (ws.last_load_failed()) {
+        if (automated) {
+          std::fprintf(stderr, "sightline: %s\n", ws.error().c_str());
+          exit_code = 1;
+          break;
+        }
+      } else if (!showing_sample || pending != options.sample) {
+        remember(ui, pending);
+      }
+    }
+    for (const std::string& dropped : g_dropped) open(dropped);
+    g_dropped.clear();
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
+    draw_menu(ws, ui, window, open);
+
+    ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+    if (views::TimelineView* tl = ws.timeline()) {
+      if (showing_sample && ws.path() == options.sample)
+        ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
+                            fs::path(options.sample).filename().c_str());
+      float details_height = std::max(160.f, vp->WorkSize.y * 0.28f);
+      ImVec2 avail = ImGui::GetContentRegionAvail();
+      tl->draw(ImVec2(avail.x, avail.y - details_height));
+      ImGui::BeginChild("details", ImVec2(0, 0), true);
+      views::draw_details_panel(*ws.store(), *tl);
+      ImGui::EndChild();
+    } else if (!ws.loading()) {
+      ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");
+    }
+    ImGui::End();
+    draw_find(ws, ui);
+    draw_issues(ws, ui);
+    draw_loading(ws);
+    if (ui.browser_open) {
+      if (auto chosen = ui.browser.draw(&ui.browser_open)) open(*chosen);
+    }
+    if (!ws.error().empty()) ImGui::OpenPopup("Could not open the trace");
+    if (ImGui::BeginPopupModal("Could not open the trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+      ImGui::TextUnformatted(ws.error().c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::TextDisabled(ws.store() ? "The trace that was open stays open." : "");
+      if (ImGui::Button("OK")) ws.dismiss_error(), ImGui::CloseCurrentPopup();
+      ImGui::EndPopup();
+    }
+    ImGui::Render();
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(window, &width, &height);
+    glViewport(0, 0, width, height);
+    bool dark = ws.timeline() && ws.timeline()->theme == views::Theme::Dark;
+    glClearColor(dark ? 0.1f : 1.f, dark ? 0.1f : 1.f, dark ? 0.11f : 1.f, 1.f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (automated && !ws.loading() && ws.timeline() && !script.done()) {
+      if (!script.step(ws, width, height, exit_code)) break;
+    } else if (automated && script.done()) {
+      break;
+    }
+    glfwSwapBuffers(window);
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace sl::gui

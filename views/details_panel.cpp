@@ -1,0 +1,90 @@
+#include "views/details_panel.h"
+
+#include <imgui.h>
+
+#include "views/time_axis.h"
+
+namespace sl::views {
+namespace {
+
+TimeNs self_time(const TraceStore& store, SliceRef s) {
+  const SliceColumns& c = store.slices(s.track);
+  TimeNs children = 0;
+  // Direct children follow the slice in start order until the slice ends.
+  for (uint32_t r = s.index + 1; r < c.size() && c.start[r] < c.end(s.index); ++r)
+    if (c.parent[r] == s.index) children += c.dur[r];
+  return c.dur[s.index] - children;
+}
+
+void link_button(const TraceStore& store, TimelineView& timeline, const char* role, SliceRef target, int id) {
+  ImGui::PushID(id);
+  std::string label = std::string(role) + ": " + short_name(store.name(target)) + "  (" +
+                      format_duration(double(store.dur(target))) + ")";
+  if (ImGui::SmallButton(label.c_str())) timeline.select(target, true);
+  ImGui::PopID();
+}
+
+}  // namespace
+
+void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
+  SliceRef s = timeline.selected();
+  if (!s.valid()) {
+    ImGui::TextDisabled("Click a slice to see its details. Shift-drag selects a time range.");
+    return;
+  }
+  const Track& track = store.tracks[s.track];
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(std::string(store.name(s)).c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::BeginTable("timing", 2, ImGuiTableFlags_SizingFixedFit)) {
+    auto row = [](const char* k, const std::string& v) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", k);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(v.c_str());
+    };
+    row("category", std::string(store.cat(s)));
+    row("start", format_duration(double(store.start(s))) + " from trace start");
+    row("duration", format_duration(double(store.dur(s))));
+    row("self time", format_duration(double(self_time(store, s))));
+    row("track", track.kind == TrackKind::GpuStream ? "GPU " + std::to_string(track.device) + " stream " + std::to_string(track.stream)
+                                                    : "thread " + std::string(store.strings.view(track.tid_text)));
+    if (auto c = store.correlation_id(s)) row("correlation", std::to_string(*c));
+    ImGui::EndTable();
+  }
+  int id = 0;
+  if (SliceRef launch = store.is_gpu(s) ? store.launch_of(s) : SliceRef{}; launch.valid()) {
+    link_button(store, timeline, "launched by", launch, id++);
+    ImGui::SameLine();
+    ImGui::TextDisabled("launch → start %s", format_duration(double(store.start(s) - store.start(launch))).c_str());
+  }
+  auto activities = store.is_gpu(s) ? std::span<const SliceRef>{} : store.activities_of(s);
+  for (size_t i = 0; i < activities.size() && i < 32; ++i) link_button(store, timeline, "runs", activities[i], id++);
+  if (activities.size() > 32) ImGui::TextDisabled("… %zu more", activities.size() - 32);
+  for (uint32_t f : store.flows_to(s)) link_button(store, timeline, "flow from", store.flows[f].from, id++);
+  for (uint32_t f : store.flows_from(s)) link_button(store, timeline, "flow to", store.flows[f].to, id++);
+  if (ImGui::CollapsingHeader("Parents", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int depth = 0;
+    for (SliceRef p = store.parent(s); p.valid() && depth < 64; p = store.parent(p), ++depth)
+      link_button(store, timeline, "in", p, id++);
+    if (depth == 0) ImGui::TextDisabled("top level");
+  }
+  uint32_t args = store.slices(s.track).args[s.index];
+  if (args != kNone && ImGui::CollapsingHeader("Args", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::BeginTable("args", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+      for (const auto& [k, v] : store.decode_args(args)) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", k.c_str());
+        ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(v.c_str());
+        ImGui::PopTextWrapPos();
+      }
+      ImGui::EndTable();
+    }
+  }
+}
+
+}  // namespace sl::views

@@ -1,0 +1,74 @@
+#include "views/time_axis.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace sl::views {
+namespace {
+
+struct Unit {
+  double ns;
+  const char* name;
+};
+constexpr Unit kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xC2\xB5s"}, {1, "ns"}};
+
+const Unit& unit_for(double ns) {
+  for (const Unit& u : kUnits)
+    if (std::fabs(ns) >= u.ns) return u;
+  return kUnits[3];
+}
+
+}  // namespace
+
+std::string format_duration(double ns) {
+  const Unit& u = unit_for(ns);
+  double v = ns / u.ns;
+  char buf[48];
+  int decimals = std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 10 ? 1 : 2;
+  if (u.ns == 1) decimals = 0;
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, u.name);
+  return buf;
+}
+
+int64_t tick_step(double min_ns) {
+  int64_t step = 1;
+  for (;;) {
+    for (int m : {1, 2, 5})
+      if (double(step) * m >= min_ns) return step * m;
+    if (step > INT64_MAX / 100) return step;
+    step *= 10;
+  }
+}
+
+std::string format_tick(int64_t ns, int64_t step) {
+  const Unit& u = unit_for(double(step));
+  double v = double(ns) / u.ns;
+  int decimals = 0;
+  for (double s = double(step) / u.ns; s < 1 && decimals < 6; s *= 10) ++decimals;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, u.name);
+  return buf;
+}
+
+}  // namespace sl::views
+
+namespace sl::views {
+bool parse_time(std::string_view text, double& ns) {
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return false;
+  std::string unit(end);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  double scale = 0;
+  if (unit.empty() || unit == "us" || unit == "\xC2\xB5s") scale = 1e3;
+  else if (unit == "ns") scale = 1;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else return false;
+  ns = v * scale;
+  return true;
+}
+}  // namespace sl::views

@@ -1,0 +1,599 @@
+#include "views/timeline_view.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "views/time_axis.h"
+
+namespace sl::views {
+namespace {
+
+constexpr float kFoldPx = 3.f;       // slices narrower than this fold into a block
+constexpr float kRulerHeight = 22.f;
+constexpr float kOverviewHeight = 26.f;
+
+ImU32 with_alpha(ImU32 c, int alpha) { return (c & 0x00FFFFFF) | (ImU32(alpha) << 24); }
+
+bool icontains(std::string_view text, std::string_view needle_lower) {
+  return std::search(text.begin(), text.end(), needle_lower.begin(), needle_lower.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
+}
+
+}  // namespace
+
+TimelineView::TimelineView(const TraceStore& store) : store_(store) {
+  collapsed_.assign(store.processes.size(), 0);
+  gaps_.resize(store.tracks.size());
+  gaps_drawn_.assign(store.tracks.size(), 0);
+  idle_share_.assign(store.tracks.size(), -1);
+  track_y_.assign(store.tracks.size(), NAN);
+  build_lane_index();
+  show_all();
+}
+
+// Per track and visual row, the slices in time order: slices on one row never overlap, so both
+// starts and ends are sorted and a binary search finds the first visible one.
+void TimelineView::build_lane_index() {
+  lanes_.resize(store_.tracks.size());
+  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
+    const Track& track = store_.tracks[t];
+    auto& rows = lanes_[t].rows;
+    rows.assign(track.row_count(), {});
+    for (uint32_t i = 0; i < track.slices.size(); ++i) rows[track.row_of(i)].push_back(i);
+  }
+}
+
+void TimelineView::show_all() {
+  double span = std::max<double>(double(store_.end_ns), 1000.0);
+  zoom_to(-span * 0.01, span * 1.01);
+}
+
+void TimelineView::zoom_to(double t0, double t1) {
+  if (t1 - t0 < 10) {  // never closer than 10 ns across the view
+    double mid = (t0 + t1) / 2;
+    t0 = mid - 5, t1 = mid + 5;
+  }
+  t0_ = t0, t1_ = t1;
+}
+
+void TimelineView::frame(SliceRef s) {
+  if (!s.valid()) return;
+  double start = double(store_.start(s)), dur = std::max<double>(double(store_.dur(s)), 100);
+  zoom_to(start - dur * 0.5, start + dur * 1.5);
+  if (collapsed_[store_.tracks[s.track].process]) collapsed_[store_.tracks[s.track].process] = 0;
+  layout_rows();
+  for (const Row& r : rows_)
+    if (r.kind == Row::Lane && r.track == s.track) {
+      pending_scroll_y_ = std::max(0.f, r.y - 3 * lane_height_);
+      break;
+    }
+}
+
+void TimelineView::select(SliceRef s, bool frame_it) {
+  selected_ = s;
+  if (frame_it) frame(s);
+}
+
+void TimelineView::set_highlights(std::vector<SliceRef> slices) {
+  std::sort(slices.begin(), slices.end(), [&](SliceRef a, SliceRef b) { return store_.start(a) < store_.start(b); });
+  highlights_ = std::move(slices);
+  match_cursor_ = 0;
+}
+
+void TimelineView::set_idle_gaps(std::vector<IdleGapMark> gaps) {
+  for (auto& g : gaps_) g.clear();
+  std::vector<TimeNs> idle(store_.tracks.size(), 0);
+  for (const IdleGapMark& g : gaps)
+    if (g.track < gaps_.size()) {
+      gaps_[g.track].push_back(g);
+      idle[g.track] += g.end - g.start;
+    }
+  for (uint32_t t = 0; t < gaps_.size(); ++t) {
+    auto& list = gaps_[t];
+    std::sort(list.begin(), list.end(), [](const IdleGapMark& a, const IdleGapMark& b) { return a.start < b.start; });
+    const SliceColumns& c = store_.tracks[t].slices;
+    TimeNs span = c.size() ? store_.tracks[t].max_end_prefix.back() - c.start.front() : 0;
+    idle_share_[t] = span > 0 && !list.empty() ? double(idle[t]) / double(span) : -1;
+  }
+}
+
+uint32_t TimelineView::gaps_visible_on(uint32_t track) const {
+  return track < gaps_drawn_.size() ? gaps_drawn_[track] : 0;
+}
+
+size_t TimelineView::find(const std::string& text, bool regex) {
+  std::vector<SliceRef> matches;
+  if (!text.empty()) {
+    std::string lower(text);
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::unique_ptr<RE2> re;
+    if (regex) {
+      RE2::Options options;
+      options.set_case_sensitive(false);
+      options.set_log_errors(false);
+      re = std::make_unique<RE2>(text, options);
+      if (!re->ok()) re.reset();
+    }
+    // Names are interned: test each distinct name once, then take its slices.
+    for (StringId id = 1; id < store_.strings.size(); ++id) {
+      std::string_view name = store_.strings.view(id);
+      bool hit = re ? RE2::PartialMatch(name, *re) : (!regex && icontains(name, lower));
+      if (!hit) continue;
+      auto refs = store_.slices_named(id);
+      matches.insert(matches.end(), refs.begin(), refs.end());
+    }
+  }
+  set_highlights(std::move(matches));
+  if (!highlights_.empty()) select(highlights_.front(), true);
+  return highlights_.size();
+}
+
+void TimelineView::step_match(int direction) {
+  if (highlights_.empty()) return;
+  size_t n = highlights_.size();
+  match_cursor_ = (match_cursor_ + n + (direction < 0 ? -1 : 1)) % n;
+  select(highlights_[match_cursor_], true);
+}
+
+ImU32 TimelineView::slice_color(SliceRef s) const {
+  const SliceColumns& c = store_.slices(s.track);
+  switch (color_mode) {
+    case ColorMode::ByCategory: return color_for_key(store_.strings.view(c.cat[s.index]), theme);
+    case ColorMode::ByKernelType: {
+      KernelKind k = kernel_kind(store_.name(s), store_.cat(s), store_.is_gpu(s));
+      return k == KernelKind::NotGpu ? (theme == Theme::Light ? IM_COL32(205, 205, 205, 255) : IM_COL32(90, 90, 90, 255))
+                                     : kernel_kind_color(k);
+    }
+    case ColorMode::ByName: break;
+  }
+  return color_for_key(store_.name(s), theme);
+}
+
+// Rows in display order: process groups (collapsible), then their tracks' lanes, then counters.
+void TimelineView::layout_rows() {
+  rows_.clear();
+  lane_height_ = ImGui::GetFontSize() + 5;
+  float y = 0;
+  auto add = [&](Row r) {
+    r.y = y;
+    y += r.height;
+    rows_.push_back(r);
+  };
+  for (uint32_t p : store_.process_order) {
+    const Process& process = store_.processes[p];
+    bool has_content = false;
+    for (uint32_t t : process.tracks) has_content |= store_.tracks[t].slices.size() || store_.tracks[t].instants.size();
+    for (const CounterSeries& c : store_.counters) has_content |= c.process == p;
+    if (!has_content) continue;
+    add({Row::ProcessHeader, p, kNone, 0, kNone, 0, lane_height_ + 2});
+    if (collapsed_[p]) continue;
+    for (uint32_t t : process.tracks) {
+      const Track& track = store_.tracks[t];
+      uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
+      for (uint32_t lane = 0; lane < lanes; ++lane) add({Row::Lane, p, t, lane, kNone, 0, lane_height_});
+      if (lanes) y += 3;  // a little air between tracks
+    }
+    for (uint32_t c = 0; c < store_.counters.size(); ++c)
+      if (store_.counters[c].process == p) add({Row::Counter, p, kNone, 0, c, 0, lane_height_ * 2.5f});
+  }
+  content_height_ = y;
+}
+
+float TimelineView::row_y_of(SliceRef s) const {
+  float base = s.track < track_y_.size() ? track_y_[s.track] : NAN;
+  if (std::isnan(base)) return NAN;
+  return base + float(store_.tracks[s.track].row_of(s.index)) * lane_height_;
+}
+
+void TimelineView::draw(ImVec2 size) {
+  stats_ = {};
+  std::fill(gaps_drawn_.begin(), gaps_drawn_.end(), 0);
+  std::fill(track_y_.begin(), track_y_.end(), NAN);
+  layout_rows();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 origin = ImGui::GetCursorScreenPos();
+  header_width_ = std::clamp(size.x * 0.18f, 140.f, 300.f);
+  canvas_x0_ = origin.x + header_width_;
+  canvas_x1_ = origin.x + size.x - ImGui::GetStyle().ScrollbarSize;
+  ns_per_px_ = (t1_ - t0_) / std::max(1.f, canvas_x1_ - canvas_x0_);
+
+  draw_overview(dl, ImVec2(canvas_x0_, origin.y), ImVec2(canvas_x1_, origin.y + kOverviewHeight));
+  draw_ruler(dl, ImVec2(canvas_x0_, origin.y + kOverviewHeight), ImVec2(canvas_x1_, origin.y + kOverviewHeight + kRulerHeight));
+  ImGui::Dummy(ImVec2(size.x, kOverviewHeight + kRulerHeight));
+
+  ImVec2 child_size(size.x, std::max(10.f, size.y - kOverviewHeight - kRulerHeight));
+  ImGui::BeginChild("rows", child_size, false, ImGuiWindowFlags_NoScrollWithMouse);
+  if (pending_scroll_y_ >= 0) ImGui::SetScrollY(pending_scroll_y_), pending_scroll_y_ = -1;
+  ImDrawList* rows_dl = ImGui::GetWindowDrawList();
+  ImVec2 rows_min = ImGui::GetCursorScreenPos();
+  float scroll_y = ImGui::GetScrollY();
+  ImVec2 view_min = ImGui::GetWindowPos();
+  ImVec2 view_max(view_min.x + ImGui::GetWindowWidth(), view_min.y + ImGui::GetWindowHeight());
+  handle_input(ImVec2(canvas_x0_, view_min.y), ImVec2(canvas_x1_, view_max.y));
+  ns_per_px_ = (t1_ - t0_) / std::max(1.f, canvas_x1_ - canvas_x0_);
+  draw_rows(rows_dl, ImVec2(rows_min.x, rows_min.y), view_max, scroll_y);
+  if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
+  ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
+  ImGui::EndChild();
+
+  ImDrawList* all = ImGui::GetWindowDrawList();
+  stats_.draw_commands = uint32_t(all->CmdBuffer.Size + rows_dl->CmdBuffer.Size);
+  stats_.draw_vertices = uint32_t(all->VtxBuffer.Size + rows_dl->VtxBuffer.Size);
+}
+
+void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
+  ImGuiIO& io = ImGui::GetIO();
+  bool over_canvas = ImGui::IsWindowHovered() && io.MousePos.x >= cmin.x && io.MousePos.x < cmax.x &&
+                     io.MousePos.y >= cmin.y && io.MousePos.y < cmax.y;
+  double span = t1_ - t0_;
+  if (over_canvas && io.MouseWheel != 0 && !io.KeyShift) {
+    double at = t_of(io.MousePos.x), factor = std::pow(0.8, io.MouseWheel);
+    zoom_to(at - (at - t0_) * factor, at + (t1_ - at) * factor);
+  } else if (over_canvas && io.MouseWheel != 0) {
+    ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseWheel * lane_height_ * 3);
+  }
+  if (!io.WantTextInput && ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
+    double at = over_canvas ? t_of(io.MousePos.x) : (t0_ + t1_) / 2;
+    auto key = [](int k) { return ImGui::IsKeyDown(k); };
+    float dt = std::min(io.DeltaTime, 0.05f) * 3.f;
+    if (key('W')) zoom_to(at - (at - t0_) * (1 - dt), at + (t1_ - at) * (1 - dt));
+    if (key('S')) zoom_to(at - (at - t0_) * (1 + dt), at + (t1_ - at) * (1 + dt));
+    if (key('A')) zoom_to(t0_ - span * dt * 0.5, t1_ - span * dt * 0.5);
+    if (key('D')) zoom_to(t0_ + span * dt * 0.5, t1_ + span * dt * 0.5);
+    if (ImGui::IsKeyPressed('F', false) && selected_.valid()) frame(selected_);
+    if (ImGui::IsKeyPressed('0', false) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) show_all();
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) selected_ = {}, range_a_ = range_b_ = 0;
+  }
+  // Drag pans; shift-drag selects a time range; a click without drag selects what is under it.
+  if (over_canvas && ImGui::IsMouseClicked(0)) {
+    drag_origin_ = io.MousePos;
+    range_dragging_ = io.KeyShift;
+    dragging_ = !io.KeyShift;
+    if (range_dragging_) range_a_ = range_b_ = TimeNs(t_of(io.MousePos.x));
+  }
+  if (dragging_ && ImGui::IsMouseDragging(0, 2.f)) {
+    double shift = double(io.MouseDelta.x) * ns_per_px_;
+    zoom_to(t0_ - shift, t1_ - shift);
+    ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
+  }
+  if (range_dragging_ && ImGui::IsMouseDown(0)) range_b_ = TimeNs(t_of(io.MousePos.x));
+  if (ImGui::IsMouseReleased(0) && (dragging_ || range_dragging_)) {
+    bool click = std::fabs(io.MousePos.x - drag_origin_.x) < 3 && std::fabs(io.MousePos.y - drag_origin_.y) < 3;
+    if (click && dragging_) {
+      if (fold_hovered_) zoom_to(double(fold_hover_.start), double(fold_hover_.end));
+      else selected_ = hovered_;
+    }
+    if (range_a_ > range_b_) std::swap(range_a_, range_b_);
+    dragging_ = range_dragging_ = false;
+  }
+}
+
+void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
+  bool light = theme == Theme::Light;
+  dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(245, 245, 245, 255) : IM_COL32(35, 35, 38, 255));
+  int64_t step = tick_step(ns_per_px_ * 110);
+  int64_t first = int64_t(std::floor(t0_ / double(step))) * step;
+  ImU32 ink = light ? IM_COL32(60, 60, 60, 255) : IM_COL32(210, 210, 210, 255);
+  for (int64_t t = first; double(t) <= t1_; t += step) {
+    float x = x_of(double(t));
+    if (x < min.x) continue;
+    dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
+    std::string label = format_tick(t, step);
+    dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
+  }
+  std::string span = "view " + format_duration(t1_ - t0_);
+  dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 3), ink, span.c_str());
+  if (range_b_ > range_a_ || range_dragging_) {
+    float a = x_of(double(std::min(range_a_, range_b_))), b = x_of(double(std::max(range_a_, range_b_)));
+    dl->AddRectFilled(ImVec2(a, min.y), ImVec2(b, max.y), IM_COL32(0, 114, 178, 60));
+    std::string len = format_duration(double(std::llabs(range_b_ - range_a_)));
+    dl->AddText(ImVec2(a + 4, min.y + 3), IM_COL32(0, 80, 140, 255), len.c_str());
+  }
+}
+
+// The overview strip: GPU busy density over the whole trace, with the current view marked.
+void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
+  bool light = theme == Theme::Light;
+  dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(232, 234, 238, 255) : IM_COL32(28, 28, 32, 255));
+  dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 5), light ? IM_COL32(90, 90, 90, 255) : IM_COL32(180, 180, 180, 255), "overview");
+  double total = std::max<double>(double(store_.end_ns), 1);
+  int columns = std::max(1, int(max.x - min.x));
+  double per_col = total / columns;
+  std::vector<float> busy(columns, 0.f);
+  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
+    const Track& track = store_.tracks[t];
+    if (track.kind != TrackKind::GpuStream || lanes_[t].rows.empty()) continue;
+    const auto& row = lanes_[t].rows[0];
+    const SliceColumns& c = track.slices;
+    // Pixel-bounded: one binary search per column, not a walk over every kernel.
+    for (int col = 0; col < columns; ++col) {
+      TimeNs a = TimeNs(col * per_col), b = TimeNs((col + 1) * per_col);
+      auto it = std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return c.end(r) <= a; });
+      if (it != row.end() && c.start[*it] < b) busy[col] = std::max(busy[col], 1.f);
+    }
+  }
+  for (int col = 0; col < columns; ++col)
+    if (busy[col] > 0)
+      dl->AddRectFilled(ImVec2(min.x + col, max.y - 4 - 14 * busy[col]), ImVec2(min.x + col + 1, max.y - 4), IM_COL32(0, 114, 178, 200));
+  float a = min.x + float(t0_ / total) * (max.x - min.x), b = min.x + float(t1_ / total) * (max.x - min.x);
+  dl->AddRect(ImVec2(std::max(a, min.x), min.y + 1), ImVec2(std::min(b, max.x), max.y - 1), IM_COL32(213, 94, 0, 255), 0, 0, 2);
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsMouseHoveringRect(min, max) && ImGui::IsMouseDown(0) && !dragging_ && !range_dragging_) {
+    double center = double(io.MousePos.x - min.x) / double(max.x - min.x) * total, half = (t1_ - t0_) / 2;
+    zoom_to(center - half, center + half);
+  }
+}
+
+void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float scroll_y) {
+  float visible_top = scroll_y - lane_height_, visible_bottom = scroll_y + (view_max.y - min.y - scroll_y) + lane_height_;
+  visible_bottom = scroll_y + ImGui::GetWindowHeight() + lane_height_;
+  hovered_ = {};
+  fold_hovered_ = false;
+  bool light = theme == Theme::Light;
+  uint32_t last_track = kNone;
+  for (const Row& row : rows_) {
+    float y = min.y + row.y;
+    if (row.kind == Row::Lane && row.lane_row == 0) track_y_[row.track] = y;
+    if (row.y + row.height < visible_top || row.y > visible_bottom) continue;
+    ++stats_.rows_drawn;
+    if (row.kind == Row::ProcessHeader) {
+      dl->AddRectFilled(ImVec2(min.x, y), ImVec2(canvas_x1_, y + row.height), light ? IM_COL32(225, 229, 236, 255) : IM_COL32(45, 48, 56, 255));
+      draw_header(dl, row, min.x, y, header_width_);
+      continue;
+    }
+    if (row.kind == Row::Counter) {
+      draw_header(dl, row, min.x, y, header_width_);
+      draw_counter(dl, row, canvas_x0_, y, canvas_x1_);
+      continue;
+    }
+    if (row.track != last_track) {
+      last_track = row.track;
+      const Track& t = store_.tracks[row.track];
+      float height = lane_height_ * float(std::max<uint32_t>(1, t.row_count()));
+      if (show_idle && t.kind == TrackKind::GpuStream) draw_gaps(dl, row.track, canvas_x0_, y, canvas_x1_, height);
+      draw_header(dl, row, min.x, y, header_width_);
+      dl->AddLine(ImVec2(min.x, y - 1.5f), ImVec2(canvas_x1_, y - 1.5f), light ? IM_COL32(225, 225, 225, 255) : IM_COL32(55, 55, 55, 255));
+    }
+    draw_lane(dl, row, canvas_x0_, y, canvas_x1_);
+  }
+}
+
+void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y, float width) {
+  bool light = theme == Theme::Light;
+  ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(225, 225, 225, 255);
+  std::string label;
+  if (row.kind == Row::ProcessHeader) {
+    const Process& p = store_.processes[row.process];
+    std::string name(store_.strings.view(p.name));
+    bool gpu = !p.tracks.empty() && store_.tracks[p.tracks[0]].kind == TrackKind::GpuStream;
+    if (gpu) {
+      int64_t device = store_.tracks[p.tracks[0]].device;
+      label = "GPU " + std::to_string(device);
+      for (const Device& d : store_.meta.devices)
+        if (d.id == device && !d.name.empty()) label += " · " + d.name;
+    } else {
+      label = (name.empty() ? "process" : name) + " " + std::string(store_.strings.view(p.pid_text));
+    }
+    label = (collapsed_[row.process] ? "▸ " : "▾ ") + label;
+    ImVec2 a(x, y), b(x + width + (canvas_x1_ - canvas_x0_), y + row.height);
+    if (ImGui::IsMouseHoveringRect(a, ImVec2(x + width, b.y)) && ImGui::IsMouseClicked(0)) collapsed_[row.process] ^= 1;
+  } else if (row.kind == Row::Counter) {
+    label = std::string(store_.strings.view(store_.counters[row.counter].name));
+  } else {
+    const Track& t = store_.tracks[row.track];
+    // Tracks under a device's pid without GPU work (device-wide syncs, or host threads that
+    // Kineto files there) keep the thread's own name.
+    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) label = "stream " + std::to_string(t.stream);
+    else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
+    else label = std::string(store_.strings.view(t.name));
+    if (t.kind == TrackKind::CpuThread && label == std::string(store_.strings.view(t.tid_text))) label = "thread " + label;
+    if (idle_share_[row.track] >= 0 && show_idle) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "  idle %.0f%%", idle_share_[row.track] * 100);
+      label += buf;
+    }
+    if (t.overlapping) label += "  ⚠" + std::to_string(t.overlapping);
+  }
+  dl->PushClipRect(ImVec2(x, y), ImVec2(x + width - 4, y + lane_height_ + 4), true);
+  dl->AddText(ImVec2(x + (row.kind == Row::ProcessHeader ? 4 : 14), y + 2), ink, label.c_str());
+  dl->PopClipRect();
+  if (row.kind == Row::Lane && ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + lane_height_))) {
+    const Track& t = store_.tracks[row.track];
+    ImGui::SetTooltip("%s\n%zu slices, %u lanes%s", label.c_str(), t.slices.size(), t.row_count(),
+                      t.overlapping ? "\noverlapping slices are drawn on extra lanes (⚠)" : "");
+  }
+}
+
+// Slices of one lane. Runs narrower than kFoldPx fold into one block with a count, so the work
+// per row is bounded by its width in pixels whatever the number of slices.
+void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
+  const Track& track = store_.tracks[row.track];
+  const SliceColumns& c = track.slices;
+  bool light = theme == Theme::Light;
+  ImGuiIO& io = ImGui::GetIO();
+  bool mouse_in_row = io.MousePos.y >= y && io.MousePos.y < y + lane_height_ && io.MousePos.x >= x0 && io.MousePos.x < x1;
+  if (row.lane_row == 0 && track.instants.size()) {  // instants as ticks at the top of the track
+    const auto& ts = track.instants.ts;
+    auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(t0_));
+    float last_x = -1e9f;
+    for (; it != ts.end() && double(*it) <= t1_; ++it) {
+      float x = x_of(double(*it));
+      if (x - last_x < 2) continue;
+      last_x = x;
+      dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), light ? IM_COL32(90, 90, 90, 220) : IM_COL32(200, 200, 200, 220));
+    }
+  }
+  if (row.lane_row >= lanes_[row.track].rows.size()) return;
+  const auto& slices = lanes_[row.track].rows[row.lane_row];
+  auto it = std::partition_point(slices.begin(), slices.end(), [&](uint32_t r) { return double(c.end(r)) < t0_; });
+  size_t i = size_t(it - slices.begin());
+  ImU32 border = light ? IM_COL32(0, 0, 0, 50) : IM_COL32(0, 0, 0, 120);
+  while (i < slices.size() && double(c.start[slices[i]]) <= t1_) {
+    uint32_t r = slices[i];
+    float sx0 = x_of(double(c.start[r])), sx1 = x_of(double(c.end(r)));
+    if (sx1 - sx0 < kFoldPx) {
+      // Fold: everything starting within the next kFoldPx pixels joins this block.
+      double limit = double(c.start[r]) + kFoldPx * ns_per_px_;
+      auto end_it = std::partition_point(slices.begin() + i, slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
+      size_t j = size_t(end_it - slices.begin());
+      // Slices on a row never overlap, so only the run's last slice can be wide: it is drawn
+      // on its own next time round.
+      if (j - i > 1 && x_of(double(c.end(slices[j - 1]))) - x_of(double(c.start[slices[j - 1]])) >= kFoldPx) --j;
+      uint32_t last = slices[j - 1];
+      float bx1 = std::max(x_of(double(c.end(last))), sx0 + 1.f);
+      if (j - i == 1) {
+        SliceRef s{row.track, r};
+        dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height_ - 1), slice_color(s));
+        if (mouse_in_row && io.MousePos.x >= sx0 - 1 && io.MousePos.x <= bx1 + 1) hovered_ = s;
+        ++stats_.slices_drawn;
+      } else {
+        dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height_ - 1),
+                          light ? IM_COL32(150, 150, 160, 255) : IM_COL32(110, 110, 120, 255));
+        if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
+          fold_hovered_ = true;
+          fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
+          ImGui::SetTooltip("%u slices folded (%s)\nclick to zoom in", uint32_t(j - i),
+                            format_duration(double(c.end(last) - c.start[r])).c_str());
+        }
+        ++stats_.folded_blocks;
+      }
+      i = j;
+      continue;
+    }
+    SliceRef s{row.track, r};
+    ImU32 fill = slice_color(s);
+    ImVec2 a(std::max(sx0, x0), y + 1), b(std::min(sx1, x1), y + lane_height_ - 1);
+    dl->AddRectFilled(a, b, fill);
+    dl->AddRect(a, b, border);
+    if (track.slices.lane[r] > 0) dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, b.y), IM_COL32(213, 94, 0, 255), 2);
+    if (b.x - a.x > 24) {
+      std::string_view full = store_.name(s);
+      std::string label = short_name(full);
+      ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
+      dl->PushClipRect(a, b, true);
+      dl->AddText(ImVec2(a.x + 3, y + 2), text_color_on(fill), label.c_str());
+      dl->PopClipRect();
+      (void)text_size;
+    }
+    if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x < sx1) hovered_ = s;
+    ++stats_.slices_drawn;
+    ++i;
+  }
+  // Outline highlighted and selected slices on this row (search results, linked views).
+  auto outline = [&](SliceRef s, ImU32 color, float thickness) {
+    if (s.track != row.track || track.row_of(s.index) != row.lane_row) return;
+    float a = x_of(double(c.start[s.index])), b = std::max(x_of(double(c.end(s.index))), a + 2);
+    if (b < x0 || a > x1) return;
+    dl->AddRect(ImVec2(std::max(a, x0) - 1, y), ImVec2(std::min(b, x1) + 1, y + lane_height_), color, 0, 0, thickness);
+  };
+  if (!highlights_.empty()) {
+    auto lo = std::partition_point(highlights_.begin(), highlights_.end(), [&](SliceRef s) { return double(store_.end(s)) < t0_; });
+    int budget = 2000;  // bounded per row: highlights are for finding, not for drawing everything
+    for (auto h = lo; h != highlights_.end() && double(store_.start(*h)) <= t1_ && budget-- > 0; ++h)
+      outline(*h, IM_COL32(230, 159, 0, 255), 2);
+  }
+  if (selected_.valid()) outline(selected_, light ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), 2.5f);
+  if (hovered_.valid() && hovered_.track == row.track && track.row_of(hovered_.index) == row.lane_row && !fold_hovered_ &&
+      mouse_in_row)
+    slice_tooltip(hovered_);
+}
+
+void TimelineView::slice_tooltip(SliceRef s) {
+  std::string_view name = store_.name(s);
+  std::string shown(name.substr(0, 300));
+  if (name.size() > 300) shown += "…";
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+  ImGui::TextUnformatted(shown.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::TextDisabled("%s · %s", std::string(store_.cat(s)).c_str(), format_duration(double(store_.dur(s))).c_str());
+  ImGui::TextDisabled("starts at %s", format_duration(double(store_.start(s))).c_str());
+  ImGui::EndTooltip();
+}
+
+void TimelineView::draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, float x1, float height) {
+  const auto& gaps = gaps_[track];
+  auto it = std::partition_point(gaps.begin(), gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < t0_; });
+  ImGuiIO& io = ImGui::GetIO();
+  for (; it != gaps.end() && double(it->start) <= t1_; ++it) {
+    float a = std::max(x_of(double(it->start)), x0), b = std::min(x_of(double(it->end)), x1);
+    if (b - a < 1) continue;  // sub-pixel gaps: the track looks busy there, as it is
+    dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(it->cause), 90));
+    ++stats_.gaps_drawn;
+    ++gaps_drawn_[track];
+    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height)
+      ImGui::SetTooltip("idle %s\ncause: %s", format_duration(double(it->end - it->start)).c_str(),
+                        (const char*[]){"data loading", "host synchronisation", "host launch-bound", "cross-stream wait",
+                                        "launch latency", "other"}[std::clamp(it->cause, 0, 5)]);
+  }
+}
+
+// Counters as step charts with min/max per pixel column, so dense series stay honest.
+void TimelineView::draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
+  const CounterSeries& s = store_.counters[row.counter];
+  if (s.ts.empty()) return;
+  auto [mn, mx] = std::minmax_element(s.value.begin(), s.value.end());
+  double lo = std::min(0.0, *mn), hi = std::max(*mx, lo + 1e-12);
+  float h = row.height - 4;
+  auto y_of = [&](double v) { return y + 2 + h - float((v - lo) / (hi - lo)) * h; };
+  ImU32 fill = IM_COL32(0, 114, 178, 150);
+  auto it = std::upper_bound(s.ts.begin(), s.ts.end(), TimeNs(t0_));
+  size_t i = it == s.ts.begin() ? 0 : size_t(it - s.ts.begin()) - 1;
+  for (float x = std::max(x0, x_of(double(s.ts[i]))); x < x1 && i < s.ts.size(); x += 1) {
+    double col_end = t_of(x + 1);
+    double vmin = s.value[i], vmax = s.value[i];
+    size_t j = i;
+    while (j + 1 < s.ts.size() && double(s.ts[j + 1]) < col_end) {
+      ++j;
+      vmin = std::min(vmin, s.value[j]);
+      vmax = std::max(vmax, s.value[j]);
+    }
+    dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y + 2 + h), fill);
+    if (vmin != vmax) dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y_of(vmin) + 1), IM_COL32(0, 80, 140, 255));
+    ++stats_.counter_columns;
+    i = j;
+    if (j + 1 < s.ts.size() && double(s.ts[j + 1]) >= col_end && x_of(double(s.ts[j + 1])) > x + 1) {
+      // hold the value until the next point
+      float next = std::min(x_of(double(s.ts[j + 1])), x1);
+      dl->AddRectFilled(ImVec2(x + 1, y_of(s.value[j])), ImVec2(next, y + 2 + h), fill);
+      x = next - 1;
+      ++i;
+    } else if (j + 1 >= s.ts.size()) {
+      break;
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Arrows for the selection only: its launch → GPU activities, or the launch of a GPU activity,
+// plus trace flows into and out of it. An end off screen is drawn to the edge.
+void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
+  if (!selected_.valid()) return;
+  std::vector<std::pair<SliceRef, SliceRef>> links;
+  if (store_.is_gpu(selected_)) {
+    if (SliceRef l = store_.launch_of(selected_); l.valid()) links.push_back({l, selected_});
+  } else {
+    for (SliceRef a : store_.activities_of(selected_)) links.push_back({selected_, a});
+  }
+  for (uint32_t f : store_.flows_from(selected_)) links.push_back({store_.flows[f].from, store_.flows[f].to});
+  for (uint32_t f : store_.flows_to(selected_)) links.push_back({store_.flows[f].from, store_.flows[f].to});
+  ImU32 ink = IM_COL32(213, 94, 0, 230);
+  int budget = 256;
+  for (auto [from, to] : links) {
+    if (budget-- == 0) break;
+    float ya = row_y_of(from), yb = row_y_of(to);
+    if (std::isnan(ya) || std::isnan(yb)) continue;
+    ImVec2 a(std::clamp(x_of(double(store_.start(from))), x0, x1), ya + lane_height_ * 0.5f);
+    ImVec2 b(std::clamp(x_of(double(store_.start(to))), x0, x1), yb + lane_height_ * 0.5f);
+    float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
+    dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, ink, 1.8f);
+    dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - 7, b.y - 4), ImVec2(b.x - 7, b.y + 4), ink);
+  }
+}
+
+}  // namespace sl::views

@@ -1,0 +1,112 @@
+// The zoomable CPU/GPU timeline: process groups of thread and stream rows, counters, async
+// tracks; LOD folding so per-frame work depends on pixels, not on trace size.
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+#include "core/trace_store.h"
+#include "views/style.h"
+
+namespace sl::views {
+
+// One idle gap on a GPU track, coloured by its cause (sl::analysis::IdleCause).
+struct IdleGapMark {
+  uint32_t track;
+  TimeNs start, end;
+  int cause;
+};
+
+struct TimelineStats {
+  uint32_t rows_drawn = 0, slices_drawn = 0, folded_blocks = 0, gaps_drawn = 0, counter_columns = 0;
+  uint32_t draw_commands = 0, draw_vertices = 0;
+};
+
+class TimelineView {
+public:
+  explicit TimelineView(const TraceStore& store);
+
+  // Draws ruler, overview and rows filling `size` at the cursor of the current window.
+  void draw(ImVec2 size);
+
+  // --- navigation and selection (also driven by scripts and other views) ---
+  void show_all();
+  void zoom_to(double t0, double t1);
+  void frame(SliceRef slice);  // zoom around a slice and scroll its row into view
+  void select(SliceRef slice, bool frame_it = false);
+  SliceRef selected() const { return selected_; }
+  void set_highlights(std::vector<SliceRef> slices);
+  const std::vector<SliceRef>& highlights() const { return highlights_; }
+  void set_idle_gaps(std::vector<IdleGapMark> gaps);
+  double view_start() const { return t0_; }
+  double view_end() const { return t1_; }
+  std::pair<TimeNs, TimeNs> range_selection() const { return {range_a_, range_b_}; }
+
+  // Find: case-insensitive substring of names (or a RE2 regex); selects the first match.
+  size_t find(const std::string& text, bool regex = false);
+  void step_match(int direction);
+  size_t match_index() const { return match_cursor_; }
+
+  ColorMode color_mode = ColorMode::ByName;
+  Theme theme = Theme::Light;
+  bool show_idle = true;
+  bool show_flows = true;
+  const TimelineStats& stats() const { return stats_; }
+  uint32_t gaps_visible_on(uint32_t track) const;  // idle gaps drawn on a track last frame
+
+private:
+  struct Row {
+    enum Kind { ProcessHeader, Lane, Counter } kind;
+    uint32_t process = kNone, track = kNone, lane_row = 0, counter = kNone;
+    float y = 0, height = 0;
+  };
+  struct LaneIndex {
+    std::vector<std::vector<uint32_t>> rows;  // per visual row: slice rows in time order
+  };
+
+  void build_lane_index();
+  void layout_rows();
+  void handle_input(ImVec2 canvas_min, ImVec2 canvas_max);
+  void draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max);
+  void draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max);
+  void draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 max, float scroll_y);
+  void draw_lane(ImDrawList* dl, const Row& row, float x0, float y, float x1);
+  void draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1);
+  void draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, float x1, float height);
+  void draw_flows(ImDrawList* dl, float x0, float x1);
+  void draw_header(ImDrawList* dl, const Row& row, float x, float y, float width);
+  void slice_tooltip(SliceRef s);
+  ImU32 slice_color(SliceRef s) const;
+  float x_of(double t) const { return canvas_x0_ + float((t - t0_) / ns_per_px_); }
+  double t_of(float x) const { return t0_ + double(x - canvas_x0_) * ns_per_px_; }
+  float row_y_of(SliceRef s) const;  // screen y of a slice's lane, or NaN when not laid out
+
+  const TraceStore& store_;
+  std::vector<LaneIndex> lanes_;  // per track
+  std::vector<Row> rows_;
+  std::vector<uint8_t> collapsed_;  // per process
+  std::vector<std::vector<IdleGapMark>> gaps_;  // per track, by start
+  std::vector<double> idle_share_;             // per track: idle / span of its activity
+  std::vector<uint32_t> gaps_drawn_;           // per track, last frame
+  std::vector<float> track_y_;                 // per track: screen y of its first lane, last frame
+  double t0_ = 0, t1_ = 1, ns_per_px_ = 1;
+  float canvas_x0_ = 0, canvas_x1_ = 1, lane_height_ = 18, header_width_ = 240;
+  float content_height_ = 0;
+  SliceRef selected_, hovered_;
+  std::vector<SliceRef> highlights_;
+  size_t match_cursor_ = 0;
+  bool dragging_ = false, range_dragging_ = false;
+  ImVec2 drag_origin_{};
+  TimeNs range_a_ = 0, range_b_ = 0;
+  float pending_scroll_y_ = -1;
+  struct FoldHit {
+    TimeNs start, end;
+    uint32_t count;
+  } fold_hover_{};
+  bool fold_hovered_ = false;
+  TimelineStats stats_;
+};
+
+}  // namespace sl::views

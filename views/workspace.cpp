@@ -1,0 +1,93 @@
+#include "views/workspace.h"
+
+#include "core/analysis/common.h"
+#include "core/analysis/idle_time.h"
+
+namespace sl::views {
+
+Workspace::~Workspace() {
+  state_.cancel = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
+  analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
+  analysis::IdleCauses causes = analysis::idle_causes(table);
+  std::vector<IdleGapMark> marks;
+  marks.reserve(causes.gaps.size());
+  for (const analysis::IdleGap& g : causes.gaps)
+    if (g.track != kNone && g.end > g.start) marks.push_back({g.track, g.start, g.end, int(g.cause)});
+  return marks;
+}
+
+Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
+  LoadOptions options;
+  options.cancel = &state.cancel;
+  options.on_progress = [&state](const LoadProgress& p) {
+    state.bytes_done = p.bytes_done;
+    state.bytes_total = p.bytes_total;
+    state.events = p.events;
+    state.phase = p.phase;
+  };
+  Loaded out;
+  out.path = path;
+  LoadResult r = load_trace(path, options);
+  if (!r.ok()) {
+    out.error = r.error.cancelled ? "" : r.error.to_string();
+    return out;
+  }
+  state.phase = "analysing idle time";
+  out.gaps = idle_gap_marks(*r.store);
+  out.store = std::move(r.store);
+  return out;
+}
+
+void Workspace::open(const std::string& path, std::function<void()> wake) {
+  if (loading_) return;
+  if (thread_.joinable()) thread_.join();
+  state_.cancel = false;
+  state_.bytes_done = state_.bytes_total = state_.events = 0;
+  state_.phase = "reading";
+  loading_ = true;
+  thread_ = std::thread([this, path, wake] {
+    auto loaded = std::make_unique<Loaded>(load(path, state_));
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = std::move(loaded);
+    }
+    loading_ = false;
+    if (wake) wake();
+  });
+}
+
+bool Workspace::poll() {
+  std::unique_ptr<Loaded> done;
+  {
+    std::lock_guard lock(mutex_);
+    done = std::move(finished_);
+  }
+  if (!done) return false;
+  if (thread_.joinable()) thread_.join();
+  install(std::move(*done));
+  return true;
+}
+
+void Workspace::install(Loaded loaded) {
+  last_failed_ = !loaded.store;
+  if (!loaded.store) {  // keep what was open; say what went wrong
+    error_ = loaded.error;
+    return;
+  }
+  timeline_.reset();
+  store_ = std::move(loaded.store);
+  path_ = loaded.path;
+  timeline_ = std::make_unique<TimelineView>(*store_);
+  timeline_->set_idle_gaps(std::move(loaded.gaps));
+}
+
+bool Workspace::open_now(const std::string& path) {
+  install(load(path, state_));
+  return !last_failed_;
+}
+
+}  // namespace sl::views

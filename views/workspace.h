@@ -1,0 +1,69 @@
+// One open trace with its views, and the background load that replaces it. No GL here: the
+// window (app/gui_window.cpp) and the headless frame benchmark both drive it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/trace_loader.h"
+#include "views/timeline_view.h"
+
+namespace sl::views {
+
+struct LoadState {
+  std::atomic<uint64_t> bytes_done{0}, bytes_total{0}, events{0};
+  std::atomic<const char*> phase{""};
+  std::atomic<bool> cancel{false};
+  double started = 0;  // ImGui time when the load began
+};
+
+class Workspace {
+public:
+  ~Workspace();
+
+  // Starts loading in the background; what is open stays open until the new trace is ready.
+  void open(const std::string& path, std::function<void()> wake);
+  bool loading() const { return loading_; }
+  const LoadState& load_state() const { return state_; }
+  void cancel() { state_.cancel = true; }
+  // Call once per frame: installs a finished load. Returns true when something changed.
+  bool poll();
+
+  TraceStore* store() { return store_.get(); }
+  TimelineView* timeline() { return timeline_.get(); }
+  const std::string& error() const { return error_; }  // the last failed load, until dismissed
+  void dismiss_error() { error_.clear(); }
+  bool last_load_failed() const { return last_failed_; }
+  const std::string& path() const { return path_; }
+
+  // Loads synchronously (benchmarks, tests).
+  bool open_now(const std::string& path);
+
+private:
+  struct Loaded {
+    std::unique_ptr<TraceStore> store;
+    std::vector<IdleGapMark> gaps;
+    std::string error;
+    std::string path;
+  };
+  static Loaded load(const std::string& path, LoadState& state);
+  void install(Loaded loaded);
+
+  std::unique_ptr<TraceStore> store_;
+  std::unique_ptr<TimelineView> timeline_;
+  std::string path_, error_;
+  bool last_failed_ = false;
+  std::thread thread_;
+  std::atomic<bool> loading_{false};
+  std::mutex mutex_;
+  std::unique_ptr<Loaded> finished_;
+  LoadState state_;
+};
+
+// Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
+std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store);
+
+}  // namespace sl::views
