@@ -13,8 +13,32 @@ std::string_view trim_right(std::string_view s) {
 
 }  // namespace
 
+// The common case, `123456789012345` or `123456.789` with at most 3 decimals, without 128-bit
+// arithmetic; anything else takes the general path below.
+static bool plain_micros(std::string_view s, int64_t& nanos) {
+  size_t i = 0, n = s.size();
+  bool negative = n && s[0] == '-';
+  i += negative;
+  uint64_t whole = 0;
+  size_t digits = 0;
+  for (; i < n && is_digit(s[i]); ++i, ++digits) whole = whole * 10 + uint64_t(s[i] - '0');
+  if (digits == 0 || digits > 15) return false;
+  uint64_t frac = 0;
+  size_t frac_digits = 0;
+  if (i < n && s[i] == '.') {
+    for (++i; i < n && is_digit(s[i]) && frac_digits < 3; ++i, ++frac_digits) frac = frac * 10 + uint64_t(s[i] - '0');
+    if (frac_digits == 0) return false;
+  }
+  if (i != n) return false;  // more decimals or an exponent: general path
+  static constexpr uint64_t scale[] = {1000, 100, 10, 1};
+  uint64_t value = whole * 1000 + frac * scale[frac_digits];
+  nanos = negative ? -int64_t(value) : int64_t(value);
+  return true;
+}
+
 NumberStatus micros_to_nanos(std::string_view token, int64_t& nanos) {
   std::string_view s = trim_right(token);
+  if (plain_micros(s, nanos)) return NumberStatus::Ok;
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && s[i] == '-') negative = true, ++i;

@@ -11,7 +11,11 @@
 #include <simdjson.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <atomic>
+#include <thread>
 #include <unordered_map>
 
 #include "core/decimal.h"
@@ -26,7 +30,8 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 
-constexpr size_t kChunkBytes = 8 << 20;
+constexpr size_t kChunkBytes = 4 << 20;
+constexpr size_t kParallelBytes = 24 << 20;  // below this a second thread costs more than it saves
 constexpr uint64_t kProgressEvery = 4096;
 // Times beyond ±146 years of µs are refused so that differences never overflow int64.
 constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
@@ -56,7 +61,8 @@ struct Event {
   std::vector<std::pair<std::string_view, double>> numbers;  // for `C` events
 };
 
-struct ChunkFailed {};  // a guessed chunk boundary did not hold
+struct ChunkFailed {};       // a guessed chunk boundary did not hold, after events were stored
+struct BoundaryInString {};  // the guess fell inside a string: found before storing anything
 
 // Replaces what simdjson refuses inside strings, keeping every byte offset: invalid UTF-8
 // bytes become '?', raw control characters inside strings become ' '.
@@ -104,8 +110,8 @@ bool sanitize(char* begin, size_t length, uint64_t base_offset, ImportIssues& is
 
 class KinetoLoader {
 public:
-  KinetoLoader(std::shared_ptr<TraceStore::Buffer> buffer, std::string file, const LoadOptions& options)
-      : buffer_(std::move(buffer)), d_(buffer_->data), n_(buffer_->size), options_(options) {
+  KinetoLoader(std::shared_ptr<TraceStore::Buffer> buffer, std::string file, LoadOptions options)
+      : buffer_(std::move(buffer)), d_(buffer_->data), n_(buffer_->size), options_(std::move(options)) {
     error_.file = std::move(file);
   }
 
@@ -113,16 +119,21 @@ public:
 
 private:
   bool load(bool chunked);
+  void start_store();
   // --- top level ---
   bool parse_top_level();
   bool parse_events(size_t open_bracket, size_t& after);
+  bool parse_from(size_t first, size_t limit, size_t& after);
+  bool parse_halves(size_t first, size_t split, size_t& after);
+  size_t find_split(size_t from) const;
+  bool starts_event(size_t brace) const;
   bool parse_chunk(size_t first, size_t separator, size_t& array_end);
   bool iterate_chunk(size_t start, size_t length, bool last, size_t& array_end);
   void handle_top_level(std::string_view key, std::string_view value);
   size_t skip_ws(size_t pos) const;
   bool scan_string(size_t pos, size_t& end) const;
   bool skip_value(size_t pos, size_t& end);
-  size_t find_boundary(size_t from) const;
+  size_t find_boundary(size_t from, bool need_space = false) const;
 
   // --- events ---
   error_code read_event(od::value element, Event& e, od::document& doc);
@@ -132,6 +143,7 @@ private:
   void store_metadata(const Event& e);
   uint32_t process_for(const Event& e);
   uint32_t track_for(const Event& e);
+  uint32_t lookup_track(const Event& e);
   StringId intern(const Token& t) { return store_->strings.intern(t.text); }
   uint8_t flags_of(StringId cat);
   bool time_of(const Event& e, const Token& t, TimeNs& out);
@@ -150,7 +162,10 @@ private:
   std::shared_ptr<TraceStore::Buffer> buffer_;
   char* d_;
   size_t n_;
-  const LoadOptions& options_;
+  LoadOptions options_;
+  std::atomic<uint64_t>* progress_out_ = nullptr;       // the second thread publishes here
+  const std::atomic<uint64_t>* progress_in_ = nullptr;  // the first thread adds it
+  uint64_t progress_base_ = 0;                           // where the second thread began
   std::unique_ptr<TraceStore> store_;
   std::unique_ptr<TraceBuilder> builder_;
   od::parser parser_;
@@ -166,6 +181,8 @@ private:
     uint32_t index;
   };
   std::unordered_map<uint64_t, KeyedIndex> tracks_by_key_, processes_by_key_;
+  uint32_t last_track_ = kNone;
+  std::string last_pid_, last_tid_;
   std::string devices_key_;  // "deviceProperties" wins over the old "computeProperties"
 };
 
@@ -182,7 +199,11 @@ LoadResult KinetoLoader::run() {
   }
   if (ok) {
     report("linking", n_);
+    auto t1 = std::chrono::steady_clock::now();
     builder_->finish();
+    if (std::getenv("SIGHTLINE_TIMING"))
+      std::fprintf(stderr, "parse %.1f ms, finish %.1f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     store_->issues.merge(sanitized_);
     store_->meta.bytes = n_;
     store_->meta.file = error_.file;
@@ -195,12 +216,17 @@ LoadResult KinetoLoader::run() {
   return result;
 }
 
-bool KinetoLoader::load(bool chunked) {
+void KinetoLoader::start_store() {
   store_ = std::make_unique<TraceStore>();
   builder_ = std::make_unique<TraceBuilder>(*store_);
   buffer_index_ = store_->adopt_buffer(buffer_);
+}
+
+bool KinetoLoader::load(bool chunked) {
+  start_store();
   tracks_by_key_.clear();
   processes_by_key_.clear();
+  last_track_ = kNone;
   cat_flags_.clear();
   devices_key_.clear();
   failed_ = false;
@@ -343,8 +369,9 @@ bool KinetoLoader::parse_top_level() {
   return true;
 }
 
-// Finds a likely boundary between two events at or after `from`: the comma in `}` ws `,` ws `{`.
-size_t KinetoLoader::find_boundary(size_t from) const {
+// Finds a likely boundary between two events at or after `from`: the comma in `}` ws `,` ws `{`
+// (with `need_space`, only where whitespace follows the comma).
+size_t KinetoLoader::find_boundary(size_t from, bool need_space) const {
   for (size_t i = from; i + 1 < n_;) {
     const void* hit = std::memchr(d_ + i, '}', n_ - i);
     if (!hit) return std::string_view::npos;
@@ -352,11 +379,30 @@ size_t KinetoLoader::find_boundary(size_t from) const {
     size_t comma = skip_ws(brace + 1);
     if (comma < n_ && d_[comma] == ',') {
       size_t next = skip_ws(comma + 1);
-      if (next < n_ && d_[next] == '{') return comma;
+      if (next < n_ && d_[next] == '{' && (!need_space || next > comma + 1) && starts_event(next)) return comma;
     }
     i = brace + 1;
   }
   return std::string_view::npos;
+}
+
+// Whether the object at `brace` opens with a key events have: nested objects in args rarely do.
+bool KinetoLoader::starts_event(size_t brace) const {
+  size_t quote = skip_ws(brace + 1);
+  if (quote >= n_ || d_[quote] != '"') return false;
+  size_t end = quote + 1;
+  while (end < n_ && end - quote <= 6 && d_[end] != '"') ++end;
+  std::string_view key(d_ + quote + 1, end - quote - 1);
+  for (std::string_view k : {"ph", "name", "cat", "pid", "tid", "ts", "dur", "args", "id", "bp", "s"})
+    if (key == k) return end < n_;
+  return false;
+}
+
+// A split point for two threads: near the middle, and with whitespace after the comma so the
+// `]` of the first half and the `[` of the second are written to different bytes.
+size_t KinetoLoader::find_split(size_t from) const {
+  size_t split = find_boundary(from, true);
+  return split != std::string_view::npos && split < from + (16u << 20) ? split : std::string_view::npos;
 }
 
 bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
@@ -366,17 +412,79 @@ bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
     after = first + 1;
     return true;
   }
+  if (chunked_ && n_ - first > kParallelBytes && std::thread::hardware_concurrency() > 1) {
+    size_t split = find_split(first + (n_ - first) / 2);
+    if (split != std::string_view::npos) return parse_halves(first, split, after);
+  }
+  return parse_from(first, std::string_view::npos, after);
+}
+
+// Parses events from `first` in chunks, up to the separator `limit` (npos: to the array's end,
+// which then sets `after`).
+bool KinetoLoader::parse_from(size_t first, size_t limit, size_t& after) {
+  constexpr size_t npos = std::string_view::npos;
   for (;;) {
-    size_t separator = std::string_view::npos;
+    size_t separator = npos;
     if (chunked_ && first + kChunkBytes < n_) separator = find_boundary(first + kChunkBytes);
-    size_t array_end = std::string_view::npos;
-    if (!parse_chunk(first, separator, array_end)) return false;
-    if (array_end != std::string_view::npos) {
+    if (limit != npos && (separator == npos || separator > limit)) separator = limit;
+    size_t array_end = npos;
+    try {
+      if (!parse_chunk(first, separator, array_end)) return false;
+    } catch (const BoundaryInString&) {
+      // Nothing was stored: try the next boundary (or the rest, or the limit).
+      size_t next = separator == limit ? npos : find_boundary(separator + 1);
+      if (separator == limit || next == npos || (limit != npos && next > limit)) throw ChunkFailed{};
+      separator = next;
+      if (!parse_chunk(first, separator, array_end)) return false;
+    }
+    if (array_end != npos) {
+      if (limit != npos) throw ChunkFailed{};  // the split lay beyond traceEvents
       after = array_end;
       return true;
     }
+    if (separator == limit) return true;
     first = skip_ws(separator + 1);
   }
+}
+
+// The second core parses the second half into its own builder while this thread parses the
+// first; the first half's last chunk proves the split (it must close exactly there). Then the
+// second builder is absorbed, as if its events had followed ours. Any doubt: parse again
+// sequentially (ChunkFailed).
+bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
+  LoadOptions quiet;
+  quiet.cancel = options_.cancel;
+  KinetoLoader second(buffer_, error_.file, quiet);
+  second.start_store();
+  std::atomic<uint64_t> second_done{0};
+  second.progress_out_ = &second_done;
+  progress_in_ = &second_done;
+  size_t second_first = skip_ws(split + 1), second_after = std::string_view::npos;
+  second.progress_base_ = second_first;
+  bool second_ok = false, second_chunk_failed = false;
+  std::thread worker([&] {
+    try {
+      second_ok = second.parse_from(second_first, std::string_view::npos, second_after);
+    } catch (const ChunkFailed&) {
+      second_chunk_failed = true;
+    }
+  });
+  bool first_ok = false, first_chunk_failed = false;
+  try {
+    size_t unused = 0;
+    first_ok = parse_from(first, split, unused);
+  } catch (const ChunkFailed&) {
+    first_chunk_failed = true;
+  }
+  worker.join();
+  progress_in_ = nullptr;
+  if (first_chunk_failed || second_chunk_failed) throw ChunkFailed{};
+  sanitized_.merge(second.sanitized_);
+  if (!first_ok) return false;
+  if (!second_ok) return fail(second.error_.message, second.error_.byte_offset);
+  builder_->absorb(*second.builder_);
+  after = second_after;
+  return true;
 }
 
 // Parses the events from `first` up to the comma at `separator` (npos: to the array's end).
@@ -415,6 +523,7 @@ bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t&
   if ((code == simdjson::UTF8_ERROR || code == simdjson::UNESCAPED_CHARS) &&
       sanitize(d_ + start + 1, length - (last ? 1 : 2), start + 1, sanitized_))
     code = parser_.iterate(d_ + start, length, capacity).get(doc);
+  if (code == simdjson::UNCLOSED_STRING && !last) throw BoundaryInString{};
   bool iterated = !code;
   od::array events;
   if (!code) code = doc.get_array().get(events);
@@ -434,7 +543,8 @@ bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t&
     ++store_->counts.events;
     store_event(e);
     if (store_->counts.events % kProgressEvery == 0) {
-      report("parsing", e.offset);
+      if (progress_out_) progress_out_->store(e.offset - progress_base_, std::memory_order_relaxed);
+      else report("parsing", e.offset + (progress_in_ ? progress_in_->load(std::memory_order_relaxed) : 0));
       if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
         error_.cancelled = true;
         return fail("cancelled", e.offset);
@@ -613,6 +723,15 @@ uint32_t KinetoLoader::process_for(const Event& e) {
 }
 
 uint32_t KinetoLoader::track_for(const Event& e) {
+  // Events of one thread come in runs: check the last thread before hashing.
+  if (last_track_ != kNone && e.pid.text == last_pid_ && e.tid.text == last_tid_) return last_track_;
+  last_track_ = lookup_track(e);
+  last_pid_.assign(e.pid.text);
+  last_tid_.assign(e.tid.text);
+  return last_track_;
+}
+
+uint32_t KinetoLoader::lookup_track(const Event& e) {
   uint64_t h = hash_bytes(e.pid.text) * 0x9E3779B97F4A7C15ull ^ hash_bytes(e.tid.text);
   auto it = tracks_by_key_.find(h);
   auto same = [&](const std::string& key) {

@@ -15,6 +15,15 @@ inline uint64_t mix(uint64_t a, uint64_t b) {
 // A multiply-mix hash over 8-byte words: names are hashed once per event, so this is hot.
 uint64_t hash_bytes(std::string_view text) {
   constexpr uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull;
+  // Kernel names run to kilobytes and are interned once per event: for long strings hash the
+  // length, head, middle and tail only. Equal strings still hash equal; lookups compare the
+  // whole text, so a collision costs a probe, never a wrong id.
+  if (text.size() > 96) {
+    size_t n = text.size();
+    uint64_t h = hash_bytes(text.substr(0, 32)) ^ mix(n, k1);
+    h = mix(h ^ hash_bytes(text.substr(n / 2 - 16, 32)), k0);
+    return mix(h ^ hash_bytes(text.substr(n - 32)), k1);
+  }
   const char* p = text.data();
   size_t n = text.size();
   uint64_t h = k0 ^ n;

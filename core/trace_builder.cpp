@@ -79,23 +79,24 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
   if (correlation_slots_.empty() || store_.correlations.size() * 2 >= correlation_slots_.size()) grow_correlations();
   size_t mask = correlation_slots_.size() - 1;
   for (size_t slot = mix_id(id) & mask;; slot = (slot + 1) & mask) {
-    uint32_t row = correlation_slots_[slot];
-    if (row == kNone) {
-      correlation_slots_[slot] = static_cast<uint32_t>(store_.correlations.size());
+    CorrelationSlot& s = correlation_slots_[slot];
+    if (s.row == kNone) {
+      s = {id, uint32_t(store_.correlations.size())};
       store_.correlations.push_back({id, {}, 0, 0});
-      return correlation_slots_[slot];
+      return s.row;
     }
-    if (store_.correlations[row].id == id) return row;
+    if (s.id == id) return s.row;
   }
 }
 
 void TraceBuilder::grow_correlations() {
-  std::vector<uint32_t> slots(std::max<size_t>(1024, correlation_slots_.size() * 2), kNone);
+  std::vector<CorrelationSlot> slots(std::max<size_t>(1024, correlation_slots_.size() * 2), {0, kNone});
   size_t mask = slots.size() - 1;
   for (uint32_t row = 0; row < store_.correlations.size(); ++row) {
-    size_t slot = mix_id(store_.correlations[row].id) & mask;
-    while (slots[slot] != kNone) slot = (slot + 1) & mask;
-    slots[slot] = row;
+    int64_t id = store_.correlations[row].id;
+    size_t slot = mix_id(id) & mask;
+    while (slots[slot].row != kNone) slot = (slot + 1) & mask;
+    slots[slot] = {id, row};
   }
   correlation_slots_.swap(slots);
 }
@@ -173,7 +174,7 @@ void TraceBuilder::add_counter(uint32_t process, std::string_view series, TimeNs
 void TraceBuilder::add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
                                   bool enclosing, uint64_t offset) {
   see(abs_ts);
-  flow_points_.push_back({track, key, cat, phase, enclosing, abs_ts, order_++, offset});
+  flow_points_.push_back({track, key, cat, phase, enclosing, abs_ts, order_++, offset, {}});
 }
 
 void TraceBuilder::set_process_sort_index(uint32_t process, int64_t index) {
@@ -271,12 +272,27 @@ void TraceBuilder::rebase() {
   for (FlowPoint& f : flow_points_) f.ts -= origin;
 }
 
-SliceRef TraceBuilder::flow_target(uint32_t track, TimeNs ts, bool enclosing) const {
-  if (enclosing) return store_.slice_at(track, ts);
-  const auto& start = store_.tracks[track].slices.start;
-  auto it = std::lower_bound(start.begin(), start.end(), ts);
-  if (it == start.end()) return {};
-  return {track, static_cast<uint32_t>(it - start.begin())};
+// Binds every flow point to its slice: `s`, `t` and `f` with bp "e" to the enclosing slice,
+// other `f` to the next slice starting at or after it. Points are visited per track in time
+// order with cursors, so this is a merge, not a binary search per point.
+void TraceBuilder::bind_targets() {
+  std::vector<uint32_t> order(flow_points_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const FlowPoint &x = flow_points_[a], &y = flow_points_[b];
+    return std::tie(x.track, x.ts) < std::tie(y.track, y.ts);
+  });
+  uint32_t track = kNone;
+  size_t at_or_before = 0, before = 0;
+  for (uint32_t i : order) {
+    FlowPoint& p = flow_points_[i];
+    if (p.track != track) track = p.track, at_or_before = before = 0;
+    const auto& start = store_.tracks[track].slices.start;
+    while (at_or_before < start.size() && start[at_or_before] <= p.ts) ++at_or_before;
+    while (before < start.size() && start[before] < p.ts) ++before;
+    if (p.enclosing) p.target = store_.slice_at(track, p.ts, at_or_before);
+    else if (before < start.size()) p.target = {track, uint32_t(before)};
+  }
 }
 
 // A flow is s → t… → f points sharing a key, in time order; each point binds to a slice on its
@@ -284,6 +300,7 @@ SliceRef TraceBuilder::flow_target(uint32_t track, TimeNs ts, bool enclosing) co
 // the graph), so an `f` links from the latest `s`/`t` without closing it. Keys with ends but no
 // start, or a start but no end, are counted once each, never invented.
 void TraceBuilder::bind_flows() {
+  bind_targets();
   std::sort(flow_points_.begin(), flow_points_.end(), [](const FlowPoint& a, const FlowPoint& b) {
     return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);  // order: total
   });
@@ -297,11 +314,11 @@ void TraceBuilder::bind_flows() {
     for (size_t k = i; k < j && !start; ++k)
       if (flow_points_[k].phase == 's') {
         start = &flow_points_[k];
-        previous = flow_target(start->track, start->ts, start->enclosing);
+        previous = start->target;
       }
     for (size_t k = i; k < j; ++k) {
       const FlowPoint& p = flow_points_[k];
-      SliceRef target = flow_target(p.track, p.ts, p.enclosing);
+      SliceRef target = p.target;
       if (!target.valid()) store_.issues.add(IssueKind::FlowPointUnbound, p.offset);
       if (p.phase == 's') {
         if (&p != start) ended = false;  // the id was reused: a new flow starts
@@ -322,6 +339,91 @@ void TraceBuilder::bind_flows() {
     i = j;
   }
   flow_points_.clear();
+}
+
+void TraceBuilder::absorb(TraceBuilder& later) {
+  TraceStore& from = later.store_;
+  std::vector<StringId> str(from.strings.size());
+  for (StringId i = 0; i < str.size(); ++i) str[i] = store_.strings.intern(from.strings.view(i));
+  auto opt_number = [](bool is_number, int64_t v) { return is_number ? std::optional<int64_t>(v) : std::nullopt; };
+  std::vector<uint32_t> proc(from.processes.size());
+  for (uint32_t i = 0; i < proc.size(); ++i) {
+    const Process& p = from.processes[i];
+    proc[i] = process(from.strings.view(p.pid_text), opt_number(p.pid_is_number, p.pid));
+    Process& into = store_.processes[proc[i]];
+    if (p.name) into.name = str[p.name];
+    if (p.labels) into.labels = str[p.labels];
+    if (p.has_sort_index) into.sort_index = p.sort_index, into.has_sort_index = true;
+  }
+  std::vector<uint32_t> track(from.tracks.size());
+  for (const auto& [key, t] : later.async_index_)
+    track[t] = async_track(proc[std::get<0>(key)], str[std::get<1>(key)], str[std::get<2>(key)]);
+  for (uint32_t i = 0; i < track.size(); ++i) {
+    const Track& t = from.tracks[i];
+    if (t.kind == TrackKind::Async) continue;
+    track[i] = thread_track(proc[t.process], from.strings.view(t.tid_text), opt_number(t.tid_is_number, t.tid));
+    Track& into = store_.tracks[track[i]];
+    if (t.kind == TrackKind::GpuStream) into.kind = t.kind, into.device = t.device, into.stream = t.stream;
+    into.gpu_work |= t.gpu_work;
+    if (t.name != t.tid_text) into.name = str[t.name];
+    if (t.has_sort_index) into.sort_index = t.sort_index, into.has_sort_index = true;
+  }
+  uint32_t args_base = uint32_t(store_.args_.size());
+  store_.args_.insert(store_.args_.end(), from.args_.begin(), from.args_.end());
+  auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
+  std::vector<uint32_t> corr(from.correlations.size());
+  for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);
+  from.args_ = {};  // `later` is spent: free each part once copied, to keep the peak low
+  for (uint32_t i = 0; i < track.size(); ++i) {
+    SliceColumns& c = from.tracks[i].slices;
+    for (size_t r = 0; r < c.size(); ++r)
+      append_slice(track[i], c.start[r], c.dur[r], str[c.name[r]], str[c.cat[r]], args(c.args[r]),
+                   c.corr[r] == kNone ? kNone : corr[c.corr[r]]);
+    InstantColumns& in = from.tracks[i].instants;
+    InstantColumns& out = store_.tracks[track[i]].instants;
+    for (size_t r = 0; r < in.size(); ++r) {
+      out.ts.push_back(in.ts[r]);
+      out.name.push_back(str[in.name[r]]);
+      out.cat.push_back(str[in.cat[r]]);
+      out.args.push_back(args(in.args[r]));
+      out.scope.push_back(in.scope[r]);
+    }
+    c = {};
+    from.tracks[i].instants = {};
+  }
+  for (const CounterSeries& series : from.counters)
+    for (size_t r = 0; r < series.ts.size(); ++r)
+      add_counter(proc[series.process], from.strings.view(series.name), series.ts[r], series.value[r]);
+  uint64_t base = order_;
+  for (auto& [t, list] : later.begins_)
+    for (PendingBegin b : list) {
+      b.order += base, b.name = str[b.name], b.cat = str[b.cat], b.args = args(b.args);
+      begins_[track[t]].push_back(b);
+    }
+  for (auto& [t, list] : later.ends_)
+    for (PendingEnd e : list) ends_[track[t]].push_back({e.ts, e.order + base, e.offset});
+  for (PendingAsync a : later.async_) {
+    a.order += base, a.name = str[a.name], a.cat = str[a.cat], a.args = args(a.args);
+    if (a.track != kNone) a.track = track[a.track];
+    async_.push_back(a);
+  }
+  for (FlowPoint f : later.flow_points_) {
+    f.order += base, f.track = track[f.track], f.cat = str[f.cat];
+    flow_points_.push_back(f);
+  }
+  order_ += later.order_;
+  min_ts_ = std::min(min_ts_, later.min_ts_);
+  max_ts_ = std::max(max_ts_, later.max_ts_);
+  // append_slice and add_counter counted the absorbed slices again; the events were counted once.
+  uint64_t slices = store_.counts.slices;
+  store_.counts.events += from.counts.events;
+  store_.counts.instants += from.counts.instants;
+  store_.counts.counters += from.counts.counters;
+  store_.counts.flows += from.counts.flows;
+  store_.counts.metadata += from.counts.metadata;
+  store_.counts.skipped += from.counts.skipped;
+  store_.counts.slices = slices;
+  store_.issues.merge(from.issues);
 }
 
 void TraceBuilder::finish() {

@@ -60,6 +60,10 @@ public:
   // Matches begin/end pairs, rebases times, finalizes the store and binds flows.
   void finish();
 
+  // Takes in everything `later` has appended (not finished), as if its events had followed
+  // this builder's in the file: how two threads parsing halves of one trace join up.
+  void absorb(TraceBuilder& later);
+
   TraceStore& store() { return store_; }
 
 private:
@@ -95,6 +99,7 @@ private:
     TimeNs ts;
     uint64_t order;
     uint64_t offset;
+    SliceRef target;  // bound by bind_targets()
   };
 
   uint32_t correlation_row(int64_t id);
@@ -107,7 +112,7 @@ private:
   void match_async();
   void rebase();
   void bind_flows();
-  SliceRef flow_target(uint32_t track, TimeNs ts, bool enclosing) const;
+  void bind_targets();
 
   TraceStore& store_;
   uint64_t order_ = 0;
@@ -116,7 +121,11 @@ private:
   std::unordered_map<std::string, uint32_t> process_index_;
   std::unordered_map<std::string, uint32_t> thread_index_;   // process \x1f tid
   std::map<std::tuple<uint32_t, StringId, StringId>, uint32_t> async_index_;
-  std::vector<uint32_t> correlation_slots_;  // open-addressing table of correlation rows
+  struct CorrelationSlot {
+    int64_t id;
+    uint32_t row;  // kNone: empty
+  };
+  std::vector<CorrelationSlot> correlation_slots_;  // open addressing; ids inline, no indirection
   std::unordered_map<std::string, uint32_t> counter_index_;  // process \x1f series
   std::unordered_map<uint32_t, std::vector<PendingBegin>> begins_;
   std::unordered_map<uint32_t, std::vector<PendingEnd>> ends_;

@@ -117,9 +117,13 @@ std::pair<uint32_t, uint32_t> TraceStore::rows_overlapping(uint32_t track, TimeN
 }
 
 SliceRef TraceStore::slice_at(uint32_t track, TimeNs t) const {
+  const auto& start = tracks[track].slices.start;
+  return slice_at(track, t, size_t(std::upper_bound(start.begin(), start.end(), t) - start.begin()));
+}
+
+SliceRef TraceStore::slice_at(uint32_t track, TimeNs t, size_t after) const {
   const Track& tr = tracks[track];
   const SliceColumns& c = tr.slices;
-  auto after = std::upper_bound(c.start.begin(), c.start.end(), t) - c.start.begin();
   if (after == 0) return {};
   auto contains = [&](size_t row) { return c.start[row] <= t && t <= c.end(row); };
   // The containing slice that started last is the deepest. Nesting puts every slice of the

@@ -200,6 +200,9 @@ public:
   std::pair<uint32_t, uint32_t> rows_overlapping(uint32_t track, TimeNs t0, TimeNs t1) const;
   // Deepest slice of lane group 0 on `track` containing t, or invalid.
   SliceRef slice_at(uint32_t track, TimeNs t) const;
+  // The same, given `after`: the number of rows of `track` starting at or before t (callers
+  // walking times in order keep it as a cursor instead of searching).
+  SliceRef slice_at(uint32_t track, TimeNs t, size_t after) const;
   std::span<const SliceRef> slices_named(StringId name) const;
   SliceRef launch_of(SliceRef activity) const;
   std::span<const SliceRef> activities_of(SliceRef launch) const;

@@ -406,6 +406,25 @@ TEST_CASE("chunked parsing of a large trace loses nothing / even with boundary l
   CHECK(r.store->slice_args_json(find_slice(*r.store, "op},{5")).find("\"nested\":[{\"a\":1},") != std::string::npos);
 }
 
+// Args holding arrays of objects that start like events: a guessed boundary there fails mid-chunk,
+// and the loader parses the whole array again in one piece.
+TEST_CASE("a guessed boundary inside nested args falls back to one piece and loses nothing") {
+  std::string json = "{\"traceEvents\":[";
+  const int n = 150000;
+  for (int i = 0; i < n; ++i) {
+    if (i) json += ",";
+    json += "{\"ph\":\"X\",\"name\":\"op\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) +
+            ",\"dur\":1,\"args\":{\"stack\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]}}";
+  }
+  json += "]}";
+  REQUIRE(json.size() > (8u << 20));
+  LoadResult r = load_trace_text(json, "nested.json");
+  REQUIRE(r.ok());
+  CHECK(r.store->counts.events == n);
+  CHECK(r.store->slice_count() == n);
+  CHECK(r.store->issues.total() == 0);
+}
+
 TEST_CASE("cancellation stops a load with a cancelled error") {
   std::string json = "[";
   for (int i = 0; i < 20000; ++i) json += (i ? "," : "") + std::string(R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})");
