@@ -19,6 +19,7 @@
 #include "core/json_writer.h"
 #include "views/details_panel.h"
 #include "views/file_browser.h"
+#include "views/range_stats.h"
 #include "views/time_axis.h"
 #include "views/workspace.h"
 
@@ -438,6 +439,7 @@ int run(const Options& options) {
     ImGui::End();
     draw_find(ws, ui);
     draw_issues(ws, ui);
+    if (ws.timeline()) views::draw_range_window(*ws.store(), *ws.timeline());
     draw_loading(ws);
     if (ui.browser_open) {
       if (auto chosen = ui.browser.draw(&ui.browser_open)) open(*chosen);

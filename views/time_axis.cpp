@@ -42,8 +42,9 @@ int64_t tick_step(double min_ns) {
   }
 }
 
+// The unit follows the tick's own size ("2.5 ms", not "2500 µs"); the decimals follow the step.
 std::string format_tick(int64_t ns, int64_t step) {
-  const Unit& u = unit_for(double(step));
+  const Unit& u = unit_for(ns != 0 ? double(std::llabs(ns)) : double(step));
   double v = double(ns) / u.ns;
   int decimals = 0;
   for (double s = double(step) / u.ns; s < 1 && decimals < 6; s *= 10) ++decimals;

@@ -27,6 +27,8 @@ bool icontains(std::string_view text, std::string_view needle_lower) {
 
 TimelineView::TimelineView(const TraceStore& store) : store_(store) {
   collapsed_.assign(store.processes.size(), 0);
+  pinned_.assign(store.tracks.size(), 0);
+  hidden_.assign(store.tracks.size(), 0);
   gaps_.resize(store.tracks.size());
   gaps_drawn_.assign(store.tracks.size(), 0);
   idle_share_.assign(store.tracks.size(), -1);
@@ -153,32 +155,54 @@ ImU32 TimelineView::slice_color(SliceRef s) const {
   return color_for_key(store_.name(s), theme);
 }
 
-// Rows in display order: process groups (collapsible), then their tracks' lanes, then counters.
+void TimelineView::set_pinned(uint32_t track, bool pinned) {
+  if (track < pinned_.size()) pinned_[track] = pinned, hidden_[track] = 0;
+}
+
+void TimelineView::set_hidden(uint32_t track, bool hidden) {
+  if (track < hidden_.size()) hidden_[track] = hidden, pinned_[track] = 0;
+}
+
+void TimelineView::add_track_rows(uint32_t t, float& y) {
+  const Track& track = store_.tracks[t];
+  uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
+  for (uint32_t lane = 0; lane < lanes; ++lane) {
+    rows_.push_back({Row::Lane, track.process, t, lane, kNone, y, lane_height_});
+    y += lane_height_;
+  }
+  if (lanes) y += 3;  // a little air between tracks
+}
+
+// Rows in display order: pinned tracks, then process groups (collapsible) with their tracks'
+// lanes and counters.
 void TimelineView::layout_rows() {
   rows_.clear();
   lane_height_ = ImGui::GetFontSize() + 5;
   float y = 0;
-  auto add = [&](Row r) {
-    r.y = y;
-    y += r.height;
-    rows_.push_back(r);
+  auto header = [&](uint32_t process) {
+    rows_.push_back({Row::ProcessHeader, process, kNone, 0, kNone, y, lane_height_ + 2});
+    y += lane_height_ + 2;
   };
+  if (std::count(pinned_.begin(), pinned_.end(), 1)) {
+    header(kNone);
+    for (uint32_t t = 0; t < store_.tracks.size(); ++t)
+      if (pinned_[t]) add_track_rows(t, y);
+  }
   for (uint32_t p : store_.process_order) {
     const Process& process = store_.processes[p];
     bool has_content = false;
     for (uint32_t t : process.tracks) has_content |= store_.tracks[t].slices.size() || store_.tracks[t].instants.size();
     for (const CounterSeries& c : store_.counters) has_content |= c.process == p;
     if (!has_content) continue;
-    add({Row::ProcessHeader, p, kNone, 0, kNone, 0, lane_height_ + 2});
+    header(p);
     if (collapsed_[p]) continue;
-    for (uint32_t t : process.tracks) {
-      const Track& track = store_.tracks[t];
-      uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
-      for (uint32_t lane = 0; lane < lanes; ++lane) add({Row::Lane, p, t, lane, kNone, 0, lane_height_});
-      if (lanes) y += 3;  // a little air between tracks
-    }
+    for (uint32_t t : process.tracks)
+      if (!pinned_[t] && !hidden_[t]) add_track_rows(t, y);
     for (uint32_t c = 0; c < store_.counters.size(); ++c)
-      if (store_.counters[c].process == p) add({Row::Counter, p, kNone, 0, c, 0, lane_height_ * 2.5f});
+      if (store_.counters[c].process == p) {
+        rows_.push_back({Row::Counter, p, kNone, 0, c, y, lane_height_ * 2.5f});
+        y += lane_height_ * 2.5f;
+      }
   }
   content_height_ = y;
 }
@@ -218,11 +242,50 @@ void TimelineView::draw(ImVec2 size) {
   draw_rows(rows_dl, ImVec2(rows_min.x, rows_min.y), view_max, scroll_y);
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
+  draw_track_menu();
   ImGui::EndChild();
+  draw_legend(ImGui::GetWindowDrawList(), ImVec2(canvas_x1_, origin.y + size.y));
 
   ImDrawList* all = ImGui::GetWindowDrawList();
   stats_.draw_commands = uint32_t(all->CmdBuffer.Size + rows_dl->CmdBuffer.Size);
   stats_.draw_vertices = uint32_t(all->VtxBuffer.Size + rows_dl->VtxBuffer.Size);
+}
+
+void TimelineView::draw_track_menu() {
+  if (!ImGui::BeginPopup("track menu")) return;
+  if (menu_track_ < pinned_.size()) {
+    bool pinned = pinned_[menu_track_];
+    if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_track_, !pinned);
+    if (ImGui::MenuItem("Hide")) set_hidden(menu_track_, true);
+    if (ImGui::MenuItem("Show all hidden tracks")) std::fill(hidden_.begin(), hidden_.end(), 0);
+  }
+  ImGui::EndPopup();
+}
+
+// What the colours mean: kernel types when colouring by type, idle causes when the overlay is on.
+void TimelineView::draw_legend(ImDrawList* dl, ImVec2 max) {
+  std::vector<std::pair<ImU32, const char*>> items;
+  if (color_mode == ColorMode::ByKernelType)
+    for (KernelKind k : {KernelKind::Computation, KernelKind::Communication, KernelKind::Memory, KernelKind::Sync, KernelKind::Other})
+      items.push_back({kernel_kind_color(k), kernel_kind_name(k)});
+  if (show_idle) {
+    static const char* causes[] = {"idle: data loading", "idle: host sync", "idle: host launch-bound",
+                                   "idle: cross-stream wait", "idle: launch latency", "idle: other"};
+    for (int c = 0; c < 6; ++c) items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[c]});
+  }
+  if (items.empty()) return;
+  float line = ImGui::GetFontSize() + 3, width = 0;
+  for (auto& [color, text] : items) width = std::max(width, ImGui::CalcTextSize(text).x);
+  ImVec2 a(max.x - width - 52, max.y - line * float(items.size()) - 16), b(max.x - 14, max.y - 8);
+  bool light = theme == Theme::Light;
+  dl->AddRectFilled(a, b, light ? IM_COL32(255, 255, 255, 230) : IM_COL32(30, 30, 34, 230), 4);
+  dl->AddRect(a, b, light ? IM_COL32(0, 0, 0, 60) : IM_COL32(255, 255, 255, 60), 4);
+  float y = a.y + 6;
+  for (auto& [color, text] : items) {
+    dl->AddRectFilled(ImVec2(a.x + 8, y + 2), ImVec2(a.x + 20, y + line - 3), color);
+    dl->AddText(ImVec2(a.x + 26, y), light ? IM_COL32(30, 30, 30, 255) : IM_COL32(220, 220, 220, 255), text);
+    y += line;
+  }
 }
 
 void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
@@ -284,6 +347,12 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
     dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
     std::string label = format_tick(t, step);
     dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
+  }
+  // Dragging on the ruler selects a time range (as shift-drag does on the rows).
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsMouseHoveringRect(min, max) && ImGui::IsMouseClicked(0)) {
+    range_dragging_ = true;
+    range_a_ = range_b_ = TimeNs(t_of(io.MousePos.x));
   }
   std::string span = "view " + format_duration(t1_ - t0_);
   dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 3), ink, span.c_str());
@@ -366,7 +435,9 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
   bool light = theme == Theme::Light;
   ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(225, 225, 225, 255);
   std::string label;
-  if (row.kind == Row::ProcessHeader) {
+  if (row.kind == Row::ProcessHeader && row.process == kNone) {
+    label = "Pinned tracks (right-click a track name to unpin)";
+  } else if (row.kind == Row::ProcessHeader) {
     const Process& p = store_.processes[row.process];
     std::string name(store_.strings.view(p.name));
     bool gpu = !p.tracks.empty() && store_.tracks[p.tracks[0]].kind == TrackKind::GpuStream;
@@ -379,8 +450,13 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
       label = (name.empty() ? "process" : name) + " " + std::string(store_.strings.view(p.pid_text));
     }
     label = (collapsed_[row.process] ? "▸ " : "▾ ") + label;
-    ImVec2 a(x, y), b(x + width + (canvas_x1_ - canvas_x0_), y + row.height);
-    if (ImGui::IsMouseHoveringRect(a, ImVec2(x + width, b.y)) && ImGui::IsMouseClicked(0)) collapsed_[row.process] ^= 1;
+    size_t hidden = 0;
+    for (uint32_t t : p.tracks) hidden += hidden_[t];
+    bool over = ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + row.height));
+    if (hidden) label += "  (" + std::to_string(hidden) + " hidden: right-click)";
+    if (over && ImGui::IsMouseClicked(0)) collapsed_[row.process] ^= 1;
+    if (over && hidden && ImGui::IsMouseClicked(1))
+      for (uint32_t t : p.tracks) hidden_[t] = 0;
   } else if (row.kind == Row::Counter) {
     label = std::string(store_.strings.view(store_.counters[row.counter].name));
   } else {
@@ -402,8 +478,12 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
   dl->AddText(ImVec2(x + (row.kind == Row::ProcessHeader ? 4 : 14), y + 2), ink, label.c_str());
   dl->PopClipRect();
   if (row.kind == Row::Lane && ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + lane_height_))) {
+    if (ImGui::IsMouseClicked(1)) {
+      menu_track_ = row.track;
+      ImGui::OpenPopup("track menu");
+    }
     const Track& t = store_.tracks[row.track];
-    ImGui::SetTooltip("%s\n%zu slices, %u lanes%s", label.c_str(), t.slices.size(), t.row_count(),
+    ImGui::SetTooltip("%s\n%zu slices, %u lanes%s\nright-click: pin or hide", label.c_str(), t.slices.size(), t.row_count(),
                       t.overlapping ? "\noverlapping slices are drawn on extra lanes (⚠)" : "");
   }
 }

@@ -43,6 +43,11 @@ public:
   double view_start() const { return t0_; }
   double view_end() const { return t1_; }
   std::pair<TimeNs, TimeNs> range_selection() const { return {range_a_, range_b_}; }
+  void set_range(TimeNs a, TimeNs b) { range_a_ = std::min(a, b), range_b_ = std::max(a, b); }
+  void clear_range() { range_a_ = range_b_ = 0; }
+  // Rows: pinned tracks are drawn first, hidden ones not at all (a process header offers them back).
+  void set_pinned(uint32_t track, bool pinned);
+  void set_hidden(uint32_t track, bool hidden);
 
   // Find: case-insensitive substring of names (or a RE2 regex); selects the first match.
   size_t find(const std::string& text, bool regex = false);
@@ -77,6 +82,9 @@ private:
   void draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, float x1, float height);
   void draw_flows(ImDrawList* dl, float x0, float x1);
   void draw_header(ImDrawList* dl, const Row& row, float x, float y, float width);
+  void draw_track_menu();
+  void draw_legend(ImDrawList* dl, ImVec2 max);
+  void add_track_rows(uint32_t track, float& y);
   void slice_tooltip(SliceRef s);
   ImU32 slice_color(SliceRef s) const;
   float x_of(double t) const { return canvas_x0_ + float((t - t0_) / ns_per_px_); }
@@ -87,6 +95,8 @@ private:
   std::vector<LaneIndex> lanes_;  // per track
   std::vector<Row> rows_;
   std::vector<uint8_t> collapsed_;  // per process
+  std::vector<uint8_t> pinned_, hidden_;  // per track
+  uint32_t menu_track_ = kNone;
   std::vector<std::vector<IdleGapMark>> gaps_;  // per track, by start
   std::vector<double> idle_share_;             // per track: idle / span of its activity
   std::vector<uint32_t> gaps_drawn_;           // per track, last frame

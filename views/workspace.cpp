@@ -1,6 +1,7 @@
 #include "views/workspace.h"
 
 #include "core/analysis/common.h"
+#include "core/analysis/counters.h"
 #include "core/analysis/idle_time.h"
 
 namespace sl::views {
@@ -18,6 +19,42 @@ std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
   for (const analysis::IdleGap& g : causes.gaps)
     if (g.track != kNone && g.end > g.start) marks.push_back({g.track, g.start, g.end, int(g.cause)});
   return marks;
+}
+
+// Counter rows derived from the analyses, shown under the GPU they describe: queue length per
+// stream, memory-copy bandwidth per kind, memory in use per device (from `[memory]` events).
+void add_derived_counters(TraceStore& store) {
+  auto gpu_process = [&](int64_t device, int64_t stream) {
+    uint32_t any = kNone;
+    for (const Track& t : store.tracks) {
+      if (t.kind != TrackKind::GpuStream) continue;
+      if (any == kNone) any = t.process;
+      if ((device < 0 || t.device == device) && (stream < 0 || t.stream == stream)) return t.process;
+    }
+    return any;
+  };
+  auto add = [&](uint32_t process, std::string name, auto&& points) {
+    if (process == kNone || points.empty()) return;
+    CounterSeries series;
+    series.process = process;
+    series.name = store.strings.intern(name);
+    for (const auto& [ts, value] : points) series.ts.push_back(ts), series.value.push_back(value);
+    store.counters.push_back(std::move(series));
+  };
+  analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
+  for (const auto& q : analysis::queue_length(table)) {
+    std::vector<std::pair<TimeNs, double>> points;
+    for (const auto& p : q.series) points.emplace_back(p.ts, double(p.length));
+    add(gpu_process(-1, q.stream), "queue length, stream " + std::to_string(q.stream), points);
+  }
+  for (const auto& k : analysis::memory_bandwidth(table)) {
+    std::vector<std::pair<TimeNs, double>> points;
+    for (const auto& p : k.series) points.emplace_back(p.ts, p.gbps);
+    add(gpu_process(-1, -1), k.copy_kind + " GB/s", points);
+  }
+  for (const auto& m : analysis::memory_in_use(store))
+    if (m.device >= 0)  // host memory (device -1) is not a GPU's
+      add(gpu_process(m.device, -1), "memory allocated, GPU " + std::to_string(m.device) + " (bytes)", m.allocated);
 }
 
 Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
@@ -38,6 +75,7 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
   }
   state.phase = "analysing idle time";
   out.gaps = idle_gap_marks(*r.store);
+  add_derived_counters(*r.store);
   out.store = std::move(r.store);
   return out;
 }

@@ -1,0 +1,60 @@
+// Headless logic behind the timeline: range aggregation, the time axis, shortened names.
+#include "test_support.h"
+#include "views/range_stats.h"
+#include "views/style.h"
+#include "views/time_axis.h"
+
+using namespace sl;
+using namespace sl::views;
+
+TEST_CASE("range aggregation clips to the range and takes children out of self time") {
+  auto s = test::load_ok(R"([
+    {"ph":"X","name":"parent","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","name":"c","pid":1,"tid":1,"ts":2,"dur":3},
+    {"ph":"X","name":"c","pid":1,"tid":1,"ts":6,"dur":2},
+    {"ph":"X","name":"other","pid":1,"tid":2,"ts":20,"dur":2}])");
+  auto rows = aggregate_range(*s, 4000, 7000);
+  REQUIRE(rows.size() == 2);
+  CHECK(s->strings.view(rows[0].name) == "parent");
+  CHECK(rows[0].count == 1);
+  CHECK(rows[0].total == 3000);
+  CHECK(rows[0].self == 1000);
+  CHECK(s->strings.view(rows[1].name) == "c");
+  CHECK(rows[1].count == 2);
+  CHECK(rows[1].total == 2000);
+  CHECK(rows[1].share == doctest::Approx(0.4));
+  CHECK(slices_in_range(*s, s->strings.find("c"), 4000, 7000).size() == 2);
+  CHECK(slices_in_range(*s, s->strings.find("c"), 5500, 5900).empty());
+}
+
+TEST_CASE("time axis: readable durations and ticks of 1 2 or 5 times a power of ten") {
+  CHECK(format_duration(850) == "850 ns");
+  CHECK(format_duration(12400) == "12.4 \xC2\xB5s");
+  CHECK(format_duration(3.25e6) == "3.25 ms");
+  CHECK(format_duration(1.2e9) == "1.20 s");
+  CHECK(tick_step(130) == 200);
+  CHECK(tick_step(4100) == 5000);
+  CHECK(tick_step(1e6) == 1000000);
+  CHECK(format_tick(2500000, 500000) == "2.5 ms");
+  CHECK(format_tick(3000000, 1000000) == "3 ms");
+  double ns = 0;
+  CHECK(parse_time("12.5ms", ns));
+  CHECK(ns == 12.5e6);
+  CHECK(parse_time("1500", ns));  // raw microseconds
+  CHECK(ns == 1.5e6);
+  CHECK(parse_time("3s", ns));
+  CHECK(ns == 3e9);
+  CHECK_FALSE(parse_time("fast", ns));
+  CHECK_FALSE(parse_time("3 parsecs", ns));
+}
+
+TEST_CASE("kernel names are shortened: templates and parameters elided") {
+  CHECK(short_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                   "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)") ==
+        "at::native::vectorized_elementwise_kernel");
+  CHECK(short_name("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int)") ==
+        "at::native::vectorized_layer_norm_kernel");
+  CHECK(short_name("aten::mm") == "aten::mm");
+  CHECK(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)") ==
+        "ncclKernel_AllReduce_RING_LL_Sum_float");
+}
