@@ -64,6 +64,16 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
   if (activities.size() > 32) ImGui::TextDisabled("… %zu more", activities.size() - 32);
   for (uint32_t f : store.flows_to(s)) link_button(store, timeline, "flow from", store.flows[f].from, id++);
   for (uint32_t f : store.flows_from(s)) link_button(store, timeline, "flow to", store.flows[f].to, id++);
+  {
+    const SliceColumns& c = store.slices(s.track);
+    std::vector<SliceRef> children;
+    for (uint32_t r = s.index + 1; r < c.size() && c.start[r] < c.end(s.index); ++r)
+      if (c.parent[r] == s.index) children.push_back({s.track, r});
+    if (!children.empty() && ImGui::CollapsingHeader(("Children (" + std::to_string(children.size()) + ")").c_str())) {
+      for (size_t i = 0; i < children.size() && i < 64; ++i) link_button(store, timeline, "child", children[i], id++);
+      if (children.size() > 64) ImGui::TextDisabled("… %zu more", children.size() - 64);
+    }
+  }
   if (ImGui::CollapsingHeader("Parents", ImGuiTreeNodeFlags_DefaultOpen)) {
     int depth = 0;
     for (SliceRef p = store.parent(s); p.valid() && depth < 64; p = store.parent(p), ++depth)

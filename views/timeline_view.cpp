@@ -29,6 +29,18 @@ TimelineView::TimelineView(const TraceStore& store) : store_(store) {
   collapsed_.assign(store.processes.size(), 0);
   pinned_.assign(store.tracks.size(), 0);
   hidden_.assign(store.tracks.size(), 0);
+  // Start where the question is: GPU streams pinned on top (right-click to unpin), processes
+  // holding only instants (Kineto's markers) collapsed. Everything else keeps the trace's order.
+  uint32_t gpu_streams = 0;
+  for (const Track& t : store.tracks) gpu_streams += t.kind == TrackKind::GpuStream && t.gpu_work;
+  if (gpu_streams <= 16)
+    for (uint32_t t = 0; t < store.tracks.size(); ++t)
+      pinned_[t] = store.tracks[t].kind == TrackKind::GpuStream && store.tracks[t].gpu_work;
+  for (uint32_t p = 0; p < store.processes.size(); ++p) {
+    bool slices = false;
+    for (uint32_t t : store.processes[p].tracks) slices |= store.tracks[t].slices.size() > 0;
+    collapsed_[p] = !slices;
+  }
   gaps_.resize(store.tracks.size());
   gaps_drawn_.assign(store.tracks.size(), 0);
   idle_share_.assign(store.tracks.size(), -1);
@@ -46,6 +58,14 @@ void TimelineView::build_lane_index() {
     auto& rows = lanes_[t].rows;
     rows.assign(track.row_count(), {});
     for (uint32_t i = 0; i < track.slices.size(); ++i) rows[track.row_of(i)].push_back(i);
+    auto& busy = lanes_[t].busy;
+    busy.assign(rows.size(), {});
+    for (size_t r = 0; r < rows.size(); ++r) {
+      TimeNs sum = 0;
+      busy[r].reserve(rows[r].size() + 1);
+      busy[r].push_back(0);
+      for (uint32_t i : rows[r]) busy[r].push_back(sum += track.slices.dur[i]);
+    }
   }
 }
 
@@ -243,8 +263,8 @@ void TimelineView::draw(ImVec2 size) {
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
   draw_track_menu();
+  draw_legend(rows_dl, ImVec2(canvas_x1_, view_max.y));
   ImGui::EndChild();
-  draw_legend(ImGui::GetWindowDrawList(), ImVec2(canvas_x1_, origin.y + size.y));
 
   ImDrawList* all = ImGui::GetWindowDrawList();
   stats_.draw_commands = uint32_t(all->CmdBuffer.Size + rows_dl->CmdBuffer.Size);
@@ -436,7 +456,7 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
   ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(225, 225, 225, 255);
   std::string label;
   if (row.kind == Row::ProcessHeader && row.process == kNone) {
-    label = "Pinned tracks (right-click a track name to unpin)";
+    label = "Pinned (right-click a track name to unpin)";
   } else if (row.kind == Row::ProcessHeader) {
     const Process& p = store_.processes[row.process];
     std::string name(store_.strings.view(p.name));
@@ -463,7 +483,8 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     const Track& t = store_.tracks[row.track];
     // Tracks under a device's pid without GPU work (device-wide syncs, or host threads that
     // Kineto files there) keep the thread's own name.
-    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) label = "stream " + std::to_string(t.stream);
+    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0)
+      label = (pinned_[row.track] ? "GPU " + std::to_string(t.device) + " " : std::string()) + "stream " + std::to_string(t.stream);
     else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
     else label = std::string(store_.strings.view(t.name));
     if (t.kind == TrackKind::CpuThread && label == std::string(store_.strings.view(t.tid_text))) label = "thread " + label;
@@ -531,13 +552,21 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
         if (mouse_in_row && io.MousePos.x >= sx0 - 1 && io.MousePos.x <= bx1 + 1) hovered_ = s;
         ++stats_.slices_drawn;
       } else {
+        // A folded block is as tall as the run is busy: zoomed far out, a GPU stream reads as a
+        // utilisation chart (prefix sums: no walk over the folded slices).
+        const auto& busy = lanes_[row.track].busy[row.lane_row];
+        double span = double(std::max<TimeNs>(1, c.end(last) - c.start[r]));
+        float fraction = float(std::clamp(double(busy[j] - busy[i]) / span, 0.08, 1.0));
+        float top = y + 1 + (lane_height_ - 2) * (1 - fraction);
         dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height_ - 1),
-                          light ? IM_COL32(150, 150, 160, 255) : IM_COL32(110, 110, 120, 255));
+                          light ? IM_COL32(222, 224, 230, 255) : IM_COL32(52, 52, 58, 255));
+        dl->AddRectFilled(ImVec2(std::max(sx0, x0), top), ImVec2(std::min(bx1, x1), y + lane_height_ - 1),
+                          light ? IM_COL32(120, 124, 140, 255) : IM_COL32(130, 130, 145, 255));
         if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
           fold_hovered_ = true;
           fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
-          ImGui::SetTooltip("%u slices folded (%s)\nclick to zoom in", uint32_t(j - i),
-                            format_duration(double(c.end(last) - c.start[r])).c_str());
+          ImGui::SetTooltip("%u slices folded (%s, %.0f%% busy)\nclick to zoom in", uint32_t(j - i),
+                            format_duration(double(c.end(last) - c.start[r])).c_str(), fraction * 100);
         }
         ++stats_.folded_blocks;
       }

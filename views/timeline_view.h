@@ -69,6 +69,7 @@ private:
   };
   struct LaneIndex {
     std::vector<std::vector<uint32_t>> rows;  // per visual row: slice rows in time order
+    std::vector<std::vector<TimeNs>> busy;    // per visual row: durations summed up to each slice
   };
 
   void build_lane_index();
