@@ -12,7 +12,6 @@
 #include "app/commands.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
-#include "core/file_reader.h"
 #include "core/trace_info.h"
 #include "core/trace_loader.h"
 
@@ -73,12 +72,6 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
   return true;
 }
 
-// (HTA) the rank comes from a regex over the raw file text; read it only in HTA mode.
-std::shared_ptr<TraceStore::Buffer> read_text_for_hta(const std::string& path) {
-  FileBytes bytes = read_trace_file(path, {});
-  return bytes.buffer;
-}
-
 void run_report_command(const ReportArgs& a) {
   analysis::ReportOptions o;
   if (!make_options(a, o)) {
@@ -96,11 +89,8 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 1;
     return;
   }
-  std::shared_ptr<TraceStore::Buffer> text;
-  if (o.table.mode == analysis::Mode::Hta) {
-    text = read_text_for_hta(a.file);
-    if (text) o.table.file_text = text->view();
-  }
+  // (HTA) the rank comes from a regex over the file's text, which the store keeps.
+  if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
   analysis::Report report = analysis::run_report(*loaded.store, o);
   std::vector<analysis::Table> tables = analysis::report_tables(report);
   if (a.format == "json") {
@@ -172,11 +162,7 @@ void register_bench_report(CLI::App& bench) {
     analysis::ReportOptions o;
     o.table.mode = a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
     o.operator_name = a->op;
-    std::shared_ptr<TraceStore::Buffer> text;
-    if (o.table.mode == analysis::Mode::Hta) {
-      text = read_text_for_hta(a->file);
-      if (text) o.table.file_text = text->view();
-    }
+    if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
     std::vector<double> totals;
     std::map<std::string, std::vector<double>> per;
     std::vector<std::string> order;

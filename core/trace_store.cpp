@@ -63,6 +63,10 @@ uint32_t TraceStore::add_args(ArgsRange range) {
   return static_cast<uint32_t>(args_.size() - 1);
 }
 
+std::string_view TraceStore::source_text() const {
+  return buffers_.empty() ? std::string_view{} : buffers_[0]->view();
+}
+
 std::string_view TraceStore::args_json(uint32_t args_row) const {
   if (args_row == kNone || args_row >= args_.size()) return {};
   const ArgsRange& r = args_[args_row];

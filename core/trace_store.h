@@ -225,6 +225,9 @@ public:
   const std::vector<ArgsRange>& args_table() const { return args_; }
   uint32_t add_args(ArgsRange range);
 
+  // The JSON text the trace was loaded from (decompressed), as read; empty for live captures.
+  std::string_view source_text() const;
+
   // Bytes held by columns and indexes, not counting the raw buffers.
   size_t store_bytes() const;
 
