@@ -174,7 +174,7 @@ Change OpsDiffRow::change() const {
   return Change::Unchanged;
 }
 
-OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test) {
+OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test, bool hta_order) {
   OpsDiff out;
   out.control_iteration = control.iteration;
   out.test_iteration = test.iteration;
@@ -197,6 +197,8 @@ OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test) {
     }
     out.rows.push_back(std::move(row));
   }
+  if (hta_order)
+    std::stable_partition(out.rows.begin(), out.rows.end(), [](const OpsDiffRow& r) { return r.control_count > 0; });
   for (const OpsDiffRow& r : out.rows) {
     switch (r.change()) {
       case Change::Added: out.added.push_back(r.name); break;

@@ -66,11 +66,13 @@ struct OpsDiffRow {
 
 struct OpsDiff {
   std::optional<int64_t> control_iteration, test_iteration;
-  std::vector<OpsDiffRow> rows;  // outer join, sorted by name
+  std::vector<OpsDiffRow> rows;  // outer join, sorted by name (HTA: control's names, then test-only)
   // Names per category, in row order (HTA's ops_diff lists).
   std::vector<std::string> added, deleted, increased, decreased, unchanged;
 };
 
-OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test);
+// `hta_order`: rows in pandas' outer-concat order, the control's names first and the names only
+// the test has after them (each part sorted); otherwise one sorted list.
+OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test, bool hta_order = false);
 
 }  // namespace sl::diff

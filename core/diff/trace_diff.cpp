@@ -42,7 +42,7 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
   try {
     OpsSummary ca = ops_summary(ta, sa);
     OpsSummary cb = ops_summary(tb, sb);
-    d.ops = ops_diff(ca, cb);
+    d.ops = ops_diff(ca, cb, o.mode == analysis::Mode::Hta);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(e.what()) + " (ops diff)");
   }
