@@ -311,6 +311,20 @@ bool is_launch_call(const Tree& t, uint32_t node) {
   return cat == "cuda_runtime" || cat == "cuda_driver";
 }
 
+// Threads whose first ops differ (a backward thread that starts with another op) are still the
+// same role more often than not: pair the leftovers in start order.
+void pair_leftover_threads(std::vector<Match>& m, std::vector<char>& used_a, std::vector<char>& used_b) {
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < used_a.size(); ++i) {
+    if (used_a[i]) continue;
+    while (j < used_b.size() && used_b[j]) ++j;
+    if (j == used_b.size()) break;
+    m.push_back({i, j});
+    used_a[i] = used_b[j] = 1;
+  }
+  std::sort(m.begin(), m.end());
+}
+
 }  // namespace
 
 AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOptions& o) {
@@ -356,6 +370,7 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
     std::vector<Match> m = align(child_keys(ta, p.a), child_keys(tb, p.b));
     std::vector<char> used_a(na.children.size()), used_b(nb.children.size());
     for (auto [i, j] : m) used_a[i] = used_b[j] = 1;
+    if (p.a == 0) pair_leftover_threads(m, used_a, used_b);
     for (uint32_t i = 0; i < used_a.size(); ++i)
       if (!used_a[i]) out.removed.push_back(unmatched(ta, p.a, i));
     for (uint32_t j = 0; j < used_b.size(); ++j)

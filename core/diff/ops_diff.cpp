@@ -124,7 +124,7 @@ OpsSummary ops_summary(const EventTable& t, const OpsSelection& sel) {
   std::vector<int64_t> iterations = table_iterations(t);
   if (sel.iteration) {
     if (std::find(iterations.begin(), iterations.end(), *sel.iteration) == iterations.end())
-      throw std::invalid_argument("iteration " + std::to_string(*sel.iteration) + " is not in the trace");
+      throw std::invalid_argument("iteration " + std::to_string(*sel.iteration) + " is not in trace");
     out.iteration = sel.iteration;
   } else if (!iterations.empty()) {
     out.iteration = iterations.front();
@@ -144,7 +144,10 @@ OpsSummary ops_summary(const EventTable& t, const OpsSelection& sel) {
   }
   std::unordered_map<std::string, OpsSummaryRow> by_name;
   for (auto& [id, row] : by_id) {
-    std::string name = sel.short_names ? short_name(t.store->strings.view(id)) : std::string(t.store->strings.view(id));
+    std::string_view raw = t.store->strings.view(id);
+    // Sightline: the compared steps may carry different numbers; they are one operator.
+    if (t.mode == Mode::Sightline && step_number(raw)) raw = "ProfilerStep#*";
+    std::string name = sel.short_names ? short_name(raw) : std::string(raw);
     OpsSummaryRow& dst = by_name[name];
     dst.name = name;
     dst.count += row.count;

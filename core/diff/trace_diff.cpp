@@ -38,22 +38,30 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
   check_rank(o.rank_a, ta.rank, "A");
   check_rank(o.rank_b, tb.rank, "B");
 
+  const bool hta = o.mode == analysis::Mode::Hta;
   OpsSelection sa{o.iteration_a, o.device, o.short_names}, sb{o.iteration_b, o.device, o.short_names};
-  try {
-    OpsSummary ca = ops_summary(ta, sa);
-    OpsSummary cb = ops_summary(tb, sb);
-    d.ops = ops_diff(ca, cb, o.mode == analysis::Mode::Hta);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(e.what()) + " (ops diff)");
+  if (!hta) {
+    // Sightline: the ops diff compares the same iteration pair the alignment chose, so a lone
+    // --iteration-a also picks the matching step of B.
+    AlignOptions ao;
+    ao.iteration_a = o.iteration_a;
+    ao.iteration_b = o.iteration_b;
+    d.aligned = aligned_diff(a, b, ao);
+    if (d.aligned->chosen.a) sa.iteration = d.aligned->chosen.a;
+    if (d.aligned->chosen.b) sb.iteration = d.aligned->chosen.b;
   }
+  auto summary = [](const analysis::EventTable& t, const OpsSelection& sel, const char* which) {
+    try {
+      return ops_summary(t, sel);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(e.what()) + " " + which);
+    }
+  };
+  d.ops = ops_diff(summary(ta, sa, "A (control)"), summary(tb, sb, "B (test)"), hta);
   if (!d.ops.control_iteration) d.notes.push_back("control has no ProfilerStep: every event is compared");
   if (!d.ops.test_iteration) d.notes.push_back("test has no ProfilerStep: every event is compared");
-  if (o.mode == analysis::Mode::Hta) return d;
+  if (hta) return d;
 
-  AlignOptions ao;
-  ao.iteration_a = o.iteration_a;
-  ao.iteration_b = o.iteration_b;
-  d.aligned = aligned_diff(a, b, ao);
   const IterationPair& p = d.aligned->chosen;
   d.summary_a = run_summary(ta, p.a ? std::optional<TimeNs>(p.dur_a()) : std::nullopt);
   d.summary_b = run_summary(tb, p.b ? std::optional<TimeNs>(p.dur_b()) : std::nullopt);

@@ -193,3 +193,24 @@ TEST_CASE("trace diff: resnet50 without vs with data-loader workers shows data l
   CHECK(nw0 > 5 * nw4);
   CHECK(double(nw0) > 0.3 * double(d.summary_a->idle_total));
 }
+
+TEST_CASE("aligned diff: trace_compare base vs test step 1010 (threads paired by role)") {
+  Loaded a = load_file(test::test_data("hta_trace_compare_base.json.gz"));
+  Loaded b = load_file(test::test_data("hta_trace_compare_test.json.gz"));
+  DiffOptions o;
+  o.iteration_a = 1010;  // B's step follows: the same number
+  TraceDiff d = trace_diff(*a.store, *b.store, o);
+  REQUIRE(d.aligned);
+  CHECK(d.aligned->chosen.b == 1010);
+  CHECK(d.ops.test_iteration == 1010);
+  // The second thread starts with nccl:all_reduce in A and CatBackward0 in B: still paired.
+  REQUIRE(d.aligned->added.size() == 3);
+  CHECK(d.aligned->added[0].name == "All2All_Pooled_Req");
+  CHECK(d.aligned->added[0].where == "ProfilerStep#1010");
+  CHECK(d.aligned->added[1].name == "CatBackward0");
+  CHECK(d.aligned->added[1].where == "");
+  CHECK(d.aligned->added[2].name == "AddmmBackward0");
+  REQUIRE(d.aligned->removed.size() == 1);
+  CHECK(d.aligned->removed[0].name == "nccl:all_reduce");
+  CHECK(d.aligned->matched == 5);
+}
