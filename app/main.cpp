@@ -18,11 +18,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   sl::cli::register_info(app);
   sl::cli::register_report(app);
+  sl::cli::register_diff(app);
   CLI::App* bench = app.add_subcommand("bench", "Measure load, analysis and frame speed");
   bench->require_subcommand(1);
   sl::cli::register_bench_load(*bench);
   sl::cli::register_bench_report(*bench);
   sl::cli::register_bench_frame(*bench);
+  sl::cli::register_bench_diff(*bench);
 
   sl::gui::Options gui;
   gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";

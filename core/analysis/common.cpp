@@ -206,7 +206,7 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
     if (std::find(step_names.begin(), step_names.end(), r.name) == step_names.end()) step_names.push_back(r.name);
     if (r.stream == -1) last_step = std::max(last_step, r.ts);
   }
-  if (step_names.size() < 2 || last_step == INT64_MIN) {
+  if (!options.hta_last_step_filter || step_names.size() < 2 || last_step == INT64_MIN) {
     t.rows = std::move(rows);
     t.event0 = event0;
   } else {

@@ -1,0 +1,33 @@
+// One run's headline figures for the side-by-side summary of a diff: step time, temporal
+// breakdown, idle causes (summed over streams), launch statistics. Computed with the analyses
+// of core/analysis on the whole trace of one rank.
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "core/analysis/idle_time.h"
+#include "core/analysis/launch_stats.h"
+#include "core/analysis/temporal_breakdown.h"
+
+namespace sl::diff {
+
+struct RunSummary {
+  int64_t rank = 0;
+  uint64_t iterations = 0;
+  std::optional<TimeNs> step_time;        // of the aligned iteration
+  std::optional<double> mean_step_time;   // ns, over every ProfilerStep
+  analysis::TemporalBreakdown temporal;
+  std::array<TimeNs, analysis::kIdleCauseCount> idle_by_cause{};  // ns, all streams
+  std::array<uint64_t, analysis::kIdleCauseCount> gaps_by_cause{};
+  TimeNs idle_total = 0;
+  uint64_t launch_pairs = 0;
+  TimeNs launch_delay_sum = 0, gpu_time_sum = 0, runtime_sum = 0;
+  double launch_delay_median = 0, launch_to_start_median = 0;  // ns
+  uint64_t kernels = 0;
+};
+
+// `step` is the [start, end) of the aligned iteration, if any.
+RunSummary run_summary(const analysis::EventTable& table, std::optional<TimeNs> step_time);
+
+}  // namespace sl::diff
