@@ -24,6 +24,24 @@ grep -q "no Sightline viewer is listening" "$tmp/stderr" || fail "--live: no cle
 "$SIGHTLINE" capture -o "$tmp/out.json.gz" -- /definitely/not/a/program 2>"$tmp/stderr"
 [ $? -eq 1 ] && grep -q "cannot run" "$tmp/stderr" || fail "missing program not reported"
 
+# The conversion path end to end, with a fake program writing what the library would.
+if [ -n "${FAKE_PROGRAM:-}" ]; then
+  "$SIGHTLINE" capture -o "$tmp/fake.json.gz" -- "$FAKE_PROGRAM" >"$tmp/stdout" 2>"$tmp/stderr" || fail "fake capture: $(cat "$tmp/stderr")"
+  cat "$tmp/stdout"
+  grep -q "3 kernels, 1 memcpy, 1 memset on 2 streams" "$tmp/stdout" || fail "fake capture summary"
+  grep -q "dropped records: 3 (Sightline queue) + 2 (CUPTI)" "$tmp/stdout" || fail "dropped records not reported"
+  "$SIGHTLINE" info "$tmp/fake.json.gz" >"$tmp/info" || fail "info on the fake capture"
+  "$SIGHTLINE" report "$tmp/fake.json.gz" >/dev/null || fail "report on the fake capture"
+  # A program that dies mid-write: what arrived is saved, with a warning.
+  "$SIGHTLINE" capture -o "$tmp/crash.json.gz" -- "$FAKE_PROGRAM" --crash >"$tmp/stdout" 2>"$tmp/stderr"
+  rc=$?
+  cat "$tmp/stderr"
+  [ "$rc" -eq 0 ] || fail "crashed program: exit $rc"
+  grep -q "killed by signal 6" "$tmp/stderr" && grep -q "saving the 12 records received" "$tmp/stderr" \
+    || fail "crash not reported"
+  "$SIGHTLINE" info "$tmp/crash.json.gz" >/dev/null || fail "the partial capture does not load"
+fi
+
 lib="$(dirname "$SIGHTLINE")/libsightline_cupti.so"
 if [ -f "$lib" ]; then
   exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' | grep -v '^_' | sort -u)
