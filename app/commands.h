@@ -13,6 +13,7 @@ extern int exit_code;
 void register_info(CLI::App& app);
 void register_report(CLI::App& app);
 void register_diff(CLI::App& app);
+void register_capture(CLI::App& app);
 void register_bench_load(CLI::App& bench);
 void register_bench_report(CLI::App& bench);
 void register_bench_frame(CLI::App& bench);

@@ -1,0 +1,356 @@
+#include "core/capture/record_events.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/json_writer.h"
+
+namespace sl::capture {
+namespace {
+
+constexpr const char* kMemoryKinds[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",
+                                        "Managed", "Device Static", "Managed Static"};
+constexpr const char* kCopyKinds[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                      "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+
+const char* memory_kind(uint8_t k) { return k < std::size(kMemoryKinds) ? kMemoryKinds[k] : "Unknown"; }
+
+std::string args_text(JsonWriter& w) {
+  w.end_object();
+  return w.str();
+}
+
+// Fields every GPU activity carries, in Kineto's order.
+void gpu_args(JsonWriter& w, const ActivityRecord& r) {
+  w.begin_object();
+  w.field("device", uint64_t(r.device)).field("context", uint64_t(r.context));
+  w.key("stream");
+  if (r.stream == kNoStream) w.value(int64_t(-1));
+  else w.value(uint64_t(r.stream));
+  if (r.correlation) w.field("correlation", uint64_t(r.correlation));
+}
+
+class Converter {
+public:
+  explicit Converter(const CaptureData& data) : data_(data) {}
+
+  ConvertedTrace run() {
+    choose_host_pid();
+    index_correlations();
+    for (const ActivityRecord& r : data_.records) convert(r);
+    close_open_markers();
+    add_metadata();
+    return std::move(out_);
+  }
+
+private:
+  void choose_host_pid() {
+    // Kineto writes GPU tracks under pid = device: a process whose pid equals a device id
+    // (pid 1 in a container) would merge with that GPU, so move it out of the way.
+    std::unordered_set<int64_t> devices;
+    for (const DeviceInfo& d : data_.devices) devices.insert(d.id);
+    for (const ActivityRecord& r : data_.records)
+      if (is_gpu(r.kind) || r.kind == ActivityKind::Synchronization || r.kind == ActivityKind::Counter)
+        devices.insert(r.device);
+    int64_t pid = data_.info.pid;
+    out_.host_pid = devices.count(pid) ? pid + (int64_t(1) << 32) : pid;
+  }
+
+  static bool is_gpu(ActivityKind k) {
+    return k == ActivityKind::Kernel || k == ActivityKind::Memcpy || k == ActivityKind::Memset;
+  }
+  static bool is_api(ActivityKind k) { return k == ActivityKind::Runtime || k == ActivityKind::Driver; }
+
+  // A correlation id links one launch to its GPU work. CUPTI may report a runtime call and the
+  // driver call it made with the same id: the runtime call is the launch.
+  void index_correlations() {
+    for (size_t i = 0; i < data_.records.size(); ++i) {
+      const ActivityRecord& r = data_.records[i];
+      if (!r.correlation) continue;
+      if (is_gpu(r.kind)) with_activity_.insert(r.correlation);
+      if (r.kind == ActivityKind::CudaEvent) event_records_[r.id] = &r;
+      if (!is_api(r.kind)) continue;
+      auto [it, added] = launch_.try_emplace(r.correlation, i);
+      if (!added && r.kind == ActivityKind::Runtime && data_.records[it->second].kind == ActivityKind::Driver)
+        it->second = i;
+    }
+  }
+
+  int64_t rel(uint64_t t) const { return relative_ns(t, data_.info.clock_base_ns); }
+
+  bool valid_span(const ActivityRecord& r) {
+    if (r.end >= r.start) return true;
+    ++out_.stats.invalid;
+    return false;
+  }
+
+  CaptureEvent& slice(int64_t pid, int64_t tid, std::string name, std::string_view cat, const ActivityRecord& r) {
+    CaptureEvent& e = out_.events.emplace_back();
+    e.ph = 'X';
+    e.pid = pid;
+    e.tid = tid;
+    e.name = std::move(name);
+    e.cat = cat;
+    e.ts = rel(r.start);
+    e.dur = int64_t(r.end - r.start);
+    return e;
+  }
+
+  CaptureEvent& gpu_slice(std::string name, std::string_view cat, const ActivityRecord& r, std::string args) {
+    int64_t stream = r.stream == kNoStream ? -1 : int64_t(r.stream);
+    CaptureEvent& e = slice(r.device, stream, std::move(name), cat, r);
+    e.gpu = true;
+    e.device = r.device;
+    e.stream = stream;
+    e.args = std::move(args);
+    if (r.correlation) e.correlation = r.correlation;
+    return e;
+  }
+
+  // Placed like the slice `at` (taken by value: emplace_back may move the slice).
+  void flow(char ph, int64_t pid, int64_t tid, int64_t ts, uint32_t id) {
+    CaptureEvent& f = out_.events.emplace_back();
+    f.ph = ph;
+    f.pid = pid;
+    f.tid = tid;
+    f.name = "ac2g";
+    f.cat = "ac2g";
+    f.ts = ts;
+    f.flow_id = id;
+    f.bp_enclosing = ph == 'f';
+  }
+
+  // The launch of a GPU activity gets the flow start; the activity the end.
+  bool linked(const ActivityRecord& r) const { return r.correlation && launch_.count(r.correlation); }
+
+  void convert(const ActivityRecord& r) {
+    switch (r.kind) {
+      case ActivityKind::Kernel: return kernel(r);
+      case ActivityKind::Memcpy: return memcpy(r);
+      case ActivityKind::Memset: return memset(r);
+      case ActivityKind::Runtime:
+      case ActivityKind::Driver: return api(r);
+      case ActivityKind::Synchronization: return sync(r);
+      case ActivityKind::Marker: return marker(r);
+      case ActivityKind::Overhead: return overhead(r);
+      case ActivityKind::CudaEvent: return;  // only feeds Stream Wait Event args
+      case ActivityKind::Counter: return counter(r);
+    }
+    ++out_.stats.invalid;
+  }
+
+  void finish_gpu(const CaptureEvent& e, const ActivityRecord& r) {
+    if (!linked(r)) return;
+    flow('f', e.pid, e.tid, e.ts, r.correlation);
+    ++out_.stats.flows;
+  }
+
+  void kernel(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    JsonWriter w;
+    gpu_args(w, r);
+    w.field("registers per thread", uint64_t(r.registers));
+    w.field("shared memory", uint64_t(r.static_shared) + r.dynamic_shared);
+    w.key("grid").begin_array().value(r.grid[0]).value(r.grid[1]).value(r.grid[2]).end_array();
+    w.key("block").begin_array().value(r.block[0]).value(r.block[1]).value(r.block[2]).end_array();
+    ++out_.stats.kernels;
+    finish_gpu(gpu_slice(demangle(r.name), "kernel", r, args_text(w)), r);
+  }
+
+  void memcpy(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    JsonWriter w;
+    gpu_args(w, r);
+    w.field("bytes", r.bytes);
+    // bytes per ns is GB/s (10^9 bytes per second).
+    if (r.end > r.start) w.field("memory bandwidth (GB/s)", double(r.bytes) / double(r.end - r.start));
+    ++out_.stats.memcpys;
+    finish_gpu(gpu_slice(memcpy_name(r.copy_kind, r.src_kind, r.dst_kind), "gpu_memcpy", r, args_text(w)), r);
+  }
+
+  void memset(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    JsonWriter w;
+    gpu_args(w, r);
+    w.field("bytes", r.bytes).field("value", uint64_t(r.value));
+    if (r.end > r.start) w.field("memory bandwidth (GB/s)", double(r.bytes) / double(r.end - r.start));
+    ++out_.stats.memsets;
+    finish_gpu(gpu_slice(memset_name(r.dst_kind), "gpu_memset", r, args_text(w)), r);
+  }
+
+  void api(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    bool runtime = r.kind == ActivityKind::Runtime;
+    (runtime ? out_.stats.runtime : out_.stats.driver)++;
+    JsonWriter w;
+    w.begin_object().field("cbid", uint64_t(r.cbid));
+    // Only the chosen launch keeps the correlation, so a reader links the GPU work to one call.
+    auto it = r.correlation ? launch_.find(r.correlation) : launch_.end();
+    bool launch = it != launch_.end() && &data_.records[it->second] == &r;
+    if (launch) w.field("correlation", uint64_t(r.correlation));
+    else if (r.correlation) w.field("runtime correlation", uint64_t(r.correlation));
+    std::string name = r.name.empty() ? (runtime ? "cuda_runtime " : "cuda_driver ") + std::to_string(r.cbid) : r.name;
+    CaptureEvent& e = slice(out_.host_pid, r.tid, std::move(name), runtime ? "cuda_runtime" : "cuda_driver", r);
+    e.args = args_text(w);
+    if (launch) e.correlation = r.correlation;
+    if (launch && with_activity_.count(r.correlation)) flow('s', e.pid, e.tid, e.ts, r.correlation);
+  }
+
+  void sync(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    ++out_.stats.syncs;
+    JsonWriter w;
+    std::string_view kind = sync_name(r.sync_kind);
+    w.begin_object().field("cuda_sync_kind", kind);
+    w.key("stream");
+    if (r.stream == kNoStream) w.value(int64_t(-1));
+    else w.value(uint64_t(r.stream));
+    if (r.correlation) w.field("correlation", uint64_t(r.correlation));
+    w.field("device", uint64_t(r.device)).field("context", uint64_t(r.context));
+    bool waits = r.sync_kind == uint8_t(SyncKind::StreamWaitEvent) || r.sync_kind == uint8_t(SyncKind::EventSynchronize);
+    if (waits) {
+      w.field("cuda event", r.id);
+      if (auto it = event_records_.find(r.id); it != event_records_.end()) {
+        w.field("wait_on_stream", uint64_t(it->second->stream));
+        w.field("wait_on_cuda_event_record_corr_id", uint64_t(it->second->correlation));
+      }
+    }
+    int64_t stream = r.stream == kNoStream ? -1 : int64_t(r.stream);
+    CaptureEvent& e = slice(r.device, stream, std::string(kind), "cuda_sync", r);
+    e.device = r.device;
+    e.stream = stream;
+    e.args = args_text(w);
+    if (r.correlation) e.correlation = r.correlation;
+  }
+
+  // NVTX: push/pop and start/end ranges arrive as a start and an end record sharing an id;
+  // marks are single instant records.
+  void marker(const ActivityRecord& r) {
+    if (r.flags & kMarkerInstant) {
+      CaptureEvent& e = out_.events.emplace_back();
+      e.ph = 'i';
+      e.pid = out_.host_pid;
+      e.tid = r.tid;
+      e.name = r.name;
+      e.cat = "user_annotation";
+      e.ts = rel(r.start);
+      e.args = domain_args(r.domain);
+      ++out_.stats.markers;
+      return;
+    }
+    auto key = std::make_pair(r.domain, r.id);
+    if (r.flags & kMarkerStart) {
+      open_[key] = &r;
+      return;
+    }
+    if (!(r.flags & kMarkerEnd)) return void(++out_.stats.invalid);
+    auto it = open_.find(key);
+    if (it == open_.end()) return void(++out_.stats.unmatched_markers);
+    range(*it->second, r.start);
+    open_.erase(it);
+  }
+
+  void range(const ActivityRecord& start, uint64_t end) {
+    CaptureEvent& e = out_.events.emplace_back();
+    e.ph = 'X';
+    e.pid = out_.host_pid;
+    e.tid = start.tid;
+    e.name = start.name;
+    e.cat = "user_annotation";
+    e.ts = rel(start.start);
+    e.dur = end >= start.start ? int64_t(end - start.start) : 0;
+    e.args = domain_args(start.domain);
+    ++out_.stats.markers;
+  }
+
+  static std::string domain_args(const std::string& domain) {
+    if (domain.empty()) return {};
+    JsonWriter w;
+    w.begin_object().field("domain", domain).end_object();
+    return w.str();
+  }
+
+  // A range still open when the program stopped ends at the last time seen.
+  void close_open_markers() {
+    uint64_t last = 0;
+    for (const ActivityRecord& r : data_.records) last = std::max({last, r.start, r.end});
+    for (auto& [key, start] : open_) {
+      range(*start, last);
+      ++out_.stats.unmatched_markers;
+    }
+  }
+
+  void overhead(const ActivityRecord& r) {
+    if (!valid_span(r)) return;
+    ++out_.stats.overhead;
+    slice(out_.host_pid, r.tid, r.name.empty() ? "CUPTI overhead" : r.name, "overhead", r);
+  }
+
+  void counter(const ActivityRecord& r) {
+    CaptureEvent& e = out_.events.emplace_back();
+    e.ph = 'C';
+    e.pid = r.device;
+    e.name = r.name;
+    e.cat = "gpu_counter";
+    e.ts = rel(r.start);
+    e.value = r.number;
+    e.device = r.device;
+    ++out_.stats.counters;
+  }
+
+  void add_metadata() {
+    CaptureEvent& e = out_.events.emplace_back();
+    e.ph = 'M';
+    e.pid = out_.host_pid;
+    e.name = "process_name";
+    JsonWriter w;
+    w.begin_object().field("name", data_.info.process_name.empty() ? "process" : data_.info.process_name).end_object();
+    e.args = w.str();
+  }
+
+  const CaptureData& data_;
+  ConvertedTrace out_;
+  std::unordered_map<uint32_t, size_t> launch_;     // correlation → launch record
+  std::unordered_set<uint32_t> with_activity_;      // correlations with GPU work
+  std::unordered_map<uint64_t, const ActivityRecord*> event_records_;  // CUDA event id → its record
+  std::map<std::pair<std::string, uint64_t>, const ActivityRecord*> open_;  // NVTX ranges begun
+};
+
+}  // namespace
+
+ConvertedTrace convert_records(const CaptureData& data) { return Converter(data).run(); }
+
+std::string memcpy_name(uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind) {
+  const char* kind = copy_kind < std::size(kCopyKinds) ? kCopyKinds[copy_kind] : "Unknown";
+  return std::string("Memcpy ") + kind + " (" + memory_kind(src_kind) + " -> " + memory_kind(dst_kind) + ")";
+}
+
+std::string memset_name(uint8_t dst_kind) { return std::string("Memset (") + memory_kind(dst_kind) + ")"; }
+
+std::string_view sync_name(uint8_t sync_kind) {
+  switch (SyncKind(sync_kind)) {
+    case SyncKind::EventSynchronize: return "Event Sync";
+    case SyncKind::StreamWaitEvent: return "Stream Wait Event";
+    case SyncKind::StreamSynchronize: return "Stream Sync";
+    case SyncKind::ContextSynchronize: return "Context Sync";
+    case SyncKind::Unknown: break;
+  }
+  return "Unknown Sync";
+}
+
+std::string demangle(const std::string& name) {
+  if (!name.starts_with("_Z")) return name;
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !text) return name;
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
+}  // namespace sl::capture
