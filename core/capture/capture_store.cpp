@@ -72,7 +72,8 @@ void append_events(const CaptureData& data, const ConvertedTrace& converted, Tra
       case 'M':
         ++store.counts.metadata;
         if (e.name == "process_name") {
-          std::string_view label = data.info.process_name.empty() ? "process" : data.info.process_name;
+          std::string_view label = data.info.process_name;  // not `?:`: that would make a temporary
+          if (label.empty()) label = "process";
           builder.set_process_name(process(e.pid), store.strings.intern(label));
         }
         break;
