@@ -12,7 +12,10 @@ Workspace::~Workspace() {
 
 std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
   analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
-  analysis::IdleCauses causes = analysis::idle_causes(table);
+  return idle_gap_marks(analysis::idle_causes(table));
+}
+
+std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes) {
   std::vector<IdleGapMark> marks;
   marks.reserve(causes.gaps.size());
   for (const analysis::IdleGap& g : causes.gaps)
@@ -36,8 +39,9 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
     out.error = r.error.cancelled ? "" : r.error.to_string();
     return out;
   }
-  state.phase = "analysing idle time";
-  out.gaps = idle_gap_marks(*r.store);
+  state.phase = "analysing";
+  out.model = build_analysis_model(*r.store);
+  out.gaps = out.model->report.causes ? idle_gap_marks(*out.model->report.causes) : std::vector<IdleGapMark>{};
   out.store = std::move(r.store);
   return out;
 }
@@ -78,11 +82,14 @@ void Workspace::install(Loaded loaded) {
     error_ = loaded.error;
     return;
   }
+  panel_.reset();
   timeline_.reset();
+  model_ = std::move(loaded.model);
   store_ = std::move(loaded.store);
   path_ = loaded.path;
   timeline_ = std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
+  panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
 }
 
 bool Workspace::open_now(const std::string& path) {
