@@ -61,7 +61,8 @@ std::vector<IterationSplit> iteration_splits(const EventTable& t) {
   std::vector<Interval> by_type[3];  // compute, communication, memory
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (r.dur <= 0) continue;
+    // Kernels, copies and sets only: GPU-side annotations (ProfilerStep on the stream) are not work.
+    if (r.dur <= 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
     auto type = KernelType(r.kernel_type);
     int k = type == KernelType::Communication ? 1 : type == KernelType::Memory ? 2 : type == KernelType::Computation ? 0 : -1;
     if (k >= 0) by_type[k].push_back({r.ts, r.end()});
