@@ -90,7 +90,7 @@ void BreakdownView::draw_iterations(ViewContext& ctx, ImVec2 size) {
     };
     seg(s.compute, kCompute), seg(s.communication, kComm), seg(s.memory, kMemory), seg(s.idle, kIdle);
     if (s.iteration == iteration_selected_) dl->AddRect(ImVec2(x - 2, y - 2), ImVec2(x + bar + 2, bottom + 1), ImGui::GetColorU32(ImGuiCol_Text), 0, 0, 2);
-    std::string label = std::to_string(s.iteration);
+    std::string label = "step " + std::to_string(s.iteration);
     dl->AddText(ImVec2(x + (bar - ImGui::CalcTextSize(label.c_str()).x) / 2, bottom + 2), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
     bool over = ImGui::IsItemHovered() && mouse.x >= p.x + slot * float(i) && mouse.x < p.x + slot * float(i + 1);
     if (over) {

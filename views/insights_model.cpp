@@ -21,6 +21,12 @@ std::string pct(double x) {
   return b;
 }
 
+std::string cause_words(IdleCause c) {
+  std::string s(idle_cause_name(c));
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
 TimeNs gpu_span(const EventTable& t) {
   TimeNs a = INT64_MAX, b = INT64_MIN;
   for (uint32_t i : t.gpu) a = std::min(a, t.rows[i].ts), b = std::max(b, t.rows[i].end());
@@ -44,7 +50,7 @@ void starvation(const AnalysisModel& m, const InsightOptions& o, std::vector<Ins
     in.detail = "Stream " + std::to_string(stream) + " sat idle for " + dur(total) +
                 (span ? " (" + pct(double(total) / double(span)) + " of the GPU's active span)" : std::string()) +
                 " in gaps of at least " + dur(o.starvation_gap) + ". The longest, " + dur(worst->length()) + ", is " +
-                std::string(idle_cause_name(worst->cause)) +
+                cause_words(worst->cause) +
                 ": the GPU had no work queued, so every such gap is time the step cannot get back by faster kernels.";
     in.cost = total;
     in.t0 = worst->start;
