@@ -10,8 +10,12 @@ namespace sl::views {
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
 }
 
 static bool contains_ci(const std::string& text, const std::string& lower_needle) {
@@ -56,12 +60,12 @@ const std::vector<uint32_t>& DataTable::order() {
 std::string DataTable::csv() {
   std::string out;
   out += "rank";
-  for (const std::string& h : headers) out += "," + csv_escape(h);
+  for (const std::string& h : headers) out.append(1, ',').append(csv_escape(h));
   out += "\n";
   for (uint32_t r : order()) {
     if (r == UINT32_MAX) break;
     out += std::to_string(r + 1);
-    for (const Cell& c : rows[r]) out += "," + csv_escape(c.text);
+    for (const Cell& c : rows[r]) out.append(1, ',').append(csv_escape(c.text));
     out += "\n";
   }
   return out;
