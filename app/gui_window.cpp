@@ -119,7 +119,20 @@ bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
     } else if (command == "view") {
       std::string name;
       in >> name;
-      if (name != "timeline") std::fprintf(stderr, "sightline: script: view '%s' is not available yet; showing the timeline\n", name.c_str());
+      if (name == "diff") std::fprintf(stderr, "sightline: script: view 'diff' is not available yet; showing the timeline\n");
+      else if (!ws.panel()->show(name)) {
+        std::fprintf(stderr, "sightline: script: unknown view '%s' (timeline, latency, patterns, idle, breakdown, insights, diff)\n", name.c_str());
+        exit_code = 2;
+        return false;
+      }
+    } else if (command == "brush" || command == "pattern" || command == "operator" || command == "insight" || command == "idle") {
+      std::string args;
+      std::getline(in >> std::ws, args);
+      if (std::string error = ws.panel()->command(command, args); !error.empty()) {
+        std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
+        exit_code = 1;
+        return false;
+      }
     } else if (command == "screenshot") {
       std::string path;
       in >> path;
@@ -305,6 +318,7 @@ std::string state_json(Workspace& ws) {
     if (tl->selected().valid()) {
       SliceRef sel = tl->selected();
       w.begin_object().field("name", s.name(sel)).field("start_ns", s.start(sel)).field("gpu", s.is_gpu(sel));
+      w.field("track", sel.track).field("index", sel.index).field("dur_ns", s.dur(sel));
       SliceRef launch = s.is_gpu(sel) ? s.launch_of(sel) : SliceRef{};
       w.key("launch");
       launch.valid() ? w.value(s.name(launch)) : w.null();
@@ -313,6 +327,16 @@ std::string state_json(Workspace& ws) {
       w.null();
     }
     w.field("highlights", uint64_t(tl->highlights().size()));
+    // The highlighted slices themselves (capped), so tests can compare them with an analysis.
+    w.key("highlighted").begin_array();
+    for (size_t i = 0; i < tl->highlights().size() && i < 20000; ++i) {
+      SliceRef h = tl->highlights()[i];
+      w.begin_object().field("track", h.track).field("index", h.index).field("name", s.name(h)).field("start_ns", s.start(h));
+      w.field("dur_ns", s.dur(h)).end_object();
+    }
+    w.end_array();
+    w.key("view");
+    ws.panel()->write_state(w);
     w.field("rows_drawn", st.rows_drawn).field("slices_drawn", st.slices_drawn).field("folded_blocks", st.folded_blocks);
     w.field("gaps_drawn", st.gaps_drawn).field("draw_commands", st.draw_commands);
     w.key("gaps_per_track").begin_object();
@@ -427,11 +451,11 @@ int run(const Options& options) {
       if (showing_sample && ws.path() == options.sample)
         ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                             fs::path(options.sample).filename().c_str());
-      float details_height = std::max(160.f, vp->WorkSize.y * 0.28f);
+      float details_height = std::max(220.f, vp->WorkSize.y * 0.4f);
       ImVec2 avail = ImGui::GetContentRegionAvail();
       tl->draw(ImVec2(avail.x, avail.y - details_height));
       ImGui::BeginChild("details", ImVec2(0, 0), true);
-      views::draw_details_panel(*ws.store(), *tl);
+      ws.panel()->draw();
       ImGui::EndChild();
     } else if (!ws.loading()) {
       ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");

@@ -3,6 +3,7 @@
 #include "core/analysis/common.h"
 #include "core/analysis/counters.h"
 #include "core/analysis/idle_time.h"
+#include "core/analysis/report.h"
 
 namespace sl::views {
 
@@ -13,7 +14,10 @@ Workspace::~Workspace() {
 
 std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
   analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
-  analysis::IdleCauses causes = analysis::idle_causes(table);
+  return idle_gap_marks(analysis::idle_causes(table));
+}
+
+std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes) {
   std::vector<IdleGapMark> marks;
   marks.reserve(causes.gaps.size());
   for (const analysis::IdleGap& g : causes.gaps)
@@ -23,7 +27,7 @@ std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
 
 // Counter rows derived from the analyses, shown under the GPU they describe: queue length per
 // stream, memory-copy bandwidth per kind, memory in use per device (from `[memory]` events).
-void add_derived_counters(TraceStore& store) {
+void add_derived_counters(TraceStore& store, const analysis::Report& report) {
   auto gpu_process = [&](int64_t device, int64_t stream) {
     uint32_t any = kNone;
     for (const Track& t : store.tracks) {
@@ -41,18 +45,17 @@ void add_derived_counters(TraceStore& store) {
     for (const auto& [ts, value] : points) series.ts.push_back(ts), series.value.push_back(value);
     store.counters.push_back(std::move(series));
   };
-  analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
-  for (const auto& q : analysis::queue_length(table)) {
+  for (const auto& q : report.queues.value_or(std::vector<analysis::QueueLengthStream>{})) {
     std::vector<std::pair<TimeNs, double>> points;
     for (const auto& p : q.series) points.emplace_back(p.ts, double(p.length));
     add(gpu_process(-1, q.stream), "queue length, stream " + std::to_string(q.stream), points);
   }
-  for (const auto& k : analysis::memory_bandwidth(table)) {
+  for (const auto& k : report.bandwidth.value_or(std::vector<analysis::MemoryBandwidthKind>{})) {
     std::vector<std::pair<TimeNs, double>> points;
     for (const auto& p : k.series) points.emplace_back(p.ts, p.gbps);
     add(gpu_process(-1, -1), k.copy_kind + " GB/s", points);
   }
-  for (const auto& m : analysis::memory_in_use(store))
+  for (const auto& m : report.memory.value_or(std::vector<analysis::MemoryInUse>{}))
     if (m.device >= 0)  // host memory (device -1) is not a GPU's
       add(gpu_process(m.device, -1), "memory allocated, GPU " + std::to_string(m.device) + " (bytes)", m.allocated);
 }
@@ -73,9 +76,10 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
     out.error = r.error.cancelled ? "" : r.error.to_string();
     return out;
   }
-  state.phase = "analysing idle time";
-  out.gaps = idle_gap_marks(*r.store);
-  add_derived_counters(*r.store);
+  state.phase = "analysing";
+  out.model = build_analysis_model(*r.store);
+  out.gaps = out.model->report.causes ? idle_gap_marks(*out.model->report.causes) : std::vector<IdleGapMark>{};
+  add_derived_counters(*r.store, out.model->report);
   out.store = std::move(r.store);
   return out;
 }
@@ -116,11 +120,14 @@ void Workspace::install(Loaded loaded) {
     error_ = loaded.error;
     return;
   }
+  panel_.reset();
   timeline_.reset();
+  model_ = std::move(loaded.model);
   store_ = std::move(loaded.store);
   path_ = loaded.path;
   timeline_ = std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
+  panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
 }
 
 bool Workspace::open_now(const std::string& path) {

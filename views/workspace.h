@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/trace_loader.h"
+#include "views/analysis_panel.h"
 #include "views/timeline_view.h"
 
 namespace sl::views {
@@ -34,6 +35,8 @@ public:
 
   TraceStore* store() { return store_.get(); }
   TimelineView* timeline() { return timeline_.get(); }
+  AnalysisPanel* panel() { return panel_.get(); }
+  const AnalysisModel* model() const { return model_.get(); }
   const std::string& error() const { return error_; }  // the last failed load, until dismissed
   void dismiss_error() { error_.clear(); }
   bool last_load_failed() const { return last_failed_; }
@@ -46,6 +49,7 @@ private:
   struct Loaded {
     std::unique_ptr<TraceStore> store;
     std::vector<IdleGapMark> gaps;
+    std::unique_ptr<AnalysisModel> model;  // every analysis, computed on the loader thread
     std::string error;
     std::string path;
   };
@@ -54,6 +58,8 @@ private:
 
   std::unique_ptr<TraceStore> store_;
   std::unique_ptr<TimelineView> timeline_;
+  std::unique_ptr<AnalysisModel> model_;
+  std::unique_ptr<AnalysisPanel> panel_;
   std::string path_, error_;
   bool last_failed_ = false;
   std::thread thread_;
@@ -65,5 +71,6 @@ private:
 
 // Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
 std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store);
+std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes);
 
 }  // namespace sl::views

@@ -1,0 +1,134 @@
+#include "views/analysis_panel.h"
+
+#include <imgui.h>
+
+#include <sstream>
+
+#include "views/details_panel.h"
+#include "views/time_axis.h"
+
+namespace sl::views {
+
+const char* panel_tab_name(PanelTab tab) {
+  switch (tab) {
+    case PanelTab::Details: return "timeline";
+    case PanelTab::Latency: return "latency";
+    case PanelTab::Patterns: return "patterns";
+    case PanelTab::Idle: return "idle";
+    case PanelTab::Breakdowns: return "breakdown";
+    case PanelTab::Insights: return "insights";
+  }
+  return "";
+}
+
+bool AnalysisPanel::show(const std::string& name) {
+  for (int t = 0; t <= int(PanelTab::Insights); ++t)
+    if (name == panel_tab_name(PanelTab(t))) {
+      active_ = PanelTab(t);
+      force_ = 3;
+      return true;
+    }
+  return false;
+}
+
+void AnalysisPanel::draw() {
+  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights"};
+  if (!ImGui::BeginTabBar("analysis", ImGuiTabBarFlags_None)) return;
+  for (int t = 0; t <= int(PanelTab::Insights); ++t) {
+    ImGuiTabItemFlags flags = force_ > 0 && int(active_) == t ? ImGuiTabItemFlags_SetSelected : 0;
+    if (!ImGui::BeginTabItem(labels[t], nullptr, flags)) continue;
+    if (force_ == 0) active_ = PanelTab(t);
+    ImGui::BeginChild("body", ImVec2(0, 0), false);
+    switch (PanelTab(t)) {
+      case PanelTab::Details: draw_details_panel(ctx_.store, ctx_.timeline); break;
+      case PanelTab::Latency: latency.draw(ctx_); break;
+      case PanelTab::Patterns: patterns.draw(ctx_); break;
+      case PanelTab::Idle: idle.draw(ctx_); break;
+      case PanelTab::Breakdowns: breakdown.draw(ctx_); break;
+      case PanelTab::Insights: insights.draw(ctx_); break;
+    }
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  if (force_ > 0) --force_;
+  ImGui::EndTabBar();
+}
+
+std::string AnalysisPanel::command(const std::string& verb, const std::string& args) {
+  std::istringstream in(args);
+  if (verb == "brush") {  // brush latency|QUANTITY LO HI (times: "12us", "1.5ms" or plain µs)
+    std::string what, a, b;
+    in >> what >> a >> b;
+    LatencyQuantity q;
+    if (what != "latency") {
+      if (!parse_latency_quantity(what, q)) return "brush wants latency or one of launch_delay, launch_to_start, runtime, gpu_duration";
+      latency.set_quantity(q);
+    }
+    double lo = 0, hi = 0;
+    if (!parse_time(a, lo) || !parse_time(b, hi)) return "brush wants two times (LO HI, µs by default)";
+    show("latency");
+    latency.brush_range(ctx_, lo, hi);
+    return "";
+  }
+  if (verb == "pattern") {  // pattern [fusion|sequence|repeated] N | pattern next|prev
+    std::string first;
+    in >> first;
+    show("patterns");
+    if (first == "next" || first == "prev") return patterns.step(ctx_, first == "next" ? 1 : -1), "";
+    PatternKind kind = PatternKind::Fusion;
+    std::string number = first;
+    if (first == "fusion" || first == "sequence" || first == "repeated") {
+      kind = first == "fusion" ? PatternKind::Fusion : first == "sequence" ? PatternKind::Sequences : PatternKind::Repeated;
+      in >> number;
+    }
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return "pattern wants a row number";
+    if (!patterns.select_row(ctx_, kind, std::stoul(number))) return "no pattern row " + number;
+    return "";
+  }
+  if (verb == "operator") {  // operator NAME: the operator of the frequent-sequences table
+    std::string name;
+    std::getline(in >> std::ws, name);
+    show("patterns");
+    patterns.set_operator(ctx_, name);
+    patterns.select_row(ctx_, PatternKind::Sequences, 0);  // shows the tab; no row is fine
+    return "";
+  }
+  if (verb == "insight") {
+    size_t n = 0;
+    if (!(in >> n)) return "insight wants a number";
+    show("insights");
+    if (!insights.open(ctx_, n)) return "no insight " + std::to_string(n);
+    return "";
+  }
+  if (verb == "idle") {  // idle STREAM CAUSE | idle next|prev
+    std::string first, cause;
+    in >> first >> cause;
+    show("idle");
+    if (first == "next" || first == "prev") return idle.step(ctx_, first == "next" ? 1 : -1), "";
+    for (int c = 0; c < analysis::kIdleCauseCount; ++c)
+      if (cause == analysis::idle_cause_name(analysis::IdleCause(c))) {
+        if (!idle.pick(ctx_, std::stoll(first), analysis::IdleCause(c))) return "stream " + first + " has no " + cause + " gap";
+        return "";
+      }
+    return "idle wants STREAM CAUSE (data_loading, host_sync, host_launch_bound, cross_stream_wait, launch_latency, other)";
+  }
+  return "unknown command '" + verb + "'";
+}
+
+void AnalysisPanel::write_state(JsonWriter& w) const {
+  w.begin_object();
+  w.field("active", panel_tab_name(active_));
+  w.key("latency");
+  latency.write_state(w);
+  w.key("patterns");
+  patterns.write_state(w);
+  w.key("idle");
+  idle.write_state(w, &ctx_);
+  w.key("breakdown");
+  breakdown.write_state(w);
+  w.key("insights");
+  insights.write_state(w);
+  w.end_object();
+}
+
+}  // namespace sl::views

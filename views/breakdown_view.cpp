@@ -1,0 +1,190 @@
+#include "views/breakdown_view.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "views/pattern_model.h"
+#include "views/time_axis.h"
+
+namespace sl::views {
+
+using namespace sl::analysis;
+
+namespace {
+
+std::string fixed(double v, int digits, const char* suffix = "") {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f%s", digits, v, suffix);
+  return b;
+}
+
+Cell dur_cell(double ns) { return DataTable::number(format_duration(ns), ns); }
+
+const ImU32 kCompute = IM_COL32(0, 114, 178, 255), kComm = IM_COL32(230, 159, 0, 255),
+            kMemory = IM_COL32(0, 158, 115, 255), kIdle = IM_COL32(200, 200, 200, 255);
+
+}  // namespace
+
+void BreakdownView::build(ViewContext& ctx) {
+  built_ = true;
+  const Report& r = ctx.model.report;
+  kernels_.headers = {"type", "count", "total", "mean", "median", "p95", "share", "kernel"};
+  if (r.kernels) {
+    double total = 0;
+    for (const KernelStats& k : r.kernels->per_kernel_full) total += k.sum;
+    for (const KernelStats& k : r.kernels->per_kernel_full)
+      kernels_.add_row({DataTable::text(std::string(kernel_type_name(k.type))),
+                        DataTable::number(std::to_string(k.count), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
+                        dur_cell(k.median.value_or(0)), dur_cell(k.p95.value_or(0)),
+                        DataTable::number(fixed(total > 0 ? k.sum / total * 100 : 0, 1, "%"), total > 0 ? k.sum / total : 0),
+                        DataTable::text(short_name(k.name))});
+    types_.headers = {"kernel type (overlaps split out)", "time", "share"};
+    for (const KernelTypeShare& s : r.kernels->by_type)
+      types_.add_row({DataTable::text(s.label), dur_cell(double(s.time)), DataTable::number(fixed(s.pct, 1, "%"), s.pct)});
+  }
+  coupling_.headers = {"iteration", "kernels", "TKLQT", "mean kernel", "GPU busy", "latency", "utilisation", "HDBI", "verdict"};
+  if (r.coupling)
+    for (const CouplingRow& c : r.coupling->rows) {
+      coupling_iteration_.push_back(c.iteration.value_or(-1));
+      coupling_.add_row({c.iteration ? DataTable::number("step " + std::to_string(*c.iteration), double(*c.iteration))
+                                     : DataTable::number("whole trace", 1e18),
+                         DataTable::number(std::to_string(c.kernels), double(c.kernels)), dur_cell(double(c.tklqt)), dur_cell(c.akd),
+                         dur_cell(double(c.gpu_busy)), dur_cell(double(c.latency)),
+                         DataTable::number(fixed(c.utilization * 100, 1, "%"), c.utilization), DataTable::number(fixed(c.hdbi, 2), c.hdbi),
+                         DataTable::text(std::string(boundness_name(c.bound)) + "-bound")});
+    }
+}
+
+void BreakdownView::go_to_iteration(ViewContext& ctx, int64_t number) {
+  iteration_selected_ = number;
+  for (const Iteration& it : ctx.store.iterations)
+    if (it.number == number) show_on_timeline(ctx.timeline, it.slice, it.start, it.end);
+}
+
+void BreakdownView::draw_iterations(ViewContext& ctx, ImVec2 size) {
+  const auto& its = ctx.model.iterations;
+  section_title("Per iteration: step time by what the GPU did");
+  if (its.empty()) {
+    ImGui::TextDisabled("No ProfilerStep iterations in this trace.");
+    return;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  size.y -= ImGui::GetTextLineHeightWithSpacing() * 2.5f;
+  ImGui::InvisibleButton("iters", size);
+  TimeNs longest = 1;
+  for (const auto& s : its) longest = std::max(longest, s.end - s.start);
+  float slot = size.x / float(its.size()), bar = std::min(slot * 0.7f, 60.f);
+  ImVec2 mouse = ImGui::GetIO().MousePos;
+  float bottom = p.y + size.y - ImGui::GetTextLineHeight() - 4;
+  float height = bottom - p.y - 4;
+  for (size_t i = 0; i < its.size(); ++i) {
+    const IterationSplit& s = its[i];
+    float x = p.x + slot * float(i) + (slot - bar) / 2, y = bottom;
+    auto seg = [&](TimeNs v, ImU32 c) {
+      float h = float(double(v) / double(longest)) * height;
+      dl->AddRectFilled(ImVec2(x, y - h), ImVec2(x + bar, y), c);
+      y -= h;
+    };
+    seg(s.compute, kCompute), seg(s.communication, kComm), seg(s.memory, kMemory), seg(s.idle, kIdle);
+    if (s.iteration == iteration_selected_) dl->AddRect(ImVec2(x - 2, y - 2), ImVec2(x + bar + 2, bottom + 1), ImGui::GetColorU32(ImGuiCol_Text), 0, 0, 2);
+    std::string label = "step " + std::to_string(s.iteration);
+    dl->AddText(ImVec2(x + (bar - ImGui::CalcTextSize(label.c_str()).x) / 2, bottom + 2), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
+    bool over = ImGui::IsItemHovered() && mouse.x >= p.x + slot * float(i) && mouse.x < p.x + slot * float(i + 1);
+    if (over) {
+      double step = double(s.end - s.start);
+      ImGui::SetTooltip("step %lld: %s\ncompute %s (%.0f%%)\ncommunication %s (%.0f%%)\nmemory %s (%.0f%%)\nGPU idle %s (%.0f%%)\nclick: show on the timeline",
+                        (long long)s.iteration, format_duration(step).c_str(), format_duration(double(s.compute)).c_str(), s.compute / step * 100,
+                        format_duration(double(s.communication)).c_str(), s.communication / step * 100,
+                        format_duration(double(s.memory)).c_str(), s.memory / step * 100, format_duration(double(s.idle)).c_str(),
+                        s.idle / step * 100);
+      if (ImGui::IsItemClicked()) go_to_iteration(ctx, s.iteration);
+    }
+  }
+  auto swatch = [](ImU32 c, const char* label) {
+    ImVec2 q = ImGui::GetCursorScreenPos();
+    float h = ImGui::GetTextLineHeight();
+    ImGui::GetWindowDrawList()->AddRectFilled(q, ImVec2(q.x + h, q.y + h), c);
+    ImGui::Dummy(ImVec2(h, h));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine(0, 14);
+  };
+  swatch(kCompute, "compute"), swatch(kComm, "communication"), swatch(kMemory, "memory"), swatch(kIdle, "GPU idle");
+  ImGui::NewLine();
+}
+
+void BreakdownView::draw_overview(ViewContext& ctx) {
+  const Report& r = ctx.model.report;
+  float w = ImGui::GetContentRegionAvail().x;
+  ImGui::BeginChild("left", ImVec2(w * 0.42f, 0));
+  section_title("Temporal breakdown (GPU span)");
+  if (r.temporal && r.temporal->valid) {
+    const TemporalBreakdown& t = *r.temporal;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float bw = ImGui::GetContentRegionAvail().x, h = ImGui::GetFrameHeight();
+    ImGui::Dummy(ImVec2(bw, h));
+    float x = p.x;
+    for (auto [v, c] : {std::pair{t.compute, kCompute}, std::pair{t.non_compute, kMemory}, std::pair{t.idle, kIdle}}) {
+      float seg = float(double(v) / double(std::max<TimeNs>(t.span, 1))) * bw;
+      dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + seg, p.y + h), c);
+      x += seg;
+    }
+    ImGui::Text("span %s: compute %s (%.1f%%), non-compute %s (%.1f%%), idle %s (%.1f%%)", format_duration(double(t.span)).c_str(),
+                format_duration(double(t.compute)).c_str(), t.compute_pct, format_duration(double(t.non_compute)).c_str(),
+                t.non_compute_pct, format_duration(double(t.idle)).c_str(), t.idle_pct);
+  } else {
+    ImGui::TextDisabled("No GPU activity.");
+  }
+  if (r.overlap && r.overlap->overlap_pct)
+    ImGui::Text("communication %s, %.1f%% of it overlapped by compute", format_duration(double(r.overlap->communication)).c_str(),
+                *r.overlap->overlap_pct);
+  ImGui::Spacing();
+  section_title("Kernel types, overlaps split out");
+  types_.draw("types", 0, -1);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("right", ImVec2(0, 0));
+  draw_iterations(ctx, ImGui::GetContentRegionAvail());
+  ImGui::EndChild();
+}
+
+void BreakdownView::draw(ViewContext& ctx) {
+  if (!built_) build(ctx);
+  if (!ImGui::BeginTabBar("breakdowns")) return;
+  if (ImGui::BeginTabItem("Overview")) {
+    draw_overview(ctx);
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Per kernel")) {
+    int clicked = kernels_.draw("kernels", 0, kernel_selected_);
+    if (clicked >= 0 && ctx.model.report.kernels) {
+      kernel_selected_ = clicked;
+      auto occ = kernel_occurrences(ctx.model.table(), ctx.model.report.kernels->per_kernel_full[size_t(clicked)].name);
+      ctx.timeline.set_highlights(occurrence_kernels(occ));
+      if (!occ.empty()) ctx.timeline.select(occ.front().anchor, true);
+    }
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("CPU–GPU coupling")) {
+    ImGui::TextDisabled("TKLQT: total launch-to-start queue time. HDBI: host/device balance (0 host-bound … 1 device-bound).");
+    int clicked = coupling_.draw("coupling", 0, coupling_selected_);
+    if (clicked >= 0) {
+      coupling_selected_ = clicked;
+      if (coupling_iteration_[size_t(clicked)] >= 0) go_to_iteration(ctx, coupling_iteration_[size_t(clicked)]);
+      else ctx.timeline.show_all();
+    }
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+void BreakdownView::write_state(JsonWriter& w) const {
+  w.begin_object().field("kernels", uint64_t(kernels_.rows.size())).field("coupling_rows", uint64_t(coupling_.rows.size()));
+  w.field("iteration", iteration_selected_).end_object();
+}
+
+}  // namespace sl::views
