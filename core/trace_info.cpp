@@ -9,14 +9,16 @@ namespace sl {
 TraceSummary summarize(const TraceStore& store) {
   TraceSummary s;
   for (const Process& p : store.processes) {
-    bool has_events = false;
+    bool has_events = false, device_process = false;
+    for (uint32_t t : p.tracks) device_process |= store.tracks[t].kind == TrackKind::GpuStream;
     for (uint32_t t : p.tracks) {
       const Track& track = store.tracks[t];
       bool events = track.slices.size() || track.instants.size();
       has_events |= events;
       if (track.kind == TrackKind::GpuStream) s.gpu_streams += track.gpu_work;
       else if (track.kind == TrackKind::Async) ++s.async_tracks;
-      else if (track.slices.size()) ++s.threads;  // as the corpus manifest counts them
+      // As the corpus manifest counts them: threads filed under a device's pid are not host threads.
+      else if (track.slices.size() && !device_process) ++s.threads;
     }
     s.processes += has_events;
   }

@@ -428,8 +428,17 @@ void TraceStore::order_tracks() {
 }
 
 // Kineto writes GPU work under pid = device. Other tracks of such a process (device-wide syncs
-// on tid -1, MTIA runtime queues) belong to the device too, not to the host.
+// on tid -1, MTIA runtime queues) belong to the device too, not to the host: unless they hold
+// host work, as the Python thread Kineto sometimes files under the GPU's pid does.
 void TraceStore::adopt_device_tracks() {
+  std::vector<StringId> host_cats;
+  for (std::string_view c : {"python_function", "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "Trace",
+                             "Operator", "Runtime", "cpu_instant_event"})
+    if (StringId id = strings.find(c); id != StringPool::kNotFound) host_cats.push_back(id);
+  auto holds_host_work = [&](const Track& t) {
+    return std::any_of(t.slices.cat.begin(), t.slices.cat.end(),
+                       [&](StringId c) { return std::find(host_cats.begin(), host_cats.end(), c) != host_cats.end(); });
+  };
   for (const Process& p : processes) {
     const Track* gpu = nullptr;
     for (uint32_t t : p.tracks)
@@ -438,7 +447,7 @@ void TraceStore::adopt_device_tracks() {
     int64_t device = gpu->device;
     for (uint32_t t : p.tracks) {
       Track& track = tracks[t];
-      if (track.kind != TrackKind::CpuThread) continue;
+      if (track.kind != TrackKind::CpuThread || holds_host_work(track)) continue;
       track.kind = TrackKind::GpuStream;
       track.device = device;
       track.stream = track.tid_is_number ? track.tid : -1;
