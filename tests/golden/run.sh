@@ -28,6 +28,10 @@ for trace in kin_docs_after_fix_h100 hta_inference_rank1_oldfmt hta_amd_mi250_mi
   check "info_$trace.txt" "$data" info "$trace.json.gz"
   check "info_$trace.json" "$data" info "$trace.json.gz" --format json
 done
+check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz
+check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
+check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
+check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
 check error_truncated.txt "$inputs" info truncated.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
