@@ -54,7 +54,7 @@ void register_bench_frame(CLI::App& bench) {
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
     // The script: whole trace, then zooming in ×1.5 per frame towards five points down to
     // ~1 µs across, panning at each level; every zoom level is visited.
-    std::vector<std::pair<double, double>> views_to_draw;
+    std::vector<std::pair<double, double>> views_to_draw{{0, span}};  // never empty, even for a tiny trace
     for (double center : {0.1, 0.3, 0.5, 0.7, 0.9}) {
       for (double width = span; width > 1000; width /= 1.5) {
         double c = center * span;
