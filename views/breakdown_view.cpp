@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/analysis/kernel_breakdown.h"
 #include "views/pattern_model.h"
 #include "views/time_axis.h"
 
@@ -26,6 +27,42 @@ const ImU32 kCompute = IM_COL32(0, 114, 178, 255), kComm = IM_COL32(230, 159, 0,
             kMemory = IM_COL32(0, 158, 115, 255), kIdle = IM_COL32(200, 200, 200, 255);
 
 }  // namespace
+
+DurationDistribution duration_distribution(const TraceStore& store, const std::vector<SliceRef>& slices, size_t bins) {
+  DurationDistribution d;
+  if (slices.empty()) return d;
+  std::vector<double> durations;
+  for (SliceRef s : slices) durations.push_back(double(store.dur(s)));
+  std::sort(durations.begin(), durations.end());
+  d.median = durations[durations.size() / 2];
+  d.edges = log_bins(std::max(1.0, durations.front()), std::max(2.0, durations.back()), bins);
+  d.counts.assign(d.edges.size() - 1, 0);
+  for (double v : durations) ++d.counts[std::min(bin_of(d.edges, v), d.counts.size() - 1)];
+  return d;
+}
+
+void BreakdownView::draw_distribution(ImVec2 size) {
+  if (distribution_.counts.empty()) return;
+  ImGui::Text("Duration distribution of %s (median %s)", distribution_name_.c_str(), format_duration(distribution_.median).c_str());
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 a = ImGui::GetCursorScreenPos();
+  float w = std::max(100.f, size.x - 20), h = std::max(40.f, size.y - ImGui::GetFontSize() * 3);
+  uint32_t peak = *std::max_element(distribution_.counts.begin(), distribution_.counts.end());
+  float bar = w / float(distribution_.counts.size());
+  for (size_t i = 0; i < distribution_.counts.size(); ++i) {
+    float height = peak ? h * float(distribution_.counts[i]) / float(peak) : 0;
+    ImVec2 p0(a.x + bar * float(i) + 1, a.y + h - height), p1(a.x + bar * float(i + 1) - 1, a.y + h);
+    dl->AddRectFilled(p0, p1, kCompute);
+    if (ImGui::IsMouseHoveringRect(ImVec2(p0.x, a.y), p1))
+      ImGui::SetTooltip("%u launches between %s and %s", distribution_.counts[i], format_duration(distribution_.edges[i]).c_str(),
+                        format_duration(distribution_.edges[i + 1]).c_str());
+  }
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  dl->AddLine(ImVec2(a.x, a.y + h), ImVec2(a.x + w, a.y + h), ink);
+  for (size_t i = 0; i < distribution_.edges.size(); i += std::max<size_t>(1, distribution_.edges.size() / 6))
+    dl->AddText(ImVec2(a.x + bar * float(i), a.y + h + 2), ink, format_duration(distribution_.edges[i]).c_str());
+  ImGui::Dummy(ImVec2(w, h + ImGui::GetFontSize() + 4));
+}
 
 void BreakdownView::build(ViewContext& ctx) {
   built_ = true;
@@ -160,13 +197,19 @@ void BreakdownView::draw(ViewContext& ctx) {
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Per kernel")) {
-    int clicked = kernels_.draw("kernels", 0, kernel_selected_);
+    float avail = ImGui::GetContentRegionAvail().y;
+    int clicked = kernels_.draw("kernels", distribution_.counts.empty() ? 0 : avail * 0.55f, kernel_selected_);
     if (clicked >= 0 && ctx.model.report.kernels) {
       kernel_selected_ = clicked;
-      auto occ = kernel_occurrences(ctx.model.table(), ctx.model.report.kernels->per_kernel_full[size_t(clicked)].name);
-      ctx.timeline.set_highlights(occurrence_kernels(occ));
+      const std::string& name = ctx.model.report.kernels->per_kernel_full[size_t(clicked)].name;
+      auto occ = kernel_occurrences(ctx.model.table(), name);
+      std::vector<SliceRef> kernels = occurrence_kernels(occ);
+      distribution_ = duration_distribution(ctx.store, kernels);  // once per click, not per frame
+      distribution_name_ = short_name(name);
+      ctx.timeline.set_highlights(std::move(kernels));
       if (!occ.empty()) ctx.timeline.select(occ.front().anchor, true);
     }
+    draw_distribution(ImGui::GetContentRegionAvail());
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("CPU–GPU coupling")) {

@@ -8,6 +8,15 @@
 
 namespace sl::views {
 
+// Durations of one kernel's occurrences in log-spaced bins (what "Per kernel" draws under the
+// table for the selected kernel).
+struct DurationDistribution {
+  std::vector<double> edges;    // ns; bins = edges.size() - 1
+  std::vector<uint32_t> counts;
+  double median = 0;
+};
+DurationDistribution duration_distribution(const TraceStore& store, const std::vector<SliceRef>& slices, size_t bins = 24);
+
 class BreakdownView {
 public:
   void draw(ViewContext& ctx);
@@ -18,11 +27,14 @@ private:
   void draw_overview(ViewContext& ctx);
   void draw_iterations(ViewContext& ctx, ImVec2 size);
   void go_to_iteration(ViewContext& ctx, int64_t number);
+  void draw_distribution(ImVec2 size);
 
   bool built_ = false;
   DataTable kernels_, types_, coupling_;
   std::vector<int64_t> coupling_iteration_;  // per coupling_ row; -1 = whole trace
   int kernel_selected_ = -1, coupling_selected_ = -1;
+  DurationDistribution distribution_;  // of the selected kernel
+  std::string distribution_name_;
   int64_t iteration_selected_ = -1;
 };
 

@@ -58,3 +58,23 @@ TEST_CASE("kernel names are shortened: templates and parameters elided") {
   CHECK(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)") ==
         "ncclKernel_AllReduce_RING_LL_Sum_float");
 }
+
+#include "views/breakdown_view.h"
+
+TEST_CASE("duration distribution of a kernel: log bins that hold every occurrence") {
+  auto s = test::load_ok(R"([
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2,"dur":2,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":5,"dur":100,"args":{"stream":7}}])");
+  auto refs = s->slices_named(s->strings.find("k"));
+  auto d = duration_distribution(*s, std::vector<SliceRef>(refs.begin(), refs.end()), 10);
+  REQUIRE(d.counts.size() == 10);
+  uint32_t total = 0;
+  for (uint32_t c : d.counts) total += c;
+  CHECK(total == 3);
+  CHECK(d.median == 2000);
+  CHECK(d.counts.front() == 1);  // 1 µs
+  CHECK(d.counts.back() == 1);   // 100 µs
+  CHECK(d.edges.front() <= 1000);
+  CHECK(d.edges.back() >= 100000);
+}
