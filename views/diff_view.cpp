@@ -258,7 +258,7 @@ void DiffView::draw(ImVec2 size) {
 }
 
 void DiffView::draw_header() {
-  ImGui::TextUnformatted("Offset B − A");
+  ImGui::TextUnformatted("Offset B - A");
   ImGui::SameLine();
   double offset_ms = offset_ / 1e6;
   ImGui::SetNextItemWidth(140);
@@ -294,7 +294,7 @@ void DiffView::draw_header() {
     const diff::AlignedDiff& d = *diff_->aligned;
     auto step = [](std::optional<int64_t> n) { return n ? "ProfilerStep#" + std::to_string(*n) : std::string("whole trace"); };
     ImGui::SameLine();
-    ImGui::TextDisabled("  compared: %s vs %s, %.1f%% of slices matched", step(d.chosen.a).c_str(), step(d.chosen.b).c_str(),
+    ImGui::TextDisabled("  %s vs %s, %.0f%% matched", step(d.chosen.a).c_str(), step(d.chosen.b).c_str(),
                         d.matched_fraction * 100);
   }
 }
@@ -357,8 +357,11 @@ void DiffView::draw_table() {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(i);
-      if (ImGui::Selectable(r.name.c_str(), selected_row_ == i, ImGuiSelectableFlags_SpanAllColumns)) select_row(size_t(i));
+      // The label is drawn apart: operator names such as "## forward ##" would read as ImGui IDs.
+      if (ImGui::Selectable("##row", selected_row_ == i, ImGuiSelectableFlags_SpanAllColumns)) select_row(size_t(i));
       if (ImGui::IsItemHovered() && !grouped_) ImGui::SetTooltip("%s", diff_->aligned->ops[r.ops.front()].path.c_str());
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(r.name.c_str());
       ImGui::PopID();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(ms(double(r.dur_a)).c_str());
@@ -385,12 +388,12 @@ void DiffView::draw_summary() {
   }
   const diff::RunSummary &a = *diff_->summary_a, &b = *diff_->summary_b;
   ImGui::TextUnformatted("Run summary (A = control, B = test)");
-  if (!ImGui::BeginTable("summary", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY)) return;
+  if (!ImGui::BeginTable("summary", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("A");
   ImGui::TableSetupColumn("B");
-  ImGui::TableSetupColumn("B − A");
+  ImGui::TableSetupColumn("B - A");
   ImGui::TableHeadersRow();
   auto row = [](const char* name, const std::string& x, const std::string& y, const std::string& d) {
     ImGui::TableNextRow();
