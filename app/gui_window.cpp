@@ -599,7 +599,8 @@ int run(const Options& options) {
     if (tab.diff) {
       tab.diff->draw(ImGui::GetContentRegionAvail());
     } else if (tab.ws_b) {
-      ImGui::TextDisabled("Loading both runs...");
+      bool loading = tab.ws->loading() || tab.ws_b->loading();
+      ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
     } else if (views::TimelineView* tl = ws.timeline()) {
       if (showing_sample && ws.path() == options.sample)
         ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
