@@ -1,9 +1,13 @@
-// The GUI entry point: `sightline [FILE...] [--screenshot OUT.png] [--size WxH] [--script S]`.
+// The GUI entry point: `sightline [FILE...] [--diff A B] [--screenshot OUT.png] [--size WxH] [--script S]`.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+namespace sl {
+class JsonWriter;
+}
 namespace sl::views {
 class Workspace;
 }
@@ -12,6 +16,7 @@ namespace sl::gui {
 
 struct Options {
   std::vector<std::string> files;
+  std::vector<std::string> diff;  // --diff A B: a diff tab comparing A (control) with B (test)
   std::string sample;      // opened when no file is given
   std::string screenshot;  // save after the first full view, then exit
   std::string script;      // automation commands (cli.md)
@@ -19,6 +24,7 @@ struct Options {
 };
 
 int run(const Options& options);
-std::string state_json(views::Workspace& ws);  // what the views show, for tests
+// What the views show, for tests; `extra` adds fields (tabs, diff) at the top level.
+std::string state_json(views::Workspace& ws, const std::function<void(JsonWriter&)>& extra = {});
 
 }  // namespace sl::gui

@@ -18,6 +18,7 @@
 
 #include "core/json_writer.h"
 #include "views/details_panel.h"
+#include "views/diff_view.h"
 #include "views/file_browser.h"
 #include "views/range_stats.h"
 #include "views/time_axis.h"
@@ -47,20 +48,48 @@ bool save_screenshot(const std::string& path, int width, int height) {
   return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), width * 4) != 0;
 }
 
+// One tab of the window: one trace, or (a diff tab) two runs and the diff view between them.
+struct Tab {
+  std::unique_ptr<Workspace> ws = std::make_unique<Workspace>();
+  std::unique_ptr<Workspace> ws_b;        // the second run of a diff tab
+  std::unique_ptr<views::DiffView> diff;  // declared last: destroyed before the workspaces
+  std::string pending, pending_b;
+  int id = 0;
+  bool loaded() const { return ws->timeline() && !ws->loading() && (!ws_b || (ws_b->timeline() && !ws_b->loading())); }
+  // Ready for the script: loaded, and a diff tab's diff computed.
+  bool ready() const { return loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty()))); }
+};
+
+struct Tabs {
+  std::vector<std::unique_ptr<Tab>> list;
+  int active = 0;
+  int force_select = -1;  // a tab chosen by code (script, open) rather than by a click
+  int force_frames = 0;
+  int next_id = 1;
+  Tab& current() { return *list[size_t(active)]; }
+  void choose(int i) { active = force_select = i, force_frames = 3; }
+  Tab& add() {
+    list.push_back(std::make_unique<Tab>());
+    list.back()->id = next_id++;
+    choose(int(list.size()) - 1);
+    return *list.back();
+  }
+};
+
 // Automation (cli.md "GUI automation"): one command per line, run once the trace is loaded.
 class Script {
 public:
   explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
   bool done() const { return lines_.empty() && wait_ == 0; }
   // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
-  bool step(Workspace& ws, int width, int height, int& exit_code);
+  bool step(Tabs& tabs, int width, int height, int& exit_code);
 
 private:
   std::deque<std::string> lines_;
   int wait_ = 0;
 };
 
-bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
+bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
   if (wait_ > 0) return --wait_, true;
   while (!lines_.empty()) {
     std::string line = lines_.front();
@@ -68,11 +97,81 @@ bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
     std::istringstream in(line);
     std::string command;
     in >> command;
+    Workspace& ws = *tabs.current().ws;
+    views::DiffView* diff = tabs.current().diff.get();
     views::TimelineView* tl = ws.timeline();
     if (command.empty() || command[0] == '#') continue;
     if (command == "quit") return false;
     if (command == "wait") {
       in >> wait_;
+      return true;
+    }
+    if (command == "tab") {
+      int n = -1;
+      if (!(in >> n) || n < 0 || n >= int(tabs.list.size())) {
+        std::fprintf(stderr, "sightline: script: no tab '%s' (%zu open, numbered from 0)\n", line.c_str(), tabs.list.size());
+        exit_code = 2;
+        return false;
+      }
+      tabs.choose(n);
+      wait_ = 2;
+      return true;  // the next command waits until that tab is loaded
+    }
+    if (command == "view") {
+      std::string name;
+      in >> name;
+      if (name == "diff") {
+        auto it = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->ws_b != nullptr; });
+        if (it == tabs.list.end()) {
+          std::fprintf(stderr, "sightline: script: no diff is open (sightline --diff A B, or File > Compare with...)\n");
+          exit_code = 1;
+          return false;
+        }
+        tabs.choose(int(it - tabs.list.begin()));
+        wait_ = 2;
+        return true;
+      }
+      in.clear();
+      in.str(line);
+      in >> command;
+    }
+    if (command.rfind("diff", 0) == 0) {
+      if (!diff || !diff->ready()) {
+        std::fprintf(stderr, "sightline: script: '%s' needs a diff tab with a computed diff%s\n", line.c_str(),
+                     diff ? (": " + diff->error()).c_str() : "");
+        exit_code = 1;
+        return false;
+      }
+      std::string arg;
+      std::getline(in >> std::ws, arg);
+      if (command == "diffrow") {
+        char* end = nullptr;
+        unsigned long n = std::strtoul(arg.c_str(), &end, 10);
+        if (arg.empty() || *end || !diff->select_row(n)) {
+          std::fprintf(stderr, "sightline: script: no diff row '%s' (%zu rows)\n", arg.c_str(), diff->rows().size());
+          exit_code = 1;
+          return false;
+        }
+      } else if (command == "diffgroup") {
+        diff->set_grouped(arg == "on");
+      } else if (command == "difffilter") {
+        diff->set_filter(arg);
+      } else if (command == "diffoffset") {
+        double ns = 0;
+        if (!views::parse_time(arg, ns)) {
+          std::fprintf(stderr, "sightline: script: bad offset in '%s'\n", line.c_str());
+          exit_code = 2;
+          return false;
+        }
+        diff->set_offset(ns);
+      } else if (command == "diffcolors") {
+        diff->diff_colors = arg != "off";
+      } else {
+        std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
+        exit_code = 2;
+        return false;
+      }
+      wait_ = 2;
       return true;
     }
     if (!tl) {
@@ -119,8 +218,7 @@ bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
     } else if (command == "view") {
       std::string name;
       in >> name;
-      if (name == "diff") std::fprintf(stderr, "sightline: script: view 'diff' is not available yet; showing the timeline\n");
-      else if (!ws.panel()->show(name)) {
+      if (!ws.panel()->show(name)) {
         std::fprintf(stderr, "sightline: script: unknown view '%s' (timeline, latency, patterns, idle, breakdown, insights, diff)\n", name.c_str());
         exit_code = 2;
         return false;
@@ -144,7 +242,13 @@ bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
     } else if (command == "state") {  // for tests: what the views show, as JSON
       std::string path;
       in >> path;
-      std::ofstream(path) << state_json(ws) << "\n";
+      std::ofstream(path) << state_json(ws, [&](JsonWriter& w) {
+        w.field("tabs", uint64_t(tabs.list.size())).field("active_tab", int64_t(tabs.active));
+        w.key("tab_paths").begin_array();
+        for (const auto& t : tabs.list) w.value(t->ws->path());
+        w.end_array().key("diff");
+        diff ? diff->write_state(w) : void(w.null());
+      }) << "\n";
     } else {
       std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
       exit_code = 2;
@@ -158,6 +262,7 @@ bool Script::step(Workspace& ws, int width, int height, int& exit_code) {
 
 struct Ui {
   bool find_open = false, issues_open = false, browser_open = false;
+  bool browser_compare = false;  // the browser picks run B for File > Compare with...
   char find_text[256] = "";
   bool find_regex = false;
   views::FileBrowser browser;
@@ -191,7 +296,9 @@ void remember(Ui& ui, const std::string& path) {
 void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true;
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
+    if (ImGui::MenuItem("Compare with...", nullptr, false, ws.store() != nullptr))
+      ui.browser_open = true, ui.browser_compare = true;
     if (ImGui::BeginMenu("Recent", !ui.recent.empty())) {
       for (const auto& r : ui.recent)
         if (ImGui::MenuItem(r.c_str())) open(r);
@@ -306,9 +413,10 @@ void draw_loading(Workspace& ws) {
 
 }  // namespace
 
-std::string state_json(Workspace& ws) {
+std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& extra) {
   JsonWriter w;
   w.begin_object();
+  if (extra) extra(w);
   w.field("path", ws.path()).field("loading", ws.loading()).field("error", ws.error());
   if (views::TimelineView* tl = ws.timeline()) {
     const TraceStore& s = *ws.store();
@@ -385,19 +493,31 @@ int run(const Options& options) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
-  Workspace ws;
+  Tabs tabs;
   Ui ui;
   load_recent(ui);
   auto wake = [] { glfwPostEmptyEvent(); };
-  std::string pending;
-  auto open = [&](const std::string& path) {
-    if (ws.loading()) return;
+  auto start_load = [&](Workspace& ws, const std::string& path) {
     const_cast<views::LoadState&>(ws.load_state()).started = ImGui::GetTime();
     ws.open(path, wake);
-    pending = path;
   };
-  bool showing_sample = options.files.empty();
-  open(showing_sample ? options.sample : options.files.front());
+  auto open = [&](const std::string& path) {  // a new tab per trace
+    Tab& t = tabs.add();
+    start_load(*t.ws, path);
+    t.pending = path;
+  };
+  auto open_diff = [&](const std::string& a, const std::string& b) {
+    Tab& t = tabs.add();
+    t.ws_b = std::make_unique<Workspace>();
+    start_load(*t.ws, a);
+    start_load(*t.ws_b, b);
+    t.pending = a, t.pending_b = b;
+  };
+  bool showing_sample = options.files.empty() && options.diff.empty();
+  if (showing_sample) open(options.sample);
+  for (const std::string& f : options.files) open(f);
+  if (options.diff.size() == 2) open_diff(options.diff[0], options.diff[1]);
+  else tabs.choose(0);  // `sightline A B C` starts on A
 
   std::vector<std::string> script_lines;
   if (!options.script.empty()) {
@@ -415,31 +535,41 @@ int run(const Options& options) {
   int idle_frames = 0;
 
   while (!glfwWindowShouldClose(window)) {
-    bool busy = ws.loading() || automated || idle_frames < 3;
+    bool any_busy = false;
+    for (const auto& t : tabs.list) any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
+    bool busy = any_busy || automated || idle_frames < 3;
     if (busy) glfwPollEvents();
     else glfwWaitEvents();  // sleep until input or a wake-up from the loader
     ++idle_frames;
     if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames = 0;
-    if (ws.poll()) {
-      idle_frames = 0;
-      if (ws.last_load_failed()) {
-        if (automated) {
-          std::fprintf(stderr, "sightline: %s\n", ws.error().c_str());
-          exit_code = 1;
-          break;
-        }
-      } else if (!showing_sample || pending != options.sample) {
-        remember(ui, pending);
+    bool load_failed = false;
+    for (const auto& t : tabs.list) {
+      for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
+        if (!w || !w->poll()) continue;
+        idle_frames = 0;
+        if (w->last_load_failed()) load_failed = true;
+        else if (!showing_sample || *path != options.sample) remember(ui, *path);
       }
+      if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
+      if (t->diff && t->diff->poll()) idle_frames = 0;
+    }
+    if (load_failed && automated) {
+      for (const auto& t : tabs.list)
+        for (Workspace* w : {t->ws.get(), t->ws_b.get()})
+          if (w && !w->error().empty()) std::fprintf(stderr, "sightline: %s\n", w->error().c_str());
+      exit_code = 1;
+      break;
     }
     for (const std::string& dropped : g_dropped) open(dropped);
     g_dropped.clear();
+    Tab& tab = tabs.current();
+    Workspace& ws = *tab.ws;
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true, ui.browser_compare = false;
     if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
     draw_menu(ws, ui, window, open);
 
@@ -447,7 +577,31 @@ int run(const Options& options) {
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
     ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
-    if (views::TimelineView* tl = ws.timeline()) {
+    int close = -1;
+    if (ImGui::BeginTabBar("traces", ImGuiTabBarFlags_AutoSelectNewTabs | ImGuiTabBarFlags_FittingPolicyScroll)) {
+      for (size_t i = 0; i < tabs.list.size(); ++i) {
+        Tab& t = *tabs.list[i];
+        std::string label = fs::path(t.pending).filename().string();
+        if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
+        label += "###tab" + std::to_string(t.id);
+        bool keep = true;
+        ImGuiTabItemFlags flags = tabs.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(label.c_str(), tabs.list.size() > 1 ? &keep : nullptr, flags)) {
+          if (tabs.force_select < 0) tabs.active = int(i);  // a click; code-chosen tabs win this frame
+          ImGui::EndTabItem();
+        }
+        if (!keep) close = int(i);
+      }
+      ImGui::EndTabBar();
+    }
+    // SetSelected takes effect on the next frame; until the bar agrees, keep the chosen tab.
+    if (tabs.force_frames > 0 && --tabs.force_frames == 0) tabs.force_select = -1;
+    if (tab.diff) {
+      tab.diff->draw(ImGui::GetContentRegionAvail());
+    } else if (tab.ws_b) {
+      bool loading = tab.ws->loading() || tab.ws_b->loading();
+      ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
+    } else if (views::TimelineView* tl = ws.timeline()) {
       if (showing_sample && ws.path() == options.sample)
         ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                             fs::path(options.sample).filename().c_str());
@@ -463,18 +617,26 @@ int run(const Options& options) {
     ImGui::End();
     draw_find(ws, ui);
     draw_issues(ws, ui);
-    if (ws.timeline()) views::draw_range_window(*ws.store(), *ws.timeline());
+    if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
     draw_loading(ws);
+    if (tab.ws_b) draw_loading(*tab.ws_b);
     if (ui.browser_open) {
-      if (auto chosen = ui.browser.draw(&ui.browser_open)) open(*chosen);
+      if (auto chosen = ui.browser.draw(&ui.browser_open)) {
+        if (ui.browser_compare && ws.store()) open_diff(ws.path(), *chosen);
+        else open(*chosen);
+      }
     }
-    if (!ws.error().empty()) ImGui::OpenPopup("Could not open the trace");
+    Workspace* failed = !ws.error().empty() ? &ws : tab.ws_b && !tab.ws_b->error().empty() ? tab.ws_b.get() : nullptr;
+    if (failed) ImGui::OpenPopup("Could not open the trace");
     if (ImGui::BeginPopupModal("Could not open the trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-      ImGui::TextUnformatted(ws.error().c_str());
+      if (failed) ImGui::TextUnformatted(failed->error().c_str());
       ImGui::PopTextWrapPos();
-      ImGui::TextDisabled(ws.store() ? "The trace that was open stays open." : "");
-      if (ImGui::Button("OK")) ws.dismiss_error(), ImGui::CloseCurrentPopup();
+      if (ImGui::Button("OK")) {
+        if (failed) failed->dismiss_error();
+        if (tabs.list.size() > 1) close = tabs.active;  // the tab never got its trace
+        ImGui::CloseCurrentPopup();
+      }
       ImGui::EndPopup();
     }
     ImGui::Render();
@@ -485,12 +647,17 @@ int run(const Options& options) {
     glClearColor(dark ? 0.1f : 1.f, dark ? 0.1f : 1.f, dark ? 0.11f : 1.f, 1.f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (automated && !ws.loading() && ws.timeline() && !script.done()) {
-      if (!script.step(ws, width, height, exit_code)) break;
+    if (automated && tabs.current().ready() && !script.done()) {
+      if (!script.step(tabs, width, height, exit_code)) break;
     } else if (automated && script.done()) {
       break;
     }
     glfwSwapBuffers(window);
+    if (close >= 0 && tabs.list.size() > 1) {
+      tabs.list.erase(tabs.list.begin() + close);
+      if (tabs.active >= close && tabs.active > 0) --tabs.active;
+      tabs.choose(tabs.active);
+    }
   }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -162,6 +162,8 @@ void TimelineView::step_match(int direction) {
 }
 
 ImU32 TimelineView::slice_color(SliceRef s) const {
+  if (color_override)
+    if (std::optional<ImU32> c = color_override(s)) return *c;
   const SliceColumns& c = store_.slices(s.track);
   switch (color_mode) {
     case ColorMode::ByCategory: return color_for_key(store_.strings.view(c.cat[s.index]), theme);

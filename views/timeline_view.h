@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,11 @@ private:
   } fold_hover_{};
   bool fold_hovered_ = false;
   TimelineStats stats_;
+
+public:
+  // Hook for views that colour slices by something the timeline does not know (the diff view
+  // tints by relative change): consulted first; nullopt falls back to color_mode.
+  std::function<std::optional<ImU32>(SliceRef)> color_override;
 };
 
 }  // namespace sl::views

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""GUI end-to-end tests of tabs and the diff view: the real app under Xvfb, driven by the
+automation script (tab N, view diff, diffrow N, diffgroup, zoom) and checked through its state
+dump against `sightline diff --format json`."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SIGHTLINE = os.environ["SIGHTLINE"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+BASE = os.path.join(DATA, "hta_trace_compare_base.json.gz")
+TEST = os.path.join(DATA, "hta_trace_compare_test.json.gz")
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def run(args, script_lines, states, size="1600x1000"):
+    """Runs the GUI with a script; `states` are names of `state` dumps the script writes as
+    {NAME}. Returns (rc, stderr, {name: state})."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = [line.format(**{n: os.path.join(tmp, n + ".json") for n in states}) for line in script_lines]
+        script = os.path.join(tmp, "script.txt")
+        with open(script, "w") as f:
+            f.write("\n".join(lines + ["quit"]) + "\n")
+        p = subprocess.run([SIGHTLINE, *args, "--script", script, "--size", size], capture_output=True, text=True, timeout=300)
+        out = {}
+        for n in states:
+            path = os.path.join(tmp, n + ".json")
+            if os.path.exists(path):
+                out[n] = json.load(open(path))
+        return p.returncode, p.stderr, out
+
+
+# What the CLI says the aligned diff holds: the table must show exactly these operators.
+cli = json.loads(subprocess.run([SIGHTLINE, "diff", BASE, TEST, "--format", "json"], capture_output=True, text=True,
+                                check=True).stdout)
+ops = cli["aligned"]["ops"]
+check(len(ops) >= 3, f"the CLI's aligned diff has only {len(ops)} ops")
+names = {o["name"] for o in ops}
+biggest = max(ops, key=lambda o: o["delta_us"])
+
+# 1. The diff view opens with the table, a row selects matched events in both runs, zoom syncs.
+rc, err, st = run(["--diff", BASE, TEST],
+                  ["view diff", "state {open}", "diffrow 0", "state {row}", "zoom 1ms 3ms", "wait 3", "state {zoom}",
+                   "diffoffset 2ms", "zoom 5ms 6ms", "wait 3", "state {shifted}", "diffgroup on", "state {grouped}",
+                   "difffilter aten", "state {filtered}"], ["open", "row", "zoom", "shifted", "grouped", "filtered"])
+check(rc == 0, f"diff run failed ({rc}): {err}")
+if rc == 0:
+    d = st["open"]["diff"]
+    check(d is not None and d["ready"], f"diff not ready: {d}")
+    check(d["rows"] == len(ops), f"table rows {d['rows']}, CLI aligned ops {len(ops)}")
+    check(d["selected_row"] == -1, "a row is selected before any click")
+    check(st["open"]["tabs"] == 1, f"tabs {st['open']['tabs']}")
+    check(d["a"]["path"].endswith("base.json.gz") and d["b"]["path"].endswith("test.json.gz"), "A/B paths")
+
+    r = st["row"]["diff"]
+    check(r["selected_row"] == 0 and r["selected"] is not None, f"row 0 not selected: {r['selected_row']}")
+    sel = r["selected"]
+    check(r["a"]["highlights"] >= 1 and r["a"]["highlights"] == r["b"]["highlights"],
+          f"highlights A {r['a']['highlights']} B {r['b']['highlights']}")
+    check(all(h["name"] == sel["name"] for h in r["a"]["highlighted"] + r["b"]["highlighted"]),
+          "highlighted slices are not the selected operator")
+    check(sel["dur_a_ns"] == sum(h["dur_ns"] for h in r["a"]["highlighted"]), "A highlights' durations differ from the row's")
+    check(sel["dur_b_ns"] == sum(h["dur_ns"] for h in r["b"]["highlighted"]), "B highlights' durations differ from the row's")
+    # Row 0 sorts first by delta: the largest regression of the CLI's table (µs there).
+    check(abs((sel["dur_b_ns"] - sel["dur_a_ns"]) / 1e3 - biggest["delta_us"]) <= 1,
+          f"row 0 delta {sel['dur_b_ns'] - sel['dur_a_ns']} ns vs CLI max {biggest['delta_us']} us")
+    cli_row = next(o for o in ops if o["name"] == sel["name"] and abs(o["dur_a_us"] - sel["dur_a_ns"] / 1e3) <= 1)
+    check(abs(cli_row["dur_b_us"] - sel["dur_b_ns"] / 1e3) <= 1, f"row 0's B duration differs from the CLI's {cli_row}")
+    # Framed: both matched events lie in their timeline's view.
+    for side in ("a", "b"):
+        v, h = r[side], r[side]["highlighted"][0]
+        check(v["view_start_ns"] <= h["start_ns"] and h["start_ns"] + h["dur_ns"] <= v["view_end_ns"],
+              f"{side}: selected op {h['start_ns']} not framed in {v['view_start_ns']}..{v['view_end_ns']}")
+
+    z = st["zoom"]["diff"]
+    off = z["offset_ns"]
+    check(abs(z["a"]["view_start_ns"] - 1e6) < 1 and abs(z["a"]["view_end_ns"] - 3e6) < 1,
+          f"A view {z['a']['view_start_ns']}..{z['a']['view_end_ns']}")
+    check(abs(z["b"]["view_start_ns"] - (1e6 + off)) < 1 and abs(z["b"]["view_end_ns"] - (3e6 + off)) < 1,
+          f"B view {z['b']['view_start_ns']}..{z['b']['view_end_ns']} not A + offset {off}")
+    sh = st["shifted"]["diff"]
+    check(sh["offset_ns"] == 2e6, f"diffoffset 2ms gave {sh['offset_ns']}")
+    check(abs(sh["b"]["view_start_ns"] - 7e6) < 1 and abs(sh["b"]["view_end_ns"] - 8e6) < 1,
+          f"B view {sh['b']['view_start_ns']}..{sh['b']['view_end_ns']} not A (5..6 ms) + 2 ms")
+
+    g = st["grouped"]["diff"]
+    check(g["grouped"] and g["rows"] == len(names), f"grouped rows {g['rows']}, distinct operators {len(names)}")
+    f = st["filtered"]["diff"]
+    aten = {n for n in names if "aten" in n.lower()}
+    check(f["rows"] == len(aten) and f["rows"] < len(names), f"filter 'aten': {f['rows']} rows, expected {len(aten)}")
+
+# 2. Two files open as two tabs; `tab N` switches which one the script acts on.
+rc, err, st = run([BASE, TEST], ["state {t0}", "tab 1", "state {t1}"], ["t0", "t1"])
+check(rc == 0, f"tabs run failed ({rc}): {err}")
+if rc == 0:
+    check(st["t0"]["tabs"] == 2 and st["t0"]["active_tab"] == 0, f"t0: {st['t0']['tabs']} tabs, active {st['t0']['active_tab']}")
+    check(st["t0"]["path"].endswith("base.json.gz"), f"tab 0 shows {st['t0']['path']}")
+    check(st["t1"]["active_tab"] == 1 and st["t1"]["path"].endswith("test.json.gz"), f"tab 1 shows {st['t1']['path']}")
+    check(st["t1"]["diff"] is None, "a plain tab reports a diff")
+
+# 3. Bad script input is an error, not a crash.
+rc, err, _ = run([BASE], ["tab 3"], [])
+check(rc == 2 and "no tab" in err, f"tab 3 of 1: rc {rc}, {err}")
+rc, err, _ = run([BASE], ["diffrow 0"], [])
+check(rc == 1 and "needs a diff tab" in err, f"diffrow without diff: rc {rc}, {err}")
+
+print("FAIL" if failures else "OK", f"({len(failures)} failures)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,467 @@
+#include "views/diff_view.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "views/time_axis.h"
+
+namespace sl::views {
+namespace {
+
+uint64_t key_of(SliceRef r) { return (uint64_t(r.track) << 32) | r.index; }
+
+// Okabe–Ito: blue = B faster, orange → vermillion = B slower; reddish purple = unmatched.
+constexpr ImU32 kFaster = IM_COL32(0, 114, 178, 255);
+constexpr ImU32 kSlower = IM_COL32(230, 159, 0, 255);
+constexpr ImU32 kMuchSlower = IM_COL32(213, 94, 0, 255);
+constexpr ImU32 kUnmatched = IM_COL32(204, 121, 167, 255);
+constexpr ImU32 kSame = IM_COL32(190, 190, 190, 255);
+constexpr ImU32 kOther = IM_COL32(228, 228, 228, 255);
+
+ImU32 mix(ImU32 x, ImU32 y, float t) {
+  auto ch = [&](int shift) {
+    float a = float((x >> shift) & 255), b = float((y >> shift) & 255);
+    return ImU32(std::lround(a + (b - a) * t)) << shift;
+  };
+  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | (255u << IM_COL32_A_SHIFT);
+}
+
+// Relative change of B against A → tint; within ±5% counts as unchanged.
+ImU32 change_color(TimeNs a, TimeNs b) {
+  double rel = (double(b) - double(a)) / double(std::max<TimeNs>(a, 1));
+  if (std::abs(rel) < 0.05) return kSame;
+  if (rel < 0) return mix(kSame, kFaster, float(std::min(1.0, 0.4 + -rel)));
+  if (rel < 0.25) return mix(kSame, kSlower, float(std::min(1.0, 0.4 + rel * 2.4)));
+  return mix(kSlower, kMuchSlower, float(std::min(1.0, (rel - 0.25) * 2)));
+}
+
+std::string ms(double ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  return buf;
+}
+
+std::string signed_ms(double ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%+.3f ms", ns / 1e6);
+  return buf;
+}
+
+double first_step_start(const TraceStore& s) { return s.iterations.empty() ? 0.0 : double(s.iterations.front().start); }
+
+}  // namespace
+
+DiffView::DiffView(Workspace& a, Workspace& b) : a_(a), b_(b) {
+  default_offset_ = offset_ = first_step_start(*b.store()) - first_step_start(*a.store());
+  // The diff reads both stores, which stay put while this view lives (a diff tab never reloads).
+  thread_ = std::thread([this] {
+    std::unique_ptr<diff::TraceDiff> d;
+    std::string err;
+    try {
+      d = std::make_unique<diff::TraceDiff>(diff::trace_diff(*a_.store(), *b_.store(), {}));
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    std::lock_guard lock(mutex_);
+    finished_ = std::move(d);
+    finished_error_ = err;
+    computing_ = false;
+  });
+  a_.timeline()->show_all();
+  sync();
+}
+
+DiffView::~DiffView() {
+  if (thread_.joinable()) thread_.join();
+  a_.timeline()->color_override = nullptr;
+  b_.timeline()->color_override = nullptr;
+}
+
+bool DiffView::poll() {
+  if (computing_ || diff_ || !error_.empty()) return false;
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable()) thread_.join();
+  error_ = finished_error_.empty() && !finished_ ? "the diff produced nothing" : finished_error_;
+  diff_ = std::move(finished_);
+  if (diff_ && diff_->aligned) {
+    const diff::IterationPair& p = diff_->aligned->chosen;
+    if (p.a || p.b) default_offset_ = offset_ = double(p.start_b) - double(p.start_a);
+    error_.clear();
+  } else if (diff_) {
+    error_ = "no aligned diff (Sightline mode) for these traces";
+  }
+  rebuild_rows();
+  build_colors();
+  sync();
+  return true;
+}
+
+void DiffView::build_colors() {
+  colors_a_.clear(), colors_b_.clear();
+  if (!diff_ || !diff_->aligned) return;
+  const diff::AlignedDiff& d = *diff_->aligned;
+  for (const diff::AlignedOp& op : d.ops) {
+    ImU32 c = change_color(op.dur_a, op.dur_b);
+    colors_a_[key_of(op.a)] = c;
+    colors_b_[key_of(op.b)] = c;
+  }
+  // An unmatched op's whole subtree: the slices that follow it on its track while it lasts.
+  auto mark = [](const TraceStore& s, const std::vector<diff::UnmatchedOp>& ops, std::unordered_map<uint64_t, ImU32>& map) {
+    for (const diff::UnmatchedOp& u : ops) {
+      const SliceColumns& c = s.slices(u.ref.track);
+      TimeNs end = c.start[u.ref.index] + c.dur[u.ref.index];
+      for (uint32_t i = u.ref.index; i < c.start.size() && c.start[i] < end; ++i)
+        if (i == u.ref.index || c.depth[i] > c.depth[u.ref.index]) map[key_of({u.ref.track, i})] = kUnmatched;
+    }
+  };
+  mark(*a_.store(), d.removed, colors_a_);
+  mark(*b_.store(), d.added, colors_b_);
+  a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), colors_a_, r); };
+  b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), colors_b_, r); };
+}
+
+std::optional<ImU32> DiffView::tint(const TraceStore& s, const std::unordered_map<uint64_t, ImU32>& map, SliceRef r) const {
+  if (!diff_colors) return std::nullopt;
+  if (auto it = map.find(key_of(r)); it != map.end()) return it->second;
+  // A kernel takes the tint of the launch that queued it.
+  if (s.is_gpu(r))
+    if (SliceRef l = s.launch_of(r); l.valid())
+      if (auto it = map.find(key_of(l)); it != map.end()) return it->second;
+  return kOther;
+}
+
+void DiffView::rebuild_rows() {
+  rows_.clear();
+  selected_row_ = -1;
+  if (!diff_ || !diff_->aligned) return;
+  const auto& ops = diff_->aligned->ops;
+  std::map<std::string, size_t> by_name;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const diff::AlignedOp& op = ops[i];
+    if (!filter_.empty()) {
+      std::string lower = op.name;
+      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+      if (lower.find(filter_) == std::string::npos) continue;
+    }
+    Row* row = nullptr;
+    if (grouped_) {
+      auto [it, added] = by_name.try_emplace(op.name, rows_.size());
+      if (added) rows_.emplace_back().name = op.name;
+      row = &rows_[it->second];
+    } else {
+      row = &rows_.emplace_back();
+      row->name = op.name;
+    }
+    row->dur_a += op.dur_a, row->dur_b += op.dur_b, ++row->count;
+    row->ops.push_back(i);
+  }
+  sort_rows();
+}
+
+void DiffView::sort_rows() {
+  auto value = [&](const Row& r) -> double {
+    switch (sort_column_) {
+      case 1: return double(r.dur_a);
+      case 2: return double(r.dur_b);
+      case 4: return double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1));
+      case 5: return double(r.count);
+      default: return double(r.delta());
+    }
+  };
+  std::stable_sort(rows_.begin(), rows_.end(), [&](const Row& x, const Row& y) {
+    if (sort_column_ == 0) return sort_ascending_ ? x.name < y.name : x.name > y.name;
+    return sort_ascending_ ? value(x) < value(y) : value(x) > value(y);
+  });
+}
+
+void DiffView::set_grouped(bool grouped) {
+  grouped_ = grouped;
+  rebuild_rows();
+}
+
+void DiffView::set_filter(const std::string& text) {
+  filter_ = text;
+  std::transform(filter_.begin(), filter_.end(), filter_.begin(), ::tolower);
+  std::snprintf(filter_text_, sizeof filter_text_, "%s", text.c_str());
+  rebuild_rows();
+}
+
+void DiffView::set_offset(double ns) {
+  offset_ = ns;
+  TimelineView& a = *a_.timeline();
+  b_.timeline()->zoom_to(a.view_start() + offset_, a.view_end() + offset_);
+  sync();
+}
+
+// Whichever timeline moved since the last call leads; the other follows at the offset.
+void DiffView::sync() {
+  TimelineView &a = *a_.timeline(), &b = *b_.timeline();
+  bool a_moved = a.view_start() != last_a0_ || a.view_end() != last_a1_;
+  bool b_moved = b.view_start() != last_b0_ || b.view_end() != last_b1_;
+  if (a_moved || !b_moved) b.zoom_to(a.view_start() + offset_, a.view_end() + offset_);
+  else a.zoom_to(b.view_start() - offset_, b.view_end() - offset_);
+  last_a0_ = a.view_start(), last_a1_ = a.view_end(), last_b0_ = b.view_start(), last_b1_ = b.view_end();
+}
+
+bool DiffView::select_row(size_t i) {
+  if (i >= rows_.size() || !diff_) return false;
+  selected_row_ = int(i);
+  const Row& row = rows_[i];
+  const auto& ops = diff_->aligned->ops;
+  std::vector<SliceRef> ha, hb;
+  uint32_t lead = row.ops.front();  // the occurrence that changed most is framed
+  for (uint32_t k : row.ops) {
+    ha.push_back(ops[k].a), hb.push_back(ops[k].b);
+    if (std::abs(ops[k].delta()) > std::abs(ops[lead].delta())) lead = k;
+  }
+  TimelineView &a = *a_.timeline(), &b = *b_.timeline();
+  a.set_highlights(ha), b.set_highlights(hb);
+  const diff::AlignedOp& op = ops[lead];
+  a.select(op.a, true), b.select(op.b, true);  // scrolls each one's row into view
+  // One window that shows both occurrences once B is shifted by the offset.
+  const TraceStore &sa = *a_.store(), &sb = *b_.store();
+  double t0 = std::min(double(sa.start(op.a)), double(sb.start(op.b)) - offset_);
+  double t1 = std::max(double(sa.start(op.a) + sa.dur(op.a)), double(sb.start(op.b) + sb.dur(op.b)) - offset_);
+  double pad = std::max(100.0, (t1 - t0) * 0.25);
+  a.zoom_to(t0 - pad, t1 + pad);
+  last_a0_ = last_a1_ = -1;  // A leads
+  sync();
+  return true;
+}
+
+void DiffView::draw(ImVec2 size) {
+  if (!a_.timeline() || !b_.timeline()) return;
+  sync();
+  ImGui::BeginChild("diffview", size, false, ImGuiWindowFlags_NoScrollbar);
+  draw_header();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  float bottom = std::max(240.f, avail.y * 0.38f);
+  float each = std::max(120.f, (avail.y - bottom) / 2 - ImGui::GetFrameHeightWithSpacing());
+  draw_timeline(*a_.timeline(), a_, "A (control)", ImVec2(avail.x, each));
+  sync();
+  draw_timeline(*b_.timeline(), b_, "B (test)", ImVec2(avail.x, each));
+  sync();
+  float table_width = avail.x * 0.62f;
+  ImGui::BeginChild("difftable", ImVec2(table_width, 0), true);
+  draw_table();
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("diffsummary", ImVec2(0, 0), true);
+  draw_summary();
+  ImGui::EndChild();
+  ImGui::EndChild();
+}
+
+void DiffView::draw_header() {
+  ImGui::TextUnformatted("Offset B - A");
+  ImGui::SameLine();
+  double offset_ms = offset_ / 1e6;
+  ImGui::SetNextItemWidth(140);
+  if (ImGui::InputDouble("ms##offset", &offset_ms, 0.1, 1.0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue)) set_offset(offset_ms * 1e6);
+  ImGui::SameLine();
+  if (ImGui::Button("Align iteration starts")) set_offset(default_offset_);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Offset so that the compared iterations (first ProfilerStep pair) start together");
+  ImGui::SameLine();
+  ImGui::Checkbox("Colour by change", &diff_colors);
+  if (diff_colors) {
+    auto swatch = [](ImU32 c, const char* text) {
+      ImGui::SameLine();
+      ImVec2 p = ImGui::GetCursorScreenPos();
+      float h = ImGui::GetTextLineHeight();
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + h, p.y + 3 + h - 2), c, 2);
+      ImGui::Dummy(ImVec2(h, h));
+      ImGui::SameLine(0, 4);
+      ImGui::TextUnformatted(text);
+    };
+    swatch(change_color(100, 60), "B faster");
+    swatch(kSame, "±5%");
+    swatch(change_color(100, 115), "B slower");
+    swatch(change_color(100, 200), "much slower");
+    swatch(kUnmatched, "unmatched (removed in A / added in B)");
+  }
+  if (computing_) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("  computing the diff...");
+  } else if (!error_.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "  %s", error_.c_str());
+  } else if (diff_ && diff_->aligned) {
+    const diff::AlignedDiff& d = *diff_->aligned;
+    auto step = [](std::optional<int64_t> n) { return n ? "ProfilerStep#" + std::to_string(*n) : std::string("whole trace"); };
+    ImGui::SameLine();
+    ImGui::TextDisabled("  %s vs %s, %.0f%% matched", step(d.chosen.a).c_str(), step(d.chosen.b).c_str(),
+                        d.matched_fraction * 100);
+  }
+}
+
+void DiffView::draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size) {
+  // The run's header: which file this is, in its own colour band.
+  bool is_a = &ws == &a_;
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float h = ImGui::GetFrameHeight();
+  ImU32 band = is_a ? IM_COL32(0, 114, 178, 40) : IM_COL32(230, 159, 0, 50);
+  ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + size.x, p.y + h), band);
+  ImGui::SetCursorScreenPos(ImVec2(p.x + 6, p.y + (h - ImGui::GetTextLineHeight()) / 2));
+  std::string file = std::filesystem::path(ws.path()).filename().string();
+  ImGui::Text("%s: %s", label, file.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("   view %s .. %s", format_duration(tl.view_start()).c_str(), format_duration(tl.view_end()).c_str());
+  ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + h + 2));
+  ImGui::PushID(label);
+  ImGui::BeginChild("tl", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  tl.draw(ImGui::GetContentRegionAvail());
+  ImGui::EndChild();
+  ImGui::PopID();
+}
+
+void DiffView::draw_table() {
+  if (!diff_) {
+    ImGui::TextDisabled(computing_ ? "Aligning the two runs..." : "No diff.");
+    return;
+  }
+  ImGui::SetNextItemWidth(240);
+  if (ImGui::InputTextWithHint("##filter", "filter operators", filter_text_, sizeof filter_text_)) set_filter(filter_text_);
+  ImGui::SameLine();
+  bool grouped = grouped_;
+  if (ImGui::Checkbox("Group by operator", &grouped)) set_grouped(grouped);
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu rows", rows_.size());
+  ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable |
+                          ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("aligned", 6, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("operator", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("A");
+  ImGui::TableSetupColumn("B");
+  ImGui::TableSetupColumn("delta", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("delta %");
+  ImGui::TableSetupColumn("n");
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty && specs->SpecsCount > 0) {
+    sort_column_ = specs->Specs[0].ColumnIndex;
+    sort_ascending_ = specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
+    sort_rows();
+    selected_row_ = -1;
+    specs->SpecsDirty = false;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(int(rows_.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const Row& r = rows_[size_t(i)];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(i);
+      // The label is drawn apart: operator names such as "## forward ##" would read as ImGui IDs.
+      if (ImGui::Selectable("##row", selected_row_ == i, ImGuiSelectableFlags_SpanAllColumns)) select_row(size_t(i));
+      if (ImGui::IsItemHovered() && !grouped_) ImGui::SetTooltip("%s", diff_->aligned->ops[r.ops.front()].path.c_str());
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(r.name.c_str());
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ms(double(r.dur_a)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ms(double(r.dur_b)).c_str());
+      ImGui::TableNextColumn();
+      ImU32 c = change_color(r.dur_a, r.dur_b);
+      ImGui::PushStyleColor(ImGuiCol_Text, c == kSame ? ImGui::GetColorU32(ImGuiCol_Text) : c);
+      ImGui::TextUnformatted(signed_ms(double(r.delta())).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%+.1f%%", 100.0 * double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1)));
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::Text("%u", r.count);
+    }
+  }
+  ImGui::EndTable();
+}
+
+void DiffView::draw_summary() {
+  if (!diff_ || !diff_->summary_a || !diff_->summary_b) {
+    ImGui::TextDisabled("Run summary: waiting for the diff.");
+    return;
+  }
+  const diff::RunSummary &a = *diff_->summary_a, &b = *diff_->summary_b;
+  ImGui::TextUnformatted("Run summary (A = control, B = test)");
+  if (!ImGui::BeginTable("summary", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("A");
+  ImGui::TableSetupColumn("B");
+  ImGui::TableSetupColumn("B - A");
+  ImGui::TableHeadersRow();
+  auto row = [](const char* name, const std::string& x, const std::string& y, const std::string& d) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    for (const std::string* s : {&x, &y, &d}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(s->c_str());
+    }
+  };
+  auto time_row = [&](const char* name, double x, double y) { row(name, ms(x), ms(y), signed_ms(y - x)); };
+  auto pct_row = [&](const char* name, double x, double y) {
+    char bx[32], by[32], bd[32];
+    std::snprintf(bx, sizeof bx, "%.1f%%", x), std::snprintf(by, sizeof by, "%.1f%%", y), std::snprintf(bd, sizeof bd, "%+.1f pt", y - x);
+    row(name, bx, by, bd);
+  };
+  auto count_row = [&](const char* name, uint64_t x, uint64_t y) {
+    char d[32];
+    std::snprintf(d, sizeof d, "%+lld", (long long)y - (long long)x);
+    row(name, std::to_string(x), std::to_string(y), d);
+  };
+  if (a.step_time && b.step_time) time_row("step time (compared)", double(*a.step_time), double(*b.step_time));
+  if (a.mean_step_time && b.mean_step_time) time_row("mean step time", *a.mean_step_time, *b.mean_step_time);
+  count_row("iterations", a.iterations, b.iterations);
+  if (a.temporal.valid && b.temporal.valid) {
+    pct_row("GPU compute", a.temporal.compute_pct, b.temporal.compute_pct);
+    pct_row("GPU non-compute", a.temporal.non_compute_pct, b.temporal.non_compute_pct);
+    pct_row("GPU idle", a.temporal.idle_pct, b.temporal.idle_pct);
+  }
+  time_row("idle total (all streams)", double(a.idle_total), double(b.idle_total));
+  for (int c = 0; c < analysis::kIdleCauseCount; ++c) {
+    std::string name = "  idle: ";
+    name.append(analysis::idle_cause_name(analysis::IdleCause(c)));
+    time_row(name.c_str(), double(a.idle_by_cause[size_t(c)]), double(b.idle_by_cause[size_t(c)]));
+  }
+  count_row("kernels", a.kernels, b.kernels);
+  count_row("launch pairs", a.launch_pairs, b.launch_pairs);
+  time_row("launch delay (median)", a.launch_delay_median, b.launch_delay_median);
+  time_row("launch → start (median)", a.launch_to_start_median, b.launch_to_start_median);
+  ImGui::EndTable();
+}
+
+void DiffView::write_state(JsonWriter& w) const {
+  w.begin_object();
+  w.field("ready", diff_ != nullptr).field("error", error_).field("offset_ns", offset_).field("grouped", grouped_);
+  w.field("rows", uint64_t(rows_.size())).field("selected_row", int64_t(selected_row_));
+  w.key("selected");
+  if (selected_row_ >= 0) {
+    const Row& r = rows_[size_t(selected_row_)];
+    w.begin_object().field("name", r.name).field("dur_a_ns", r.dur_a).field("dur_b_ns", r.dur_b).field("count", uint64_t(r.count)).end_object();
+  } else {
+    w.null();
+  }
+  auto side = [&](const char* name, Workspace& ws) {
+    const TimelineView& tl = *ws.timeline();
+    const TraceStore& s = *ws.store();
+    w.key(name).begin_object().field("path", ws.path()).field("view_start_ns", tl.view_start()).field("view_end_ns", tl.view_end());
+    w.key("highlighted").begin_array();
+    for (size_t i = 0; i < tl.highlights().size() && i < 2000; ++i) {
+      SliceRef h = tl.highlights()[i];
+      w.begin_object().field("track", h.track).field("index", h.index).field("name", s.name(h)).field("start_ns", s.start(h));
+      w.field("dur_ns", s.dur(h)).end_object();
+    }
+    w.end_array().field("highlights", uint64_t(tl.highlights().size())).end_object();
+  };
+  side("a", a_);
+  side("b", b_);
+  w.end_object();
+}
+
+}  // namespace sl::views

@@ -1,0 +1,86 @@
+// The diff view: two runs compared. Their timelines stacked (A above B) with zoom and pan kept
+// in sync after an offset that lines up a chosen iteration start; the aligned-operator table of
+// sl::diff::trace_diff (Sightline mode) whose rows highlight and frame the matched events in
+// both; a colouring by relative change; the side-by-side run summary. The diff is computed once,
+// on a background thread, never per frame.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/diff/trace_diff.h"
+#include "core/json_writer.h"
+#include "views/workspace.h"
+
+namespace sl::views {
+
+class DiffView {
+public:
+  // Both workspaces must hold a loaded trace and outlive this view.
+  DiffView(Workspace& a, Workspace& b);
+  ~DiffView();
+
+  void draw(ImVec2 size);
+  bool ready() const { return diff_ != nullptr; }  // the diff is computed and installed
+  bool poll();  // installs a finished diff; true when something changed
+  const std::string& error() const { return error_; }
+
+  // One table row: one aligned operator, or every occurrence of one name when grouped.
+  struct Row {
+    std::string name;
+    TimeNs dur_a = 0, dur_b = 0;
+    uint32_t count = 0;
+    std::vector<uint32_t> ops;  // indices into AlignedDiff::ops
+    TimeNs delta() const { return dur_b - dur_a; }
+  };
+  const std::vector<Row>& rows() const { return rows_; }  // in display order
+  // Selects row `i` of the display order: highlights its matched events in both timelines
+  // and frames them. False when out of range.
+  bool select_row(size_t i);
+  void set_grouped(bool grouped);
+  void set_filter(const std::string& text);
+  void set_offset(double ns);  // B time = A time + offset
+  double offset() const { return offset_; }
+  void sync_now() { sync(); }
+  void write_state(JsonWriter& w) const;
+
+  bool diff_colors = true;
+
+private:
+  void sync();
+  void rebuild_rows();
+  void sort_rows();
+  void build_colors();
+  void draw_header();
+  void draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size);
+  void draw_table();
+  void draw_summary();
+  std::optional<ImU32> tint(const TraceStore& s, const std::unordered_map<uint64_t, ImU32>& map, SliceRef r) const;
+
+  Workspace &a_, &b_;
+  std::unique_ptr<diff::TraceDiff> diff_;
+  std::string error_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::unique_ptr<diff::TraceDiff> finished_;
+  std::string finished_error_;
+  std::atomic<bool> computing_{true};
+
+  double offset_ = 0, default_offset_ = 0;
+  double last_a0_ = 0, last_a1_ = 0, last_b0_ = 0, last_b1_ = 0;
+  std::vector<Row> rows_;
+  bool grouped_ = false;
+  std::string filter_;
+  char filter_text_[128] = "";
+  int sort_column_ = 3;  // delta
+  bool sort_ascending_ = false;
+  int selected_row_ = -1;
+  std::unordered_map<uint64_t, ImU32> colors_a_, colors_b_;  // SliceRef key → tint
+};
+
+}  // namespace sl::views
