@@ -123,6 +123,7 @@ void DiffView::build_colors() {
   mark(*b_.store(), d.added, colors_b_);
   a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), colors_a_, r); };
   b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), colors_b_, r); };
+  a_.timeline()->show_legend = b_.timeline()->show_legend = false;  // the header has the legend
 }
 
 std::optional<ImU32> DiffView::tint(const TraceStore& s, const std::unordered_map<uint64_t, ImU32>& map, SliceRef r) const {

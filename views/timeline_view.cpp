@@ -265,7 +265,7 @@ void TimelineView::draw(ImVec2 size) {
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
   draw_track_menu();
-  draw_legend(rows_dl, ImVec2(canvas_x1_, view_max.y));
+  if (show_legend) draw_legend(rows_dl, ImVec2(canvas_x1_, view_max.y));
   ImGui::EndChild();
 
   ImDrawList* all = ImGui::GetWindowDrawList();

@@ -60,6 +60,7 @@ public:
   Theme theme = Theme::Light;
   bool show_idle = true;
   bool show_flows = true;
+  bool show_legend = true;  // off where a view draws its own (the diff view's header)
   const TimelineStats& stats() const { return stats_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // idle gaps drawn on a track last frame
 
