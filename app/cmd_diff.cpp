@@ -11,7 +11,6 @@
 
 #include "app/commands.h"
 #include "core/diff/trace_diff.h"
-#include "core/file_reader.h"
 #include "core/trace_loader.h"
 
 namespace sl::cli {
@@ -66,13 +65,10 @@ void run_diff_command(const DiffArgs& a) {
     exit_code = 1;
     return;
   }
-  // (HTA) the rank comes from a regex over the raw file text.
-  std::shared_ptr<TraceStore::Buffer> text_a, text_b;
+  // (HTA) the rank comes from a regex over the file's text, which each store keeps.
   if (o.mode == analysis::Mode::Hta) {
-    text_a = read_trace_file(a.control, {}).buffer;
-    text_b = read_trace_file(a.test, {}).buffer;
-    if (text_a) o.text_a = text_a->view();
-    if (text_b) o.text_b = text_b->view();
+    o.text_a = ra.store->source_text();
+    o.text_b = rb.store->source_text();
   }
   diff::TraceDiff d;
   try {
