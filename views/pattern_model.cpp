@@ -99,17 +99,7 @@ std::vector<Occurrence> sequence_occurrences(const EventTable& t, const std::str
   std::unordered_map<int64_t, std::vector<uint32_t>> gpu_by_corr;
   for (uint32_t i : t.gpu)
     if (t.rows[i].corr != -1) gpu_by_corr[t.rows[i].corr].push_back(i);
-  std::unordered_map<uint32_t, std::vector<char>> has_child;
-  auto is_leaf = [&](uint32_t track, uint32_t idx) {
-    auto [it, fresh] = has_child.try_emplace(track);
-    if (fresh) {
-      const SliceColumns& c = s.tracks[track].slices;
-      it->second.assign(c.size(), 0);
-      for (size_t k = 0; k < c.size(); ++k)
-        if (c.parent[k] != kNone) it->second[c.parent[k]] = 1;
-    }
-    return !it->second[idx];
-  };
+  analysis::LeafTest is_leaf(s);
   for (uint32_t ri : roots) {
     const Row& root = t.rows[ri];
     if (t.name(root) != seq.pattern.front()) continue;

@@ -311,6 +311,17 @@ KernelType kernel_type_hta(std::string_view n) {
   return other ? KernelType::Other : KernelType::Computation;
 }
 
+bool LeafTest::operator()(uint32_t track, uint32_t index) {
+  auto [it, fresh] = has_child_.try_emplace(track);
+  if (fresh) {
+    const SliceColumns& c = store_.tracks[track].slices;
+    it->second.assign(c.size(), 0);
+    for (size_t k = 0; k < c.size(); ++k)
+      if (c.parent[k] != kNone) it->second[c.parent[k]] = 1;
+  }
+  return !it->second[index];
+}
+
 KernelType kernel_type_sightline(std::string_view name, std::string_view cat) {
   if (contains_icase(name, "nccl") || contains_icase(name, "rccl") || contains_icase(name, "hccl") ||
       contains_icase(cat, "collective"))

@@ -8,6 +8,8 @@
 // constructions, so the analyses themselves stay mode-agnostic except where a quirk says otherwise.
 #pragma once
 
+#include <unordered_map>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,6 +65,17 @@ struct TableOptions {
 };
 
 EventTable build_table(const TraceStore& store, const TableOptions& options);
+
+// Whether a slice has no child; built per track on first use, since callers touch few tracks.
+class LeafTest {
+public:
+  explicit LeafTest(const TraceStore& store) : store_(store) {}
+  bool operator()(uint32_t track, uint32_t index);
+
+private:
+  const TraceStore& store_;
+  std::unordered_map<uint32_t, std::vector<char>> has_child_;
+};
 
 // ---- classification ----
 enum class KernelType : uint8_t { Computation, Communication, Memory, Sync, Other };

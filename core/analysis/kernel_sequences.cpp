@@ -70,17 +70,7 @@ std::vector<KernelSequence> kernel_sequences(const EventTable& t, const KernelSe
     gpu_by_corr[r.corr].push_back(i);
   }
   // Leaves: CPU slices with no child (per track, computed on demand).
-  std::unordered_map<uint32_t, std::vector<char>> has_child;
-  auto is_leaf = [&](uint32_t track, uint32_t idx) {
-    auto [it, fresh] = has_child.try_emplace(track);
-    if (fresh) {
-      const SliceColumns& c = s.tracks[track].slices;
-      it->second.assign(c.size(), 0);
-      for (size_t k = 0; k < c.size(); ++k)
-        if (c.parent[k] != kNone) it->second[c.parent[k]] = 1;
-    }
-    return !it->second[idx];
-  };
+  LeafTest is_leaf(s);
 
   std::map<std::vector<StringId>, KernelSequence> groups;
   for (auto& [d, ri] : cands) {

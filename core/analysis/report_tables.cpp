@@ -332,42 +332,47 @@ std::string render_csv(const Table& t) {
   return o;
 }
 
+void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
+  o += "\n== " + t.name + " ==\n";
+  if (t.rows.empty()) {
+    o += "(none)\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> cells;
+  std::vector<size_t> width(t.columns.size());
+  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
+  for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
+    std::vector<std::string> line;
+    for (size_t k = 0; k < t.rows[i].size(); ++k) {
+      const Cell& cell = t.rows[i][k];
+      std::string s = shorten(cell_text(cell), clip_width);
+      if (cell.kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.4f", cell.d);
+        s = buf;
+      }
+      width[k] = std::max(width[k], s.size());
+      line.push_back(std::move(s));
+    }
+    cells.push_back(std::move(line));
+  }
+  auto emit = [&](const std::vector<std::string>& line) {
+    for (size_t k = 0; k < line.size(); ++k) {
+      o += line[k];
+      if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
+    }
+    o += "\n";
+  };
+  emit(t.columns);
+  for (const auto& line : cells) emit(line);
+  if (t.rows.size() > max_rows)
+    o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
+}
+
 std::string render_text(const Report& r, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
-  for (const Table& t : tables) {
-    if (t.name == "kernel_durations" || t.name == "launch_histograms") continue;  // JSON only
-    o += "\n== " + t.name + " ==\n";
-    if (t.rows.empty()) {
-      o += "(none)\n";
-      continue;
-    }
-    std::vector<std::vector<std::string>> cells;
-    std::vector<size_t> width(t.columns.size());
-    for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
-    for (const auto& row : t.rows) {
-      std::vector<std::string> line;
-      for (size_t k = 0; k < row.size(); ++k) {
-        std::string s = shorten(cell_text(row[k]), 60);
-        if (row[k].kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "%.4f", row[k].d);
-          s = buf;
-        }
-        width[k] = std::max(width[k], s.size());
-        line.push_back(std::move(s));
-      }
-      cells.push_back(std::move(line));
-    }
-    auto emit = [&](const std::vector<std::string>& line) {
-      for (size_t k = 0; k < line.size(); ++k) {
-        o += line[k];
-        if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
-      }
-      o += "\n";
-    };
-    emit(t.columns);
-    for (const auto& line : cells) emit(line);
-  }
+  for (const Table& t : tables)
+    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";

@@ -49,6 +49,8 @@ std::string cell_text(const Cell& c);  // CSV/text: lists joined with '|'
 
 std::string render_json(const Report& report, const std::vector<Table>& tables, const std::string& trace_info_json);
 std::string render_text(const Report& report, const std::vector<Table>& tables);
+// One table as aligned text (cells clipped to `clip_width`, at most `max_rows` rows).
+void append_text_table(std::string& out, const Table& table, size_t max_rows = SIZE_MAX, size_t clip_width = 60);
 std::string render_csv(const Table& table);
 
 }  // namespace sl::analysis

@@ -257,48 +257,6 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
   return o;
 }
 
-namespace {
-
-std::string clip(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
-
-void text_table(std::string& o, const Table& t, size_t max_rows, size_t name_width) {
-  o += "\n== " + t.name + " ==\n";
-  if (t.rows.empty()) {
-    o += "(none)\n";
-    return;
-  }
-  std::vector<size_t> width(t.columns.size());
-  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
-  std::vector<std::vector<std::string>> lines;
-  for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
-    std::vector<std::string> line;
-    for (size_t k = 0; k < t.columns.size(); ++k) {
-      std::string s = clip(analysis::cell_text(t.rows[i][k]), name_width);
-      if (t.rows[i][k].kind == Cell::Num && s.size() > 12) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4f", t.rows[i][k].d);
-        s = buf;
-      }
-      width[k] = std::max(width[k], s.size());
-      line.push_back(std::move(s));
-    }
-    lines.push_back(std::move(line));
-  }
-  auto emit = [&](const std::vector<std::string>& line) {
-    for (size_t k = 0; k < line.size(); ++k) {
-      o += line[k];
-      if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
-    }
-    o += "\n";
-  };
-  emit(t.columns);
-  for (const auto& l : lines) emit(l);
-  if (t.rows.size() > max_rows)
-    o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
-}
-
-}  // namespace
-
 std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(analysis::mode_name(d.mode)) + "   rank: " + std::to_string(d.rank_a) +
                   " vs " + std::to_string(d.rank_b) + "   iteration: " + cell_json(opt_iter(d.ops.control_iteration)) +
@@ -324,11 +282,11 @@ std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& table
         return std::llabs(x[6].i) > std::llabs(y[6].i);
       });
       by_delta.name = "ops (by |diff_total_us|)";
-      text_table(o, by_delta, 40, 70);
+      analysis::append_text_table(o, by_delta, 40, 70);
       continue;
     }
     size_t rows = t.name == "ops" ? 60 : t.name == "summary" || t.name == "iterations" ? 200 : 20;
-    text_table(o, t, rows, t.name == "summary" ? 40 : 70);
+    analysis::append_text_table(o, t, rows, t.name == "summary" ? 40 : 70);
   }
   if (!d.notes.empty()) {
     o += "\nnotes:\n";

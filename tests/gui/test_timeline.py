@@ -3,11 +3,11 @@
 automation script of shared/specs/cli.md, checked through its screenshot and state dump."""
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
+
+from pngread import read_png  # beside this file
 
 SIGHTLINE = os.environ["SIGHTLINE"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,38 +22,6 @@ def check(condition, message):
     if not condition:
         failures.append(message)
         print("FAIL:", message)
-
-
-def read_png(path):
-    """Decodes the 8-bit RGB/RGBA non-interlaced PNGs the app writes: (width, height, rows)."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, color = struct.unpack(">IIBB", body[:10])
-            channels = {2: 3, 6: 4}[color]
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - channels] if i >= channels else 0
-            b, c = prev[i], prev[i - channels] if i >= channels else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, channels)])
-        prev = line
-    return width, height, rows
 
 
 def run(trace, script_lines, size="1280x800"):
