@@ -12,6 +12,7 @@ extern int exit_code;
 
 void register_info(CLI::App& app);
 void register_report(CLI::App& app);
+void register_render(CLI::App& app);
 void register_bench_load(CLI::App& bench);
 void register_bench_report(CLI::App& bench);
 void register_bench_frame(CLI::App& bench);

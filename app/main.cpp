@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   sl::cli::register_info(app);
   sl::cli::register_report(app);
+  sl::cli::register_render(app);
   CLI::App* bench = app.add_subcommand("bench", "Measure load, analysis and frame speed");
   bench->require_subcommand(1);
   sl::cli::register_bench_load(*bench);
