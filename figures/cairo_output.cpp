@@ -85,6 +85,40 @@ void paint(cairo_t* cr, const Scene& scene) {
   }
 }
 
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+// Cairo's SVG writes text as glyph outlines (the font travels with the file), one <g> of <use>
+// elements per string, in drawing order. Label each with its string (aria-label), so the text can
+// be searched, read by screen readers and checked by tests. Left as is if the counts disagree.
+void label_svg_text(const Scene& scene, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string svg = buffer.str();
+  std::vector<const std::string*> texts;
+  for (const Item& i : scene.items)
+    if (i.kind == Item::Text) texts.push_back(&i.text);
+  const std::string open = "<g style=\"fill:", glyph = "\n  <use xlink:href=\"#glyph";
+  std::vector<size_t> runs;
+  for (size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
+    size_t close = svg.find('>', at);
+    if (close != std::string::npos && svg.compare(close + 1, glyph.size(), glyph) == 0) runs.push_back(at);
+  }
+  if (runs.size() != texts.size()) return;
+  for (size_t k = runs.size(); k-- > 0;) svg.insert(runs[k] + 2, " aria-label=\"" + xml_escape(*texts[k]) + "\"");
+  std::ofstream(path, std::ios::binary) << svg;
+}
+
 }  // namespace
 
 bool format_from_path(std::string_view path, Format& format) {
@@ -144,6 +178,7 @@ bool write_scene(const Scene& scene, const std::string& path, Format format, dou
     error = path + ": " + cairo_status_to_string(status);
     return false;
   }
+  if (format == Format::Svg) label_svg_text(scene, path);
   return true;
 }
 

@@ -70,11 +70,12 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
   for (const auto& bin : h->pairs) max_count = std::max(max_count, bin.size());
   float count_w = text_width(std::to_string(max_count), s.small) + s.small;
   float x0 = s.pad + s.small * 1.6f + count_w, x1 = s.width - s.pad * 2;
-  float plot_top = y + s.small, plot_h = s.width * 0.4f, base = plot_top + plot_h;
+  float plot_top = y + s.small * 2.2f, plot_h = s.width * 0.4f, base = plot_top + plot_h;
   double lo = std::log10(h->edges.front()), hi = std::log10(h->edges.back());
   auto x_of = [&](double v) { return x0 + float((std::log10(std::max(v, h->edges.front())) - lo) / (hi - lo)) * (x1 - x0); };
   // Count axis (left), with horizontal grid.
   int64_t cstep = views::tick_step(double(max_count) / 4);
+  max_count = size_t((int64_t(max_count) + cstep - 1) / cstep * cstep);  // the top gridline is a tick
   for (int64_t c = 0; c <= int64_t(max_count); c += cstep) {
     float yy = base - float(double(c) / double(max_count)) * plot_h;
     scene.line(Role::Decoration, x0, yy, x1, yy, s.grid, s.outline_width);
@@ -90,13 +91,20 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
   }
   // Log axis: decades labelled, 2× and 5× ticked.
   scene.line(Role::Axis, x0, base, x1, base, s.ink, s.outline_width * 1.5f);
+  float last_label_end = -1e9f;
   for (double decade = std::pow(10.0, std::floor(lo)); decade <= h->edges.back() * 1.0001; decade *= 10)
-    for (double m : {1.0, 2.0, 5.0}) {
+    for (double m : {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}) {
       double v = decade * m;
       if (v < h->edges.front() * 0.9999 || v > h->edges.back() * 1.0001) continue;
       float x = x_of(v);
-      scene.line(Role::Axis, x, base, x, base + s.small * (m == 1 ? 0.5f : 0.3f), s.ink, s.outline_width * 1.5f);
-      if (m == 1 || hi - lo < 1.2) scene.text(Role::Axis, x, base + s.small * 1.6f, views::format_duration(v), s.small, s.ink, Anchor::Center);
+      bool major = m == 1 || (hi - lo < 2.5 && (m == 2 || m == 5)) || hi - lo < 0.8;
+      scene.line(Role::Axis, x, base, x, base + s.small * (major ? 0.5f : 0.3f), s.ink, s.outline_width * 1.5f);
+      std::string label = views::format_duration(v);
+      float half = text_width(label, s.small) / 2;
+      if (major && x - half > last_label_end + s.small * 0.6f) {  // never two labels on top of each other
+        scene.text(Role::Axis, x, base + s.small * 1.6f, label, s.small, s.ink, Anchor::Center);
+        last_label_end = x + half;
+      }
     }
   float median_x = x_of(stats.to_start_median);
   Color accent = Color::of(views::kernel_kind_rgb(views::KernelKind::Sync));
@@ -156,13 +164,16 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   double max_sum = top.front()->sum;
   bool seen[5] = {};
   float row_h = s.lane * 1.05f, plot_top = y;
+  std::map<std::string, int> shown;  // short names can collide: number the repeats
   for (const auto* ks : top) {
+    std::string name = views::short_name(ks->name);
+    if (int n = ++shown[name]; n > 1) name += " (" + std::to_string(n) + ")";
     views::KernelKind kind = kind_of(ks->type);
     seen[int(ks->type)] = true;
     Color c = Color::of(views::kernel_kind_rgb(kind));
     float w = float(ks->sum / max_sum) * (x1 - value_w - bx0);
     scene.text(Role::Label, bx0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f,
-               fit_text(views::short_name(ks->name), name_w - s.small * 0.4f, s.small), s.small, s.ink, Anchor::Right);
+               fit_text(name, name_w - s.small * 0.4f, s.small), s.small, s.ink, Anchor::Right);
     scene.rect(Role::Bar, bx0, y + row_h * 0.12f, std::max(w, 0.5f), row_h * 0.76f, c, s.outline, s.outline_width);
     scene.text(Role::Label, bx0 + w + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f,
                views::format_duration(ks->sum) + " ×" + std::to_string(ks->count), s.small, s.muted);
@@ -203,6 +214,9 @@ bool idle_figure(const analysis::IdleCauses& causes, const Style& s, const std::
   y = plot_top;
   bool seen[analysis::kIdleCauseCount] = {};
   double px_per = (x1 - value_w - x0) / max_total;
+  float plot_bottom = plot_top + float(streams.size()) * row_h;
+  value_axis(scene, s, x0, float(x0 + max_total * px_per), plot_top, plot_bottom, max_total,
+             [](int64_t v, int64_t step) { return views::format_tick(v, step); });
   for (int64_t st : streams) {
     scene.text(Role::Label, x0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f, "stream " + std::to_string(st), s.small, s.ink,
                Anchor::Right);
@@ -222,8 +236,6 @@ bool idle_figure(const analysis::IdleCauses& causes, const Style& s, const std::
                s.muted);
     y += row_h;
   }
-  value_axis(scene, s, x0, float(x0 + max_total * px_per), plot_top, y, max_total,
-             [](int64_t v, int64_t step) { return views::format_tick(v, step); });
   scene.text(Role::Axis, (x0 + x1) / 2, y + s.small * 2.9f, "idle time", s.small, s.muted, Anchor::Center);
   Legend legend(s);
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)

@@ -280,7 +280,7 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
     for (const TrackRows& t : g.tracks) label_w = std::max(label_w, text_width(t.label, s_.small) + s_.small * 1.6f);
   label_w = std::min(label_w, s_.width * 0.28f);
   f_.x0 = s_.pad + label_w;
-  f_.x1 = s_.width - s_.pad * 1.5f;
+  f_.x1 = s_.width - s_.pad - text_width("0000 µs", s_.small) * 0.55f;  // room for the last tick label
   f_.t0 = double(t0_), f_.t1 = double(t1_);
   f_.ns_per_px = (f_.t1 - f_.t0) / std::max(1.f, f_.x1 - f_.x0);
 
