@@ -14,6 +14,7 @@ void register_info(CLI::App& app);
 void register_report(CLI::App& app);
 void register_diff(CLI::App& app);
 void register_capture(CLI::App& app);
+void register_render(CLI::App& app);
 void register_bench_load(CLI::App& bench);
 void register_bench_report(CLI::App& bench);
 void register_bench_frame(CLI::App& bench);

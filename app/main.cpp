@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   sl::cli::register_report(app);
   sl::cli::register_diff(app);
   sl::cli::register_capture(app);
+  sl::cli::register_render(app);
   CLI::App* bench = app.add_subcommand("bench", "Measure load, analysis and frame speed");
   bench->require_subcommand(1);
   sl::cli::register_bench_load(*bench);

@@ -9,6 +9,7 @@ packages=(
   libcairo2-dev libre2-dev fonts-dejavu-core
   clang-14 libclang-rt-14-dev
   xvfb xauth libgl1-mesa-dri mesa-utils
+  poppler-utils librsvg2-bin
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,34 @@
+// Legends: swatch + label entries flowed left to right into lines, and the table that maps short
+// keys (K1, K2, ...) to kernel names too long or too ambiguous to print inside a slice.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "figures/scene.h"
+#include "figures/style.h"
+
+namespace sl::fig {
+
+class Legend {
+public:
+  explicit Legend(const Style& style) : s_(style) {}
+  void add(Color swatch, std::string label) { entries_.push_back({swatch, std::move(label)}); }
+  size_t size() const { return entries_.size(); }
+  // Lays the entries out in lines within `width`; returns the y below the last line.
+  float emit(Scene& scene, float x, float y, float width) const;
+
+private:
+  struct Entry {
+    Color swatch;
+    std::string label;
+  };
+  const Style& s_;
+  std::vector<Entry> entries_;
+};
+
+float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<std::string, std::string>>& keys, float x,
+                     float y, float width);
+
+}  // namespace sl::fig

@@ -1,0 +1,407 @@
+#include "figures/timeline_figure.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "figures/cairo_output.h"
+#include "figures/legend.h"
+#include "views/palette.h"
+#include "views/time_axis.h"
+
+namespace sl::fig {
+namespace {
+
+struct TrackRows {
+  uint32_t track = kNone;
+  std::string label;
+  std::vector<std::vector<uint32_t>> lanes;  // per visual row: slices overlapping the range, in time order
+};
+
+struct Group {
+  std::string label;
+  std::vector<TrackRows> tracks;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Substring (case-insensitive) or, when the pattern is a valid regex, an RE2 partial match.
+class RowFilter {
+public:
+  explicit RowFilter(const std::string& pattern) : needle_(lower(pattern)) {
+    if (pattern.empty()) return;
+    RE2::Options o;
+    o.set_case_sensitive(false);
+    o.set_log_errors(false);
+    re_ = std::make_unique<RE2>(pattern, o);
+    if (!re_->ok()) re_.reset();
+  }
+  bool matches(const std::string& label) const {
+    if (needle_.empty()) return true;
+    return lower(label).find(needle_) != std::string::npos || (re_ && RE2::PartialMatch(label, *re_));
+  }
+
+private:
+  std::string needle_;
+  std::unique_ptr<RE2> re_;
+};
+
+// Per visual row, the slices that overlap [t0, t1]; trailing empty rows dropped.
+std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0, TimeNs t1) {
+  const SliceColumns& c = track.slices;
+  size_t n = size_t(std::partition_point(c.start.begin(), c.start.end(), [&](TimeNs s) { return s < t1; }) - c.start.begin());
+  std::vector<std::vector<uint32_t>> lanes(track.row_count());
+  if (n == 0 || track.max_end_prefix[n - 1] <= t0) return {};
+  for (uint32_t i = 0; i < n; ++i)
+    if (c.end(i) > t0 || (c.dur[i] == 0 && c.start[i] >= t0)) lanes[track.row_of(i)].push_back(i);
+  while (!lanes.empty() && lanes.back().empty()) lanes.pop_back();
+  return lanes;
+}
+
+// Where everything goes, so the passes below agree.
+struct Frame {
+  double t0, t1, ns_per_px;
+  float x0, x1;  // plot area
+  float x_of(double t) const { return x0 + float((t - t0) / ns_per_px); }
+};
+
+class Layout {
+public:
+  Layout(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style, const TimelineFigureOptions& o)
+      : store_(store), idle_(idle), s_(style), o_(o) {}
+
+  bool run(Scene& scene, TimelineFigureStats& stats, std::string& error);
+
+private:
+  bool select_rows(std::string& error);
+  float plot_height() const;
+  size_t emit_rows(Scene& out, float y0, float fold_px, TimelineFigureStats& st);
+  void emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& slices, float y, float fold_px,
+                 TimelineFigureStats& st);
+  void emit_gaps(Scene& out, uint32_t track, float y, float height, TimelineFigureStats& st);
+  void emit_axis(Scene& out, float y_top, float y_axis);
+  std::string label_for(uint32_t name_id);
+  Color slice_color(SliceRef s);
+  views::KernelKind kind_of(SliceRef s);
+
+  const TraceStore& store_;
+  const analysis::IdleCauses* idle_;
+  const Style& s_;
+  const TimelineFigureOptions& o_;
+  TimeNs t0_ = 0, t1_ = 0;
+  Frame f_{};
+  std::vector<Group> groups_;
+  std::vector<std::vector<uint32_t>> gaps_by_track_;  // indices into idle_->gaps
+  std::vector<int8_t> kind_cache_;                    // per StringId, -1 unknown (GPU names)
+  std::map<uint32_t, std::string> keyed_;             // name id → "K3" for long or ambiguous names
+  std::vector<std::pair<std::string, std::string>> key_table_;
+  bool kinds_seen_[6] = {}, causes_seen_[analysis::kIdleCauseCount] = {};
+};
+
+views::KernelKind Layout::kind_of(SliceRef s) {
+  if (!store_.is_gpu(s)) return views::KernelKind::NotGpu;
+  StringId name = store_.slices(s.track).name[s.index];
+  if (kind_cache_.size() <= name) kind_cache_.resize(store_.strings.size() + 1, -1);
+  if (kind_cache_[name] < 0) kind_cache_[name] = int8_t(views::kernel_kind(store_.name(s), store_.cat(s), true));
+  return views::KernelKind(kind_cache_[name]);
+}
+
+// GPU work by kernel type (the legend explains it); CPU slices by a stable hash of their name.
+Color Layout::slice_color(SliceRef s) {
+  views::KernelKind k = kind_of(s);
+  if (k == views::KernelKind::NotGpu) return Color::of(views::key_rgb(store_.name(s), s_.dark));
+  return Color::of(views::kernel_kind_rgb(k));
+}
+
+bool Layout::select_rows(std::string& error) {
+  RowFilter filter(o_.tracks);
+  for (uint32_t p : store_.process_order) {
+    Group g;
+    g.label = process_label(store_, p);
+    bool whole = !o_.tracks.empty() && filter.matches(g.label);
+    for (uint32_t t : store_.processes[p].tracks) {
+      std::string label = track_label(store_, t);
+      if (!whole && !filter.matches(label) && !filter.matches(g.label + " " + label)) continue;
+      auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_);
+      if (lanes.empty()) continue;
+      g.tracks.push_back({t, std::move(label), std::move(lanes)});
+    }
+    if (!g.tracks.empty()) groups_.push_back(std::move(g));
+  }
+  if (groups_.empty()) {
+    error = o_.tracks.empty() ? "no slices in the range" : "no row with slices in the range matches '" + o_.tracks + "'";
+    return false;
+  }
+  return true;
+}
+
+float Layout::plot_height() const {
+  float h = 0;
+  for (const Group& g : groups_) {
+    h += s_.lane * 1.1f;
+    for (const TrackRows& t : g.tracks) h += float(t.lanes.size()) * s_.lane + s_.lane * 0.25f;
+  }
+  return h;
+}
+
+std::string Layout::label_for(uint32_t name_id) {
+  auto it = keyed_.find(name_id);
+  if (it != keyed_.end()) return it->second;
+  return views::short_name(store_.strings.view(name_id));
+}
+
+void Layout::emit_gaps(Scene& out, uint32_t track, float y, float height, TimelineFigureStats& st) {
+  if (!idle_ || track >= gaps_by_track_.size()) return;
+  for (uint32_t gi : gaps_by_track_[track]) {
+    const analysis::IdleGap& g = idle_->gaps[gi];
+    if (g.end <= t0_ || g.start >= t1_) continue;
+    float a = std::max(f_.x_of(double(g.start)), f_.x0), b = std::min(f_.x_of(double(g.end)), f_.x1);
+    if (b - a < 1) continue;  // sub-pixel gaps: the track looks busy there, as it is
+    int cause = int(g.cause);
+    causes_seen_[cause] = true;
+    out.rect(Role::IdleGap, a, y, b - a, height, Color::of(views::idle_cause_rgb(cause), s_.dark ? 110 : 95));
+    ++st.gaps;
+  }
+}
+
+// One lane with the screen's folding: a run of slices narrower than `fold_px` becomes one block.
+void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& slices, float y, float fold_px,
+                       TimelineFigureStats& st) {
+  const SliceColumns& c = store_.tracks[track].slices;
+  float h = s_.lane - 2;
+  y += 1;
+  size_t i = 0;
+  while (i < slices.size()) {
+    uint32_t r = slices[i];
+    float sx0 = f_.x_of(double(c.start[r])), sx1 = f_.x_of(double(c.end(r)));
+    if (sx1 - sx0 < fold_px) {
+      double limit = double(c.start[r]) + fold_px * f_.ns_per_px;
+      auto end_it = std::partition_point(slices.begin() + long(i), slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
+      size_t j = size_t(end_it - slices.begin());
+      auto wide = [&](uint32_t q) { return f_.x_of(double(c.end(q))) - f_.x_of(double(c.start[q])) >= fold_px; };
+      if (j - i > 1 && wide(slices[j - 1])) --j;  // only the run's last slice can be wide: it goes on its own
+      uint32_t last = slices[j - 1];
+      float a = std::max(sx0, f_.x0), b = std::min(std::max(f_.x_of(double(c.end(last))), sx0 + 1.f), f_.x1);
+      if (j - i == 1) {
+        SliceRef s{track, r};
+        kinds_seen_[int(kind_of(s))] = true;
+        out.rect(Role::Slice, a, y, std::max(b - a, 0.5f), h, slice_color(s));
+        ++st.slices;
+      } else {
+        // GPU runs keep the colour of the type that fills most of them; CPU runs are neutral.
+        TimeNs by_kind[6] = {};
+        for (size_t q = i; q < j; ++q) by_kind[int(kind_of({track, slices[q]}))] += c.dur[slices[q]];
+        int k = int(std::max_element(by_kind, by_kind + 6) - by_kind);
+        Color fill = k == int(views::KernelKind::NotGpu) ? s_.folded : Color::of(views::kernel_kind_rgb(views::KernelKind(k)), 170);
+        if (k != int(views::KernelKind::NotGpu)) kinds_seen_[k] = true;
+        out.rect(Role::Folded, a, y, std::max(b - a, 0.5f), h, fill);
+        ++st.folded;
+      }
+      i = j;
+      continue;
+    }
+    SliceRef s{track, r};
+    Color fill = slice_color(s);
+    kinds_seen_[int(kind_of(s))] = true;
+    float a = std::max(sx0, f_.x0), b = std::min(sx1, f_.x1);
+    out.rect(Role::Slice, a, y, b - a, h, fill, s_.outline, s_.outline_width);
+    ++st.slices;
+    if (b - a > s_.small * 2.5f) {
+      std::string label = fit_text(label_for(c.name[r]), b - a - s_.small * 0.5f, s_.small);
+      if (!label.empty()) {
+        Color ink = views::prefers_dark_text({fill.r, fill.g, fill.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255};
+        out.text(Role::Label, a + s_.small * 0.25f, y + h * 0.5f + s_.small * 0.36f, label, s_.small, ink);
+        ++st.labels;
+      }
+    }
+    ++i;
+  }
+}
+
+size_t Layout::emit_rows(Scene& out, float y, float fold_px, TimelineFigureStats& st) {
+  float label_x = s_.pad;
+  float label_w = f_.x0 - s_.pad * 1.5f;
+  for (const Group& g : groups_) {
+    out.rect(Role::Decoration, s_.pad, y, f_.x1 - s_.pad, s_.lane, s_.header_fill);
+    out.text(Role::Label, label_x, y + s_.lane * 0.5f + s_.font * 0.36f, fit_text(g.label, f_.x1 - label_x, s_.font, true), s_.font,
+             s_.ink, Anchor::Left, true);
+    y += s_.lane * 1.1f;
+    for (const TrackRows& t : g.tracks) {
+      float height = float(t.lanes.size()) * s_.lane;
+      out.line(Role::Decoration, label_x, y - s_.lane * 0.125f, f_.x1, y - s_.lane * 0.125f, s_.grid, s_.outline_width);
+      if (store_.tracks[t.track].kind == TrackKind::GpuStream) emit_gaps(out, t.track, y, height, st);
+      out.text(Role::Label, label_x + s_.small * 0.8f, y + s_.lane * 0.5f + s_.small * 0.36f,
+               fit_text(t.label, label_w - s_.small * 0.8f, s_.small), s_.small, s_.ink);
+      for (size_t lane = 0; lane < t.lanes.size(); ++lane)
+        emit_lane(out, t.track, t.lanes[lane], y + float(lane) * s_.lane, fold_px, st);
+      st.lanes += t.lanes.size();
+      y += height + s_.lane * 0.25f;
+    }
+  }
+  st.tracks = 0;
+  for (const Group& g : groups_) st.tracks += g.tracks.size();
+  return out.items.size();
+}
+
+void Layout::emit_axis(Scene& out, float y_top, float y_axis) {
+  float label_w = text_width("000.000 ms", s_.small) + s_.small * 2;
+  int64_t step = views::tick_step(f_.ns_per_px * label_w);
+  int64_t first = int64_t(std::ceil(f_.t0 / double(step))) * step;
+  out.line(Role::Axis, f_.x0, y_axis, f_.x1, y_axis, s_.ink, s_.outline_width * 1.5f);
+  for (int64_t t = first; double(t) <= f_.t1; t += step) {
+    float x = f_.x_of(double(t));
+    out.line(Role::Decoration, x, y_top, x, y_axis, s_.grid, s_.outline_width);
+    out.line(Role::Axis, x, y_axis, x, y_axis + s_.small * 0.4f, s_.ink, s_.outline_width * 1.5f);
+    out.text(Role::Axis, x, y_axis + s_.small * 1.5f, views::format_tick(t, step), s_.small, s_.ink, Anchor::Center);
+  }
+  out.text(Role::Axis, (f_.x0 + f_.x1) / 2, y_axis + s_.small * 2.9f, "time since trace start", s_.small, s_.muted,
+           Anchor::Center);
+}
+
+bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
+  t0_ = o_.end > o_.start ? o_.start : 0;
+  t1_ = o_.end > o_.start ? o_.end : std::max<TimeNs>(store_.end_ns, 1);
+  if (!select_rows(error)) return false;
+  if (idle_) {
+    gaps_by_track_.assign(store_.tracks.size(), {});
+    for (uint32_t i = 0; i < idle_->gaps.size(); ++i)
+      if (idle_->gaps[i].track < store_.tracks.size()) gaps_by_track_[idle_->gaps[i].track].push_back(i);
+  }
+  // Label column: as wide as the longest row label, at most 28% of the figure.
+  float label_w = 0;
+  for (const Group& g : groups_)
+    for (const TrackRows& t : g.tracks) label_w = std::max(label_w, text_width(t.label, s_.small) + s_.small * 1.6f);
+  label_w = std::min(label_w, s_.width * 0.28f);
+  f_.x0 = s_.pad + label_w;
+  f_.x1 = s_.width - s_.pad - text_width("0000 µs", s_.small) * 0.55f;  // room for the last tick label
+  f_.t0 = double(t0_), f_.t1 = double(t1_);
+  f_.ns_per_px = (f_.t1 - f_.t0) / std::max(1.f, f_.x1 - f_.x0);
+
+  scene.width = s_.width;
+  scene.background = s_.background;
+  std::string title = o_.title + (o_.title.empty() ? "" : " · ") + views::format_duration(double(t0_)) + " – " +
+                      views::format_duration(double(t1_));
+  float y = s_.pad + s_.title;
+  scene.text(Role::Title, s_.pad, y, fit_text(title, s_.width - 2 * s_.pad, s_.title, true), s_.title, s_.ink, Anchor::Left, true);
+  y += s_.title * 0.8f;
+  float rows_top = y, axis_y = rows_top + plot_height() + s_.small * 0.3f;
+  emit_axis(scene, rows_top, axis_y);
+
+  // Name keys for labels whose short form is long or shared by several kernels.
+  std::map<std::string, std::vector<uint32_t>> by_short;
+  for (const Group& g : groups_)
+    for (const TrackRows& t : g.tracks)
+      for (const auto& lane : t.lanes)
+        for (uint32_t r : lane) {
+          const SliceColumns& c = store_.tracks[t.track].slices;
+          if (f_.x_of(double(c.end(r))) - f_.x_of(double(c.start[r])) <= s_.small * 2.5f) continue;
+          auto& ids = by_short[views::short_name(store_.strings.view(c.name[r]))];
+          if (std::find(ids.begin(), ids.end(), c.name[r]) == ids.end()) ids.push_back(c.name[r]);
+        }
+  for (auto& [short_text, ids] : by_short) {
+    bool ambiguous = ids.size() > 1;
+    if (!ambiguous && short_text.size() <= 28) continue;
+    for (uint32_t id : ids) {
+      if (key_table_.size() >= 12) break;
+      std::string key = "K" + std::to_string(key_table_.size() + 1);
+      keyed_[id] = key;
+      std::string shown = ambiguous ? std::string(store_.strings.view(id)) : short_text;
+      key_table_.push_back({key, shown});
+    }
+  }
+
+  // Level of detail: the screen's 3 px folding; wider only when the budget still overflows.
+  size_t fixed = scene.items.size() + 64;
+  size_t budget = o_.max_elements > fixed ? o_.max_elements - fixed : 0;
+  Scene rows;
+  float fold = kFoldPx;
+  for (;; fold *= 2) {
+    rows.items.clear();
+    stats = {};
+    std::fill(std::begin(kinds_seen_), std::end(kinds_seen_), false);
+    std::fill(std::begin(causes_seen_), std::end(causes_seen_), false);
+    emit_rows(rows, rows_top, fold, stats);
+    if (rows.items.size() <= budget || fold >= 48) break;
+  }
+  stats.fold_px = fold;
+  if (rows.items.size() > budget) {  // still too many rows of content: keep the first ones
+    rows.items.resize(budget);
+    stats.truncated = true;
+  }
+  for (Item& i : rows.items) scene.items.push_back(std::move(i));
+
+  // Legend: kernel types and idle causes that appear, the folding, then the name keys.
+  Legend legend(s_);
+  for (int k = 0; k < 5; ++k)
+    if (kinds_seen_[k]) legend.add(Color::of(views::kernel_kind_rgb(views::KernelKind(k))), views::kernel_kind_name(views::KernelKind(k)));
+  if (kinds_seen_[int(views::KernelKind::NotGpu)]) legend.add(Color::of(views::key_rgb("CPU op", s_.dark)), "CPU op (colour by name)");
+  for (int c = 0; c < analysis::kIdleCauseCount; ++c)
+    if (causes_seen_[c]) legend.add(Color::of(views::idle_cause_rgb(c), s_.dark ? 110 : 95), std::string("idle: ") + views::idle_cause_label(c));
+  if (stats.folded) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "runs < %.0f px folded", double(fold));
+    legend.add(s_.folded, buf);
+  }
+  y = axis_y + s_.small * 4.2f;
+  y = legend.emit(scene, s_.pad, y, s_.width - 2 * s_.pad);
+  y = emit_key_table(scene, s_, key_table_, s_.pad, y, s_.width - 2 * s_.pad);
+  scene.height = y + s_.pad;
+  stats.elements = scene.items.size();
+  return true;
+}
+
+}  // namespace
+
+std::string process_label(const TraceStore& store, uint32_t p) {
+  const Process& process = store.processes[p];
+  std::string name(store.strings.view(process.name));
+  bool gpu = !process.tracks.empty() && store.tracks[process.tracks[0]].kind == TrackKind::GpuStream;
+  if (gpu) {
+    int64_t device = store.tracks[process.tracks[0]].device;
+    std::string label = "GPU " + std::to_string(device);
+    for (const Device& d : store.meta.devices)
+      if (d.id == device && !d.name.empty()) label += " · " + d.name;
+    return label;
+  }
+  return (name.empty() ? "process" : name) + " " + std::string(store.strings.view(process.pid_text));
+}
+
+std::string track_label(const TraceStore& store, uint32_t track) {
+  const Track& t = store.tracks[track];
+  std::string label;
+  if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) label = "stream " + std::to_string(t.stream);
+  else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
+  else label = std::string(store.strings.view(t.name));
+  if (t.kind == TrackKind::CpuThread && label == std::string(store.strings.view(t.tid_text))) label = "thread " + label;
+  return label;
+}
+
+std::string fit_text(const std::string& text, float width, float size, bool bold) {
+  if (text_width(text, size, bold) <= width) return text;
+  // Binary search on the prefix length (in bytes, then back to a UTF-8 boundary).
+  size_t lo = 0, hi = text.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi + 1) / 2;
+    while (mid > 0 && mid < text.size() && (static_cast<unsigned char>(text[mid]) & 0xC0) == 0x80) --mid;
+    if (mid <= lo) break;
+    if (text_width(text.substr(0, mid) + "…", size, bold) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  while (lo > 0 && lo < text.size() && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;
+  return lo == 0 ? std::string() : text.substr(0, lo) + "…";
+}
+
+bool timeline_figure(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style,
+                     const TimelineFigureOptions& options, Scene& scene, TimelineFigureStats& stats, std::string& error) {
+  Layout layout(store, idle, style, options);
+  return layout.run(scene, stats, error);
+}
+
+}  // namespace sl::fig
