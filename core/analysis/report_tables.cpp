@@ -1,5 +1,7 @@
 #include "core/analysis/report_tables.h"
 
+#include "core/json_writer.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -215,27 +217,7 @@ std::string format_us(const Cell& c) {
 
 std::string json_escape(std::string_view s) {
   std::string o;
-  o.reserve(s.size() + 2);
-  o += '"';
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += ch;
-        }
-    }
-  }
-  o += '"';
+  append_json_string(o, s);  // one escaping rule for every JSON the project writes
   return o;
 }
 
