@@ -75,9 +75,6 @@ void register_bench_frame(CLI::App& bench) {
       ImGui::End();
       ImGui::Render();
       ms.push_back(thread_cpu_ms() - t0);
-      if (std::getenv("SIGHTLINE_SLOW_FRAMES") && ms.back() > 1)
-        std::fprintf(stderr, "slow frame %.2f ms: view %.0f..%.0f ns, %u slices, %u folds, %u gaps\n", ms.back(), a, b,
-                     tl.stats().slices_drawn, tl.stats().folded_blocks, tl.stats().gaps_drawn);
       max_commands = std::max(max_commands, uint32_t(ImGui::GetDrawData()->CmdListsCount ? tl.stats().draw_commands : 0));
       max_vertices = std::max(max_vertices, uint32_t(ImGui::GetDrawData()->TotalVtxCount));
     }

@@ -12,11 +12,6 @@ Workspace::~Workspace() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store) {
-  analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
-  return idle_gap_marks(analysis::idle_causes(table));
-}
-
 std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes) {
   std::vector<IdleGapMark> marks;
   marks.reserve(causes.gaps.size());

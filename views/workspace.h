@@ -70,7 +70,6 @@ private:
 };
 
 // Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
-std::vector<IdleGapMark> idle_gap_marks(const TraceStore& store);
 std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes);
 
 }  // namespace sl::views

@@ -13,21 +13,13 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gui"))
-SIGHTLINE = os.environ["SIGHTLINE"]
-SAMPLE = os.path.join(HERE, "..", "..", "assets", "sample_bert_h100.json.gz")
 SVG = "{http://www.w3.org/2000/svg}"
 COMPUTATION, MEMORY, OTHER_GPU = (0, 114, 178), (0, 158, 115), (204, 121, 167)
 
-sys.path.insert(0, os.path.join(HERE, "..", "gui"))
-from pngread import read_png  # the GUI tests' decoder
-
-failures = []
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 
 
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
+
 
 
 def render(*args):

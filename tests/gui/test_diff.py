@@ -8,19 +8,14 @@ import subprocess
 import sys
 import tempfile
 
-SIGHTLINE = os.environ["SIGHTLINE"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
+sys.path.insert(0, HERE)
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 BASE = os.path.join(DATA, "hta_trace_compare_base.json.gz")
 TEST = os.path.join(DATA, "hta_trace_compare_test.json.gz")
 
-failures = []
 
 
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
 
 
 def run(args, script_lines, states, size="1600x1000"):

@@ -7,21 +7,12 @@ import subprocess
 import sys
 import tempfile
 
-from pngread import read_png  # beside this file
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 
-SIGHTLINE = os.environ["SIGHTLINE"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-SAMPLE = os.path.join(HERE, "..", "..", "assets", "sample_bert_h100.json.gz")
-SHARED = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
-
-failures = []
 
 
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
+
 
 
 def run(trace, script_lines, size="1280x800"):

@@ -9,20 +9,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pngread import read_png  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 
-SIGHTLINE = os.environ["SIGHTLINE"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-SAMPLE = os.path.join(HERE, "..", "..", "assets", "sample_bert_h100.json.gz")
-SHARED = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
-failures = []
 
 
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
 
 
 def run(trace, lines, size="1600x1000", shot=True):

@@ -1,4 +1,5 @@
 """PNG decoding for the GUI tests (the same decoder as test_timeline.py, importable without running tests)."""
+import os
 import struct
 import zlib
 
@@ -33,3 +34,18 @@ def read_png(path):
         rows.append([tuple(line[i:i + 3]) for i in range(0, stride, channels)])
         prev = line
     return width, height, rows
+
+
+# What every end-to-end test script shares: where things are, and how a check is recorded.
+_here = os.path.dirname(os.path.abspath(__file__))
+SIGHTLINE = os.environ.get("SIGHTLINE", "")
+DATA = os.path.join(_here, "..", "data")
+SAMPLE = os.path.join(_here, "..", "..", "assets", "sample_bert_h100.json.gz")
+SHARED = os.path.join(_here, "..", "..", "..", "shared", "corpus")
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
