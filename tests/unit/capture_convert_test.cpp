@@ -5,6 +5,7 @@
 
 #include "core/capture/capture_store.h"
 #include "core/capture/chrome_trace.h"
+#include "core/capture/device_match.h"
 #include "core/capture/record_events.h"
 #include "tests/unit/capture_test_util.h"
 #include "tests/unit/test_support.h"
@@ -188,4 +189,18 @@ TEST_CASE("capture: records with end before start are counted and skipped") {
   ConvertedTrace c = convert_records(d);
   CHECK(c.stats.invalid == 1);
   CHECK(c.stats.kernels == 0);
+}
+
+TEST_CASE("capture: NVML devices match CUDA devices by UUID") {
+  const uint8_t bytes[16] = {0x5a, 0x3f, 0x0a, 0x1e, 0x00, 0x11, 0x22, 0x33,
+                             0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xff};
+  CHECK(format_gpu_uuid(bytes) == "GPU-5a3f0a1e-0011-2233-4455-66778899aaff");
+
+  // CUDA_VISIBLE_DEVICES=2,0 on a 3-GPU machine: CUDA 0 is NVML 2, CUDA 1 is NVML 0, NVML 1 unseen.
+  std::vector<std::string> nvml = {"GPU-aaaa0000-0000-0000-0000-000000000000", "GPU-bbbb0000-0000-0000-0000-000000000000",
+                                   "GPU-cccc0000-0000-0000-0000-000000000000"};
+  std::vector<std::string> cuda = {"GPU-CCCC0000-0000-0000-0000-000000000000", "aaaa0000-0000-0000-0000-000000000000"};
+  CHECK(cuda_ordinals_for_nvml(nvml, cuda) == std::vector<int>{1, -1, 0});
+  CHECK(cuda_ordinals_for_nvml(nvml, {}) == std::vector<int>{-1, -1, -1});
+  CHECK(cuda_ordinals_for_nvml({"", "not-a-uuid"}, {"", "GPU-0"}) == std::vector<int>{-1, -1});
 }

@@ -226,7 +226,9 @@ void Session::start() {
   }
   cuptiGetVersion(&info.cupti_version);
   using DriverVersion = int (*)(int*);
-  if (auto get = reinterpret_cast<DriverVersion>(dlsym(RTLD_DEFAULT, "cuDriverGetVersion"))) {
+  // The driver loaded us, so it is there; RTLD_DEFAULT would miss it when it was loaded RTLD_LOCAL.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (auto get = driver ? reinterpret_cast<DriverVersion>(dlsym(driver, "cuDriverGetVersion")) : nullptr) {
     int v = 0;
     if (get(&v) == 0) info.cuda_driver_version = uint32_t(v);
   }
@@ -264,7 +266,12 @@ void Session::start() {
       cuptiGetTimestamp(&t);
       return t;
     };
-    std::string why = nvml_.start(env_uint("SIGHTLINE_NVML_INTERVAL_MS", 10), clock, [this](std::vector<ActivityRecord>&& r) { push(std::move(r)); });
+    auto note = [this](const std::string& m) {
+      std::lock_guard lock(mutex_);
+      messages_.push_back(m);
+    };
+    std::string why = nvml_.start(env_uint("SIGHTLINE_NVML_INTERVAL_MS", 10), clock,
+                                  [this](std::vector<ActivityRecord>&& r) { push(std::move(r)); }, note);
     if (!why.empty()) {
       fail_message(why);
       std::lock_guard lock(mutex_);
