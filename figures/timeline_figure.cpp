@@ -61,11 +61,15 @@ std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0,
   std::vector<std::vector<uint32_t>> lanes(track.row_count());
   if (n == 0 || track.max_end_prefix[n - 1] <= t0) return {};
   bool limit = max_depth >= 0 && track.kind != TrackKind::GpuStream;
+  size_t cut_before = cut;
   for (uint32_t i = 0; i < n; ++i) {
     if (!(c.end(i) > t0 || (c.dur[i] == 0 && c.start[i] >= t0))) continue;
     if (limit && c.depth[i] > uint32_t(max_depth)) ++cut;
     else lanes[track.row_of(i)].push_back(i);
   }
+  // A cut stack leaves holes where its deeper rows were (overlapping top-level slices can sit
+  // on deep rows): close them up.
+  if (cut != cut_before) std::erase_if(lanes, [](const auto& lane) { return lane.empty(); });
   while (!lanes.empty() && lanes.back().empty()) lanes.pop_back();
   return lanes;
 }
