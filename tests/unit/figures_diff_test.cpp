@@ -122,6 +122,8 @@ TEST_CASE("figures: diff figure of a hand-made pair") {
   for (const fig::Item& i : scene.items)
     if (i.role == fig::Role::Slice && i.fill == fig::Color::of(much)) ++tinted;
   CHECK(tinted == 4);  // linear and gemm, in A and in B
+  for (const fig::Item& i : scene.items)  // readable at one printed column, like every paper figure
+    if (i.kind == fig::Item::Text) CHECK(i.size * fig::kColumnPoints / style.width >= fig::kMinPrintedPt);
   CHECK(stats.a.tracks == 2);  // thread 1 and stream 7
   CHECK(stats.b.tracks == 2);
 
