@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "app/commands.h"
 #include "core/analysis/common.h"
@@ -13,9 +15,11 @@
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/launch_stats.h"
 #include "core/analysis/temporal_breakdown.h"
+#include "core/diff/trace_diff.h"
 #include "core/trace_loader.h"
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
+#include "figures/diff_figure.h"
 #include "figures/timeline_figure.h"
 #include "views/time_axis.h"
 
@@ -23,10 +27,14 @@ namespace sl::cli {
 namespace {
 
 struct RenderOptions {
-  std::string trace, output, range, tracks, title;
+  std::vector<std::string> traces;  // one, or CONTROL TEST for --view diff
+  std::string output, range, tracks, title;
   std::string view = "timeline", theme = "paper";
   float width = 0;
   double scale = 1;
+  int max_depth = -1;  // -1: the view's default (timeline: every depth; diff: 1)
+  size_t top = 8;
+  std::optional<int64_t> iteration_a, iteration_b;
   bool quiet = false;
 };
 
@@ -46,34 +54,108 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
   return true;
 }
 
+// The file name without .json / .gz: default titles and run names.
+std::string stem(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".json"})
+    if (name.size() > strlen(ext) && name.ends_with(ext)) name.resize(name.size() - strlen(ext));
+  return name;
+}
+
+bool load(const std::string& path, LoadResult& out) {
+  out = load_trace(path);
+  if (out.ok()) return true;
+  std::fprintf(stderr, "sightline: %s\n", out.error.to_string().c_str());
+  return false;
+}
+
+void report(const RenderOptions& o, const fig::Scene& scene, const std::string& details,
+            std::chrono::steady_clock::time_point started) {
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  std::error_code ec;
+  auto bytes = std::filesystem::file_size(o.output, ec);
+  std::fprintf(stderr, "wrote %s: %zu elements%s, %.0f×%.0f px, %llu bytes, %.0f ms\n", o.output.c_str(), scene.items.size(),
+               details.c_str(), double(scene.width), double(scene.height), (unsigned long long)bytes, ms);
+}
+
+std::string rows_report(const fig::TimelineFigureStats& stats, int max_depth) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%zu rows, %zu slices, %zu folded runs, %zu idle gaps, fold %.0f px%s", stats.tracks, stats.slices,
+                stats.folded, stats.gaps, double(stats.fold_px), stats.truncated ? ", TRUNCATED to the element budget" : "");
+  std::string out = buf;
+  if (stats.depth_cut) out += ", " + fig::depth_note(max_depth, stats.depth_cut);
+  return out;
+}
+
+// `sightline render CONTROL TEST --view diff`: both runs' compared step and the top changes.
+int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
+                std::chrono::steady_clock::time_point started) {
+  LoadResult a, b;
+  if (!load(o.traces[0], a) || !load(o.traces[1], b)) return 1;
+  diff::TraceDiff d;
+  try {
+    diff::DiffOptions diff_options;
+    diff_options.iteration_a = o.iteration_a, diff_options.iteration_b = o.iteration_b;
+    d = diff::trace_diff(*a.store, *b.store, diff_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sightline render: %s\n", e.what());
+    return 1;
+  }
+  fig::DiffFigureOptions options;
+  options.start = start, options.end = end, options.tracks = o.tracks, options.title = o.title;
+  options.name_a = stem(o.traces[0]), options.name_b = stem(o.traces[1]);
+  if (o.max_depth >= 0) options.max_depth = o.max_depth;
+  options.top = o.top;
+  fig::Scene scene;
+  fig::DiffFigureStats stats;
+  std::string error;
+  if (!fig::diff_figure(*a.store, *b.store, d, style, options, scene, stats, error)) {
+    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
+    return 1;
+  }
+  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
+    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
+    return 1;
+  }
+  if (!o.quiet)
+    report(o, scene,
+           " (A: " + rows_report(stats.a, options.max_depth) + "; B: " + rows_report(stats.b, options.max_depth) + "; " +
+               std::to_string(stats.bars) + " bars)",
+           started);
+  return 0;
+}
+
 int render(const RenderOptions& o) {
   auto started = std::chrono::steady_clock::now();
   fig::Format format;
   if (!fig::format_from_path(o.output, format)) return usage("-o wants a .svg, .pdf or .png file, got '" + o.output + "'");
   fig::FigureTheme theme;
   if (!fig::parse_theme(o.theme, theme)) return usage("--theme wants light, dark or paper, got '" + o.theme + "'");
-  if (o.view == "diff") return usage("--view diff is not available yet (it needs two traces; see issue 8)");
+  if (o.view == "diff" && o.traces.size() != 2)
+    return usage("--view diff compares two runs: sightline render CONTROL TEST --view diff -o FIG");
+  if (o.view != "diff" && o.traces.size() != 1)
+    return usage("two traces are only for --view diff (got --view " + o.view + ")");
+  if (o.max_depth < -1) return usage("--max-depth wants 0 (top level only) or more");
+  if (o.top < 1 || o.top > 50) return usage("--top wants 1 to 50");
+  if (o.view != "diff" && (o.iteration_a || o.iteration_b)) return usage("--iteration-a/-b are for --view diff");
   TimeNs start = 0, end = 0;
   if (!o.range.empty() && !parse_range(o.range, start, end))
     return usage("--range wants START:END with START < END, e.g. 12.5ms:14ms, 3s:4s or raw µs 1500:2500; got '" + o.range + "'");
   if (o.width != 0 && (o.width < 200 || o.width > 20000)) return usage("--width wants 200 to 20000 px");
   if (!(o.scale >= 0.25 && o.scale <= 8)) return usage("--scale wants 0.25 to 8");
 
-  LoadResult loaded = load_trace(o.trace);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
-    return 1;
-  }
+  fig::Style style = fig::make_style(theme, o.width);
+  if (o.view == "diff") return render_diff(o, format, style, start, end, started);
+
+  LoadResult loaded;
+  if (!load(o.traces[0], loaded)) return 1;
   const TraceStore& store = *loaded.store;
   if (end > 0 && start >= store.end_ns) {
     std::fprintf(stderr, "sightline render: --range starts at %s, after the trace ends (%s)\n",
                  views::format_duration(double(start)).c_str(), views::format_duration(double(store.end_ns)).c_str());
     return 2;
   }
-  fig::Style style = fig::make_style(theme, o.width);
-  std::string title = o.title.empty() ? std::filesystem::path(o.trace).filename().string() : o.title;
-  for (const char* ext : {".gz", ".json"})
-    if (o.title.empty() && title.size() > strlen(ext) && title.ends_with(ext)) title.resize(title.size() - strlen(ext));
+  std::string title = o.title.empty() ? stem(o.traces[0]) : o.title;
 
   analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
   fig::Scene scene;
@@ -84,6 +166,7 @@ int render(const RenderOptions& o) {
     analysis::IdleCauses idle = analysis::idle_causes(table);
     fig::TimelineFigureOptions options;
     options.start = start, options.end = end, options.tracks = o.tracks, options.title = title;
+    options.max_depth = o.max_depth;
     ok = fig::timeline_figure(store, &idle, style, options, scene, stats, error);
   } else if (o.view == "histogram") {
     ok = fig::histogram_figure(analysis::launch_stats(table), style, title, scene, error);
@@ -102,28 +185,27 @@ int render(const RenderOptions& o) {
     std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
     return 1;
   }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (!o.quiet) {
-    std::error_code ec;
-    auto bytes = std::filesystem::file_size(o.output, ec);
-    std::fprintf(stderr, "wrote %s: %zu elements", o.output.c_str(), scene.items.size());
-    if (o.view == "timeline")
-      std::fprintf(stderr, " (%zu rows, %zu slices, %zu folded runs, %zu idle gaps, fold %.0f px%s)", stats.tracks, stats.slices,
-                   stats.folded, stats.gaps, double(stats.fold_px), stats.truncated ? ", TRUNCATED to the element budget" : "");
-    std::fprintf(stderr, ", %.0f×%.0f px, %llu bytes, %.0f ms\n", double(scene.width), double(scene.height),
-                 (unsigned long long)bytes, ms);
-  }
+  if (!o.quiet) report(o, scene, o.view == "timeline" ? " (" + rows_report(stats, o.max_depth) + ")" : "", started);
   return 0;
 }
 
 }  // namespace
 
 void register_render(CLI::App& app) {
-  auto* cmd = app.add_subcommand("render", "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle");
+  auto* cmd = app.add_subcommand("render",
+                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle; or of two "
+                                 "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->trace, "Trace file (.json or .json.gz)")->required();
+  cmd->add_option("trace", o->traces, "Trace file (.json or .json.gz); CONTROL TEST for --view diff")->required()->expected(1, 2);
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
-  cmd->add_option("--range", o->range, "Time range START:END (12.5ms:14ms, 3s:4s, raw µs); timeline only");
+  cmd->add_option("--range", o->range,
+                  "Time range START:END (12.5ms:14ms, 3s:4s, raw µs): since the trace start; for diff, since each run's "
+                  "compared step start");
+  cmd->add_option("--max-depth", o->max_depth,
+                  "CPU stacks: slices deeper than N (0 = top level) are not drawn, and counted (default: all; diff: 1)");
+  cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each (default 8)");
+  cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
+  cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label contains PATTERN (case-insensitive) or matches it as a regex");
   cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");

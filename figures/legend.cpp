@@ -18,6 +18,14 @@ float Legend::emit(Scene& scene, float x, float y, float width) const {
   return y + line_h;
 }
 
+std::string KeyTable::key(const std::string& shown) {
+  for (const auto& [key, text] : entries_)
+    if (text == shown) return key;
+  if (entries_.size() >= max_) return {};
+  entries_.push_back({"K" + std::to_string(entries_.size() + 1), shown});
+  return entries_.back().first;
+}
+
 float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<std::string, std::string>>& keys, float x,
                      float y, float width) {
   if (keys.empty()) return y;

@@ -28,6 +28,20 @@ private:
   std::vector<Entry> entries_;
 };
 
+// Short keys (K1, K2, ...) for names too long or too ambiguous to print where they are used;
+// one table per figure, so every part of it (both runs of a diff, its bar chart) agrees.
+class KeyTable {
+public:
+  explicit KeyTable(size_t max = 12) : max_(max) {}
+  // The key of `shown` (the same text always gets the same key); empty once the table is full.
+  std::string key(const std::string& shown);
+  const std::vector<std::pair<std::string, std::string>>& entries() const { return entries_; }
+
+private:
+  size_t max_;
+  std::vector<std::pair<std::string, std::string>> entries_;  // key, shown text
+};
+
 float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<std::string, std::string>>& keys, float x,
                      float y, float width);
 

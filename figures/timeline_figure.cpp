@@ -53,14 +53,23 @@ private:
   std::unique_ptr<RE2> re_;
 };
 
-// Per visual row, the slices that overlap [t0, t1]; trailing empty rows dropped.
-std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0, TimeNs t1) {
+// Per visual row, the slices that overlap [t0, t1]; trailing empty rows dropped. Slices deeper
+// than `max_depth` (>= 0) on CPU and async rows are left out and counted in `cut`.
+std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0, TimeNs t1, int max_depth, size_t& cut) {
   const SliceColumns& c = track.slices;
   size_t n = size_t(std::partition_point(c.start.begin(), c.start.end(), [&](TimeNs s) { return s < t1; }) - c.start.begin());
   std::vector<std::vector<uint32_t>> lanes(track.row_count());
   if (n == 0 || track.max_end_prefix[n - 1] <= t0) return {};
-  for (uint32_t i = 0; i < n; ++i)
-    if (c.end(i) > t0 || (c.dur[i] == 0 && c.start[i] >= t0)) lanes[track.row_of(i)].push_back(i);
+  bool limit = max_depth >= 0 && track.kind != TrackKind::GpuStream;
+  size_t cut_before = cut;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!(c.end(i) > t0 || (c.dur[i] == 0 && c.start[i] >= t0))) continue;
+    if (limit && c.depth[i] > uint32_t(max_depth)) ++cut;
+    else lanes[track.row_of(i)].push_back(i);
+  }
+  // A cut stack leaves holes where its deeper rows were (overlapping top-level slices can sit
+  // on deep rows): close them up.
+  if (cut != cut_before) std::erase_if(lanes, [](const auto& lane) { return lane.empty(); });
   while (!lanes.empty() && lanes.back().empty()) lanes.pop_back();
   return lanes;
 }
@@ -74,14 +83,21 @@ struct Frame {
 
 class Layout {
 public:
-  Layout(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style, const TimelineFigureOptions& o)
-      : store_(store), idle_(idle), s_(style), o_(o) {}
+  Layout(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style, const TimelineFigureOptions& o,
+         KeyTable* keys = nullptr)
+      : store_(store), idle_(idle), s_(style), o_(o), keys_(keys ? *keys : own_keys_) {}
 
   bool run(Scene& scene, TimelineFigureStats& stats, std::string& error);
+  // The pieces run() is made of, also used by TimelineBand.
+  bool select(std::string& error);
+  float label_width() const;
+  float plot_height() const;
+  void set_plot(float x0, float x1);
+  void emit_rows_within(Scene& scene, float y, size_t budget, TimelineFigureStats& stats);
 
 private:
   bool select_rows(std::string& error);
-  float plot_height() const;
+  void assign_keys();
   size_t emit_rows(Scene& out, float y0, float fold_px, TimelineFigureStats& st);
   void emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& slices, float y, float fold_px,
                  TimelineFigureStats& st);
@@ -101,7 +117,9 @@ private:
   std::vector<std::vector<uint32_t>> gaps_by_track_;  // indices into idle_->gaps
   std::vector<int8_t> kind_cache_;                    // per StringId, -1 unknown (GPU names)
   std::map<uint32_t, std::string> keyed_;             // name id → "K3" for long or ambiguous names
-  std::vector<std::pair<std::string, std::string>> key_table_;
+  KeyTable own_keys_;
+  KeyTable& keys_;
+  size_t depth_cut_ = 0;
   bool kinds_seen_[6] = {}, causes_seen_[analysis::kIdleCauseCount] = {};
 };
 
@@ -115,6 +133,8 @@ views::KernelKind Layout::kind_of(SliceRef s) {
 
 // GPU work by kernel type (the legend explains it); CPU slices by a stable hash of their name.
 Color Layout::slice_color(SliceRef s) {
+  if (o_.slice_color)
+    if (std::optional<Color> c = o_.slice_color(s)) return *c;
   views::KernelKind k = kind_of(s);
   if (k == views::KernelKind::NotGpu) return Color::of(views::key_rgb(store_.name(s), s_.dark));
   return Color::of(views::kernel_kind_rgb(k));
@@ -129,7 +149,8 @@ bool Layout::select_rows(std::string& error) {
     for (uint32_t t : store_.processes[p].tracks) {
       std::string label = track_label(store_, t);
       if (!whole && !filter.matches(label) && !filter.matches(g.label + " " + label)) continue;
-      auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_);
+      if (o_.keep_track && !o_.keep_track(t)) continue;
+      auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
       if (lanes.empty()) continue;
       g.tracks.push_back({t, std::move(label), std::move(lanes)});
     }
@@ -195,6 +216,20 @@ void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& 
         out.rect(Role::Slice, a, y, std::max(b - a, 0.5f), h, slice_color(s));
         ++st.slices;
       } else {
+        if (o_.slice_color) {  // composed figures: the colour that fills most of the run, outlined
+          std::vector<std::pair<Color, TimeNs>> by_color;
+          for (size_t q = i; q < j; ++q) {
+            Color qc = slice_color({track, slices[q]});
+            auto it = std::find_if(by_color.begin(), by_color.end(), [&](const auto& e) { return e.first == qc; });
+            if (it == by_color.end()) by_color.push_back({qc, c.dur[slices[q]]});
+            else it->second += c.dur[slices[q]];
+          }
+          Color fill = std::max_element(by_color.begin(), by_color.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+          out.rect(Role::Folded, a, y, std::max(b - a, 0.5f), h, fill, s_.outline, s_.outline_width);
+          ++st.folded;
+          i = j;
+          continue;
+        }
         // GPU runs keep the colour of the type that fills most of them; CPU runs are neutral.
         TimeNs by_kind[6] = {};
         for (size_t q = i; q < j; ++q) by_kind[int(kind_of({track, slices[q]}))] += c.dur[slices[q]];
@@ -251,21 +286,10 @@ size_t Layout::emit_rows(Scene& out, float y, float fold_px, TimelineFigureStats
 }
 
 void Layout::emit_axis(Scene& out, float y_top, float y_axis) {
-  float label_w = text_width("000.000 ms", s_.small) + s_.small * 2;
-  int64_t step = views::tick_step(f_.ns_per_px * label_w);
-  int64_t first = int64_t(std::ceil(f_.t0 / double(step))) * step;
-  out.line(Role::Axis, f_.x0, y_axis, f_.x1, y_axis, s_.ink, s_.outline_width * 1.5f);
-  for (int64_t t = first; double(t) <= f_.t1; t += step) {
-    float x = f_.x_of(double(t));
-    out.line(Role::Decoration, x, y_top, x, y_axis, s_.grid, s_.outline_width);
-    out.line(Role::Axis, x, y_axis, x, y_axis + s_.small * 0.4f, s_.ink, s_.outline_width * 1.5f);
-    out.text(Role::Axis, x, y_axis + s_.small * 1.5f, views::format_tick(t, step), s_.small, s_.ink, Anchor::Center);
-  }
-  out.text(Role::Axis, (f_.x0 + f_.x1) / 2, y_axis + s_.small * 2.9f, "time since trace start", s_.small, s_.muted,
-           Anchor::Center);
+  emit_time_axis(out, s_, f_.t0, f_.t1, f_.x0, f_.x1, y_top, y_axis, "time since trace start");
 }
 
-bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
+bool Layout::select(std::string& error) {
   t0_ = o_.end > o_.start ? o_.start : 0;
   t1_ = o_.end > o_.start ? o_.end : std::max<TimeNs>(store_.end_ns, 1);
   if (!select_rows(error)) return false;
@@ -274,27 +298,25 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
     for (uint32_t i = 0; i < idle_->gaps.size(); ++i)
       if (idle_->gaps[i].track < store_.tracks.size()) gaps_by_track_[idle_->gaps[i].track].push_back(i);
   }
-  // Label column: as wide as the longest row label, at most 28% of the figure.
+  return true;
+}
+
+// Label column: as wide as the longest row label, at most 28% of the figure.
+float Layout::label_width() const {
   float label_w = 0;
   for (const Group& g : groups_)
     for (const TrackRows& t : g.tracks) label_w = std::max(label_w, text_width(t.label, s_.small) + s_.small * 1.6f);
-  label_w = std::min(label_w, s_.width * 0.28f);
-  f_.x0 = s_.pad + label_w;
-  f_.x1 = s_.width - s_.pad - text_width("0000 µs", s_.small) * 0.55f;  // room for the last tick label
+  return std::min(label_w, s_.width * 0.28f);
+}
+
+void Layout::set_plot(float x0, float x1) {
+  f_.x0 = x0, f_.x1 = x1;
   f_.t0 = double(t0_), f_.t1 = double(t1_);
   f_.ns_per_px = (f_.t1 - f_.t0) / std::max(1.f, f_.x1 - f_.x0);
+}
 
-  scene.width = s_.width;
-  scene.background = s_.background;
-  std::string title = o_.title + (o_.title.empty() ? "" : " · ") + views::format_duration(double(t0_)) + " – " +
-                      views::format_duration(double(t1_));
-  float y = s_.pad + s_.title;
-  scene.text(Role::Title, s_.pad, y, fit_text(title, s_.width - 2 * s_.pad, s_.title, true), s_.title, s_.ink, Anchor::Left, true);
-  y += s_.title * 0.8f;
-  float rows_top = y, axis_y = rows_top + plot_height() + s_.small * 0.3f;
-  emit_axis(scene, rows_top, axis_y);
-
-  // Name keys for labels whose short form is long or shared by several kernels.
+// Name keys for labels whose short form is long or shared by several kernels.
+void Layout::assign_keys() {
   std::map<std::string, std::vector<uint32_t>> by_short;
   for (const Group& g : groups_)
     for (const TrackRows& t : g.tracks)
@@ -309,17 +331,16 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
     bool ambiguous = ids.size() > 1;
     if (!ambiguous && short_text.size() <= 28) continue;
     for (uint32_t id : ids) {
-      if (key_table_.size() >= 12) break;
-      std::string key = "K" + std::to_string(key_table_.size() + 1);
+      std::string key = keys_.key(ambiguous ? std::string(store_.strings.view(id)) : short_text);
+      if (key.empty()) break;
       keyed_[id] = key;
-      std::string shown = ambiguous ? std::string(store_.strings.view(id)) : short_text;
-      key_table_.push_back({key, shown});
     }
   }
+}
 
-  // Level of detail: the screen's 3 px folding; wider only when the budget still overflows.
-  size_t fixed = scene.items.size() + 64;
-  size_t budget = o_.max_elements > fixed ? o_.max_elements - fixed : 0;
+// Level of detail: the screen's 3 px folding; wider only when the budget still overflows.
+void Layout::emit_rows_within(Scene& scene, float y, size_t budget, TimelineFigureStats& stats) {
+  assign_keys();
   Scene rows;
   float fold = kFoldPx;
   for (;; fold *= 2) {
@@ -327,16 +348,40 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
     stats = {};
     std::fill(std::begin(kinds_seen_), std::end(kinds_seen_), false);
     std::fill(std::begin(causes_seen_), std::end(causes_seen_), false);
-    emit_rows(rows, rows_top, fold, stats);
+    emit_rows(rows, y, fold, stats);
     if (rows.items.size() <= budget || fold >= 48) break;
   }
   stats.fold_px = fold;
+  stats.depth_cut = depth_cut_;
   if (rows.items.size() > budget) {  // still too many rows of content: keep the first ones
     rows.items.resize(budget);
     stats.truncated = true;
   }
   for (Item& i : rows.items) scene.items.push_back(std::move(i));
+}
 
+bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
+  if (!select(error)) return false;
+  set_plot(s_.pad + label_width(), s_.width - s_.pad - text_width("0000 µs", s_.small) * 0.55f);  // room for the last tick label
+
+  scene.width = s_.width;
+  scene.background = s_.background;
+  std::string title = o_.title + (o_.title.empty() ? "" : " · ") + views::format_duration(double(t0_)) + " – " +
+                      views::format_duration(double(t1_));
+  float y = s_.pad + s_.title;
+  scene.text(Role::Title, s_.pad, y, fit_text(title, s_.width - 2 * s_.pad, s_.title, true), s_.title, s_.ink, Anchor::Left, true);
+  y += s_.title * 0.8f;
+  float rows_top = y, axis_y = rows_top + plot_height() + s_.small * 0.3f;
+  emit_axis(scene, rows_top, axis_y);
+
+  size_t fixed = scene.items.size() + 64;
+  emit_rows_within(scene, rows_top, o_.max_elements > fixed ? o_.max_elements - fixed : 0, stats);
+
+  y = axis_y + s_.small * 4.2f;
+  if (stats.depth_cut) {  // never silently: the reader learns that deeper calls exist
+    scene.text(Role::Label, s_.pad, y, depth_note(o_.max_depth, stats.depth_cut), s_.small, s_.muted);
+    y += s_.small * 1.7f;
+  }
   // Legend: kernel types and idle causes that appear, the folding, then the name keys.
   Legend legend(s_);
   for (int k = 0; k < 5; ++k)
@@ -346,12 +391,11 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
     if (causes_seen_[c]) legend.add(Color::of(views::idle_cause_rgb(c), s_.dark ? 110 : 95), std::string("idle: ") + views::idle_cause_label(c));
   if (stats.folded) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "runs < %.0f px folded", double(fold));
+    std::snprintf(buf, sizeof buf, "runs < %.0f px folded", double(stats.fold_px));
     legend.add(s_.folded, buf);
   }
-  y = axis_y + s_.small * 4.2f;
   y = legend.emit(scene, s_.pad, y, s_.width - 2 * s_.pad);
-  y = emit_key_table(scene, s_, key_table_, s_.pad, y, s_.width - 2 * s_.pad);
+  y = emit_key_table(scene, s_, keys_.entries(), s_.pad, y, s_.width - 2 * s_.pad);
   scene.height = y + s_.pad;
   stats.elements = scene.items.size();
   return true;
@@ -396,6 +440,44 @@ std::string fit_text(const std::string& text, float width, float size, bool bold
   }
   while (lo > 0 && lo < text.size() && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;
   return lo == 0 ? std::string() : text.substr(0, lo) + "…";
+}
+
+void emit_time_axis(Scene& out, const Style& s, double t0, double t1, float x0, float x1, float y_top, float y_axis,
+                    const std::string& caption) {
+  double ns_per_px = (t1 - t0) / std::max(1.f, x1 - x0);
+  float label_w = text_width("000.000 ms", s.small) + s.small * 2;
+  int64_t step = views::tick_step(ns_per_px * label_w);
+  int64_t first = int64_t(std::ceil(t0 / double(step))) * step;
+  out.line(Role::Axis, x0, y_axis, x1, y_axis, s.ink, s.outline_width * 1.5f);
+  for (int64_t t = first; double(t) <= t1; t += step) {
+    float x = x0 + float((double(t) - t0) / ns_per_px);
+    out.line(Role::Decoration, x, y_top, x, y_axis, s.grid, s.outline_width);
+    out.line(Role::Axis, x, y_axis, x, y_axis + s.small * 0.4f, s.ink, s.outline_width * 1.5f);
+    out.text(Role::Axis, x, y_axis + s.small * 1.5f, views::format_tick(t, step), s.small, s.ink, Anchor::Center);
+  }
+  out.text(Role::Axis, (x0 + x1) / 2, y_axis + s.small * 2.9f, caption, s.small, s.muted, Anchor::Center);
+}
+
+std::string depth_note(int max_depth, size_t cut) {
+  return "stacks cut below depth " + std::to_string(max_depth) + ": " + std::to_string(cut) + (cut == 1 ? " slice" : " slices") +
+         " not drawn";
+}
+
+struct TimelineBand::Impl {
+  Impl(const TraceStore& store, const Style& style, const TimelineFigureOptions& options, KeyTable& keys)
+      : layout(store, nullptr, style, options, &keys) {}
+  Layout layout;
+};
+
+TimelineBand::TimelineBand(const TraceStore& store, const Style& style, const TimelineFigureOptions& options, KeyTable& keys)
+    : impl_(std::make_unique<Impl>(store, style, options, keys)) {}
+TimelineBand::~TimelineBand() = default;
+bool TimelineBand::select(std::string& error) { return impl_->layout.select(error); }
+float TimelineBand::label_width() const { return impl_->layout.label_width(); }
+float TimelineBand::height() const { return impl_->layout.plot_height(); }
+void TimelineBand::draw(Scene& scene, float x0, float x1, float y, size_t budget, TimelineFigureStats& stats) {
+  impl_->layout.set_plot(x0, x1);
+  impl_->layout.emit_rows_within(scene, y, budget, stats);
 }
 
 bool timeline_figure(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style,

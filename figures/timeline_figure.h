@@ -2,6 +2,9 @@
 // screen's level-of-detail folding, idle-cause overlay on GPU streams, time axis, legend, title.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "core/analysis/idle_time.h"
@@ -19,17 +22,54 @@ struct TimelineFigureOptions {
   std::string tracks;         // case-insensitive substring or RE2 regex over row labels; empty = all
   std::string title;
   size_t max_elements = kElementBudget;
+  // Depth limit: slices deeper than this on CPU and async rows (0 = top level) are not drawn; they
+  // are counted (stats.depth_cut) and a note under the axis says so. < 0: every depth.
+  int max_depth = -1;
+  // For figures composed of several timelines (the diff figure): a further row test besides
+  // `tracks`, and slice colours that replace the kernel-type / name colours (nullopt: the usual).
+  std::function<bool(uint32_t track)> keep_track;
+  std::function<std::optional<Color>(SliceRef)> slice_color;
 };
 
 struct TimelineFigureStats {
   size_t tracks = 0, lanes = 0, slices = 0, folded = 0, gaps = 0, labels = 0, elements = 0;
   float fold_px = kFoldPx;  // widened past kFoldPx only when the budget demands it
   bool truncated = false;   // the budget was still exceeded at the widest fold: rows were cut
+  size_t depth_cut = 0;     // slices in the range below options.max_depth, not drawn
 };
 
 // `idle` may be null (no overlay). False with `error` set when no row matches or the range is empty.
 bool timeline_figure(const TraceStore& store, const analysis::IdleCauses* idle, const Style& style,
                      const TimelineFigureOptions& options, Scene& scene, TimelineFigureStats& stats, std::string& error);
+
+class KeyTable;
+
+// The rows of one trace in [options.start, options.end) on a plot area the caller places, so that
+// several runs can share one time axis (the diff figure). The same drawing as timeline_figure:
+// process headers, row labels, nested slices, folding; no axis, title or legend.
+class TimelineBand {
+public:
+  // Long or ambiguous slice labels get keys from `keys`, shared with the rest of the figure.
+  TimelineBand(const TraceStore& store, const Style& style, const TimelineFigureOptions& options, KeyTable& keys);
+  ~TimelineBand();
+  bool select(std::string& error);  // false with `error` when no row has slices in the range
+  float label_width() const;        // the label column these rows want
+  float height() const;
+  // Draws from `y` with the plot between x0 and x1, in at most `budget` elements (folding widens).
+  void draw(Scene& scene, float x0, float x1, float y, size_t budget, TimelineFigureStats& stats);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A time axis at y_axis over the plot [x0, x1] for times t0..t1 (ns, as labelled), with
+// gridlines up to y_top and `caption` under the tick labels.
+void emit_time_axis(Scene& scene, const Style& style, double t0, double t1, float x0, float x1, float y_top, float y_axis,
+                    const std::string& caption);
+
+// The figure's note for a depth limit: "stacks cut below depth N: K slices not drawn".
+std::string depth_note(int max_depth, size_t cut);
 
 // Display labels, as the GUI names rows.
 std::string process_label(const TraceStore& store, uint32_t process);

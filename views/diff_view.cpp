@@ -8,37 +8,14 @@
 #include <filesystem>
 #include <map>
 
+#include "views/diff_palette.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
 namespace {
 
-uint64_t key_of(SliceRef r) { return (uint64_t(r.track) << 32) | r.index; }
-
-// Okabe–Ito: blue = B faster, orange → vermillion = B slower; reddish purple = unmatched.
-constexpr ImU32 kFaster = IM_COL32(0, 114, 178, 255);
-constexpr ImU32 kSlower = IM_COL32(230, 159, 0, 255);
-constexpr ImU32 kMuchSlower = IM_COL32(213, 94, 0, 255);
-constexpr ImU32 kUnmatched = IM_COL32(204, 121, 167, 255);
-constexpr ImU32 kSame = IM_COL32(190, 190, 190, 255);
-constexpr ImU32 kOther = IM_COL32(228, 228, 228, 255);
-
-ImU32 mix(ImU32 x, ImU32 y, float t) {
-  auto ch = [&](int shift) {
-    float a = float((x >> shift) & 255), b = float((y >> shift) & 255);
-    return ImU32(std::lround(a + (b - a) * t)) << shift;
-  };
-  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | (255u << IM_COL32_A_SHIFT);
-}
-
-// Relative change of B against A → tint; within ±5% counts as unchanged.
-ImU32 change_color(TimeNs a, TimeNs b) {
-  double rel = (double(b) - double(a)) / double(std::max<TimeNs>(a, 1));
-  if (std::abs(rel) < 0.05) return kSame;
-  if (rel < 0) return mix(kSame, kFaster, float(std::min(1.0, 0.4 + -rel)));
-  if (rel < 0.25) return mix(kSame, kSlower, float(std::min(1.0, 0.4 + rel * 2.4)));
-  return mix(kSlower, kMuchSlower, float(std::min(1.0, (rel - 0.25) * 2)));
-}
+ImU32 im(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+ImU32 change_color(TimeNs a, TimeNs b) { return im(change_rgb(a, b)); }
 
 std::string ms(double ns) {
   char buf[48];
@@ -102,38 +79,18 @@ bool DiffView::poll() {
 }
 
 void DiffView::build_colors() {
-  colors_a_.clear(), colors_b_.clear();
+  tints_a_ = {}, tints_b_ = {};
   if (!diff_ || !diff_->aligned) return;
-  const diff::AlignedDiff& d = *diff_->aligned;
-  for (const diff::AlignedOp& op : d.ops) {
-    ImU32 c = change_color(op.dur_a, op.dur_b);
-    colors_a_[key_of(op.a)] = c;
-    colors_b_[key_of(op.b)] = c;
-  }
-  // An unmatched op's whole subtree: the slices that follow it on its track while it lasts.
-  auto mark = [](const TraceStore& s, const std::vector<diff::UnmatchedOp>& ops, std::unordered_map<uint64_t, ImU32>& map) {
-    for (const diff::UnmatchedOp& u : ops) {
-      const SliceColumns& c = s.slices(u.ref.track);
-      TimeNs end = c.start[u.ref.index] + c.dur[u.ref.index];
-      for (uint32_t i = u.ref.index; i < c.start.size() && c.start[i] < end; ++i)
-        if (i == u.ref.index || c.depth[i] > c.depth[u.ref.index]) map[key_of({u.ref.track, i})] = kUnmatched;
-    }
-  };
-  mark(*a_.store(), d.removed, colors_a_);
-  mark(*b_.store(), d.added, colors_b_);
-  a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), colors_a_, r); };
-  b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), colors_b_, r); };
+  tints_a_ = ChangeTints(*a_.store(), *diff_->aligned, false);
+  tints_b_ = ChangeTints(*b_.store(), *diff_->aligned, true);
+  a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), tints_a_, r); };
+  b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), tints_b_, r); };
   a_.timeline()->show_legend = b_.timeline()->show_legend = false;  // the header has the legend
 }
 
-std::optional<ImU32> DiffView::tint(const TraceStore& s, const std::unordered_map<uint64_t, ImU32>& map, SliceRef r) const {
+std::optional<ImU32> DiffView::tint(const TraceStore& s, const ChangeTints& tints, SliceRef r) const {
   if (!diff_colors) return std::nullopt;
-  if (auto it = map.find(key_of(r)); it != map.end()) return it->second;
-  // A kernel takes the tint of the launch that queued it.
-  if (s.is_gpu(r))
-    if (SliceRef l = s.launch_of(r); l.valid())
-      if (auto it = map.find(key_of(l)); it != map.end()) return it->second;
-  return kOther;
+  return im(tints.of(s, r));
 }
 
 void DiffView::rebuild_rows() {
@@ -279,11 +236,7 @@ void DiffView::draw_header() {
       ImGui::SameLine(0, 4);
       ImGui::TextUnformatted(text);
     };
-    swatch(change_color(100, 60), "B faster");
-    swatch(kSame, "±5%");
-    swatch(change_color(100, 115), "B slower");
-    swatch(change_color(100, 200), "much slower");
-    swatch(kUnmatched, "unmatched (removed in A / added in B)");
+    for (int c = 0; c < kChangeCount - 1; ++c) swatch(im(change_swatch(Change(c))), change_label(Change(c)));
   }
   if (computing_) {
     ImGui::SameLine();
@@ -370,7 +323,7 @@ void DiffView::draw_table() {
       ImGui::TextUnformatted(ms(double(r.dur_b)).c_str());
       ImGui::TableNextColumn();
       ImU32 c = change_color(r.dur_a, r.dur_b);
-      ImGui::PushStyleColor(ImGuiCol_Text, c == kSame ? ImGui::GetColorU32(ImGuiCol_Text) : c);
+      ImGui::PushStyleColor(ImGuiCol_Text, change_of(r.dur_a, r.dur_b) == Change::Same ? ImGui::GetColorU32(ImGuiCol_Text) : c);
       ImGui::TextUnformatted(signed_ms(double(r.delta())).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%+.1f%%", 100.0 * double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1)));

@@ -10,11 +10,11 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "core/diff/trace_diff.h"
 #include "core/json_writer.h"
+#include "views/diff_palette.h"
 #include "views/workspace.h"
 
 namespace sl::views {
@@ -60,7 +60,7 @@ private:
   void draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size);
   void draw_table();
   void draw_summary();
-  std::optional<ImU32> tint(const TraceStore& s, const std::unordered_map<uint64_t, ImU32>& map, SliceRef r) const;
+  std::optional<ImU32> tint(const TraceStore& s, const ChangeTints& tints, SliceRef r) const;
 
   Workspace &a_, &b_;
   std::unique_ptr<diff::TraceDiff> diff_;
@@ -80,7 +80,7 @@ private:
   int sort_column_ = 3;  // delta
   bool sort_ascending_ = false;
   int selected_row_ = -1;
-  std::unordered_map<uint64_t, ImU32> colors_a_, colors_b_;  // SliceRef key → tint
+  ChangeTints tints_a_, tints_b_;  // per slice: colour by change
 };
 
 }  // namespace sl::views

@@ -392,4 +392,6 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
   return out;
 }
 
+uint32_t main_thread(const TraceStore& store, std::optional<int64_t> iteration) { return main_track(store, {}, iteration); }
+
 }  // namespace sl::diff

@@ -67,6 +67,10 @@ struct AlignedDiff {
   std::vector<std::string> notes;
 };
 
+// The CPU thread whose call tree is aligned: the one holding ProfilerStep#`iteration`, else the
+// CPU thread with the most slices; kNone when there is none.
+uint32_t main_thread(const TraceStore& store, std::optional<int64_t> iteration);
+
 // Throws std::invalid_argument when a requested iteration is not in its trace.
 AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOptions& options = {});
 

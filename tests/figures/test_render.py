@@ -119,5 +119,88 @@ with tempfile.TemporaryDirectory() as tmp:
     p = render(os.path.join(tmp, "missing.json"), "-o", os.path.join(tmp, "x.svg"))
     check(p.returncode == 1, f"missing trace: exit {p.returncode}")
 
+
+# 5. The diff figure: runs, legend, bars equal to `sightline diff --format json`'s top changes.
+CHANGE_LABELS = ["B faster (< -5%)", "within ±5%", "B slower (5–25%)", "B much slower (≥ 25%)",
+                 "unmatched (removed in A / added in B)", "not compared"]
+
+
+def stem(path):
+    return os.path.basename(path).replace(".gz", "").replace(".json", "")
+
+
+def check_diff_figure(a, b, tmp, top, extra=()):
+    svg = os.path.join(tmp, "diff.svg")
+    p = render(a, b, "--view", "diff", "-o", svg, "--top", str(top), *extra)
+    check(p.returncode == 0, f"diff render failed: {p.stderr}")
+    if p.returncode != 0:
+        return
+    labels = [g.get("aria-label") for g in ET.parse(svg).getroot().iter(SVG + "g") if g.get("aria-label")]
+    check("A (control) · " + stem(a) in labels and "B (test) · " + stem(b) in labels, f"run labels missing: {labels[:12]}")
+    for name in CHANGE_LABELS:
+        check(name in labels, f"legend lacks '{name}'")
+    check("time since the compared step's start" in labels, "diff axis caption missing")
+    d = subprocess.run([SIGHTLINE, "diff", a, b, "--format", "json", *extra[:2]], capture_output=True, text=True, timeout=120)
+    check(d.returncode == 0, f"sightline diff failed: {d.stderr}")
+    aligned = json.loads(d.stdout)["aligned"]
+    ops = aligned["regressions"][:top] + aligned["improvements"][:top]
+    values = sorted(float(t.replace("−", "-").replace(" ms", "")) for t in labels if re.fullmatch(r"[+−]\d+\.\d{3} ms", t))
+    expected = sorted(round(o["self_delta_us"] / 1000, 3) for o in ops)
+    check(len(values) == len(ops), f"{len(values)} bars, wanted {len(ops)} (top {top} each way)")
+    check(all(abs(x - y) <= 0.0011 for x, y in zip(values, expected)), f"bar values {values} != diff's {expected}")
+    keys = {labels[i]: labels[i + 1] for i in range(len(labels) - 1) if re.fullmatch(r"K\d+", labels[i])}
+    for o in ops:  # each bar's name: plain, "name (Kn)" with the path in the key table, or a key
+        named = o["name"] in labels or any(t.startswith(o["name"] + " (K") for t in labels)
+        keyed = any(v == o["name"] or o["path"].endswith(v.replace("… > ", "")) for v in keys.values())
+        check(named or keyed, f"bar for {o['name']} not labelled")
+    print(f"diff {stem(a)} vs {stem(b)}: {len(values)} bars match sightline diff")
+    return p
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    base, test = os.path.join(DATA, "hta_trace_compare_base.json.gz"), os.path.join(DATA, "hta_trace_compare_test.json.gz")
+    check_diff_figure(base, test, tmp, 8, ("--iteration-a", "1010"))
+    control = os.path.join(SHARED, "hta_trace_diff_control_a100.json.gz")
+    if os.path.exists(control):
+        p = check_diff_figure(control, os.path.join(SHARED, "hta_trace_diff_test_v100.json.gz"), tmp, 5)
+        check(p is not None and "stacks cut below depth 1" in p.stderr, "diff: default depth cut not reported")
+    else:
+        print("skipped: the shared corpus is absent (A100 vs V100 diff figure)")
+    for fmt in ("pdf", "png"):
+        out = os.path.join(tmp, "diff." + fmt)
+        p = render(base, test, "--view", "diff", "-o", out, "--width", "500", "--scale", "2")
+        check(p.returncode == 0, f"diff {fmt}: {p.stderr}")
+    width, _, _ = read_png(os.path.join(tmp, "diff.png"))
+    check(width == 1000, f"diff PNG width {width}, wanted 500 × 2")
+    if shutil.which("pdfinfo"):
+        info = subprocess.run(["pdfinfo", os.path.join(tmp, "diff.pdf")], capture_output=True, text=True)
+        check(info.returncode == 0 and re.search(r"Pages:\s+1\b", info.stdout), f"diff pdfinfo: {info.stdout}{info.stderr}")
+        text = subprocess.run(["pdftotext", os.path.join(tmp, "diff.pdf"), "-"], capture_output=True, text=True).stdout
+        check("A (control)" in text and "within ±5%" in text, "diff PDF text is not extractable")
+    for args in ([base, "--view", "diff"], [base, test], [base, test, "--view", "timeline"], [base, test, "--view", "diff", "--top", "0"]):
+        p = render(*args, "-o", os.path.join(tmp, "x.svg"))
+        check(p.returncode == 2 and p.stderr.strip(), f"{args}: exit {p.returncode}, wanted 2 with a message")
+    p = render(base, os.path.join(tmp, "missing.json"), "--view", "diff", "-o", os.path.join(tmp, "x.svg"))
+    check(p.returncode == 1, f"diff with a missing trace: exit {p.returncode}")
+
+    # 6. Depth limit: drawn + cut = every slice of the thread in the JSON; the cut is in the figure.
+    thread = [e for e in events if e.get("ph") == "X" and e.get("pid") == 19392 and e.get("tid") == 19392]
+    counts = {}
+    for depth in ("0", "2"):
+        svg = os.path.join(tmp, f"depth{depth}.svg")
+        p = render(SAMPLE, "-o", svg, "--tracks", "thread 19392", "--max-depth", depth)
+        m = re.search(r"(\d+) slices, (\d+) folded runs.*stacks cut below depth \d+: (\d+) slices not drawn", p.stderr)
+        check(p.returncode == 0 and m, f"--max-depth {depth}: {p.stderr}")
+        if not m:
+            continue
+        drawn, folded, cut = map(int, m.groups())
+        check(folded == 0 and drawn + cut == len(thread), f"--max-depth {depth}: {drawn} drawn + {cut} cut != {len(thread)} slices")
+        labels = [g.get("aria-label") for g in ET.parse(svg).getroot().iter(SVG + "g") if g.get("aria-label")]
+        check(f"stacks cut below depth {depth}: {cut} slices not drawn" in labels, f"no depth note in the figure: {labels}")
+        counts[depth] = drawn
+    check(counts.get("0") == 2 and counts.get("2", 0) > counts.get("0", 0), f"depth-0 slices {counts}")  # `:` and ProfilerStep#6
+    p = render(SAMPLE, "-o", os.path.join(tmp, "x.svg"), "--tracks", "thread 19392")
+    check("stacks cut" not in p.stderr, "a cut reported without --max-depth")
+
 print("figures: %d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)
