@@ -60,6 +60,18 @@ const char* change_label(Change c) {
   return "not compared";
 }
 
+const char* change_short_label(Change c) {
+  switch (c) {
+    case Change::Faster: return "faster";
+    case Change::Same: return "±5%";
+    case Change::Slower: return "slower";
+    case Change::MuchSlower: return "≥25% slower";
+    case Change::Unmatched: return "unmatched";
+    case Change::NotCompared: break;
+  }
+  return "not compared";
+}
+
 ChangeTints::ChangeTints(const TraceStore& store, const diff::AlignedDiff& d, bool run_b) {
   for (const diff::AlignedOp& op : d.ops) map_[key(run_b ? op.b : op.a)] = change_rgb(op.dur_a, op.dur_b);
   // An unmatched op's whole subtree: the slices that follow it on its track while it lasts.

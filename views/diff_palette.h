@@ -22,6 +22,7 @@ Change change_of(int64_t a, int64_t b);
 Rgb change_rgb(int64_t a, int64_t b);
 Rgb change_swatch(Change c);        // a representative tint, for legends
 const char* change_label(Change c);  // "B faster (< -5%)", ...
+const char* change_short_label(Change c);  // "faster", ...: the GUI's one-line header
 
 // Tints of one run's slices from an aligned diff: matched ops by change, the whole subtree of an
 // unmatched op as unmatched; a kernel takes the tint of the op that launched it; anything else

@@ -227,16 +227,21 @@ void DiffView::draw_header() {
   ImGui::SameLine();
   ImGui::Checkbox("Colour by change", &diff_colors);
   if (diff_colors) {
-    auto swatch = [](ImU32 c, const char* text) {
+    // Short labels keep the header on one line; the full definition is the tooltip.
+    auto swatch = [](Change change) {
       ImGui::SameLine();
+      ImGui::BeginGroup();
       ImVec2 p = ImGui::GetCursorScreenPos();
       float h = ImGui::GetTextLineHeight();
-      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + h, p.y + 3 + h - 2), c, 2);
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + h, p.y + 3 + h - 2),
+                                                im(change_swatch(change)), 2);
       ImGui::Dummy(ImVec2(h, h));
       ImGui::SameLine(0, 4);
-      ImGui::TextUnformatted(text);
+      ImGui::TextUnformatted(change_short_label(change));
+      ImGui::EndGroup();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", change_label(change));
     };
-    for (int c = 0; c < kChangeCount - 1; ++c) swatch(im(change_swatch(Change(c))), change_label(Change(c)));
+    for (int c = 0; c < kChangeCount - 1; ++c) swatch(Change(c));
   }
   if (computing_) {
     ImGui::SameLine();
