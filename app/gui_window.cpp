@@ -224,7 +224,7 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
       lines_.push_front(line);  // not yet: look again next frame
       return true;
     }
-    if (!tl) {
+    if (!tl && command != "screenshot" && command != "state") {  // those two need no trace (an empty live tab)
       std::fprintf(stderr, "sightline: script: no trace is open for '%s'\n", line.c_str());
       exit_code = 1;
       return false;
@@ -698,7 +698,6 @@ int run(const Options& options) {
       bool loading = tab.ws->loading() || tab.ws_b->loading();
       ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
     } else if (tab.live && !ws.timeline()) {
-      tab.live->draw_bar(ws);
       tab.live->draw_empty();
     } else if (views::TimelineView* tl = ws.timeline()) {
       if (tab.live) tab.live->draw_bar(ws);

@@ -78,7 +78,6 @@ void LiveView::draw_bar(Workspace& ws) {
   ImGui::BeginDisabled(!can_save());
   if (ImGui::Button("Save capture as...")) open_save_popup();
   ImGui::EndDisabled();
-  ImGui::SameLine();
 
   std::string line;
   auto add = [&](const std::string& part) { line += (line.empty() ? "" : "  ·  ") + part; };
@@ -91,7 +90,7 @@ void LiveView::draw_bar(Workspace& ws) {
     add(std::to_string(s.batches) + " batches");
     add(std::to_string(s.kernels) + " kernels");
     add("dropped " + std::to_string(s.drops.dropped_buffer) + " ours + " + std::to_string(s.drops.dropped_cupti) + " CUPTI");
-    if (s.seconds > 0) {
+    if (s.seconds >= 0.5) {  // a rate over a blink means nothing
       char rate[48];
       std::snprintf(rate, sizeof rate, "%.0f records/s", double(s.records) / s.seconds);
       add(rate);
@@ -102,7 +101,6 @@ void LiveView::draw_bar(Workspace& ws) {
     add(shown_.analysed ? "analyses shown" : feed_.analyses_on() ? "analyses: next snapshot"
                                                                  : "analyses on demand (or when it ends)");
   }
-  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(line.c_str());
   if (!s.cut.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
@@ -130,6 +128,8 @@ void LiveView::draw_empty() const {
   if (ImGui::SmallButton("Copy")) ImGui::SetClipboardText(cmd.c_str());
   ImGui::Unindent();
   ImGui::TextDisabled("The timeline follows the newest data (End); analyses run on demand or when the program exits.");
+  ImGui::TextDisabled("File > Live capture... stops listening.");
+  if (!status_.note.empty()) ImGui::TextDisabled("%s", status_.note.c_str());
 }
 
 void LiveView::draw_save_popup() {
