@@ -2,7 +2,6 @@
 // with libsightline_cupti.so injected (CUDA_INJECTION64_PATH), then converts what it recorded
 // into a Kineto-compatible trace. See core/capture/README.md.
 #include <CLI/CLI.hpp>
-#include <libdeflate.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -25,6 +24,8 @@
 #include "app/commands.h"
 #include "core/capture/chrome_trace.h"
 #include "core/capture/live_protocol.h"
+#include "core/capture/live_server.h"
+#include "core/capture/trace_output.h"
 
 extern char** environ;
 
@@ -60,11 +61,6 @@ bool driver_present() {
   void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (lib) ::dlclose(lib);
   return lib != nullptr;
-}
-
-std::string default_socket() {
-  const char* dir = std::getenv("XDG_RUNTIME_DIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/sightline-live-" + std::to_string(::getuid()) + ".sock";
 }
 
 bool viewer_listening(const std::string& path) {
@@ -144,34 +140,6 @@ std::string describe_status(int status) {
   return "stopped";
 }
 
-bool write_output(const std::string& path, const std::string& json, std::string& why) {
-  std::string bytes = json;
-  if (path.ends_with(".gz")) {
-    libdeflate_compressor* c = libdeflate_alloc_compressor(6);
-    if (!c) return why = "out of memory", false;
-    bytes.resize(libdeflate_gzip_compress_bound(c, json.size()));
-    size_t n = libdeflate_gzip_compress(c, json.data(), json.size(), bytes.data(), bytes.size());
-    libdeflate_free_compressor(c);
-    if (!n) return why = "compression failed", false;
-    bytes.resize(n);
-  }
-  // Written beside the target and renamed: a reader never sees a half-written trace.
-  std::string partial = path + ".partial";
-  {
-    std::ofstream f(partial, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!f) {
-      std::error_code ec;
-      fs::remove(partial, ec);
-      return why = "cannot write " + partial, false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(partial, path, ec);
-  if (ec) return why = "cannot rename " + partial + " to " + path + ": " + ec.message(), false;
-  return true;
-}
-
 void print_summary(const capture::CaptureData& data, const capture::ConvertedTrace& c, const std::string& out) {
   std::set<std::pair<int64_t, int64_t>> streams;
   for (const capture::CaptureEvent& e : c.events)
@@ -202,9 +170,9 @@ int capture_main(const Options& o) {
     env.push_back(std::string("NVTX_INJECTION64_PATH=") + SIGHTLINE_LIBCUPTI);
 #endif
   if (o.live) {
-    std::string socket = o.socket.empty() ? default_socket() : o.socket;
+    std::string socket = o.socket.empty() ? capture::default_live_socket() : o.socket;
     if (!viewer_listening(socket)) {
-      error("no Sightline viewer is listening on " + socket + " (start the GUI's live view first, or pass --socket)");
+      error("no Sightline viewer is listening on " + socket + " (start one with `sightline --live`, or pass --socket)");
       return 1;
     }
     env.push_back("SIGHTLINE_CAPTURE_SOCKET=" + socket);
@@ -255,7 +223,7 @@ int capture_main(const Options& o) {
   }
   capture::ConvertedTrace converted = capture::convert_records(data);
   std::string why;
-  if (!write_output(o.out, capture::chrome_trace_json(data, converted), why)) {
+  if (!capture::write_trace_file(o.out, capture::chrome_trace_json(data, converted), why)) {
     error(why);
     return 1;
   }

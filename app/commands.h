@@ -19,5 +19,6 @@ void register_bench_load(CLI::App& bench);
 void register_bench_report(CLI::App& bench);
 void register_bench_frame(CLI::App& bench);
 void register_bench_diff(CLI::App& bench);
+void register_bench_live(CLI::App& bench);
 
 }  // namespace sl::cli

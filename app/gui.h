@@ -1,4 +1,4 @@
-// The GUI entry point: `sightline [FILE...] [--diff A B] [--screenshot OUT.png] [--size WxH] [--script S]`.
+// The GUI entry point: `sightline [FILE...] [--diff A B] [--live [--socket PATH]] [--screenshot OUT.png] [--size WxH] [--script S]`.
 #pragma once
 
 #include <functional>
@@ -20,6 +20,8 @@ struct Options {
   std::string sample;      // opened when no file is given
   std::string screenshot;  // save after the first full view, then exit
   std::string script;      // automation commands (cli.md)
+  bool live = false;       // --live: a live capture tab listening on `socket`
+  std::string socket;      // --socket PATH ("" = capture::default_live_socket())
   int width = 1600, height = 1000;
 };
 

@@ -16,10 +16,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/capture/live_server.h"
 #include "core/json_writer.h"
 #include "views/details_panel.h"
 #include "views/diff_view.h"
 #include "views/file_browser.h"
+#include "views/live_view.h"
 #include "views/range_stats.h"
 #include "views/time_axis.h"
 #include "views/workspace.h"
@@ -53,11 +55,13 @@ struct Tab {
   std::unique_ptr<Workspace> ws = std::make_unique<Workspace>();
   std::unique_ptr<Workspace> ws_b;        // the second run of a diff tab
   std::unique_ptr<views::DiffView> diff;  // declared last: destroyed before the workspaces
+  std::unique_ptr<views::LiveView> live;  // a live capture tab: snapshots land in `ws`
   std::string pending, pending_b;
   int id = 0;
   bool loaded() const { return ws->timeline() && !ws->loading() && (!ws_b || (ws_b->timeline() && !ws_b->loading())); }
-  // Ready for the script: loaded, and a diff tab's diff computed.
-  bool ready() const { return loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty()))); }
+  // Ready for the script: loaded, and a diff tab's diff computed. A live tab is always ready
+  // (`waitlive` waits for its data).
+  bool ready() const { return live || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
 };
 
 struct Tabs {
@@ -87,6 +91,7 @@ public:
 private:
   std::deque<std::string> lines_;
   int wait_ = 0;
+  double live_deadline_ = -1;  // waitlive: when to give up (glfwGetTime seconds)
 };
 
 bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
@@ -174,7 +179,52 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
       wait_ = 2;
       return true;
     }
-    if (!tl) {
+    if (command == "waitlive" || command == "savelive") {
+      views::LiveView* live = tabs.current().live.get();
+      if (!live) {
+        std::fprintf(stderr, "sightline: script: '%s' needs a live capture tab (sightline --live)\n", line.c_str());
+        exit_code = 1;
+        return false;
+      }
+      std::string what;
+      in >> what;
+      if (command == "savelive") {
+        if (std::string e = live->save(what, true); !e.empty()) {
+          std::fprintf(stderr, "sightline: script: %s\n", e.c_str());
+          exit_code = 1;
+          return false;
+        }
+        wait_ = 2;
+        return true;
+      }
+      // waitlive KERNELS|end [TIMEOUT_S]: until the shown store has that many kernels, or the
+      // capture ended or broke and its final snapshot is shown.
+      double timeout = 30;
+      in >> timeout;
+      bool until_end = what == "end";
+      char* endp = nullptr;
+      unsigned long long want = std::strtoull(what.c_str(), &endp, 10);
+      if (!until_end && (what.empty() || *endp)) {
+        std::fprintf(stderr, "sightline: script: waitlive wants KERNELS or 'end' in '%s'\n", line.c_str());
+        exit_code = 2;
+        return false;
+      }
+      if (until_end ? live->final_shown() : live->store_kernels() >= want) {
+        live_deadline_ = -1;
+        wait_ = 2;
+        return true;
+      }
+      if (live_deadline_ < 0) live_deadline_ = glfwGetTime() + timeout;
+      if (glfwGetTime() > live_deadline_) {
+        std::fprintf(stderr, "sightline: script: '%s' timed out with %llu kernels shown\n", line.c_str(),
+                     (unsigned long long)live->store_kernels());
+        exit_code = 1;
+        return false;
+      }
+      lines_.push_front(line);  // not yet: look again next frame
+      return true;
+    }
+    if (!tl && command != "screenshot" && command != "state") {  // those two need no trace (an empty live tab)
       std::fprintf(stderr, "sightline: script: no trace is open for '%s'\n", line.c_str());
       exit_code = 1;
       return false;
@@ -215,6 +265,11 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
       std::string text;
       std::getline(in >> std::ws, text);
       tl->find(text);
+    } else if ((command == "view" || command == "brush" || command == "pattern" || command == "operator" ||
+                command == "insight" || command == "idle") && !ws.panel()) {
+      std::fprintf(stderr, "sightline: script: '%s': the analyses have not run yet (live capture)\n", line.c_str());
+      exit_code = 1;
+      return false;
     } else if (command == "view") {
       std::string name;
       in >> name;
@@ -248,6 +303,8 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
         for (const auto& t : tabs.list) w.value(t->ws->path());
         w.end_array().key("diff");
         diff ? diff->write_state(w) : void(w.null());
+        w.key("live");
+        tabs.current().live ? tabs.current().live->write_state(w, ws) : void(w.null());
       }) << "\n";
     } else {
       std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
@@ -293,10 +350,13 @@ void remember(Ui& ui, const std::string& path) {
   for (const auto& r : ui.recent) out << r << "\n";
 }
 
-void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open) {
+void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
+               views::LiveView* live, bool live_open, const std::function<void()>& toggle_live) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
+    if (ImGui::MenuItem("Live capture...", nullptr, live_open)) toggle_live();
+    if (ImGui::MenuItem("Save capture as...", nullptr, false, live && live->can_save())) live->open_save_popup();
     if (ImGui::MenuItem("Compare with...", nullptr, false, ws.store() != nullptr))
       ui.browser_open = true, ui.browser_compare = true;
     if (ImGui::BeginMenu("Recent", !ui.recent.empty())) {
@@ -444,7 +504,7 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     }
     w.end_array();
     w.key("view");
-    ws.panel()->write_state(w);
+    ws.panel() ? ws.panel()->write_state(w) : void(w.null());
     w.field("rows_drawn", st.rows_drawn).field("slices_drawn", st.slices_drawn).field("folded_blocks", st.folded_blocks);
     w.field("gaps_drawn", st.gaps_drawn).field("draw_commands", st.draw_commands);
     w.key("gaps_per_track").begin_object();
@@ -513,11 +573,42 @@ int run(const Options& options) {
     start_load(*t.ws_b, b);
     t.pending = a, t.pending_b = b;
   };
-  bool showing_sample = options.files.empty() && options.diff.empty();
+  // A live capture tab: listens at once; its snapshots land in the tab's workspace.
+  auto open_live = [&](const std::string& socket, std::string& error) {
+    Tab& t = tabs.add();
+    t.live = std::make_unique<views::LiveView>(wake);
+    t.pending = "live";
+    return t.live->listen(socket.empty() ? capture::default_live_socket() : socket, error);
+  };
+  auto toggle_live = [&] {
+    auto it = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
+    if (it == tabs.list.end()) {
+      std::string error;
+      open_live(options.socket, error);  // a failure shows in the tab
+      return;
+    }
+    tabs.list.erase(it);  // stops listening and removes the socket
+    if (tabs.list.empty()) tabs.add();
+    tabs.choose(std::min<int>(tabs.active, int(tabs.list.size()) - 1));
+  };
+  if (options.live) {
+    std::string error;
+    if (!open_live(options.socket, error)) {
+      std::fprintf(stderr, "sightline: --live: %s\n", error.c_str());
+      tabs.list.clear();
+      ImGui_ImplOpenGL3_Shutdown();
+      ImGui_ImplGlfw_Shutdown();
+      ImGui::DestroyContext();
+      glfwDestroyWindow(window);
+      glfwTerminate();
+      return 1;
+    }
+  }
+  bool showing_sample = options.files.empty() && options.diff.empty() && !options.live;
   if (showing_sample) open(options.sample);
   for (const std::string& f : options.files) open(f);
   if (options.diff.size() == 2) open_diff(options.diff[0], options.diff[1]);
-  else tabs.choose(0);  // `sightline A B C` starts on A
+  else if (!options.live) tabs.choose(0);  // `sightline A B C` starts on A
 
   std::vector<std::string> script_lines;
   if (!options.script.empty()) {
@@ -535,10 +626,12 @@ int run(const Options& options) {
   int idle_frames = 0;
 
   while (!glfwWindowShouldClose(window)) {
-    bool any_busy = false;
+    bool any_busy = false, any_live = false;
     for (const auto& t : tabs.list) any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
+    for (const auto& t : tabs.list) any_live |= t->live != nullptr;
     bool busy = any_busy || automated || idle_frames < 3;
     if (busy) glfwPollEvents();
+    else if (any_live) glfwWaitEventsTimeout(0.5);  // the status line's rate moves on its own
     else glfwWaitEvents();  // sleep until input or a wake-up from the loader
     ++idle_frames;
     if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames = 0;
@@ -552,6 +645,7 @@ int run(const Options& options) {
       }
       if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
       if (t->diff && t->diff->poll()) idle_frames = 0;
+      if (t->live && t->live->poll(*t->ws)) idle_frames = 0;  // a snapshot swaps in at a frame boundary
     }
     if (load_failed && automated) {
       for (const auto& t : tabs.list)
@@ -571,7 +665,8 @@ int run(const Options& options) {
     if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true, ui.browser_compare = false;
     if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
-    draw_menu(ws, ui, window, open);
+    auto live_tab = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
+    draw_menu(ws, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
 
     ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -583,6 +678,7 @@ int run(const Options& options) {
         Tab& t = *tabs.list[i];
         std::string label = fs::path(t.pending).filename().string();
         if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
+        if (t.live) label = t.ws->path().empty() ? "live capture" : t.ws->path();
         label += "###tab" + std::to_string(t.id);
         bool keep = true;
         ImGuiTabItemFlags flags = tabs.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
@@ -601,7 +697,10 @@ int run(const Options& options) {
     } else if (tab.ws_b) {
       bool loading = tab.ws->loading() || tab.ws_b->loading();
       ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
+    } else if (tab.live && !ws.timeline()) {
+      tab.live->draw_empty();
     } else if (views::TimelineView* tl = ws.timeline()) {
+      if (tab.live) tab.live->draw_bar(ws);
       if (showing_sample && ws.path() == options.sample)
         ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                             fs::path(options.sample).filename().c_str());
@@ -609,7 +708,12 @@ int run(const Options& options) {
       ImVec2 avail = ImGui::GetContentRegionAvail();
       tl->draw(ImVec2(avail.x, avail.y - details_height));
       ImGui::BeginChild("details", ImVec2(0, 0), true);
-      ws.panel()->draw();
+      if (ws.panel()) {
+        ws.panel()->draw();
+      } else {  // a live capture before its analyses ran: the selection's details only
+        ImGui::TextDisabled("Analyses run on demand (Run analyses) or when the capture ends.");
+        views::draw_details_panel(*ws.store(), *tl);
+      }
       ImGui::EndChild();
     } else if (!ws.loading()) {
       ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");
@@ -619,6 +723,7 @@ int run(const Options& options) {
     draw_issues(ws, ui);
     if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
     draw_loading(ws);
+    if (tab.live) tab.live->draw_save_popup();
     if (tab.ws_b) draw_loading(*tab.ws_b);
     if (ui.browser_open) {
       if (auto chosen = ui.browser.draw(&ui.browser_open)) {

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_report(*bench);
   sl::cli::register_bench_frame(*bench);
   sl::cli::register_bench_diff(*bench);
+  sl::cli::register_bench_live(*bench);
 
   sl::gui::Options gui;
   gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--diff", gui.diff, "Open the GUI's diff view comparing trace A (control) with B (test)")->expected(2);
   app.add_option("--screenshot", gui.screenshot, "Open the GUI, save a PNG of the first full view, exit");
   app.add_option("--script", gui.script, "Run GUI automation commands from a file (see shared/specs/cli.md)");
+  app.add_flag("--live", gui.live, "Open a live capture tab: `sightline capture --live -- PROGRAM` streams into it");
+  app.add_option("--socket", gui.socket, "The live capture socket (default $XDG_RUNTIME_DIR/sightline-live-UID.sock)");
   app.add_option("--size", size, "Window size WxH (default 1600x1000)");
   try {
     app.parse(argc, argv);

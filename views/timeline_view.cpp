@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <unordered_map>
 
 #include "views/time_axis.h"
 
@@ -80,6 +81,60 @@ void TimelineView::zoom_to(double t0, double t1) {
     t0 = mid - 5, t1 = mid + 5;
   }
   t0_ = t0, t1_ = t1;
+  following_ = false;
+}
+
+void TimelineView::follow(TimeNs end) {
+  if (!following_) return;
+  double width = t1_ - t0_;
+  t1_ = double(end), t0_ = t1_ - width;
+}
+
+std::string track_key(const TraceStore& store, uint32_t t) {
+  const Track& track = store.tracks[t];
+  const Process& p = store.processes[track.process];
+  return std::string(store.strings.view(p.pid_text)) + "|" + std::to_string(int(track.kind)) + "|" +
+         std::string(store.strings.view(track.tid_text)) + "|" + std::to_string(track.device) + "|" +
+         std::to_string(track.stream) + "|" + std::string(store.strings.view(track.name));
+}
+
+TimelineViewState TimelineView::save_state() const {
+  TimelineViewState s;
+  s.t0 = t0_, s.t1 = t1_, s.following = following_;
+  s.range_a = range_a_, s.range_b = range_b_;
+  if (selected_.valid()) {
+    s.selected_track = track_key(store_, selected_.track);
+    s.selected_start = store_.start(selected_);
+    s.selected_name = std::string(store_.name(selected_));
+  }
+  for (uint32_t t = 0; t < store_.tracks.size(); ++t)
+    s.rows.emplace_back(track_key(store_, t), uint8_t(pinned_[t] | hidden_[t] << 1));
+  for (uint32_t p = 0; p < store_.processes.size(); ++p)
+    s.processes.emplace_back(std::string(store_.strings.view(store_.processes[p].pid_text)), collapsed_[p]);
+  return s;
+}
+
+void TimelineView::restore_state(const TimelineViewState& s) {
+  t0_ = s.t0, t1_ = s.t1, following_ = s.following;
+  range_a_ = s.range_a, range_b_ = s.range_b;
+  std::unordered_map<std::string, uint8_t> rows(s.rows.begin(), s.rows.end());
+  std::unordered_map<std::string, uint8_t> processes(s.processes.begin(), s.processes.end());
+  selected_ = {};
+  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
+    std::string key = track_key(store_, t);
+    if (auto it = rows.find(key); it != rows.end()) pinned_[t] = it->second & 1, hidden_[t] = it->second >> 1 & 1;
+    if (key != s.selected_track) continue;
+    // The same slice in the new store: same track, start and name (slices are sorted by start).
+    const SliceColumns& c = store_.tracks[t].slices;
+    auto at = std::lower_bound(c.start.begin(), c.start.end(), s.selected_start);
+    for (; at != c.start.end() && *at == s.selected_start; ++at) {
+      SliceRef ref{t, uint32_t(at - c.start.begin())};
+      if (store_.name(ref) == s.selected_name) selected_ = ref;
+    }
+  }
+  for (uint32_t p = 0; p < store_.processes.size(); ++p)
+    if (auto it = processes.find(std::string(store_.strings.view(store_.processes[p].pid_text))); it != processes.end())
+      collapsed_[p] = it->second;
 }
 
 void TimelineView::frame(SliceRef s) {
@@ -332,6 +387,7 @@ void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
     if (ImGui::IsKeyPressed('F', false) && selected_.valid()) frame(selected_);
     if (ImGui::IsKeyPressed('0', false) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) show_all();
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) selected_ = {}, range_a_ = range_b_ = 0;
+    if (follow_available && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_End), false)) following_ = true;
   }
   // Drag pans; shift-drag selects a time range; a click without drag selects what is under it.
   if (over_canvas && ImGui::IsMouseClicked(0)) {

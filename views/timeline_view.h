@@ -26,6 +26,22 @@ struct TimelineStats {
   uint32_t draw_commands = 0, draw_vertices = 0;
 };
 
+// What the user made of a view, kept across a store swap (live capture snapshots): tracks are
+// named by a key stable across rebuilds (track_key), not by their index.
+struct TimelineViewState {
+  double t0 = 0, t1 = 0;
+  bool following = false;
+  TimeNs range_a = 0, range_b = 0;
+  std::string selected_track;  // "" = nothing selected
+  TimeNs selected_start = 0;
+  std::string selected_name;
+  std::vector<std::pair<std::string, uint8_t>> rows;  // track key → bit 0 pinned, bit 1 hidden
+  std::vector<std::pair<std::string, uint8_t>> processes;  // process key → collapsed
+};
+
+// A key naming a track across stores built from the same data (process, kind, tid, device/stream).
+std::string track_key(const TraceStore& store, uint32_t track);
+
 class TimelineView {
 public:
   explicit TimelineView(const TraceStore& store);
@@ -50,6 +66,17 @@ public:
   // Rows: pinned tracks are drawn first, hidden ones not at all (a process header offers them back).
   void set_pinned(uint32_t track, bool pinned);
   void set_hidden(uint32_t track, bool hidden);
+
+  // Live capture: while following, the view keeps its width with its right edge at `end`
+  // (call follow() each frame). Any pan or zoom (user, script, framing a slice) stops following;
+  // the toolbar toggle or the End key (when follow_available) resumes it.
+  bool following() const { return following_; }
+  void set_following(bool on) { following_ = on; }
+  void follow(TimeNs end);
+  bool follow_available = false;
+
+  TimelineViewState save_state() const;
+  void restore_state(const TimelineViewState& state);  // tracks absent from state keep their defaults
 
   // Find: case-insensitive substring of names (or a RE2 regex); selects the first match.
   size_t find(const std::string& text, bool regex = false);
@@ -111,7 +138,7 @@ private:
   SliceRef selected_, hovered_;
   std::vector<SliceRef> highlights_;
   size_t match_cursor_ = 0;
-  bool dragging_ = false, range_dragging_ = false;
+  bool dragging_ = false, range_dragging_ = false, following_ = false;
   ImVec2 drag_origin_{};
   TimeNs range_a_ = 0, range_b_ = 0;
   float pending_scroll_y_ = -1;

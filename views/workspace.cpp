@@ -55,6 +55,13 @@ void add_derived_counters(TraceStore& store, const analysis::Report& report) {
       add(gpu_process(m.device, -1), "memory allocated, GPU " + std::to_string(m.device) + " (bytes)", m.allocated);
 }
 
+std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps) {
+  auto model = build_analysis_model(store);
+  gaps = model->report.causes ? idle_gap_marks(*model->report.causes) : std::vector<IdleGapMark>{};
+  add_derived_counters(store, model->report);
+  return model;
+}
+
 Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
   LoadOptions options;
   options.cancel = &state.cancel;
@@ -72,9 +79,7 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
     return out;
   }
   state.phase = "analysing";
-  out.model = build_analysis_model(*r.store);
-  out.gaps = out.model->report.causes ? idle_gap_marks(*out.model->report.causes) : std::vector<IdleGapMark>{};
-  add_derived_counters(*r.store, out.model->report);
+  out.model = analyse_for_views(*r.store, out.gaps);
   out.store = std::move(r.store);
   return out;
 }
@@ -123,6 +128,20 @@ void Workspace::install(Loaded loaded) {
   timeline_ = std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
   panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
+}
+
+void Workspace::install_store(std::unique_ptr<TraceStore> store, std::unique_ptr<AnalysisModel> model,
+                              std::vector<IdleGapMark> gaps, const std::string& label, const TimelineViewState* keep) {
+  panel_.reset();
+  timeline_.reset();
+  model_ = std::move(model);
+  store_ = std::move(store);
+  path_ = label;
+  last_failed_ = false;
+  timeline_ = std::make_unique<TimelineView>(*store_);
+  if (keep) timeline_->restore_state(*keep);
+  timeline_->set_idle_gaps(std::move(gaps));
+  if (model_) panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
 }
 
 bool Workspace::open_now(const std::string& path) {

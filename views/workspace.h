@@ -45,6 +45,12 @@ public:
   // Loads synchronously (benchmarks, tests).
   bool open_now(const std::string& path);
 
+  // Shows a store built elsewhere (a live capture snapshot) under `label`. `model` may be null
+  // (analyses not run yet: panel() is then null). With `keep` the timeline takes that view state
+  // (range, selection, pinned/hidden rows) instead of showing everything.
+  void install_store(std::unique_ptr<TraceStore> store, std::unique_ptr<AnalysisModel> model,
+                     std::vector<IdleGapMark> gaps, const std::string& label, const TimelineViewState* keep);
+
 private:
   struct Loaded {
     std::unique_ptr<TraceStore> store;
@@ -68,6 +74,10 @@ private:
   std::unique_ptr<Loaded> finished_;
   LoadState state_;
 };
+
+// Every analysis of `store` for the views, with the idle-gap overlay and the derived counter
+// rows (added to `store`, so call it before the store is shown).
+std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps);
 
 // Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
 std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes);

@@ -80,7 +80,7 @@ public:
   uint64_t batches() const { return batches_; }
   // Bumped by every accepted frame: a viewer rebuilds its store (capture_store.h,
   // build_store(data())) when this changed. TraceStore is finalized as a whole, so a snapshot
-  // re-converts everything received; appending to a finished store is future work.
+  // re-converts everything received (views/live_feed.h says why and how it is throttled).
   uint64_t generation() const { return generation_; }
 
 private:
