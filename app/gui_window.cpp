@@ -122,7 +122,7 @@ std::string script_export(std::istringstream& in, Workspace& ws, views::ExportDi
   }
   views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
   const views::ExportResult& r = exporter.run(sources, q);
-  std::fprintf(stderr, "sightline: %s\n", r.summary().c_str());
+  std::fprintf(stderr, "sightline: %s (%.1f ms)\n", r.summary().c_str(), r.ms);
   return r.ok ? "" : r.error;
 }
 
