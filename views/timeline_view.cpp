@@ -228,13 +228,6 @@ std::vector<uint32_t> TimelineView::visible_tracks() const {
   return out;
 }
 
-std::vector<uint32_t> TimelineView::visible_counters() const {
-  std::vector<uint32_t> out;
-  for (const DisplayRow& r : display_order())
-    if (r.kind == DisplayRow::Counter) out.push_back(r.counter);
-  return out;
-}
-
 void TimelineView::layout_rows() {
   rows_.clear();
   lane_height_ = ImGui::GetFontSize() + 5;

@@ -61,8 +61,7 @@ public:
   // The rows as drawn, in order, honouring pins, hidden rows and collapsed processes (no ImGui
   // needed: headless exports and tests call these).
   std::vector<DisplayRow> display_order() const;
-  std::vector<uint32_t> visible_tracks() const;    // the Track entries of display_order()
-  std::vector<uint32_t> visible_counters() const;  // the Counter entries
+  std::vector<uint32_t> visible_tracks() const;  // the Track entries of display_order()
 
   // Find: case-insensitive substring of names (or a RE2 regex); selects the first match.
   size_t find(const std::string& text, bool regex = false);
