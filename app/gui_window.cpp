@@ -20,6 +20,7 @@
 #include "core/json_writer.h"
 #include "views/details_panel.h"
 #include "views/diff_view.h"
+#include "views/export_dialog.h"
 #include "views/file_browser.h"
 #include "views/live_view.h"
 #include "views/range_stats.h"
@@ -86,7 +87,7 @@ public:
   explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
   bool done() const { return lines_.empty() && wait_ == 0; }
   // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
-  bool step(Tabs& tabs, int width, int height, int& exit_code);
+  bool step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code);
 
 private:
   std::deque<std::string> lines_;
@@ -94,7 +95,46 @@ private:
   double live_deadline_ = -1;  // waitlive: when to give up (glfwGetTime seconds)
 };
 
-bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
+// `hide ROW`: every track whose label (as the figures name rows: "stream 7", "thread 12") is ROW.
+size_t hide_rows(const TraceStore& store, views::TimelineView& tl, const std::string& row) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  size_t n = 0;
+  for (uint32_t t = 0; t < store.tracks.size(); ++t)
+    if (lower(fig::track_label(store, t)) == lower(row)) tl.set_hidden(t, true), ++n;
+  return n;
+}
+
+// The lower panel's tab; a live capture before its first analysis has no panel yet.
+views::PanelTab active_tab(Workspace& ws) { return ws.panel() ? ws.panel()->active() : views::PanelTab::Details; }
+
+// `export PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]`.
+std::string script_export(std::istringstream& in, Workspace& ws, views::ExportDialog& exporter) {
+  std::string path, token;
+  if (!(in >> path)) {  // no file: open the dialog (for screenshots of it)
+    exporter.open(ws.path(), active_tab(ws));
+    return "";
+  }
+  views::ExportWhat what = views::ExportWhat::Screen;
+  views::ExportRequest q = exporter.request(what, path, ws.path());
+  while (in >> token) {
+    size_t eq = token.find('=');
+    std::string key = token.substr(0, eq), value = eq == std::string::npos ? "" : token.substr(eq + 1);
+    if (eq == std::string::npos && views::parse_export_what(token, q.what)) continue;
+    if (key == "width") q.width = std::strtof(value.c_str(), nullptr);
+    else if (key == "scale") q.scale = std::strtod(value.c_str(), nullptr);
+    else if (key == "theme" && fig::parse_theme(value, q.theme)) continue;
+    else return "unknown export argument '" + token + "'";
+  }
+  views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
+  const views::ExportResult& r = exporter.run(sources, q);
+  std::fprintf(stderr, "sightline: %s (%.1f ms)\n", r.summary().c_str(), r.ms);
+  return r.ok ? "" : r.error;
+}
+
+bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code) {
   if (wait_ > 0) return --wait_, true;
   while (!lines_.empty()) {
     std::string line = lines_.front();
@@ -286,6 +326,30 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
         exit_code = 1;
         return false;
       }
+    } else if (command == "hide") {
+      std::string row;
+      std::getline(in >> std::ws, row);
+      if (hide_rows(*ws.store(), *tl, row) == 0) {
+        std::fprintf(stderr, "sightline: script: no row labelled '%s'\n", row.c_str());
+        exit_code = 1;
+        return false;
+      }
+    } else if (command == "range") {
+      std::string a, b;
+      double t0 = 0, t1 = 0;
+      in >> a >> b;
+      if (!views::parse_time(a, t0) || !views::parse_time(b, t1)) {
+        std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
+        exit_code = 2;
+        return false;
+      }
+      tl->set_range(TimeNs(t0), TimeNs(t1));
+    } else if (command == "export") {
+      if (std::string error = script_export(in, ws, exporter); !error.empty()) {
+        std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
+        exit_code = 1;
+        return false;
+      }
     } else if (command == "screenshot") {
       std::string path;
       in >> path;
@@ -305,6 +369,8 @@ bool Script::step(Tabs& tabs, int width, int height, int& exit_code) {
         diff ? diff->write_state(w) : void(w.null());
         w.key("live");
         tabs.current().live ? tabs.current().live->write_state(w, ws) : void(w.null());
+        w.key("last_export");
+        exporter.write_state(w, ws.store());
       }) << "\n";
     } else {
       std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
@@ -323,6 +389,7 @@ struct Ui {
   char find_text[256] = "";
   bool find_regex = false;
   views::FileBrowser browser;
+  views::ExportDialog exporter;
   std::vector<std::string> recent;
 };
 
@@ -350,7 +417,7 @@ void remember(Ui& ui, const std::string& path) {
   for (const auto& r : ui.recent) out << r << "\n";
 }
 
-void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
+void draw_menu(Workspace& ws, bool diff_tab, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
                views::LiveView* live, bool live_open, const std::function<void()>& toggle_live) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
@@ -364,6 +431,9 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
         if (ImGui::MenuItem(r.c_str())) open(r);
       ImGui::EndMenu();
     }
+    // Not in a diff tab yet: ExportWhat::Diff is the hook for fig::diff_figure.
+    if (ImGui::MenuItem("Export figure...", "Ctrl+E", false, ws.timeline() != nullptr && !diff_tab))
+      ui.exporter.open(ws.path(), active_tab(ws));
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) glfwSetWindowShouldClose(window, 1);
     ImGui::EndMenu();
@@ -665,8 +735,9 @@ int run(const Options& options) {
     if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true, ui.browser_compare = false;
     if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
+    if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) && ws.timeline() && !tab.ws_b) ui.exporter.open(ws.path(), active_tab(ws));
     auto live_tab = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
-    draw_menu(ws, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
+    draw_menu(ws, tab.ws_b != nullptr, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
 
     ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -722,6 +793,8 @@ int run(const Options& options) {
     draw_find(ws, ui);
     draw_issues(ws, ui);
     if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
+    if (ws.timeline() && !tab.ws_b)
+      ui.exporter.draw({*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle}, ws.path(), active_tab(ws));
     draw_loading(ws);
     if (tab.live) tab.live->draw_save_popup();
     if (tab.ws_b) draw_loading(*tab.ws_b);
@@ -753,7 +826,7 @@ int run(const Options& options) {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (automated && tabs.current().ready() && !script.done()) {
-      if (!script.step(tabs, width, height, exit_code)) break;
+      if (!script.step(tabs, ui.exporter, width, height, exit_code)) break;
     } else if (automated && script.done()) {
       break;
     }

@@ -98,6 +98,7 @@ public:
 private:
   bool select_rows(std::string& error);
   void assign_keys();
+  bool select_listed_rows(std::string& error);
   size_t emit_rows(Scene& out, float y0, float fold_px, TimelineFigureStats& st);
   void emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& slices, float y, float fold_px,
                  TimelineFigureStats& st);
@@ -141,6 +142,7 @@ Color Layout::slice_color(SliceRef s) {
 }
 
 bool Layout::select_rows(std::string& error) {
+  if (!o_.rows.empty()) return select_listed_rows(error);
   RowFilter filter(o_.tracks);
   for (uint32_t p : store_.process_order) {
     Group g;
@@ -158,6 +160,29 @@ bool Layout::select_rows(std::string& error) {
   }
   if (groups_.empty()) {
     error = o_.tracks.empty() ? "no slices in the range" : "no row with slices in the range matches '" + o_.tracks + "'";
+    return false;
+  }
+  return true;
+}
+
+// The caller's rows, in its order: a new group whenever the process changes.
+bool Layout::select_listed_rows(std::string& error) {
+  uint32_t last_process = kNone;
+  for (uint32_t t : o_.rows) {
+    if (t >= store_.tracks.size()) {
+      error = "row " + std::to_string(t) + " is not a track of this trace";
+      return false;
+    }
+    if (o_.keep_track && !o_.keep_track(t)) continue;
+    auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
+    if (lanes.empty()) continue;
+    uint32_t p = store_.tracks[t].process;
+    if (groups_.empty() || p != last_process) groups_.push_back({process_label(store_, p), {}});
+    last_process = p;
+    groups_.back().tracks.push_back({t, track_label(store_, t), std::move(lanes)});
+  }
+  if (groups_.empty()) {
+    error = "none of the " + std::to_string(o_.rows.size()) + " rows has slices in the range";
     return false;
   }
   return true;

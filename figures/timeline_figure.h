@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/analysis/idle_time.h"
 #include "core/trace_store.h"
@@ -20,6 +21,10 @@ constexpr float kFoldPx = 3.f;             // as on screen: runs narrower than t
 struct TimelineFigureOptions {
   TimeNs start = 0, end = 0;  // end <= start: the whole trace
   std::string tracks;         // case-insensitive substring or RE2 regex over row labels; empty = all
+  // Explicit rows in display order (the GUI's visible tracks); when set, `tracks` is ignored.
+  // Consecutive rows of one process share its group header; rows without slices in the range
+  // are left out, as `render` does.
+  std::vector<uint32_t> rows;
   std::string title;
   size_t max_elements = kElementBudget;
   // Depth limit: slices deeper than this on CPU and async rows (0 = top level) are not drawn; they

@@ -251,35 +251,55 @@ void TimelineView::add_track_rows(uint32_t t, float& y) {
 }
 
 // Rows in display order: pinned tracks, then process groups (collapsible) with their tracks'
-// lanes and counters.
-void TimelineView::layout_rows() {
-  rows_.clear();
-  lane_height_ = ImGui::GetFontSize() + 5;
-  float y = 0;
-  auto header = [&](uint32_t process) {
-    rows_.push_back({Row::ProcessHeader, process, kNone, 0, kNone, y, lane_height_ + 2});
-    y += lane_height_ + 2;
-  };
+// lanes and counters. Tracks with neither slices nor instants take no row.
+std::vector<DisplayRow> TimelineView::display_order() const {
+  std::vector<DisplayRow> out;
+  auto drawn = [&](uint32_t t) { return store_.tracks[t].slices.size() || store_.tracks[t].instants.size(); };
   if (std::count(pinned_.begin(), pinned_.end(), 1)) {
-    header(kNone);
+    out.push_back({DisplayRow::PinnedHeader});
     for (uint32_t t = 0; t < store_.tracks.size(); ++t)
-      if (pinned_[t]) add_track_rows(t, y);
+      if (pinned_[t] && drawn(t)) out.push_back({DisplayRow::Track, store_.tracks[t].process, t});
   }
   for (uint32_t p : store_.process_order) {
     const Process& process = store_.processes[p];
     bool has_content = false;
-    for (uint32_t t : process.tracks) has_content |= store_.tracks[t].slices.size() || store_.tracks[t].instants.size();
+    for (uint32_t t : process.tracks) has_content |= drawn(t);
     for (const CounterSeries& c : store_.counters) has_content |= c.process == p;
     if (!has_content) continue;
-    header(p);
+    out.push_back({DisplayRow::ProcessHeader, p});
     if (collapsed_[p]) continue;
     for (uint32_t t : process.tracks)
-      if (!pinned_[t] && !hidden_[t]) add_track_rows(t, y);
+      if (!pinned_[t] && !hidden_[t] && drawn(t)) out.push_back({DisplayRow::Track, p, t});
     for (uint32_t c = 0; c < store_.counters.size(); ++c)
-      if (store_.counters[c].process == p) {
-        rows_.push_back({Row::Counter, p, kNone, 0, c, y, lane_height_ * 2.5f});
+      if (store_.counters[c].process == p) out.push_back({DisplayRow::Counter, p, kNone, c});
+  }
+  return out;
+}
+
+std::vector<uint32_t> TimelineView::visible_tracks() const {
+  std::vector<uint32_t> out;
+  for (const DisplayRow& r : display_order())
+    if (r.kind == DisplayRow::Track) out.push_back(r.track);
+  return out;
+}
+
+void TimelineView::layout_rows() {
+  rows_.clear();
+  lane_height_ = ImGui::GetFontSize() + 5;
+  float y = 0;
+  for (const DisplayRow& d : display_order()) {
+    switch (d.kind) {
+      case DisplayRow::PinnedHeader:
+      case DisplayRow::ProcessHeader:
+        rows_.push_back({Row::ProcessHeader, d.process, kNone, 0, kNone, y, lane_height_ + 2});
+        y += lane_height_ + 2;
+        break;
+      case DisplayRow::Track: add_track_rows(d.track, y); break;
+      case DisplayRow::Counter:
+        rows_.push_back({Row::Counter, d.process, kNone, 0, d.counter, y, lane_height_ * 2.5f});
         y += lane_height_ * 2.5f;
-      }
+        break;
+    }
   }
   content_height_ = y;
 }

@@ -21,6 +21,13 @@ struct IdleGapMark {
   int cause;
 };
 
+// One entry of the rows in display order (pinned tracks first, then process groups), without
+// geometry: what `layout_rows` lays out and what an export of the screen draws.
+struct DisplayRow {
+  enum Kind { PinnedHeader, ProcessHeader, Track, Counter } kind;
+  uint32_t process = kNone, track = kNone, counter = kNone;
+};
+
 struct TimelineStats {
   uint32_t rows_drawn = 0, slices_drawn = 0, folded_blocks = 0, gaps_drawn = 0, counter_columns = 0;
   uint32_t draw_commands = 0, draw_vertices = 0;
@@ -66,6 +73,11 @@ public:
   // Rows: pinned tracks are drawn first, hidden ones not at all (a process header offers them back).
   void set_pinned(uint32_t track, bool pinned);
   void set_hidden(uint32_t track, bool hidden);
+  bool hidden(uint32_t track) const { return track < hidden_.size() && hidden_[track]; }
+  // The rows as drawn, in order, honouring pins, hidden rows and collapsed processes (no ImGui
+  // needed: headless exports and tests call these).
+  std::vector<DisplayRow> display_order() const;
+  std::vector<uint32_t> visible_tracks() const;  // the Track entries of display_order()
 
   // Live capture: while following, the view keeps its width with its right edge at `end`
   // (call follow() each frame). Any pan or zoom (user, script, framing a slice) stops following;
