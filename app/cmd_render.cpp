@@ -54,14 +54,6 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
   return true;
 }
 
-// The file name without .json / .gz: default titles and run names.
-std::string stem(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".json"})
-    if (name.size() > strlen(ext) && name.ends_with(ext)) name.resize(name.size() - strlen(ext));
-  return name;
-}
-
 bool load(const std::string& path, LoadResult& out) {
   out = load_trace(path);
   if (out.ok()) return true;
@@ -103,7 +95,7 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
   }
   fig::DiffFigureOptions options;
   options.start = start, options.end = end, options.tracks = o.tracks, options.title = o.title;
-  options.name_a = stem(o.traces[0]), options.name_b = stem(o.traces[1]);
+  options.name_a = fig::trace_title(o.traces[0]), options.name_b = fig::trace_title(o.traces[1]);
   if (o.max_depth >= 0) options.max_depth = o.max_depth;
   options.top = o.top;
   fig::Scene scene;
@@ -155,7 +147,7 @@ int render(const RenderOptions& o) {
                  views::format_duration(double(start)).c_str(), views::format_duration(double(store.end_ns)).c_str());
     return 2;
   }
-  std::string title = o.title.empty() ? stem(o.traces[0]) : o.title;
+  std::string title = o.title.empty() ? fig::trace_title(o.traces[0]) : o.title;
 
   analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
   fig::Scene scene;

@@ -65,6 +65,22 @@ struct Tab {
   bool ready() const { return live || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
 };
 
+// Calls `use` with what the export reads in `tab`: its timeline and analyses, or in a diff tab both
+// runs and their diff (with run A's timeline). False when there is nothing to export yet.
+template <class F>
+bool with_export_sources(Tab& tab, F use) {
+  Workspace& ws = *tab.ws;
+  if (!ws.timeline() || !ws.store()) return false;
+  views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
+  if (!tab.ws_b) return use(sources), true;
+  if (!tab.diff || !tab.diff->result() || !tab.ws_b->store()) return false;
+  views::DiffSources diff{*ws.store(), *tab.ws_b->store(), *tab.diff->result(), ws.path(), tab.ws_b->path(),
+                          ws.timeline()->view_start(), ws.timeline()->view_end()};
+  sources.diff = &diff;
+  use(sources);
+  return true;
+}
+
 struct Tabs {
   std::vector<std::unique_ptr<Tab>> list;
   int active = 0;
@@ -111,7 +127,8 @@ size_t hide_rows(const TraceStore& store, views::TimelineView& tl, const std::st
 views::PanelTab active_tab(Workspace& ws) { return ws.panel() ? ws.panel()->active() : views::PanelTab::Details; }
 
 // `export PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]`.
-std::string script_export(std::istringstream& in, Workspace& ws, views::ExportDialog& exporter) {
+std::string script_export(std::istringstream& in, Tab& tab, views::ExportDialog& exporter) {
+  Workspace& ws = *tab.ws;
   std::string path, token;
   if (!(in >> path)) {  // no file: open the dialog (for screenshots of it)
     exporter.open(ws.path(), active_tab(ws));
@@ -128,10 +145,12 @@ std::string script_export(std::istringstream& in, Workspace& ws, views::ExportDi
     else if (key == "theme" && fig::parse_theme(value, q.theme)) continue;
     else return "unknown export argument '" + token + "'";
   }
-  views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
-  const views::ExportResult& r = exporter.run(sources, q);
-  std::fprintf(stderr, "sightline: %s (%.1f ms)\n", r.summary().c_str(), r.ms);
-  return r.ok ? "" : r.error;
+  if (tab.ws_b) q.what = views::ExportWhat::Diff;  // a diff tab's one figure
+  const views::ExportResult* r = nullptr;
+  if (!with_export_sources(tab, [&](const views::ExportSources& s) { r = &exporter.run(s, q); }))
+    return "nothing to export yet";
+  std::fprintf(stderr, "sightline: %s (%.1f ms)\n", r->summary().c_str(), r->ms);
+  return r->ok ? "" : r->error;
 }
 
 bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code) {
@@ -345,7 +364,7 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
       }
       tl->set_range(TimeNs(t0), TimeNs(t1));
     } else if (command == "export") {
-      if (std::string error = script_export(in, ws, exporter); !error.empty()) {
+      if (std::string error = script_export(in, tabs.current(), exporter); !error.empty()) {
         std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
         exit_code = 1;
         return false;
@@ -417,7 +436,7 @@ void remember(Ui& ui, const std::string& path) {
   for (const auto& r : ui.recent) out << r << "\n";
 }
 
-void draw_menu(Workspace& ws, bool diff_tab, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
+void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
                views::LiveView* live, bool live_open, const std::function<void()>& toggle_live) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
@@ -431,8 +450,7 @@ void draw_menu(Workspace& ws, bool diff_tab, Ui& ui, GLFWwindow* window, const s
         if (ImGui::MenuItem(r.c_str())) open(r);
       ImGui::EndMenu();
     }
-    // Not in a diff tab yet: ExportWhat::Diff is the hook for fig::diff_figure.
-    if (ImGui::MenuItem("Export figure...", "Ctrl+E", false, ws.timeline() != nullptr && !diff_tab))
+    if (ImGui::MenuItem("Export figure...", "Ctrl+E", false, ws.timeline() != nullptr))
       ui.exporter.open(ws.path(), active_tab(ws));
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) glfwSetWindowShouldClose(window, 1);
@@ -735,9 +753,9 @@ int run(const Options& options) {
     if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true, ui.browser_compare = false;
     if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
-    if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) && ws.timeline() && !tab.ws_b) ui.exporter.open(ws.path(), active_tab(ws));
+    if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) && ws.timeline()) ui.exporter.open(ws.path(), active_tab(ws));
     auto live_tab = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
-    draw_menu(ws, tab.ws_b != nullptr, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
+    draw_menu(ws, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
 
     ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -793,8 +811,7 @@ int run(const Options& options) {
     draw_find(ws, ui);
     draw_issues(ws, ui);
     if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
-    if (ws.timeline() && !tab.ws_b)
-      ui.exporter.draw({*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle}, ws.path(), active_tab(ws));
+    with_export_sources(tab, [&](const views::ExportSources& s) { ui.exporter.draw(s, ws.path(), active_tab(ws)); });
     draw_loading(ws);
     if (tab.live) tab.live->draw_save_popup();
     if (tab.ws_b) draw_loading(*tab.ws_b);

@@ -121,6 +121,13 @@ void label_svg_text(const Scene& scene, const std::string& path) {
 
 }  // namespace
 
+std::string trace_title(std::string_view trace_path) {
+  std::string title = std::filesystem::path(trace_path).filename().string();
+  for (std::string_view ext : {".gz", ".json"})
+    if (title.size() > ext.size() && title.ends_with(ext)) title.resize(title.size() - ext.size());
+  return title;
+}
+
 bool format_from_path(std::string_view path, Format& format) {
   std::string ext(std::filesystem::path(path).extension().string());
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));

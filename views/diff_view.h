@@ -27,6 +27,7 @@ public:
 
   void draw(ImVec2 size);
   bool ready() const { return diff_ != nullptr; }  // the diff is computed and installed
+  const diff::TraceDiff* result() const { return diff_.get(); }
   bool poll();  // installs a finished diff; true when something changed
   const std::string& error() const { return error_; }
 

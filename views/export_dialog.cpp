@@ -34,7 +34,7 @@ void ExportDialog::open(const std::string& trace_path, PanelTab tab) {
   if (defaults_for_ != trace_path) {  // a new trace: fresh defaults; the same one keeps the user's edits
     defaults_for_ = trace_path;
     copy_to(path_, sizeof path_, default_figure_path(trace_path));
-    copy_to(title_, sizeof title_, default_figure_title(trace_path));
+    copy_to(title_, sizeof title_, fig::trace_title(trace_path));
   }
 }
 
@@ -44,7 +44,7 @@ ExportRequest ExportDialog::request(ExportWhat what, const std::string& path, co
   q.theme = fig::FigureTheme(theme);
   q.width = float(width);
   q.scale = scale;
-  q.title = defaults_for_ == trace_path && title_[0] ? std::string(title_) : default_figure_title(trace_path);
+  q.title = defaults_for_ == trace_path && title_[0] ? std::string(title_) : fig::trace_title(trace_path);
   return q;
 }
 
@@ -55,6 +55,21 @@ const ExportResult& ExportDialog::run(const ExportSources& sources, const Export
 
 void ExportDialog::draw_what(const ExportSources& sources, PanelTab tab) {
   ImGui::TextDisabled("Figure");
+  if (sources.diff) {  // a diff tab has one figure: both runs, the change colours and the top changes
+    what_ = ExportWhat::Diff;
+    int what = int(what_);
+    ImGui::RadioButton(export_what_label(ExportWhat::Diff), &what, what);
+    ImGui::SameLine();
+    const diff::TraceDiff& d = sources.diff->diff;
+    auto [a, b] = d.aligned ? diff_window(*d.aligned, sources.diff->view_start_a, sources.diff->view_end_a)
+                            : std::pair<TimeNs, TimeNs>{0, 0};
+    if (b > a)
+      ImGui::TextDisabled("%s – %s after the compared step's start", format_duration(double(a)).c_str(),
+                          format_duration(double(b)).c_str());
+    else
+      ImGui::TextDisabled("the whole compared step");
+    return;
+  }
   auto [sel_a, sel_b] = sources.timeline.range_selection();
   std::optional<ExportWhat> analysis = figure_of_tab(tab);
   // An analysis figure is offered while its tab is open; the choice falls back when it closes.

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
+#include "figures/diff_figure.h"
 
 namespace sl::views {
 namespace {
@@ -44,6 +46,23 @@ bool timeline_scene(const ExportSources& src, const fig::Style& style, TimeNs st
   return fig::timeline_figure(src.store, idle, style, o, scene, r.timeline, r.error);
 }
 
+// As `render A B --view diff`, over the part of the compared iteration that A's timeline shows.
+bool diff_scene(const ExportSources& src, const fig::Style& style, fig::Scene& scene, ExportResult& r) {
+  if (!src.diff) return fail(r, "a diff figure needs a diff tab (File > Compare with...)");
+  const DiffSources& d = *src.diff;
+  if (!d.diff.aligned) return fail(r, "the diff has no aligned iteration to draw");
+  fig::DiffFigureOptions o;
+  std::tie(o.start, o.end) = diff_window(*d.diff.aligned, d.view_start_a, d.view_end_a);
+  o.name_a = fig::trace_title(d.path_a), o.name_b = fig::trace_title(d.path_b);
+  // The dialog's default title is A's file name; a diff's default is "A vs B" (empty here).
+  o.title = r.request.title == o.name_a ? std::string() : r.request.title;
+  fig::DiffFigureStats stats;
+  if (!fig::diff_figure(d.a, d.b, d.diff, style, o, scene, stats, r.error)) return false;
+  r.start = o.start, r.end = o.end;
+  r.timeline = stats.a;
+  return true;
+}
+
 bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& scene, ExportResult& r) {
   const analysis::Report* report = src.model ? &src.model->report : nullptr;
   const std::string& title = r.request.title;
@@ -66,9 +85,7 @@ bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& 
     case ExportWhat::Idle:
       if (!report || !report->causes) return fail(r, "the idle causes are not computed for this trace");
       return fig::idle_figure(*report->causes, style, title, scene, r.error);
-    case ExportWhat::Diff:
-      // The diff tab's hook: build fig::diff_figure (figures/diff_figure.h) from the tab's diff here.
-      return fail(r, "diff figures are not available from the GUI yet");
+    case ExportWhat::Diff: return diff_scene(src, style, scene, r);
   }
   return fail(r, "unknown figure");
 }
@@ -94,7 +111,7 @@ const char* export_what_label(ExportWhat what) {
     case ExportWhat::Latency: return "Launch latency histogram";
     case ExportWhat::Breakdown: return "Breakdowns (GPU time, top kernels)";
     case ExportWhat::Idle: return "Idle time by cause";
-    case ExportWhat::Diff: return "Diff";
+    case ExportWhat::Diff: return "Diff: the compared step of both runs, by change";
   }
   return "?";
 }
@@ -111,11 +128,12 @@ std::pair<TimeNs, TimeNs> visible_trace_range(double t0, double t1, TimeNs trace
   return {TimeNs(a), TimeNs(b)};
 }
 
-std::string default_figure_title(std::string_view trace_path) {
-  std::string title = fs::path(trace_path).filename().string();
-  for (std::string_view ext : {".gz", ".json"})
-    if (title.size() > ext.size() && title.ends_with(ext)) title.resize(title.size() - ext.size());
-  return title;
+std::pair<TimeNs, TimeNs> diff_window(const diff::AlignedDiff& d, double t0, double t1) {
+  const double step = double(std::max(d.chosen.dur_a(), d.chosen.dur_b()));
+  double a = std::max(0.0, std::floor(t0 - double(d.chosen.start_a)));
+  double b = std::min(step, std::ceil(t1 - double(d.chosen.start_a)));
+  if (!(b > a) || (a <= 0 && b >= step)) return {0, 0};
+  return {TimeNs(a), TimeNs(b)};
 }
 
 std::string default_figure_path(const std::string& trace_path) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/diff/trace_diff.h"
 #include "figures/style.h"
 #include "figures/timeline_figure.h"
 #include "views/analysis_model.h"
@@ -15,8 +16,8 @@
 
 namespace sl::views {
 
-// What to export. A new kind (the diff tab's figure, once figures/diff_figure.h exists) is one
-// enumerator here, its name in export_what_name, and one case in export_figure's switch.
+// What to export. A new kind is one enumerator here, its name in export_what_name, and one case in
+// export_figure's switch.
 enum class ExportWhat { Screen, Selection, Latency, Breakdown, Idle, Diff };
 constexpr int kExportWhatCount = int(ExportWhat::Diff) + 1;
 
@@ -33,12 +34,24 @@ struct ExportRequest {
   std::string title;
 };
 
-// Everything an export reads. `model` may be null (analysis views then fail with a message).
+// A diff tab: both runs, their diff, and A's visible range (the window the figure shows, relative
+// to the compared iteration, when it lies inside it).
+struct DiffSources {
+  const TraceStore& a;
+  const TraceStore& b;
+  const diff::TraceDiff& diff;
+  std::string path_a, path_b;
+  double view_start_a = 0, view_end_a = 0;
+};
+
+// Everything an export reads. `model` may be null (analysis views then fail with a message);
+// `diff` is set in a diff tab only (where `store` and `timeline` are run A's).
 struct ExportSources {
   const TraceStore& store;
   const AnalysisModel* model;
   const TimelineView& timeline;
   bool idle_overlay = true;  // the timeline's overlay is on: draw the idle gaps too
+  const DiffSources* diff = nullptr;
 };
 
 struct ExportResult {
@@ -58,8 +71,9 @@ ExportResult export_figure(const ExportSources& sources, const ExportRequest& re
 
 // The part of the view [t0, t1] that lies in the trace, in whole ns; {0, 0} when none does.
 std::pair<TimeNs, TimeNs> visible_trace_range(double t0, double t1, TimeNs trace_end);
-// The trace's file name without .json / .gz: the default title, as `render` has it.
-std::string default_figure_title(std::string_view trace_path);
+// The compared iteration's part of A's view [t0, t1], relative to the iteration start; {0, 0}
+// (the whole iteration) when the view holds all of it or none of it.
+std::pair<TimeNs, TimeNs> diff_window(const diff::AlignedDiff& d, double t0, double t1);
 // `sightline-figure.svg` next to the trace when that folder is writable, else in the cwd.
 std::string default_figure_path(const std::string& trace_path);
 

@@ -7,12 +7,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 BASE = os.path.join(DATA, "hta_trace_compare_base.json.gz")
 TEST = os.path.join(DATA, "hta_trace_compare_test.json.gz")
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 
@@ -108,6 +110,29 @@ rc, err, _ = run([BASE], ["tab 3"], [])
 check(rc == 2 and "no tab" in err, f"tab 3 of 1: rc {rc}, {err}")
 rc, err, _ = run([BASE], ["diffrow 0"], [])
 check(rc == 1 and "needs a diff tab" in err, f"diffrow without diff: rc {rc}, {err}")
+
+# 4. Export from a diff tab: the same figure as `render A B --view diff`; a zoom exports its window.
+with tempfile.TemporaryDirectory() as tmp:
+    gui_svg, cli_svg = os.path.join(tmp, "gui.svg"), os.path.join(tmp, "cli.svg")
+    rc, err, st = run(["--diff", BASE, TEST], [f"export {gui_svg}", "state {whole}", "zoom 1ms 3ms", "wait 3",
+                                               f"export {os.path.join(tmp, 'zoom.svg')}", "state {zoomed}"],
+                      ["whole", "zoomed"])
+    check(rc == 0, f"diff export failed ({rc}): {err}")
+    p = subprocess.run([SIGHTLINE, "render", BASE, TEST, "--view", "diff", "-o", cli_svg], capture_output=True, text=True)
+    check(p.returncode == 0, f"render --view diff failed: {p.stderr}")
+    if rc == 0 and p.returncode == 0:
+        def texts_and_shapes(path):
+            root = ET.parse(path).getroot()
+            texts = [g.get("aria-label") for g in root.iter(SVG + "g") if g.get("aria-label")]
+            return texts, sum(1 for _ in root.iter(SVG + "rect")) + sum(1 for _ in root.iter(SVG + "path"))
+        gui, cli_fig = texts_and_shapes(gui_svg), texts_and_shapes(cli_svg)
+        check(gui == cli_fig, f"GUI diff export differs from render: {len(gui[0])} texts / {gui[1]} shapes vs "
+                              f"{len(cli_fig[0])} / {cli_fig[1]}")
+        check(any(t.startswith("hta_trace_compare_base vs") for t in gui[0]), "diff export has no 'A vs B' title")
+        e = st["whole"]["last_export"]
+        check(e["what"] == "diff" and e["ok"] and e["start_ns"] == 0 and e["end_ns"] == 0, f"whole-step export: {e}")
+        z = st["zoomed"]["last_export"]
+        check(z["ok"] and z["end_ns"] - z["start_ns"] == 2_000_000, f"zoomed export window {z['start_ns']}..{z['end_ns']} ns")
 
 print("FAIL" if failures else "OK", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "views/analysis_model.h"
+#include "figures/cairo_output.h"
 #include "views/figure_export.h"
 #include "views/timeline_view.h"
 #include "test_support.h"
@@ -78,8 +79,8 @@ TEST_CASE("export: the visible range is clipped to the trace") {
   CHECK(sl::views::visible_trace_range(-10, 500, 300) == R{0, 300});
   CHECK(sl::views::visible_trace_range(10.4, 20.6, 300) == R{10, 21});
   CHECK(sl::views::visible_trace_range(400, 500, 300) == R{0, 0});
-  CHECK(sl::views::default_figure_title("/a/b/run_1.json.gz") == "run_1");
-  CHECK(sl::views::default_figure_title("trace.json") == "trace");
+  CHECK(sl::fig::trace_title("/a/b/run_1.json.gz") == "run_1");
+  CHECK(sl::fig::trace_title("trace.json") == "trace");
   CHECK(sl::views::default_figure_path(sl::test::test_data("x.json.gz")).ends_with("sightline-figure.svg"));
   CHECK(fs::path(sl::views::default_figure_path("")).parent_path() == fs::current_path());
   ExportWhat what{};
