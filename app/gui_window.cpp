@@ -123,6 +123,13 @@ size_t hide_rows(const TraceStore& store, views::TimelineView& tl, const std::st
   return n;
 }
 
+// Two times with units ("12.5ms 14ms"; raw numbers are µs), as `zoom` and `range` take them.
+bool read_times(std::istringstream& in, double& t0, double& t1) {
+  std::string a, b;
+  in >> a >> b;
+  return views::parse_time(a, t0) && views::parse_time(b, t1);
+}
+
 // The lower panel's tab; a live capture before its first analysis has no panel yet.
 views::PanelTab active_tab(Workspace& ws) { return ws.panel() ? ws.panel()->active() : views::PanelTab::Details; }
 
@@ -288,15 +295,13 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
       exit_code = 1;
       return false;
     }
+    double t0 = 0, t1 = 0;
+    if ((command == "zoom" || command == "range") && !read_times(in, t0, t1)) {
+      std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
+      exit_code = 2;
+      return false;
+    }
     if (command == "zoom") {
-      std::string a, b;
-      double t0 = 0, t1 = 0;
-      in >> a >> b;
-      if (!views::parse_time(a, t0) || !views::parse_time(b, t1)) {
-        std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
-        exit_code = 2;
-        return false;
-      }
       tl->zoom_to(t0, t1);
     } else if (command == "select") {
       // NAME is the rest of the line (kernel names have spaces), optionally quoted, optionally
@@ -354,14 +359,6 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
         return false;
       }
     } else if (command == "range") {
-      std::string a, b;
-      double t0 = 0, t1 = 0;
-      in >> a >> b;
-      if (!views::parse_time(a, t0) || !views::parse_time(b, t1)) {
-        std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
-        exit_code = 2;
-        return false;
-      }
       tl->set_range(TimeNs(t0), TimeNs(t1));
     } else if (command == "export") {
       if (std::string error = script_export(in, tabs.current(), exporter); !error.empty()) {

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """`sightline render` end to end, with no DISPLAY: SVG parsed as XML with the slice count computed
 independently from the trace JSON, PNG decoded (size and colours), PDF read by pdfinfo/pdftotext."""
-import gzip
 import json
 import os
 import re
@@ -16,7 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "gui"))
 SVG = "{http://www.w3.org/2000/svg}"
 COMPUTATION, MEMORY, OTHER_GPU = (0, 114, 178), (0, 158, 115), (204, 121, 167)
 
-from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png, sample_stream7_window  # noqa: E402
 
 
 
@@ -34,17 +33,7 @@ def rgb_of(style):
 
 # Expectation from the JSON alone: stream 7's complete events overlapping the window, times
 # relative to the earliest timestamp of the trace.
-events = json.load(gzip.open(SAMPLE))["traceEvents"]
-origin = min(e["ts"] for e in events if "ts" in e and e.get("ph") != "M")
-stream7 = [(e["ts"] - origin, e["dur"]) for e in events if e.get("ph") == "X" and e.get("tid") == 7]
-window, expected = None, []
-for start_us in range(900, 4800, 10):  # the first 200 µs window with several slices, none folding
-    a, b = start_us, start_us + 200
-    hits = [(s, d) for s, d in stream7 if s < b and s + d > a]
-    visible = [min(s + d, b) - max(s, a) for s, d in hits]
-    if len(hits) >= 5 and min(visible) * (0.6 * 800) / 200 >= 3:
-        window, expected = (a, b), hits
-        break
+events, _, window, expected = sample_stream7_window(0.6 * 800, 3)
 check(window is not None, "no suitable window in the sample trace")
 a, b = window
 print(f"window {a}:{b} µs, {len(expected)} slices expected on stream 7")

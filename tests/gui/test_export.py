@@ -3,7 +3,6 @@
 Xvfb driven by `zoom`, `hide`, `range` and `export` script commands; the SVGs parsed with xml.etree
 and compared with `sightline render` of the same range and rows and with counts from the trace JSON."""
 import collections
-import gzip
 import json
 import os
 import re
@@ -13,7 +12,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import SAMPLE, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import SAMPLE, SIGHTLINE, check, failures, read_png, sample_stream7_window  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 GPU_KINDS = {"computation": (0, 114, 178), "communication": (230, 159, 0), "memory": (0, 158, 115),
@@ -88,17 +87,7 @@ def ticks_ns(root):
 
 # A window where stream 7 has several slices, all wide enough not to fold at WIDTH px (computed
 # from the JSON alone, as test_render.py does).
-events = json.load(gzip.open(SAMPLE))["traceEvents"]
-origin = min(e["ts"] for e in events if "ts" in e and e.get("ph") != "M")
-stream7 = [(e["ts"] - origin, e["dur"]) for e in events if e.get("ph") == "X" and e.get("tid") == 7]
-window, expected = None, []
-for start_us in range(900, 4800, 10):
-    a, b = start_us, start_us + 200
-    hits = [(s, d) for s, d in stream7 if s < b and s + d > a]
-    visible = [min(s + d, b) - max(s, a) for s, d in hits]
-    if len(hits) >= 5 and min(visible) * (0.6 * WIDTH) / 200 >= 4:
-        window, expected = (a, b), hits
-        break
+_, _, window, expected = sample_stream7_window(0.6 * WIDTH, 4)
 check(window is not None, "no suitable window in the sample trace")
 a, b = window
 print(f"window {a}:{b} µs, {len(expected)} slices on stream 7")

@@ -49,3 +49,22 @@ def check(condition, message):
     if not condition:
         failures.append(message)
         print("FAIL:", message)
+
+
+def sample_stream7_window(plot_px, min_px):
+    """The sample trace's stream 7, from the JSON alone: (events, origin, window, slices) where
+    window is the first 200 µs (a, b) holding at least 5 slices, each at least `min_px` wide when
+    the window spans `plot_px` px, and slices are those (start_us, dur_us) overlapping it; times
+    relative to the trace's earliest timestamp. window is None when there is no such window."""
+    import gzip
+    import json
+    events = json.load(gzip.open(SAMPLE))["traceEvents"]
+    origin = min(e["ts"] for e in events if "ts" in e and e.get("ph") != "M")
+    stream7 = [(e["ts"] - origin, e["dur"]) for e in events if e.get("ph") == "X" and e.get("tid") == 7]
+    for start_us in range(900, 4800, 10):
+        a, b = start_us, start_us + 200
+        hits = [(s, d) for s, d in stream7 if s < b and s + d > a]
+        visible = [min(s + d, b) - max(s, a) for s, d in hits]
+        if len(hits) >= 5 and min(visible) * plot_px / 200 >= min_px:
+            return events, origin, (a, b), hits
+    return events, origin, None, []
