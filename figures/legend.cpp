@@ -22,7 +22,9 @@ std::string KeyTable::key(const std::string& shown) {
   for (const auto& [key, text] : entries_)
     if (text == shown) return key;
   if (entries_.size() >= max_) return {};
-  entries_.push_back({"K" + std::to_string(entries_.size() + 1), shown});
+  std::string key = "K";  // appended, not "K" + ...: GCC 12 warns falsely (-Wrestrict) on that
+  key += std::to_string(entries_.size() + 1);
+  entries_.push_back({std::move(key), shown});
   return entries_.back().first;
 }
 
