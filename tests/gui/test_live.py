@@ -61,7 +61,7 @@ if not FAKE:
 
 with tempfile.TemporaryDirectory() as tmp:
     p = lambda n: os.path.join(tmp, n)  # noqa: E731
-    # 1. Ten batches of four kernels, 150 ms apart: the view follows the newest data; a zoom stops
+    # 1. Twenty batches of two kernels, 150 ms apart: the view follows the newest data; a zoom stops
     #    following; when the program ends the analyses run; the capture saves as Kineto JSON.
     second = {}
 
@@ -75,7 +75,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "waitlive 40 30", "wait 2", f"state {p('all.json')}", f"screenshot {p('all.png')}",
         "zoom 0 50us", f"state {p('zoomed.json')}",
         "waitlive end 30", "wait 2", f"state {p('end.json')}", f"savelive {p('saved.json.gz')}",
-    ], ["--batches", "10", "--interval-ms", "150", "--kernels", "4"], extra=second_viewer)
+    ], ["--batches", "20", "--interval-ms", "150", "--kernels", "2"], extra=second_viewer)
     check(rc == 0, f"viewer exit {rc}: {err}")
     check(produced is not None and produced.returncode == 0, f"capture --live failed: {produced and produced.stderr}")
     check(second.get("rc") == 1 and "another Sightline viewer is already listening" in second.get("err", ""),
@@ -95,7 +95,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(end["live"]["ended"] and end["live"]["final_shown"] and end["live"]["cut"] == "", f"end: {end['live']}")
         check(end["live"]["analyses_shown"] and end["view"] is not None, "analyses did not run when the capture ended")
         check(abs(end["view_end_ns"] - 50000) < 1, "the view moved after following was stopped")
-        check(end["live"]["batches"] == 10 and end["live"]["dropped_cupti"] == 9, f"batches/drops: {end['live']}")
+        check(end["live"]["batches"] == 20 and end["live"]["dropped_cupti"] == 19, f"batches/drops: {end['live']}")
         events = json.load(gzip.open(p("saved.json.gz")))["traceEvents"]
         check(sum(1 for e in events if e.get("cat") == "kernel") == 40, "saved capture: kernel count")
         info = subprocess.run([SIGHTLINE, "info", p("saved.json.gz")], capture_output=True, text=True)
