@@ -231,18 +231,7 @@ private:
   // NVTX: push/pop and start/end ranges arrive as a start and an end record sharing an id;
   // marks are single instant records.
   void marker(const ActivityRecord& r) {
-    if (r.flags & kMarkerInstant) {
-      CaptureEvent& e = out_.events.emplace_back();
-      e.ph = 'i';
-      e.pid = out_.host_pid;
-      e.tid = r.tid;
-      e.name = r.name;
-      e.cat = "user_annotation";
-      e.ts = rel(r.start);
-      e.args = domain_args(r.domain);
-      ++out_.stats.markers;
-      return;
-    }
+    if (r.flags & kMarkerInstant) return void(annotation('i', r));
     auto key = std::make_pair(r.domain, r.id);
     if (r.flags & kMarkerStart) {
       open_[key] = &r;
@@ -255,17 +244,23 @@ private:
     open_.erase(it);
   }
 
-  void range(const ActivityRecord& start, uint64_t end) {
+  // An NVTX mark ('i') or range ('X', from its start record) on the thread that made it.
+  CaptureEvent& annotation(char ph, const ActivityRecord& start) {
     CaptureEvent& e = out_.events.emplace_back();
-    e.ph = 'X';
+    e.ph = ph;
     e.pid = out_.host_pid;
     e.tid = start.tid;
     e.name = start.name;
     e.cat = "user_annotation";
     e.ts = rel(start.start);
-    e.dur = end >= start.start ? int64_t(end - start.start) : 0;
     e.args = domain_args(start.domain);
     ++out_.stats.markers;
+    return e;
+  }
+
+  void range(const ActivityRecord& start, uint64_t end) {
+    CaptureEvent& e = annotation('X', start);
+    e.dur = end >= start.start ? int64_t(end - start.start) : 0;
   }
 
   static std::string domain_args(const std::string& domain) {
