@@ -808,7 +808,8 @@ int run(const Options& options) {
     draw_find(ws, ui);
     draw_issues(ws, ui);
     if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
-    with_export_sources(tab, [&](const views::ExportSources& s) { ui.exporter.draw(s, ws.path(), active_tab(ws)); });
+    if (ui.exporter.is_open())
+      with_export_sources(tab, [&](const views::ExportSources& s) { ui.exporter.draw(s, ws.path(), active_tab(ws)); });
     draw_loading(ws);
     if (tab.live) tab.live->draw_save_popup();
     if (tab.ws_b) draw_loading(*tab.ws_b);
