@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/short_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "figures/timeline_figure.h"
@@ -164,10 +165,12 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   double max_sum = top.front()->sum;
   bool seen[5] = {};
   float row_h = s.lane * 1.05f, plot_top = y;
-  std::map<std::string, int> shown;  // short names can collide: number the repeats
+  // Short names distinct among every kernel of the breakdown (variants keep their argument).
+  std::vector<std::string_view> all_names;
+  for (const auto& ks : k.per_kernel_full) all_names.push_back(ks.name);
+  ShortNames names(all_names);
   for (const auto* ks : top) {
-    std::string name = views::short_name(ks->name);
-    if (int n = ++shown[name]; n > 1) name += " (" + std::to_string(n) + ")";
+    std::string name = names(ks->name);
     views::KernelKind kind = kind_of(ks->type);
     seen[int(ks->type)] = true;
     Color c = Color::of(views::kernel_kind_rgb(kind));

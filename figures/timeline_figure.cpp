@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "core/short_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "views/palette.h"
@@ -118,6 +119,7 @@ private:
   std::vector<std::vector<uint32_t>> gaps_by_track_;  // indices into idle_->gaps
   std::vector<int8_t> kind_cache_;                    // per StringId, -1 unknown (GPU names)
   std::map<uint32_t, std::string> keyed_;             // name id → "K3" for long or ambiguous names
+  std::shared_ptr<const ShortNames> names_;           // the trace's distinct short names, on first use
   KeyTable own_keys_;
   KeyTable& keys_;
   size_t depth_cut_ = 0;
@@ -200,7 +202,8 @@ float Layout::plot_height() const {
 std::string Layout::label_for(uint32_t name_id) {
   auto it = keyed_.find(name_id);
   if (it != keyed_.end()) return it->second;
-  return views::short_name(store_.strings.view(name_id));
+  if (!names_) names_ = store_short_names(store_);
+  return (*names_)(store_.strings.view(name_id));
 }
 
 void Layout::emit_gaps(Scene& out, uint32_t track, float y, float height, TimelineFigureStats& st) {
@@ -343,13 +346,14 @@ void Layout::set_plot(float x0, float x1) {
 // Name keys for labels whose short form is long or shared by several kernels.
 void Layout::assign_keys() {
   std::map<std::string, std::vector<uint32_t>> by_short;
+  if (!names_) names_ = store_short_names(store_);
   for (const Group& g : groups_)
     for (const TrackRows& t : g.tracks)
       for (const auto& lane : t.lanes)
         for (uint32_t r : lane) {
           const SliceColumns& c = store_.tracks[t.track].slices;
           if (f_.x_of(double(c.end(r))) - f_.x_of(double(c.start[r])) <= s_.small * 2.5f) continue;
-          auto& ids = by_short[views::short_name(store_.strings.view(c.name[r]))];
+          auto& ids = by_short[(*names_)(store_.strings.view(c.name[r]))];
           if (std::find(ids.begin(), ids.end(), c.name[r]) == ids.end()) ids.push_back(c.name[r]);
         }
   for (auto& [short_text, ids] : by_short) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/analysis/kernel_breakdown.h"
+#include "core/short_names.h"
 #include "views/pattern_model.h"
 #include "views/time_axis.h"
 
@@ -71,12 +72,13 @@ void BreakdownView::build(ViewContext& ctx) {
   if (r.kernels) {
     double total = 0;
     for (const KernelStats& k : r.kernels->per_kernel_full) total += k.sum;
+    auto names = store_short_names(ctx.store);  // distinct: variants of one template keep their argument
     for (const KernelStats& k : r.kernels->per_kernel_full)
       kernels_.add_row({DataTable::text(std::string(kernel_type_name(k.type))),
                         DataTable::number(std::to_string(k.count), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
                         dur_cell(k.median.value_or(0)), dur_cell(k.p95.value_or(0)),
                         DataTable::number(fixed(total > 0 ? k.sum / total * 100 : 0, 1, "%"), total > 0 ? k.sum / total : 0),
-                        DataTable::text(short_name(k.name))});
+                        DataTable::text((*names)(k.name))});
     types_.headers = {"kernel type (overlaps split out)", "time", "share"};
     for (const KernelTypeShare& s : r.kernels->by_type)
       types_.add_row({DataTable::text(s.label), dur_cell(double(s.time)), DataTable::number(fixed(s.pct, 1, "%"), s.pct)});
@@ -205,7 +207,7 @@ void BreakdownView::draw(ViewContext& ctx) {
       auto occ = kernel_occurrences(ctx.model.table(), name);
       std::vector<SliceRef> kernels = occurrence_kernels(occ);
       distribution_ = duration_distribution(ctx.store, kernels);  // once per click, not per frame
-      distribution_name_ = short_name(name);
+      distribution_name_ = (*store_short_names(ctx.store))(name);
       ctx.timeline.set_highlights(std::move(kernels));
       if (!occ.empty()) ctx.timeline.select(occ.front().anchor, true);
     }

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -18,7 +19,7 @@ TimeNs self_time(const TraceStore& store, SliceRef s) {
 
 void link_button(const TraceStore& store, TimelineView& timeline, const char* role, SliceRef target, int id) {
   ImGui::PushID(id);
-  std::string label = std::string(role) + ": " + short_name(store.name(target)) + "  (" +
+  std::string label = std::string(role) + ": " + (*store_short_names(store))(store.name(target)) + "  (" +
                       format_duration(double(store.dur(target))) + ")";
   if (ImGui::SmallButton(label.c_str())) timeline.select(target, true);
   ImGui::PopID();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -87,7 +88,7 @@ bool IdleView::pick(ViewContext& ctx, int64_t stream, IdleCause cause) {
   const EventTable& t = ctx.model.table();
   for (size_t i = 0; i < gaps_.size(); ++i) {
     const IdleGap& g = ctx.model.report.causes->gaps[gaps_[i]];
-    std::string next = g.next >= 0 ? short_name(t.name(t.rows[size_t(g.next)])) : "";
+    std::string next = g.next >= 0 ? (*store_short_names(ctx.store))(t.name(t.rows[size_t(g.next)])) : "";
     table_.add_row({DataTable::number(std::to_string(i + 1), double(i)), DataTable::number(format_duration(double(g.length())), double(g.length())),
                     DataTable::number(format_duration(double(g.start)), double(g.start)), DataTable::text(next)});
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -46,13 +47,14 @@ void LatencyView::brush(ViewContext& ctx, size_t first, size_t last) {
   table_.headers = {"stream", "launch call", "launch delay", "launch to start", "GPU duration", "start", "kernel"};
   table_.clear();
   std::vector<SliceRef> refs;
+  auto names = store_short_names(ctx.store);  // distinct across the trace, as in every view
   auto d = [](TimeNs v) { return DataTable::number(format_duration(double(v)), double(v)); };
   for (uint32_t i : brushed_) {
     const LaunchPair& p = s.pairs[i];
     const Row& k = t.rows[p.activity];
     refs.push_back(k.ref);
     table_.add_row({DataTable::number(std::to_string(k.stream), double(k.stream)), d(p.runtime), d(p.delay), d(p.to_start), d(p.gpu),
-                    d(k.ts), DataTable::text(short_name(t.name(k)))});
+                    d(k.ts), DataTable::text((*names)(t.name(k)))});
   }
   ctx.timeline.set_highlights(std::move(refs));
 }

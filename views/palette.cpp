@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/short_names.h"
 #include "core/string_pool.h"
 
 namespace sl::views {
@@ -100,26 +101,7 @@ const char* idle_cause_label(int cause) {
 
 bool prefers_dark_text(Rgb fill) { return 0.299f * fill.r + 0.587f * fill.g + 0.114f * fill.b > 0.55f * 255.f; }
 
-std::string short_name(std::string_view name) {
-  if (name.find('<') == std::string_view::npos && name.find('(') == std::string_view::npos) return std::string(name);
-  std::string out;
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (c == '-' && i + 1 < name.size() && name[i + 1] == '>' && depth == 0) {
-      out += "->";
-      ++i;
-      continue;
-    }
-    if (c == '<' || c == '(') ++depth;
-    else if ((c == '>' || c == ')') && depth > 0) --depth;
-    else if (depth == 0) out += c;
-  }
-  for (size_t at; (at = out.find("::::")) != std::string::npos;) out.erase(at, 2);  // (anonymous namespace)
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  size_t space = out.rfind(' ');
-  if (space != std::string::npos && space + 1 < out.size()) out = out.substr(space + 1);
-  return out.empty() ? std::string(name.substr(0, 60)) : out;
-}
+// One rule for every caller: core/short_names.h (memory names whole, "->" not a bracket).
+std::string short_name(std::string_view name) { return base_short_name(name); }
 
 }  // namespace sl::views

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -12,9 +13,9 @@ using namespace sl::analysis;
 
 namespace {
 
-std::string chain_text(const std::vector<std::string>& names, size_t from = 0) {
+std::string chain_text(const ShortNames& shorten, const std::vector<std::string>& names, size_t from = 0) {
   std::string s;
-  for (size_t i = from; i < names.size(); ++i) s += (i > from ? " → " : "") + short_name(names[i]);
+  for (size_t i = from; i < names.size(); ++i) s += (i > from ? " → " : "") + shorten(names[i]);
   return s;
 }
 
@@ -28,19 +29,20 @@ std::string fixed(double v, int digits) {
 
 void PatternsView::build_tables(ViewContext& ctx) {
   built_ = true;
+  auto names = store_short_names(ctx.store);
   fusion_table_.headers = {"kernels", "count", "proximity", "launch overhead saved", "stream", "chain (launch order)"};
   if (ctx.model.report.fusion)
     for (const FusionCandidate& c : *ctx.model.report.fusion)
       fusion_table_.add_row({DataTable::number(std::to_string(c.chain.size()), double(c.chain.size())),
                              DataTable::number(std::to_string(c.count), double(c.count)), DataTable::number(fixed(c.proximity, 2), c.proximity),
                              DataTable::number(format_duration(double(c.launch_overhead)), double(c.launch_overhead)),
-                             DataTable::number(std::to_string(c.stream), double(c.stream)), DataTable::text(chain_text(c.chain))});
+                             DataTable::number(std::to_string(c.stream), double(c.stream)), DataTable::text(chain_text(*names, c.chain))});
   repeated_table_.headers = {"count", "total", "mean", "kernel"};
   if (ctx.model.report.repeated)
     for (const RepeatedKernel& k : *ctx.model.report.repeated)
       repeated_table_.add_row({DataTable::number(std::to_string(k.count), double(k.count)),
                                DataTable::number(format_duration(double(k.sum)), double(k.sum)),
-                               DataTable::number(format_duration(k.mean), k.mean), DataTable::text(short_name(k.name))});
+                               DataTable::number(format_duration(k.mean), k.mean), DataTable::text((*names)(k.name))});
   if (op_.empty() && !ctx.model.launching_ops.empty()) {
     // Start with the most common aten operator that launches kernels, if any.
     for (const LaunchingOp& op : ctx.model.launching_ops)
@@ -54,13 +56,14 @@ bool PatternsView::set_operator(ViewContext& ctx, const std::string& op) {
   o.operator_name = op;
   sequences_ = kernel_sequences(ctx.model.table(), o);
   seq_table_.clear();
+  auto names = store_short_names(ctx.store);
   seq_table_.headers = {"length", "count", "GPU kernel time", "CPU operator time", "kernels (by GPU start)"};
   for (const KernelSequence& s : sequences_)
     seq_table_.add_row({DataTable::number(std::to_string(s.pattern.size() - 1), double(s.pattern.size() - 1)),
                         DataTable::number(std::to_string(s.count), double(s.count)),
                         DataTable::number(format_duration(double(s.gpu_kernel_time)), double(s.gpu_kernel_time)),
                         DataTable::number(format_duration(double(s.cpu_op_time)), double(s.cpu_op_time)),
-                        DataTable::text(chain_text(s.pattern, 1))});
+                        DataTable::text(chain_text(*names, s.pattern, 1))});
   if (selected_kind_ == PatternKind::Sequences) selected_ = -1, occurrences_.clear();
   return !sequences_.empty();
 }
@@ -138,7 +141,7 @@ void PatternsView::draw_sequences(ViewContext& ctx) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const LaunchingOp& op = *shown[size_t(i)];
       ImGui::PushID(i);
-      std::string label = short_name(op.name);
+      std::string label = (*store_short_names(ctx.store))(op.name);
       if (ImGui::Selectable(label.c_str(), op.name == op_)) set_operator(ctx, op.name);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%llu kernels launched under it", op.name.c_str(), (unsigned long long)op.kernels);
       ImGui::PopID();
@@ -151,7 +154,7 @@ void PatternsView::draw_sequences(ViewContext& ctx) {
     ImGui::TextDisabled("Pick an operator on the left.");
   } else {
     ImGui::Text("Kernel sequences launched by '%s' (operators whose name contains it, shallowest only; at least 3 kernels)",
-                short_name(op_).c_str());
+                (*store_short_names(ctx.store))(op_).c_str());
     draw_occurrence_bar(ctx);
     int clicked = seq_table_.draw("seq", 0, selected_kind_ == PatternKind::Sequences ? selected_ : -1);
     if (clicked >= 0) select_row(ctx, PatternKind::Sequences, size_t(clicked));

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 #include "views/timeline_view.h"
 
@@ -111,6 +112,7 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
         });
         sort->SpecsDirty = false;
       }
+      auto names = store_short_names(store);
       ImGuiListClipper clipper;
       clipper.Begin(int(rows.size()));
       while (clipper.Step()) {
@@ -118,7 +120,7 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
           const RangeRow& r = rows[size_t(i)];
           ImGui::TableNextRow();
           ImGui::TableNextColumn();
-          std::string name = short_name(store.strings.view(r.name));
+          std::string name = (*names)(store.strings.view(r.name));
           if (ImGui::Selectable((name + "##" + std::to_string(i)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
             timeline.set_highlights(slices_in_range(store, r.name, t0, t1));
           if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(store.strings.view(r.name).substr(0, 400)).c_str());

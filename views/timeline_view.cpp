@@ -7,6 +7,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/short_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -595,6 +596,7 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
   bool light = theme == Theme::Light;
   ImGuiIO& io = ImGui::GetIO();
   bool mouse_in_row = io.MousePos.y >= y && io.MousePos.y < y + lane_height_ && io.MousePos.x >= x0 && io.MousePos.x < x1;
+  std::shared_ptr<const ShortNames> names;  // fetched on the first label of the lane
   if (row.lane_row == 0 && track.instants.size()) {  // instants as ticks at the top of the track
     const auto& ts = track.instants.ts;
     auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(t0_));
@@ -659,7 +661,8 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
     if (track.slices.lane[r] > 0) dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, b.y), IM_COL32(213, 94, 0, 255), 2);
     if (b.x - a.x > 24) {
       std::string_view full = store_.name(s);
-      std::string label = short_name(full);
+      if (!names) names = store_short_names(store_);
+      std::string label = (*names)(full);
       ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
       dl->PushClipRect(a, b, true);
       dl->AddText(ImVec2(a.x + 3, y + 2), text_color_on(fill), label.c_str());

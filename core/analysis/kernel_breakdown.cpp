@@ -156,14 +156,24 @@ KernelBreakdown kernel_breakdown(const EventTable& t, const KernelBreakdownOptio
     out.per_kernel_full.insert(out.per_kernel_full.end(), list.begin(), list.end());
     out.per_kernel.insert(out.per_kernel.end(), shown.begin(), shown.end());
   }
-  // Sorted by type name, then kernel name (HTA's final order; stable for people too).
+  // (HTA) sorted by type name, then kernel name: HTA's final order. Sightline: by total time,
+  // largest first, because the question a kernel table answers is "where did the GPU time go";
+  // ties by name so the order is stable.
   auto by_name = [](const KernelStats& a, const KernelStats& b) {
     std::string_view ta = kernel_type_name(a.type), tb = kernel_type_name(b.type);
     if (ta != tb) return ta < tb;
     return a.name < b.name;
   };
-  std::stable_sort(out.per_kernel.begin(), out.per_kernel.end(), by_name);
-  std::stable_sort(out.per_kernel_full.begin(), out.per_kernel_full.end(), by_name);
+  auto by_time = [](const KernelStats& a, const KernelStats& b) {
+    if (a.sum != b.sum) return a.sum > b.sum;
+    return a.name < b.name;
+  };
+  auto order = [&](std::vector<KernelStats>& v) {
+    if (t.mode == Mode::Hta) std::stable_sort(v.begin(), v.end(), by_name);
+    else std::stable_sort(v.begin(), v.end(), by_time);
+  };
+  order(out.per_kernel);
+  order(out.per_kernel_full);
   return out;
 }
 
