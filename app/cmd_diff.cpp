@@ -54,11 +54,6 @@ diff::DiffOptions make_options(const DiffArgs& a) {
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 void run_diff_command(const DiffArgs& a) {
-  if (a.format == "csv" && a.table.empty()) {
-    std::fprintf(stderr, "sightline diff: --format csv needs --table NAME\n");
-    exit_code = 2;
-    return;
-  }
   diff::DiffOptions o = make_options(a);
   LoadResult ra, rb;
   if (!load_both(a.control, a.test, ra, rb)) {
@@ -81,6 +76,13 @@ void run_diff_command(const DiffArgs& a) {
   std::vector<analysis::Table> tables = diff::diff_tables(d);
   if (a.format == "json") return print(diff::render_diff_json(d, tables));
   if (a.format == "text") return print(diff::render_diff_text(d, tables));
+  if (a.table.empty()) {  // bad usage, but say what would work
+    std::fprintf(stderr, "sightline diff: --format csv prints one table: add --table NAME. Tables in %s mode:\n",
+                 a.mode.c_str());
+    for (const auto& t : tables) std::fprintf(stderr, "  %s\n", t.name.c_str());
+    exit_code = 2;
+    return;
+  }
   auto it = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.name == a.table; });
   if (it == tables.end()) {
     std::fprintf(stderr, "sightline diff: no table '%s' in %s mode (tables:", a.table.c_str(), a.mode.c_str());

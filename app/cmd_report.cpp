@@ -78,11 +78,6 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 2;
     return;
   }
-  if (a.format == "csv" && a.table.empty()) {
-    std::fprintf(stderr, "sightline report: --format csv needs --table NAME\n");
-    exit_code = 2;
-    return;
-  }
   LoadResult loaded = load_trace(a.file);
   if (!loaded.ok()) {
     std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
@@ -97,6 +92,12 @@ void run_report_command(const ReportArgs& a) {
     std::string out = analysis::render_json(report, tables, info_json(*loaded.store));
     std::fwrite(out.data(), 1, out.size(), stdout);
   } else if (a.format == "csv") {
+    if (a.table.empty()) {  // bad usage, but say what would work
+      std::fprintf(stderr, "sightline report: --format csv prints one table: add --table NAME. Tables of this report:\n");
+      for (const auto& t : tables) std::fprintf(stderr, "  %s\n", t.name.c_str());
+      exit_code = 2;
+      return;
+    }
     auto it = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.name == a.table; });
     if (it == tables.end()) {
       std::fprintf(stderr, "sightline report: no table '%s' (tables:", a.table.c_str());

@@ -136,53 +136,50 @@ Parsed parse(std::string_view name) {
   return p;
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Three ever longer forms of one template argument:
-//   0: the identifier that names it: `at::native::FillFunctor<float>` → `FillFunctor`, a lambda
-//      inside `clamp_min_scalar_kernel_impl(...)::{lambda()#1}::...` → `clamp_min_scalar_kernel_impl`;
-//   1: without namespace qualifiers: `BUnaryFunctor<AddFunctor<long>>`;
-//   2: as written.
-std::string arg_form(std::string_view arg, int level) {
-  if (level >= 2) return std::string(arg);
-  if (level == 0) {
-    TopLevel t = split_top_level(arg);
-    std::string_view kept = t.kept;
-    std::string best;
-    size_t from = 0;
-    while (from <= kept.size()) {
-      size_t to = kept.find("::", from);
-      std::string_view seg = trim(kept.substr(from, to == std::string_view::npos ? std::string_view::npos : to - from));
-      if (!seg.empty() && seg.front() != '{' && !seg.starts_with("operator")) best = std::string(seg);
-      if (to == std::string_view::npos) break;
-      from = to + 2;
-    }
-    return best.empty() ? std::string(arg) : best;
+// The identifier that names a template argument, and where it ends in `kept`:
+// `at::native::FillFunctor<float>` → `FillFunctor`; a lambda inside
+// `clamp_min_scalar_kernel_impl(...)::{lambda()#1}::operator()() const::...` → `clamp_min_scalar_kernel_impl`.
+std::string_view arg_identifier(std::string_view kept, size_t& end) {
+  std::string_view best;
+  end = std::string_view::npos;
+  size_t from = 0;
+  while (from <= kept.size()) {
+    size_t to = kept.find("::", from);
+    size_t stop = to == std::string_view::npos ? kept.size() : to;
+    std::string_view seg = trim(kept.substr(from, stop - from));
+    if (!seg.empty() && seg.front() != '{' && !seg.starts_with("operator")) best = seg, end = stop;
+    if (to == std::string_view::npos) break;
+    from = to + 2;
   }
-  std::string out;
-  for (size_t i = 0; i < arg.size();) {
-    size_t j = i;
-    while (j < arg.size() && ident_char(arg[j])) ++j;
-    if (j > i && arg.substr(j).starts_with("::") && (i == 0 || !ident_char(arg[i - 1]))) {
-      i = j + 2;  // a qualifier: drop it with its "::"
-      continue;
-    }
-    if (arg.substr(i).starts_with("(anonymous namespace)::")) {
-      i += 23;
-      continue;
-    }
-    if (j > i) {
-      out.append(arg.substr(i, j - i));
-      i = j;
-      continue;
-    }
-    if (arg[i] == ' ' && i + 1 < arg.size() && arg[i + 1] == '>') {  // "> >" → ">>"
-      ++i;
-      continue;
-    }
-    out += arg[i++];
+  return best;
+}
+
+// An argument by its identifiers only, nested: `at::native::BUnaryFunctor<at::native::AddFunctor<long> >`
+// → `BUnaryFunctor<AddFunctor<long>>` at depth 2, `BUnaryFunctor` at depth 1.
+std::string arg_identifiers(std::string_view arg, int depth) {
+  TopLevel t = split_top_level(arg);
+  size_t end = 0;
+  std::string_view id = t.balanced ? arg_identifier(t.kept, end) : std::string_view{};
+  if (id.empty()) return std::string(trim(arg));
+  std::string out(id);
+  if (depth <= 1) return out;
+  for (const TopLevel::Group& g : t.angles) {
+    if (g.kept_pos != end) continue;
+    std::vector<std::string_view> inner = split_args(arg.substr(g.begin, g.end - g.begin));
+    out += "<";
+    for (size_t i = 0; i < inner.size(); ++i) out += (i ? ", " : "") + arg_identifiers(inner[i], depth - 1);
+    out += ">";
+    break;
   }
   return out;
+}
+
+// Ever longer forms of one template argument: 0 its identifier, 1 and 2 with the identifiers of
+// its own template arguments (one and two levels down), 3 as written.
+constexpr int kArgForms = 4;
+std::string arg_form(std::string_view arg, int level) {
+  if (level >= kArgForms - 1) return std::string(arg);
+  return arg_identifiers(arg, level + 1);
 }
 
 bool all_distinct(const std::vector<std::string>& v) {
@@ -210,7 +207,7 @@ std::vector<std::string> distinguish(const std::string& base, const std::vector<
     positions = std::max(positions, parsed.back().targs.size());
   }
   std::vector<std::string> out(names.size());
-  for (int level = 0; level < 3; ++level) {
+  for (int level = 0; level < kArgForms; ++level) {
     // forms[m][p]; a missing argument reads as "".
     std::vector<std::vector<std::string>> forms(names.size(), std::vector<std::string>(positions));
     for (size_t m = 0; m < names.size(); ++m)

@@ -1,6 +1,7 @@
 #include "core/analysis/report_tables.h"
 
 #include "core/json_writer.h"
+#include "core/short_names.h"
 
 #include <charconv>
 #include <cmath>
@@ -295,6 +296,18 @@ std::string shorten(const std::string& s, size_t n) {
   return s.substr(0, n - 3) + "...";
 }
 
+// Columns that hold kernel or operator names (or lists of them); other text is cut to fit.
+bool is_name_column(std::string_view column) {
+  return column == "name" || column == "operator" || column == "chain" || column == "pattern" ||
+         column == "kernels_added" || column == "kernels_removed";
+}
+
+std::string short_list(const ShortNames& names, const std::vector<std::string>& list) {
+  std::string o;
+  for (size_t i = 0; i < list.size(); ++i) o += (i ? "|" : "") + names(list[i]);
+  return o;
+}
+
 }  // namespace
 
 std::string render_csv(const Table& t) {
@@ -320,6 +333,19 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     o += "(none)\n";
     return;
   }
+  // Name columns are never cut: a cut name can read like another one. They show their short
+  // form, which stays distinct among every name of the table (core/short_names.h).
+  std::vector<bool> is_name(t.columns.size());
+  std::vector<std::string_view> names;
+  for (size_t k = 0; k < t.columns.size(); ++k) is_name[k] = is_name_column(t.columns[k]);
+  for (const auto& row : t.rows)
+    for (size_t k = 0; k < row.size(); ++k) {
+      if (!is_name[k]) continue;
+      if (row[k].kind == Cell::Str) names.push_back(row[k].s);
+      if (row[k].kind == Cell::StrList) names.insert(names.end(), row[k].list.begin(), row[k].list.end());
+    }
+  ShortNames short_names(names);
+  bool shortened = false, clipped = false;
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(t.columns.size());
   for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
@@ -327,7 +353,14 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     std::vector<std::string> line;
     for (size_t k = 0; k < t.rows[i].size(); ++k) {
       const Cell& cell = t.rows[i][k];
-      std::string s = shorten(cell_text(cell), clip_width);
+      std::string s;
+      if (is_name[k] && (cell.kind == Cell::Str || cell.kind == Cell::StrList)) {
+        s = cell.kind == Cell::Str ? short_names(cell.s) : short_list(short_names, cell.list);
+        shortened |= s != cell_text(cell);
+      } else {
+        s = cell_text(cell);
+        if (s.size() > clip_width) s = shorten(s, clip_width), clipped = true;
+      }
       if (cell.kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.4f", cell.d);
@@ -347,6 +380,8 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
   };
   emit(t.columns);
   for (const auto& line : cells) emit(line);
+  if (shortened) o += "(names shortened where they stay distinct; --format json or csv prints them whole)\n";
+  if (clipped) o += "(long cells cut with ...; --format json or csv prints them whole)\n";
   if (t.rows.size() > max_rows)
     o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
 }

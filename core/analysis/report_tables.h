@@ -49,7 +49,9 @@ std::string cell_text(const Cell& c);  // CSV/text: lists joined with '|'
 
 std::string render_json(const Report& report, const std::vector<Table>& tables, const std::string& trace_info_json);
 std::string render_text(const Report& report, const std::vector<Table>& tables);
-// One table as aligned text (cells clipped to `clip_width`, at most `max_rows` rows).
+// One table as aligned text, at most `max_rows` rows. Name columns (name, operator, chain, ...)
+// show short names that stay distinct within the table and are never cut; other cells longer
+// than `clip_width` are cut with "...". Either is said under the table.
 void append_text_table(std::string& out, const Table& table, size_t max_rows = SIZE_MAX, size_t clip_width = 60);
 std::string render_csv(const Table& table);
 

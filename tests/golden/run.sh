@@ -31,6 +31,9 @@ done
 check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz
 check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
+check report_kernels.txt "$data" report hta_amd_mi250_minitoy.json.gz --only kernel_breakdown,repeated_kernels
+check usage_report_csv_without_table.txt "$data" report hta_cp_simple_add_input.json.gz --format csv
+check usage_diff_csv_without_table.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
 check error_truncated.txt "$inputs" info truncated.json
 check error_not_json.txt "$inputs" info not_json.json
