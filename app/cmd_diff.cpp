@@ -73,6 +73,7 @@ void run_diff_command(const DiffArgs& a) {
     exit_code = 1;
     return;
   }
+  if (!d.gpu_warning.empty()) std::fprintf(stderr, "sightline diff: warning: %s\n", d.gpu_warning.c_str());
   std::vector<analysis::Table> tables = diff::diff_tables(d);
   if (a.format == "json") return print(diff::render_diff_json(d, tables));
   if (a.format == "text") return print(diff::render_diff_text(d, tables));
@@ -109,8 +110,8 @@ void register_diff(CLI::App& app) {
   cmd->add_option("test", a->test, "Test trace (B)")->required();
   cmd->add_option("--rank-a", a->rank_a, "Rank of the control trace (checked against the file)");
   cmd->add_option("--rank-b", a->rank_b, "Rank of the test trace (checked against the file)");
-  cmd->add_option("--iteration-a", a->iteration_a, "ProfilerStep number in the control (default: the first)");
-  cmd->add_option("--iteration-b", a->iteration_b, "ProfilerStep number in the test (default: the first)");
+  cmd->add_option("--iteration-a", a->iteration_a, "ProfilerStep number in the control (default: the first steady-state step)");
+  cmd->add_option("--iteration-b", a->iteration_b, "ProfilerStep number in the test (default: the first steady-state step)");
   cmd->add_option("--device", a->device, "cpu, gpu or all (ops diff)")->check(CLI::IsMember({"cpu", "gpu", "all"}));
   cmd->add_flag("--short-names", a->short_names, "Compare short names (no templates, arguments, return types)");
   cmd->add_option("--mode", a->mode, "sightline (default) or hta (reproduce HTA 0.6.1 TraceDiff)")

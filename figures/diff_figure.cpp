@@ -106,19 +106,36 @@ float DiffLayout::emit_run(Scene& scene, Run& run, float y, size_t budget, Timel
   return top + height;
 }
 
-// Own-time change of the top regressions and improvements (the diff's ranking), largest
-// increase first, on a signed axis around zero.
+// The matched operators whose inclusive time (children included) changed most, `top` each way.
+// Inclusive, not own time: a +25 ms regression spread over the many children of one op changes
+// no single own time much and would be missed. The step itself is left out (the headline has it).
+std::vector<const diff::AlignedOp*> largest_inclusive_changes(const diff::AlignedDiff& d, size_t top) {
+  std::vector<const diff::AlignedOp*> up, down;
+  for (const diff::AlignedOp& op : d.ops) {
+    if (op.name.starts_with("ProfilerStep#")) continue;
+    if (op.delta() > 0) up.push_back(&op);
+    else if (op.delta() < 0) down.push_back(&op);
+  }
+  auto keep = [top](std::vector<const diff::AlignedOp*>& v, auto larger) {
+    std::stable_sort(v.begin(), v.end(), larger);
+    if (v.size() > top) v.resize(top);
+  };
+  keep(up, [](auto* x, auto* y) { return x->delta() > y->delta(); });
+  keep(down, [](auto* x, auto* y) { return x->delta() < y->delta(); });
+  up.insert(up.end(), down.rbegin(), down.rend());  // largest increase first, largest decrease last
+  return up;
+}
+
+// Inclusive-time change of the operators that changed most, largest increase first, on a signed
+// axis around zero.
 float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
   const diff::AlignedDiff& d = *d_.aligned;
-  std::vector<const diff::AlignedOp*> ops;
-  for (size_t i = 0; i < d.regressions.size() && i < o_.top; ++i) ops.push_back(&d.ops[d.regressions[i]]);
-  for (size_t i = 0; i < d.improvements.size() && i < o_.top; ++i) ops.push_back(&d.ops[d.improvements[i]]);
-  std::stable_sort(ops.begin(), ops.end(), [](auto* x, auto* y) { return x->self_delta() > y->self_delta(); });
-  std::string heading = "Largest own-time changes, B − A (top " + std::to_string(o_.top) + " each way)";
+  std::vector<const diff::AlignedOp*> ops = largest_inclusive_changes(d, o_.top);
+  std::string heading = "Largest changes in inclusive time, B − A (top " + std::to_string(o_.top) + " each way)";
   scene.text(Role::Label, s_.pad, y, fit_text(heading, s_.width - 2 * s_.pad, s_.font, true), s_.font, s_.ink, Anchor::Left, true);
   y += s_.small * 0.8f;
   if (ops.empty()) {
-    scene.text(Role::Label, s_.pad, y + s_.small * 1.2f, "no matched operator changed its own time", s_.small, s_.muted);
+    scene.text(Role::Label, s_.pad, y + s_.small * 1.2f, "no matched operator changed its time", s_.small, s_.muted);
     return y + s_.small * 2.4f;
   }
   // Names: the operator's name, keyed when it does not fit; repeated names get a key whose table
@@ -128,8 +145,8 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
   float name_w = (s_.width - 2 * s_.pad) * 0.34f, bx0 = s_.pad + name_w + s_.small * 0.4f, bx1 = s_.width - s_.pad;
   float value_w = text_width("+000.000 ms", s_.small) + s_.small * 0.6f;
   double max_abs = 1;
-  for (auto* op : ops) max_abs = std::max(max_abs, std::abs(double(op->self_delta())));
-  bool any_negative = ops.back()->self_delta() < 0, any_positive = ops.front()->self_delta() > 0;
+  for (auto* op : ops) max_abs = std::max(max_abs, std::abs(double(op->delta())));
+  bool any_negative = ops.back()->delta() < 0, any_positive = ops.front()->delta() > 0;
   // Zero sits where both sides fit: at the left edge when nothing improved, the right when nothing regressed.
   float left = any_negative ? value_w : 0, right = any_positive ? value_w : 0;
   float span = bx1 - bx0 - left - right;
@@ -148,10 +165,10 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
     float mid = y + row_h * 0.5f + s_.small * 0.36f;
     scene.text(Role::Label, bx0 - s_.small * 0.4f, mid, fit_text(label, name_w - s_.small * 0.4f, s_.small), s_.small, s_.ink,
                Anchor::Right);
-    TimeNs delta = op->self_delta();
+    TimeNs delta = op->delta();
     float w = std::max(0.5f, float(std::abs(double(delta)) * px_per));
     float x = delta >= 0 ? zero : zero - w;
-    scene.rect(Role::Bar, x, y + row_h * 0.14f, w, row_h * 0.72f, Color::of(views::change_rgb(op->self_a, op->self_b)), s_.outline,
+    scene.rect(Role::Bar, x, y + row_h * 0.14f, w, row_h * 0.72f, Color::of(views::change_rgb(op->dur_a, op->dur_b)), s_.outline,
                s_.outline_width);
     if (delta >= 0) scene.text(Role::Label, zero + w + s_.small * 0.3f, mid, signed_ms(delta), s_.small, s_.muted);
     else scene.text(Role::Label, zero - w - s_.small * 0.3f, mid, signed_ms(delta), s_.small, s_.muted, Anchor::Right);
@@ -159,7 +176,7 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
     y += row_h;
   }
   scene.line(Role::Axis, zero, plot_top, zero, y, s_.ink, s_.outline_width * 1.5f);
-  scene.text(Role::Axis, zero, y + s_.small * 1.3f, "own time (minus children), B − A", s_.small, s_.muted,
+  scene.text(Role::Axis, zero, y + s_.small * 1.3f, "inclusive time (children included), B − A", s_.small, s_.muted,
              zero < (bx0 + bx1) / 2 ? Anchor::Left : Anchor::Right);
   return y + s_.small * 2.2f;
 }
@@ -190,10 +207,22 @@ bool DiffLayout::run(Scene& scene, DiffFigureStats& stats, std::string& error) {
   scene.text(Role::Title, s_.pad, y, fit_text(title, room, s_.title, true), s_.title, s_.ink, Anchor::Left, true);
   // One-line summary: which steps, how long each, how much of the call tree matched.
   y += s_.small * 1.6f;
-  char line[160];
-  std::snprintf(line, sizeof line, "step %.3f ms → %.3f ms (%s) · %.0f%% matched", double(d.chosen.dur_a()) / 1e6,
-                double(d.chosen.dur_b()) / 1e6, percent_change(d.chosen.dur_a(), d.chosen.dur_b()).c_str(), d.matched_fraction * 100);
-  std::string steps = d.chosen.a == d.chosen.b ? step_name(d.chosen.a) : step_name(d.chosen.a) + " vs " + step_name(d.chosen.b);
+  // The headline is the steady-state mean (warm-up step excluded, run_summary.h), not the one
+  // step drawn: a first step can be slower than the run it stands for.
+  char line[256];
+  const diff::RunSummary* sa = d_.summary_a ? &*d_.summary_a : nullptr;
+  const diff::RunSummary* sb = d_.summary_b ? &*d_.summary_b : nullptr;
+  if (sa && sb && sa->steady_step_time && sb->steady_step_time) {
+    std::snprintf(line, sizeof line, "mean step %.3f ms → %.3f ms (%+.1f%%, steady state: steps %s vs %s) · %.0f%% matched",
+                  *sa->steady_step_time / 1e6, *sb->steady_step_time / 1e6, diff::steady_step_change_pct(*sa, *sb).value_or(0),
+                  diff::iteration_list_text(sa->steady_iterations).c_str(), diff::iteration_list_text(sb->steady_iterations).c_str(),
+                  d.matched_fraction * 100);
+  } else {
+    std::snprintf(line, sizeof line, "step %.3f ms → %.3f ms (%s) · %.0f%% matched", double(d.chosen.dur_a()) / 1e6,
+                  double(d.chosen.dur_b()) / 1e6, percent_change(d.chosen.dur_a(), d.chosen.dur_b()).c_str(), d.matched_fraction * 100);
+  }
+  std::string steps = "drawn: " + (d.chosen.a == d.chosen.b ? step_name(d.chosen.a) : step_name(d.chosen.a) + " vs " + step_name(d.chosen.b));
+  if (!d_.gpu_warning.empty()) steps += " · different GPUs!";
   std::string summary = steps + " · " + line;
   if (text_width(summary, s_.small) > room) {  // narrow figures: the steps on a line of their own
     scene.text(Role::Label, s_.pad, y, fit_text(steps, room, s_.small), s_.small, s_.muted);

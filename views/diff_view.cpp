@@ -256,6 +256,8 @@ void DiffView::draw_header() {
     ImGui::TextDisabled("  %s vs %s, %.0f%% matched", step(d.chosen.a).c_str(), step(d.chosen.b).c_str(),
                         d.matched_fraction * 100);
   }
+  if (diff_ && !diff_->gpu_warning.empty())  // a banner: times from two GPUs are not one change
+    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "Warning: %s", diff_->gpu_warning.c_str());
 }
 
 void DiffView::draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size) {
@@ -374,8 +376,13 @@ void DiffView::draw_summary() {
     std::snprintf(d, sizeof d, "%+lld", (long long)y - (long long)x);
     row(name, std::to_string(x), std::to_string(y), d);
   };
+  if (a.steady_step_time && b.steady_step_time) {  // the headline: warm-up step excluded
+    std::string name = "mean step, steady state (steps " + diff::iteration_list_text(a.steady_iterations) + " vs " +
+                       diff::iteration_list_text(b.steady_iterations) + ")";
+    time_row(name.c_str(), *a.steady_step_time, *b.steady_step_time);
+  }
   if (a.step_time && b.step_time) time_row("step time (compared)", double(*a.step_time), double(*b.step_time));
-  if (a.mean_step_time && b.mean_step_time) time_row("mean step time", *a.mean_step_time, *b.mean_step_time);
+  if (a.mean_step_time && b.mean_step_time) time_row("mean step time (all steps)", *a.mean_step_time, *b.mean_step_time);
   count_row("iterations", a.iterations, b.iterations);
   if (a.temporal.valid && b.temporal.valid) {
     pct_row("GPU compute", a.temporal.compute_pct, b.temporal.compute_pct);

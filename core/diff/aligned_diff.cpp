@@ -242,6 +242,15 @@ IterationPair choose(const TraceStore& a, const TraceStore& b, const AlignOption
   if (ia && !ib) ib = find_iteration(b, ia->number) ? find_iteration(b, ia->number) : at_index_of(a, ia, b);
   if (ib && !ia) ia = find_iteration(a, ib->number) ? find_iteration(a, ib->number) : at_index_of(b, ib, a);
   if (ia || ib) return make_pair(ia, ib, a, b);
+  // The first step is warm-up (allocator growth, cuDNN autotuning, lazy init): with 3 or more
+  // steps to choose from, compare the first steady-state pair (run_summary.h's rule).
+  if (pairs.size() >= 3) {
+    auto name = [](std::optional<int64_t> n) { return n ? "ProfilerStep#" + std::to_string(*n) : std::string("?"); };
+    notes.push_back("aligned and ops tables compare " + name(pairs[1].a) + " vs " + name(pairs[1].b) +
+                    ", the first steady-state step (" + name(pairs[0].a) +
+                    " is warm-up); --iteration-a/-b pick another");
+    return pairs[1];
+  }
   if (!pairs.empty()) return pairs.front();
   if (!a.iterations.empty() || !b.iterations.empty())
     notes.push_back("only one run has ProfilerStep iterations: the whole traces are aligned");

@@ -51,7 +51,9 @@ struct UnmatchedOp {
 };
 
 struct AlignOptions {
-  std::optional<int64_t> iteration_a, iteration_b;  // nullopt: the first pair
+  // nullopt: the first steady-state pair (the second pair when there are 3 or more: the first
+  // step is warm-up), else the first pair.
+  std::optional<int64_t> iteration_a, iteration_b;
   size_t top = 10;                                  // regressions/improvements kept
 };
 

@@ -66,6 +66,8 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
   d.summary_a = run_summary(ta, p.a ? std::optional<TimeNs>(p.dur_a()) : std::nullopt);
   d.summary_b = run_summary(tb, p.b ? std::optional<TimeNs>(p.dur_b()) : std::nullopt);
   for (const auto& n : d.aligned->notes) d.notes.push_back(n);
+  d.gpu_warning = gpu_mismatch(*d.summary_a, *d.summary_b);
+  if (!d.gpu_warning.empty()) d.notes.push_back(d.gpu_warning);
   return d;
 }
 
@@ -113,6 +115,9 @@ Table summary_table(const RunSummary& a, const RunSummary& b) {
   metric(t, "iterations", Cell::integer(int64_t(a.iterations)), Cell::integer(int64_t(b.iterations)));
   metric(t, "step_time_us", opt_ns(a.step_time), opt_ns(b.step_time));
   metric(t, "mean_step_time_us", opt_mean(a.mean_step_time), opt_mean(b.mean_step_time));
+  t.rows.push_back({Cell::str("steady_state_iterations"), Cell::str(iteration_list_text(a.steady_iterations)),
+                    Cell::str(iteration_list_text(b.steady_iterations)), Cell::null()});
+  metric(t, "steady_mean_step_time_us", opt_mean(a.steady_step_time), opt_mean(b.steady_step_time));
   metric(t, "gpu_span_us", Cell::ns(a.temporal.span), Cell::ns(b.temporal.span));
   metric(t, "gpu_idle_us", Cell::ns(a.temporal.idle), Cell::ns(b.temporal.idle));
   metric(t, "gpu_compute_us", Cell::ns(a.temporal.compute), Cell::ns(b.temporal.compute));
@@ -216,6 +221,33 @@ const Table* find(const std::vector<Table>& tables, std::string_view name) {
   return nullptr;
 }
 
+std::string numbers_json(const std::vector<int64_t>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + std::to_string(v[i]);
+  return o + "]";
+}
+
+// The headline: mean step time over the steady-state steps of each run (warm-up excluded).
+std::string steady_state_json(const TraceDiff& d) {
+  if (!d.summary_a || !d.summary_b || !d.summary_a->steady_step_time || !d.summary_b->steady_step_time) return "null";
+  const RunSummary &a = *d.summary_a, &b = *d.summary_b;
+  std::optional<double> pct = steady_step_change_pct(a, b);
+  return "{\"iterations_a\": " + numbers_json(a.steady_iterations) + ", \"iterations_b\": " +
+         numbers_json(b.steady_iterations) + ", \"mean_step_a_us\": " + analysis::format_us(Cell::ns(*a.steady_step_time)) +
+         ", \"mean_step_b_us\": " + analysis::format_us(Cell::ns(*b.steady_step_time)) +
+         ", \"change_pct\": " + (pct ? analysis::format_number(*pct) : std::string("null")) + "}";
+}
+
+std::string steady_state_line(const TraceDiff& d) {
+  if (!d.summary_a || !d.summary_b || !d.summary_a->steady_step_time || !d.summary_b->steady_step_time) return "";
+  const RunSummary &a = *d.summary_a, &b = *d.summary_b;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "step time, steady state (mean of steps %s vs %s): %.3f ms -> %.3f ms (%+.1f%%)\n",
+                iteration_list_text(a.steady_iterations).c_str(), iteration_list_text(b.steady_iterations).c_str(),
+                *a.steady_step_time / 1e6, *b.steady_step_time / 1e6, steady_step_change_pct(a, b).value_or(0));
+  return buf;
+}
+
 std::string names_json(const std::vector<std::string>& v) {
   std::string o = "[";
   for (size_t i = 0; i < v.size(); ++i) o += (i ? ",\n      " : "\n      ") + json_escape(v[i]);
@@ -230,6 +262,8 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
   o += "  \"rank_a\": " + std::to_string(d.rank_a) + ", \"rank_b\": " + std::to_string(d.rank_b) + ",\n";
   o += "  \"iteration_a\": " + cell_json(opt_iter(d.ops.control_iteration)) +
        ", \"iteration_b\": " + cell_json(opt_iter(d.ops.test_iteration)) + ",\n";
+  o += "  \"steady_state\": " + steady_state_json(d) + ",\n";
+  o += "  \"gpu_warning\": " + (d.gpu_warning.empty() ? std::string("null") : json_escape(d.gpu_warning)) + ",\n";
   o += "  \"ops\": " + rows_json(*find(tables, "ops"), "    ") + ",\n";
   o += "  \"ops_diff\": {\n    \"added\": " + names_json(d.ops.added) + ",\n    \"deleted\": " +
        names_json(d.ops.deleted) + ",\n    \"increased\": " + names_json(d.ops.increased) +
@@ -265,6 +299,7 @@ std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& table
        " deleted, " + std::to_string(d.ops.increased.size()) + " increased, " +
        std::to_string(d.ops.decreased.size()) + " decreased, " + std::to_string(d.ops.unchanged.size()) +
        " unchanged\n";
+  o += steady_state_line(d);
   if (d.aligned) {
     const AlignedDiff& a = *d.aligned;
     char buf[160];
@@ -282,6 +317,7 @@ std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& table
         return std::llabs(x[6].i) > std::llabs(y[6].i);
       });
       by_delta.name = "ops (by |diff_total_us|)";
+      by_delta.columns[7] = "count_change";  // + - = compare counts, not times
       analysis::append_text_table(o, by_delta, 40, 70);
       continue;
     }

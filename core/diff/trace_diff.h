@@ -16,7 +16,8 @@ namespace sl::diff {
 struct DiffOptions {
   analysis::Mode mode = analysis::Mode::Sightline;
   std::optional<int64_t> rank_a, rank_b;            // must match the traces' ranks when given
-  std::optional<int64_t> iteration_a, iteration_b;  // nullopt: the first (ops) / first pair (aligned)
+  // nullopt: (HTA) the first step of each; Sightline: the aligned pair (the first steady-state one).
+  std::optional<int64_t> iteration_a, iteration_b;
   Device device = Device::All;
   bool short_names = false;
   std::string_view text_a, text_b;  // (HTA) raw JSON for the rank regex
@@ -28,6 +29,7 @@ struct TraceDiff {
   OpsDiff ops;
   std::optional<RunSummary> summary_a, summary_b;  // Sightline mode
   std::optional<AlignedDiff> aligned;              // Sightline mode
+  std::string gpu_warning;  // non-empty when the runs used different GPUs (also in notes)
   std::vector<std::string> notes;
 };
 

@@ -110,12 +110,11 @@ TEST_CASE("figures: diff figure of a hand-made pair") {
   CHECK(has(labels, "B (test) · after"));
   auto legend = texts(scene, fig::Role::Legend);
   for (int c = 0; c < views::kChangeCount; ++c) CHECK(has(legend, views::change_label(views::Change(c))));
-  // Own-time regressions: linear +80 µs (its launch is a child: own time = dur - launch),
-  // forward -80 µs of own time (its child grew inside the same 250 µs).
-  REQUIRE(stats.bars == d.aligned->regressions.size() + d.aligned->improvements.size());
-  CHECK(stats.bars >= 1);
+  // Inclusive-time changes: linear +80 µs; forward keeps its 250 µs (its child grew inside it),
+  // the step is the headline, not a bar.
+  REQUIRE(stats.bars == 1);
   CHECK(has(labels, "aten::linear"));
-  CHECK(has(labels, fig::signed_ms(d.aligned->ops[d.aligned->regressions[0]].self_delta())));
+  CHECK(has(labels, fig::signed_ms(80'000)));
   // The kernel under the slower linear takes its "much slower" tint in B's band.
   views::Rgb much = views::change_rgb(100'000, 180'000);
   size_t tinted = 0;
@@ -132,6 +131,34 @@ TEST_CASE("figures: diff figure of a hand-made pair") {
   REQUIRE(fig::diff_figure(*a, *b, d, style, options, limited, stats, error));
   CHECK(stats.a.depth_cut == 3);  // linear, its launch, relu
   CHECK(has(texts(limited, fig::Role::Label), "stacks cut below depth 1: 6 slices not drawn (both runs)"));
+}
+
+TEST_CASE("figures: diff bars rank by inclusive change, so a regression spread under one op leads") {
+  // `spread` holds five children that each grow by 5 µs (+25 µs in all, +0 own time);
+  // `single` grows its own time by 10 µs. Ranked by own time, `single` would lead.
+  auto make = [](int child_us, int single_us) {
+    std::vector<std::string> ev{step(1, "100", "400"), op("spread", "110", std::to_string(5 * child_us + 10))};
+    for (int i = 0; i < 5; ++i) ev.push_back(op("child", std::to_string(115 + i * child_us), std::to_string(child_us)));
+    ev.push_back(op("single", "300", std::to_string(single_us)));
+    return trace(ev);
+  };
+  auto a = load(make(10, 30));
+  auto b = load(make(15, 40));
+  diff::TraceDiff d = diff::trace_diff(*a, *b, {});
+  REQUIRE(d.aligned);
+  fig::Style style = fig::make_style(fig::FigureTheme::Paper);
+  fig::DiffFigureOptions options;
+  fig::Scene scene;
+  fig::DiffFigureStats stats;
+  std::string error;
+  REQUIRE(fig::diff_figure(*a, *b, d, style, options, scene, stats, error));
+  auto labels = texts(scene, fig::Role::Label);
+  auto spread = std::find(labels.begin(), labels.end(), "spread"), single = std::find(labels.begin(), labels.end(), "single");
+  REQUIRE(spread != labels.end());
+  REQUIRE(single != labels.end());
+  CHECK(spread < single);  // drawn first: the largest increase
+  CHECK(has(labels, fig::signed_ms(25'000)));
+  CHECK(has(labels, fig::signed_ms(10'000)));
 }
 
 TEST_CASE("figures: diff figure needs the aligned diff") {
