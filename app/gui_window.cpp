@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "core/capture/live_server.h"
+#include "core/issue_classes.h"
 #include "core/json_writer.h"
 #include "views/details_panel.h"
 #include "views/diff_view.h"
@@ -472,11 +473,20 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
   if (TraceStore* s = ws.store()) {
     ImGui::Separator();
     ImGui::TextDisabled("%s", fs::path(ws.path()).filename().c_str());
-    uint64_t issues = s->issues.total();
-    if (issues) {
+    // Alarm colour only for issues worth a look; the half flows every Kineto trace has are
+    // listed as normal, in a quiet colour (core/issue_classes.h).
+    uint64_t issues = s->issues.total(), attention = attention_issues(s->issues);
+    if (attention) {
       ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
-      if (ImGui::SmallButton((std::to_string(issues) + " import issues").c_str())) ui.issues_open = true;
+      if (ImGui::SmallButton((std::to_string(attention) + " import issues").c_str())) ui.issues_open = true;
       ImGui::PopStyleColor();
+    } else if (issues) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      if (ImGui::SmallButton("import: normal")) ui.issues_open = true;
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%llu import notes that are normal in profiler traces (half launch flows); click for details",
+                          (unsigned long long)issues);
     }
   }
   ImGui::EndMainMenuBar();
@@ -488,10 +498,11 @@ void draw_issues(Workspace& ws, Ui& ui) {
   if (ImGui::Begin("Import issues", &ui.issues_open)) {
     ImGui::TextWrapped("What the loader could not place exactly as written. Nothing is dropped silently: "
                        "skipped events are counted here with the byte offsets of the first examples.");
-    if (ImGui::BeginTable("issues", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+    if (ImGui::BeginTable("issues", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
       ImGui::TableSetupColumn("kind");
       ImGui::TableSetupColumn("count");
       ImGui::TableSetupColumn("first at byte");
+      ImGui::TableSetupColumn("normal? why");
       ImGui::TableHeadersRow();
       const ImportIssues& issues = ws.store()->issues;
       for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
@@ -506,6 +517,8 @@ void draw_issues(Workspace& ws, Ui& ui) {
         std::string offsets;
         for (uint64_t o : issues.examples(IssueKind(k))) offsets += std::to_string(o) + " ";
         ImGui::TextUnformatted(offsets.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", std::string(issue_reason(IssueKind(k))).c_str());
       }
       ImGui::EndTable();
     }

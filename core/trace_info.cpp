@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/issue_classes.h"
 #include "core/json_writer.h"
 
 namespace sl {
@@ -67,6 +68,12 @@ std::string info_json(const TraceStore& store, double load_seconds) {
   for (size_t k = 0; k < size_t(IssueKind::kCount); ++k)
     if (uint64_t n = store.issues.count(IssueKind(k))) w.field(issue_name(IssueKind(k)), n);
   w.end_object();
+  // Which of them are normal in profiler traces (core/issue_classes.h); a badge counts the rest.
+  w.field("issues_attention", attention_issues(store.issues));
+  w.key("issue_classes").begin_object();
+  for (size_t k = 0; k < size_t(IssueKind::kCount); ++k)
+    if (store.issues.count(IssueKind(k))) w.field(issue_name(IssueKind(k)), issue_class_name(issue_class(IssueKind(k))));
+  w.end_object();
   w.key("issue_examples").begin_object();
   for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
     const auto& offsets = store.issues.examples(IssueKind(k));
@@ -114,7 +121,12 @@ std::string info_text(const TraceStore& store, double load_seconds) {
     line("loaded in", {buf});
   }
   if (store.issues.total() == 0) return out + "issues          none\n";
-  out += "issues:\n";
+  uint64_t attention = attention_issues(store.issues);
+  out += "issues:         ";
+  out += std::to_string(attention);
+  out += " to look at, ";
+  out += std::to_string(store.issues.total() - attention);
+  out += " normal in profiler traces\n";
   for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
     uint64_t n = store.issues.count(IssueKind(k));
     if (!n) continue;
@@ -127,6 +139,8 @@ std::string info_text(const TraceStore& store, double load_seconds) {
       out += ' ';
       out += std::to_string(o);
     }
+    out += "\n    ";
+    out += issue_reason(IssueKind(k));
     out += '\n';
   }
   return out;
