@@ -56,16 +56,20 @@ std::string percent(double share) {
 
 }  // namespace
 
+// The quantity drawn is the launch delay (analyses.md §4: launch end → kernel start, the queue
+// time, HTA's definition and the one its outlier cutoff applies to), the same one the GUI's
+// latency view opens with, so a figure exported from the view and `render --view histogram`
+// show the same thing.
 bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const std::string& title, Scene& scene,
                       std::string& error) {
   const analysis::Histogram* h = nullptr;
   for (const auto& candidate : stats.histograms)
-    if (candidate.quantity == "launch_to_start") h = &candidate;
+    if (candidate.quantity == "launch_delay") h = &candidate;
   if (!h || stats.pairs.empty() || h->edges.size() < 2) {
     error = "no kernel launches paired with GPU activity: nothing to plot";
     return false;
   }
-  float y = emit_title(scene, s, title + (title.empty() ? "" : " · ") + "launch latency (" +
+  float y = emit_title(scene, s, title + (title.empty() ? "" : " · ") + "launch delay (" +
                                      std::to_string(stats.pairs.size()) + " launches)");
   size_t max_count = 1;
   for (const auto& bin : h->pairs) max_count = std::max(max_count, bin.size());
@@ -107,14 +111,36 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
         last_label_end = x + half;
       }
     }
-  float median_x = x_of(stats.to_start_median);
+  // Median, p90 and p99: each label on the first row down from the plot's top where it overlaps
+  // no other, so close quantiles stay readable.
+  std::vector<double> delays;
+  uint64_t zeros = 0;
+  for (const auto& p : stats.pairs) delays.push_back(double(p.delay)), zeros += p.delay == 0;
+  std::sort(delays.begin(), delays.end());
   Color accent = Color::of(views::kernel_kind_rgb(views::KernelKind::Sync));
-  scene.line(Role::Decoration, median_x, plot_top, median_x, base, accent, s.outline_width * 3);
-  scene.text(Role::Label, median_x + s.small * 0.3f, plot_top + s.small, "median " + views::format_duration(stats.to_start_median),
-             s.small, accent);
-  scene.text(Role::Axis, (x0 + x1) / 2, base + s.small * 3.0f, "launch call start → kernel start (log scale)", s.small, s.muted,
-             Anchor::Center);
-  scene.height = base + s.small * 3.6f + s.pad;
+  std::vector<float> row_end;
+  for (auto [q, name] : {std::pair{0.5, "median "}, std::pair{0.9, "p90 "}, std::pair{0.99, "p99 "}}) {
+    double v = analysis::quantile_sorted(delays, q);
+    float x = x_of(v);
+    scene.line(Role::Decoration, x, plot_top, x, base, accent, s.outline_width * (q == 0.5 ? 3 : 1.5f));
+    std::string label = name + views::format_duration(v);
+    float w = text_width(label, s.small), lx = std::min(x + s.small * 0.3f, x1 - w);
+    size_t row = 0;
+    while (row < row_end.size() && lx < row_end[row] + s.small * 0.5f) ++row;
+    if (row == row_end.size()) row_end.push_back(-1e9f);
+    row_end[row] = lx + w;
+    scene.text(Role::Label, lx, plot_top + s.small * (1.0f + 1.25f * float(row)), label, s.small, accent);
+  }
+  scene.text(Role::Axis, (x0 + x1) / 2, base + s.small * 3.0f,
+             fit_text("launch delay: launch call end → kernel start (log scale)", x1 - x0, s.small), s.small, s.muted, Anchor::Center);
+  float bottom = base + s.small * 3.6f;
+  if (zeros) {  // a log axis has no 0: say where those launches are
+    scene.text(Role::Axis, (x0 + x1) / 2, base + s.small * 4.4f,
+               fit_text(std::to_string(zeros) + " launches with no delay, counted in the first bar", x1 - x0, s.small), s.small,
+               s.muted, Anchor::Center);
+    bottom += s.small * 1.4f;
+  }
+  scene.height = bottom + s.pad;
   return true;
 }
 

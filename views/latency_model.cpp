@@ -80,12 +80,14 @@ LatencyBins bin_latency(const EventTable& t, const LaunchStats& stats, const std
     const LaunchPair& p = stats.pairs[i];
     double v = double(latency_value(p, q));
     values.push_back(v);
-    lo = std::min(lo, v);
+    if (v > 0) lo = std::min(lo, v);  // as launch_stats: the axis starts near the data, zeros in bin 0
+    else ++out.zeros;
     hi = std::max(hi, v);
     if (p.runtime <= cut.runtime && p.gpu < p.runtime) ++out.short_kernels;
     if (p.runtime > cut.runtime) ++out.runtime_outliers;
     if (p.delay > cut.launch_delay) ++out.launch_delay_outliers;
   }
+  if (lo > hi) lo = hi = 1;  // every value is 0
   out.edges = log_bins(lo, hi, bins);
   out.pairs.resize(bins);
   for (uint32_t i : kept) out.pairs[bin_of(out.edges, double(latency_value(stats.pairs[i], q)))].push_back(i);

@@ -33,6 +33,7 @@ struct LatencyBins {
   std::vector<double> edges;                 // ns, bins + 1 (log-spaced as in launch_stats)
   std::vector<std::vector<uint32_t>> pairs;  // indices into LaunchStats::pairs per bin
   uint64_t total = 0;
+  uint64_t zeros = 0;  // values of exactly 0: a log axis has no 0, they are counted in the first bin
   double p50 = 0, p90 = 0, p99 = 0;          // ns, of the filtered values
   uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
   size_t max_count() const;

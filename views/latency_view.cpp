@@ -162,6 +162,7 @@ void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {
     }
   }
   std::string axis = std::string(latency_quantity_label(quantity_)) + " (log scale)";
+  if (bins_.zeros) axis += ", " + std::to_string(bins_.zeros) + " at 0 in the first bar";
   dl->AddText(ImVec2((a.x + b.x - ImGui::CalcTextSize(axis.c_str()).x) / 2, b.y + 20), ImGui::GetColorU32(ImGuiCol_TextDisabled), axis.c_str());
   // Bars.
   int hover_bin = -1;
@@ -175,17 +176,28 @@ void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {
     if (h > 0) dl->AddRectFilled(ImVec2(x0 + 1, b.y - std::max(h, 1.f)), ImVec2(x1 - 1, b.y), in_brush ? kBarBrushed : kBar);
   }
   // Quantiles and cutoffs.
-  auto vline = [&](double ns, ImU32 col, const char* label, float row) {
-    if (ns < bins_.edges.front() || ns > bins_.edges.back()) return;
-    float x = x_of(ns);
+  // Each label goes on the first text row (down from the top of the plot) where it overlaps no
+  // label already placed, so close quantiles (median, p90, p99 often within a bin) stay readable.
+  std::vector<float> row_end;
+  float line_h = ImGui::GetTextLineHeight();
+  auto vline = [&](double ns, ImU32 col, const std::string& label) {
+    if (ns > bins_.edges.back()) return;
+    float x = x_of(std::max(ns, bins_.edges.front()));  // a quantile of 0 sits on the first bar
     for (float y = a.y; y < b.y; y += 6) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 3, b.y)), col, 1.5f);
-    dl->AddText(ImVec2(x + 3, p0.y + 2 + row * 0), col, label);
+    float w = ImGui::CalcTextSize(label.c_str()).x, lx = std::min(x + 3, b.x - w);
+    size_t row = 0;
+    while (row < row_end.size() && lx < row_end[row] + 6) ++row;
+    if (row == row_end.size()) row_end.push_back(-1e9f);
+    row_end[row] = lx + w;
+    ImVec2 at(lx, a.y + 2 + float(row) * line_h);
+    dl->AddRectFilled(ImVec2(at.x - 1, at.y), ImVec2(at.x + w + 1, at.y + line_h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    dl->AddText(at, col, label.c_str());
   };
-  vline(bins_.p50, kQuantile, "median", 0);
-  vline(bins_.p90, kQuantile, "p90", 0);
-  vline(bins_.p99, kQuantile, "p99", 0);
-  if (quantity_ == LatencyQuantity::Runtime) vline(runtime_cutoff_us_ * 1000.0, kCutoff, "runtime cutoff", 0);
-  if (quantity_ == LatencyQuantity::LaunchDelay) vline(delay_cutoff_us_ * 1000.0, kCutoff, "delay cutoff", 0);
+  vline(bins_.p50, kQuantile, "median " + format_duration(bins_.p50));
+  vline(bins_.p90, kQuantile, "p90 " + format_duration(bins_.p90));
+  vline(bins_.p99, kQuantile, "p99 " + format_duration(bins_.p99));
+  if (quantity_ == LatencyQuantity::Runtime) vline(runtime_cutoff_us_ * 1000.0, kCutoff, "runtime cutoff");
+  if (quantity_ == LatencyQuantity::LaunchDelay) vline(delay_cutoff_us_ * 1000.0, kCutoff, "delay cutoff");
   // Brushing: press on a bin, drag across others.
   if (hover_bin >= 0 && ImGui::IsItemClicked(ImGuiMouseButton_Left)) dragging_ = true, drag_anchor_ = size_t(hover_bin);
   if (dragging_) {

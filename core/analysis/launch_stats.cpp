@@ -60,11 +60,16 @@ void collect_sightline(LaunchStats& s, const EventTable& t) {
 Histogram histogram(const LaunchStats& s, const std::string& q, TimeNs LaunchPair::*field, size_t bins) {
   Histogram h;
   h.quantity = q;
+  // The log axis starts at the smallest positive value, near the data: zeros (a kernel that
+  // found its launch already done has no queue time) go in the first bin instead of stretching
+  // the axis down to 1 ns.
   double lo = 1e300, hi = 0;
   for (const auto& p : s.pairs) {
-    lo = std::min(lo, double(p.*field));
-    hi = std::max(hi, double(p.*field));
+    double v = double(p.*field);
+    if (v > 0) lo = std::min(lo, v);
+    hi = std::max(hi, v);
   }
+  if (lo > hi) lo = hi = 1;  // every value is 0
   h.edges = log_bins(lo, hi, bins);
   h.pairs.resize(bins);
   for (uint32_t i = 0; i < s.pairs.size(); ++i) h.pairs[bin_of(h.edges, double(s.pairs[i].*field))].push_back(i);
