@@ -415,7 +415,10 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
   Legend legend(s_);
   for (int k = 0; k < 5; ++k)
     if (kinds_seen_[k]) legend.add(Color::of(views::kernel_kind_rgb(views::KernelKind(k))), views::kernel_kind_name(views::KernelKind(k)));
-  if (kinds_seen_[int(views::KernelKind::NotGpu)]) legend.add(Color::of(views::key_rgb("CPU op", s_.dark)), "CPU op (colour by name)");
+  // CPU slices take a colour per name, so their swatch is a stand-in. It used to be the hash
+  // colour of "CPU op", a light blue that read like the cross-stream-wait tint beside it; a
+  // fixed brown is far from every kernel type and idle cause (tinted or not).
+  if (kinds_seen_[int(views::KernelKind::NotGpu)]) legend.add(Color{140, 86, 75, 255}, "CPU op (each name its own colour)");
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)
     if (causes_seen_[c]) legend.add(Color::of(views::idle_cause_rgb(c), s_.dark ? 110 : 95), std::string("idle: ") + views::idle_cause_label(c));
   if (stats.folded) {
