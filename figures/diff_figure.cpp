@@ -106,31 +106,15 @@ float DiffLayout::emit_run(Scene& scene, Run& run, float y, size_t budget, Timel
   return top + height;
 }
 
-// The matched operators whose inclusive time (children included) changed most, `top` each way.
-// Inclusive, not own time: a +25 ms regression spread over the many children of one op changes
-// no single own time much and would be missed. The step itself is left out (the headline has it).
-std::vector<const diff::AlignedOp*> largest_inclusive_changes(const diff::AlignedDiff& d, size_t top) {
-  std::vector<const diff::AlignedOp*> up, down;
-  for (const diff::AlignedOp& op : d.ops) {
-    if (op.name.starts_with("ProfilerStep#")) continue;
-    if (op.delta() > 0) up.push_back(&op);
-    else if (op.delta() < 0) down.push_back(&op);
-  }
-  auto keep = [top](std::vector<const diff::AlignedOp*>& v, auto larger) {
-    std::stable_sort(v.begin(), v.end(), larger);
-    if (v.size() > top) v.resize(top);
-  };
-  keep(up, [](auto* x, auto* y) { return x->delta() > y->delta(); });
-  keep(down, [](auto* x, auto* y) { return x->delta() < y->delta(); });
-  up.insert(up.end(), down.rbegin(), down.rend());  // largest increase first, largest decrease last
-  return up;
-}
-
 // Inclusive-time change of the operators that changed most, largest increase first, on a signed
 // axis around zero.
 float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
   const diff::AlignedDiff& d = *d_.aligned;
-  std::vector<const diff::AlignedOp*> ops = largest_inclusive_changes(d, o_.top);
+  // The same ranking as `sightline diff`'s inclusive_regressions / inclusive_improvements.
+  diff::InclusiveChanges changes = diff::largest_inclusive_changes(a_, d, o_.top);
+  std::vector<const diff::AlignedOp*> ops;
+  for (uint32_t i : changes.increases) ops.push_back(&d.ops[i]);
+  for (auto it = changes.decreases.rbegin(); it != changes.decreases.rend(); ++it) ops.push_back(&d.ops[*it]);
   std::string heading = "Largest changes in inclusive time, B − A (top " + std::to_string(o_.top) + " each way)";
   scene.text(Role::Label, s_.pad, y, fit_text(heading, s_.width - 2 * s_.pad, s_.font, true), s_.font, s_.ink, Anchor::Left, true);
   y += s_.small * 0.8f;
@@ -212,25 +196,33 @@ bool DiffLayout::run(Scene& scene, DiffFigureStats& stats, std::string& error) {
   char line[256];
   const diff::RunSummary* sa = d_.summary_a ? &*d_.summary_a : nullptr;
   const diff::RunSummary* sb = d_.summary_b ? &*d_.summary_b : nullptr;
+  std::string drawn = "drawn: " + (d.chosen.a == d.chosen.b ? step_name(d.chosen.a) : step_name(d.chosen.a) + " vs " + step_name(d.chosen.b));
   if (sa && sb && sa->steady_step_time && sb->steady_step_time) {
-    std::snprintf(line, sizeof line, "mean step %.3f ms → %.3f ms (%+.1f%%, steady state: steps %s vs %s) · %.0f%% matched",
-                  *sa->steady_step_time / 1e6, *sb->steady_step_time / 1e6, diff::steady_step_change_pct(*sa, *sb).value_or(0),
+    // Two lines: the headline, then which steps it is over and which one is drawn.
+    std::snprintf(line, sizeof line, "mean step %.3f ms → %.3f ms (%+.1f%%)", *sa->steady_step_time / 1e6,
+                  *sb->steady_step_time / 1e6, diff::steady_step_change_pct(*sa, *sb).value_or(0));
+    scene.text(Role::Label, s_.pad, y, fit_text(line, room, s_.small), s_.small, s_.ink);
+    y += s_.small * 1.3f;
+    char which[160];
+    std::snprintf(which, sizeof which, "steady state: steps %s vs %s · %.0f%% matched",
                   diff::iteration_list_text(sa->steady_iterations).c_str(), diff::iteration_list_text(sb->steady_iterations).c_str(),
                   d.matched_fraction * 100);
-  } else {
+    std::string rest = std::string(which) + " · " + drawn + (d_.gpu_warning.empty() ? "" : " · different GPUs!");
+    scene.text(Role::Label, s_.pad, y, fit_text(rest, room, s_.small), s_.small, s_.muted);
+    y += s_.small * 0.9f;
+  } else {  // no steps to average: the one pair drawn
     std::snprintf(line, sizeof line, "step %.3f ms → %.3f ms (%s) · %.0f%% matched", double(d.chosen.dur_a()) / 1e6,
                   double(d.chosen.dur_b()) / 1e6, percent_change(d.chosen.dur_a(), d.chosen.dur_b()).c_str(), d.matched_fraction * 100);
+    std::string steps = drawn + (d_.gpu_warning.empty() ? "" : " · different GPUs!");
+    std::string summary = steps + " · " + line;
+    if (text_width(summary, s_.small) > room) {  // narrow figures: the steps on a line of their own
+      scene.text(Role::Label, s_.pad, y, fit_text(steps, room, s_.small), s_.small, s_.muted);
+      y += s_.small * 1.3f;
+      summary = line;
+    }
+    scene.text(Role::Label, s_.pad, y, fit_text(summary, room, s_.small), s_.small, s_.muted);
+    y += s_.small * 0.9f;
   }
-  std::string steps = "drawn: " + (d.chosen.a == d.chosen.b ? step_name(d.chosen.a) : step_name(d.chosen.a) + " vs " + step_name(d.chosen.b));
-  if (!d_.gpu_warning.empty()) steps += " · different GPUs!";
-  std::string summary = steps + " · " + line;
-  if (text_width(summary, s_.small) > room) {  // narrow figures: the steps on a line of their own
-    scene.text(Role::Label, s_.pad, y, fit_text(steps, room, s_.small), s_.small, s_.muted);
-    y += s_.small * 1.3f;
-    summary = line;
-  }
-  scene.text(Role::Label, s_.pad, y, fit_text(summary, room, s_.small), s_.small, s_.muted);
-  y += s_.small * 0.9f;
 
   size_t reserve = scene.items.size() + 200 + 6 * 2 * o_.top;
   size_t budget = o_.max_elements > reserve ? (o_.max_elements - reserve) / 2 : 0;

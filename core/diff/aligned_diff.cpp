@@ -398,6 +398,44 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
     if (out.ops[i].self_delta() > 0 && out.regressions.size() < o.top) out.regressions.push_back(i);
   for (size_t k = order.size(); k-- > 0;)
     if (out.ops[order[k]].self_delta() < 0 && out.improvements.size() < o.top) out.improvements.push_back(order[k]);
+  InclusiveChanges inclusive = largest_inclusive_changes(a, out, o.top);
+  out.inclusive_regressions = std::move(inclusive.increases);
+  out.inclusive_improvements = std::move(inclusive.decreases);
+  return out;
+}
+
+InclusiveChanges largest_inclusive_changes(const TraceStore& a, const AlignedDiff& d, size_t top) {
+  // The largest same-sign change among each op's matched descendants: walk up from every op.
+  auto key = [](SliceRef r) { return uint64_t(r.track) << 32 | r.index; };
+  std::unordered_map<uint64_t, uint32_t> op_of;
+  for (uint32_t i = 0; i < d.ops.size(); ++i) op_of[key(d.ops[i].a)] = i;
+  std::vector<TimeNs> up_below(d.ops.size(), 0), down_below(d.ops.size(), 0);
+  for (const AlignedOp& op : d.ops) {
+    TimeNs delta = op.delta();
+    if (delta == 0 || !op.a.valid()) continue;
+    for (SliceRef p = a.parent(op.a); p.valid(); p = a.parent(p)) {
+      auto it = op_of.find(key(p));
+      if (it == op_of.end()) continue;
+      if (delta > 0) up_below[it->second] = std::max(up_below[it->second], delta);
+      else down_below[it->second] = std::min(down_below[it->second], delta);
+    }
+  }
+  InclusiveChanges out;
+  for (uint32_t i = 0; i < d.ops.size(); ++i) {
+    const AlignedOp& op = d.ops[i];
+    if (op.name.starts_with("ProfilerStep#")) continue;
+    TimeNs delta = op.delta();
+    if (delta > 0 && double(up_below[i]) < 0.9 * double(delta)) out.increases.push_back(i);
+    if (delta < 0 && double(down_below[i]) > 0.9 * double(delta)) out.decreases.push_back(i);
+  }
+  auto keep = [&](std::vector<uint32_t>& v, bool increases) {
+    std::stable_sort(v.begin(), v.end(), [&](uint32_t x, uint32_t y) {
+      return increases ? d.ops[x].delta() > d.ops[y].delta() : d.ops[x].delta() < d.ops[y].delta();
+    });
+    if (v.size() > top) v.resize(top);
+  };
+  keep(out.increases, true);
+  keep(out.decreases, false);
   return out;
 }
 

@@ -66,12 +66,25 @@ struct AlignedDiff {
   uint64_t nodes_a = 0, nodes_b = 0, matched = 0;
   double matched_fraction = 0;            // 2 * matched / (nodes_a + nodes_b)
   std::vector<uint32_t> regressions, improvements;  // indices into ops by self time delta
+  // Indices into ops by inclusive time delta (largest_inclusive_changes), what the diff figure draws.
+  std::vector<uint32_t> inclusive_regressions, inclusive_improvements;
   std::vector<std::string> notes;
 };
 
 // The CPU thread whose call tree is aligned: the one holding ProfilerStep#`iteration`, else the
 // CPU thread with the most slices; kNone when there is none.
 uint32_t main_thread(const TraceStore& store, std::optional<int64_t> iteration);
+
+// The matched operators whose inclusive time (children included) changed most, `top` each way,
+// largest first. Inclusive, not own time: a +25 ms regression spread over the many children of
+// one op changes no single own time much and would be missed. Left out: the ProfilerStep (the
+// headline has it) and an op whose change one descendant already shows (90 % of it or more:
+// conv2d > convolution > _convolution would otherwise take three places for one change). The
+// result for a smaller `top` is a prefix of the result for a larger one. `a` is run A's store.
+struct InclusiveChanges {
+  std::vector<uint32_t> increases, decreases;  // indices into d.ops
+};
+InclusiveChanges largest_inclusive_changes(const TraceStore& a, const AlignedDiff& d, size_t top);
 
 // Throws std::invalid_argument when a requested iteration is not in its trace.
 AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOptions& options = {});

@@ -193,6 +193,8 @@ std::vector<Table> diff_tables(const TraceDiff& d) {
     out.push_back(unmatched_table("removed_ops", a.removed));
     out.push_back(ranked_table("regressions", a, a.regressions));
     out.push_back(ranked_table("improvements", a, a.improvements));
+    out.push_back(ranked_table("inclusive_regressions", a, a.inclusive_regressions));
+    out.push_back(ranked_table("inclusive_improvements", a, a.inclusive_improvements));
   }
   return out;
 }
@@ -279,7 +281,8 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
     o += "    \"nodes_a\": " + std::to_string(a.nodes_a) + ", \"nodes_b\": " + std::to_string(a.nodes_b) +
          ", \"matched\": " + std::to_string(a.matched) +
          ", \"matched_fraction\": " + analysis::format_number(a.matched_fraction) + ",\n";
-    for (const char* name : {"iterations", "regressions", "improvements", "added_ops", "removed_ops"})
+    for (const char* name : {"iterations", "regressions", "improvements", "inclusive_regressions",
+                             "inclusive_improvements", "added_ops", "removed_ops"})
       o += "    " + json_escape(name) + ": " + rows_json(*find(tables, name), "      ") + ",\n";
     o += "    \"ops\": " + rows_json(*find(tables, "aligned"), "      ") + "\n  },\n";
   } else {

@@ -37,7 +37,8 @@ struct TraceDiff {
 TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions& options);
 
 // Tables: ops, ops_diff, summary, iterations, aligned, added_ops, removed_ops, regressions,
-// improvements (the last six in Sightline mode only).
+// improvements, inclusive_regressions, inclusive_improvements (all but the first two in
+// Sightline mode only).
 std::vector<analysis::Table> diff_tables(const TraceDiff& d);
 std::string render_diff_json(const TraceDiff& d, const std::vector<analysis::Table>& tables);
 std::string render_diff_text(const TraceDiff& d, const std::vector<analysis::Table>& tables);

@@ -132,9 +132,9 @@ def check_diff_figure(a, b, tmp, top, extra=()):
     d = subprocess.run([SIGHTLINE, "diff", a, b, "--format", "json", *extra[:2]], capture_output=True, text=True, timeout=120)
     check(d.returncode == 0, f"sightline diff failed: {d.stderr}")
     aligned = json.loads(d.stdout)["aligned"]
-    ops = aligned["regressions"][:top] + aligned["improvements"][:top]
+    ops = aligned["inclusive_regressions"][:top] + aligned["inclusive_improvements"][:top]
     values = sorted(float(t.replace("−", "-").replace(" ms", "")) for t in labels if re.fullmatch(r"[+−]\d+\.\d{3} ms", t))
-    expected = sorted(round(o["self_delta_us"] / 1000, 3) for o in ops)
+    expected = sorted(round(o["delta_us"] / 1000, 3) for o in ops)
     check(len(values) == len(ops), f"{len(values)} bars, wanted {len(ops)} (top {top} each way)")
     check(all(abs(x - y) <= 0.0011 for x, y in zip(values, expected)), f"bar values {values} != diff's {expected}")
     keys = {labels[i]: labels[i + 1] for i in range(len(labels) - 1) if re.fullmatch(r"K\d+", labels[i])}
