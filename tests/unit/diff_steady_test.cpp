@@ -113,3 +113,35 @@ TEST_CASE("diff steady state: ResNet-50 nw0 vs nw4 (corpus)") {
   CHECK(*pct > -30);
   CHECK(d.gpu_warning.empty());  // both V100-DGXS-32GB
 }
+
+TEST_CASE("diff: inclusive changes skip an op whose change one descendant shows, keep a spread one") {
+  // Step 1 { chain { mid { leaf } }, spread { c, c, c, c, c }, single }: leaf +20 µs (so mid
+  // and chain +20 too), each c +5 µs (spread +25), single +10.
+  auto op = [](const std::string& name, int ts, int dur) { return X("cpu_op", name, 1, 1, std::to_string(ts), std::to_string(dur)); };
+  auto make = [&](int leaf, int c, int single) {
+    std::vector<std::string> ev{X("user_annotation", "ProfilerStep#1", 1, 1, "0", "1000"), op("chain", 10, 10 + leaf),
+                                op("mid", 12, 6 + leaf), op("leaf", 14, leaf), op("spread", 200, 5 * c + 10)};
+    for (int i = 0; i < 5; ++i) ev.push_back(op("c", 205 + i * c, c));
+    ev.push_back(op("single", 500, single));
+    return trace(ev);
+  };
+  auto a = load(make(10, 10, 30));
+  auto b = load(make(30, 15, 40));
+  TraceDiff d = trace_diff(*a, *b, {});
+  REQUIRE(d.aligned);
+  std::vector<std::string> names;
+  for (uint32_t i : d.aligned->inclusive_regressions) names.push_back(d.aligned->ops[i].name);
+  // spread (+25) first; leaf (+20) stands for chain and mid; single (+10); each c (+5).
+  REQUIRE(names.size() >= 3);
+  CHECK(names[0] == "spread");
+  CHECK(names[1] == "leaf");
+  CHECK(names[2] == "single");
+  CHECK(std::find(names.begin(), names.end(), "chain") == names.end());
+  CHECK(std::find(names.begin(), names.end(), "mid") == names.end());
+  CHECK(d.aligned->ops[d.aligned->inclusive_regressions[0]].delta() == 25'000);
+  // Own-time ranking puts `leaf` first and never shows `spread`'s +25 µs in one place.
+  CHECK(d.aligned->ops[d.aligned->regressions[0]].name == "leaf");
+  // A smaller top is a prefix.
+  auto top2 = largest_inclusive_changes(*a, *d.aligned, 2);
+  CHECK(top2.increases == std::vector<uint32_t>(d.aligned->inclusive_regressions.begin(), d.aligned->inclusive_regressions.begin() + 2));
+}
