@@ -23,7 +23,8 @@ void register_info(CLI::App& app) {
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {
     if (options->file.empty() == options->job.empty()) {
-      std::fprintf(stderr, "sightline info: give one TRACE, a directory, or --job FILES...\n");
+      std::fprintf(stderr, "sightline info: trace (a file or a directory of ranks) or --job FILES... is required\n"
+                           "Run with --help for more information.\n");
       exit_code = 2;
       return;
     }

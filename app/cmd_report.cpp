@@ -133,7 +133,8 @@ void run_report_command(const ReportArgs& a) {
     return;
   }
   if (a.file.empty() == a.job.empty()) {
-    std::fprintf(stderr, "sightline report: give one TRACE, a directory, or --job FILES...\n");
+    std::fprintf(stderr, "sightline report: trace (a file or a directory of ranks) or --job FILES... is required\n"
+                           "Run with --help for more information.\n");
     exit_code = 2;
     return;
   }

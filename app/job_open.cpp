@@ -9,7 +9,6 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
   JobResult result = load_job(plan);
   if (!result.ok()) {
     std::fprintf(stderr, "sightline: %s\n", result.error.c_str());
-    for (const auto& s : plan.skipped) std::fprintf(stderr, "  skipped %s: %s\n", s.path.c_str(), s.reason.c_str());
     return nullptr;
   }
   for (const JobRank& r : result.job->ranks)

@@ -185,10 +185,21 @@ void name_rank(JobRank& r, size_t file_order) {
 
 }  // namespace
 
+namespace {
+
+// "\n  skipped FILE: REASON" per file, so "no traces" errors say what was there instead.
+std::string skipped_lines(const std::vector<SkippedFile>& skipped) {
+  std::string o;
+  for (const auto& s : skipped) o += "\n  skipped " + s.path + ": " + s.reason;
+  return o;
+}
+
+}  // namespace
+
 JobResult load_job(const JobPlan& plan, const JobOptions& options) {
   JobResult result;
   if (!plan.ok()) {
-    result.error = plan.error;
+    result.error = plan.error + skipped_lines(plan.skipped);
     return result;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -207,7 +218,8 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options) {
   }
   if (job->ranks.empty()) {
     result.error = (plan.source.empty() ? std::string("the files given") : plan.source) +
-                   ": no Kineto traces among " + std::to_string(plan.files.size() + plan.skipped.size()) + " files";
+                   ": no Kineto traces among " + std::to_string(plan.files.size() + plan.skipped.size()) + " files" +
+                   skipped_lines(job->skipped);
     return result;
   }
   for (size_t i = 0; i < job->ranks.size(); ++i) name_rank(job->ranks[i], i);
