@@ -33,6 +33,50 @@ void keep_rank(std::vector<Table>& tables, int64_t rank) {
   }
 }
 
+// (HTA) get_gpu_kernel_breakdown over a job: each rank's type shares (whole µs) summed per
+// label over the ranks, largest first, share of the job total rounded to 1 decimal.
+Table hta_kernel_types_over_ranks(const std::vector<RankReport>& ranks) {
+  std::vector<std::pair<std::string, TimeNs>> sums;  // label order of first appearance
+  for (const RankReport& rr : ranks) {
+    if (!rr.report.kernels) continue;
+    for (const KernelTypeShare& share : rr.report.kernels->by_type) {
+      auto it = std::find_if(sums.begin(), sums.end(), [&](auto& p) { return p.first == share.label; });
+      if (it == sums.end()) sums.push_back({share.label, share.time});
+      else it->second += share.time;
+    }
+  }
+  std::stable_sort(sums.begin(), sums.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  TimeNs total = 0;
+  for (auto& [label, t] : sums) total += t;
+  Table out("kernel_type_breakdown", {"kernel_type", "sum_us", "pct"});
+  for (auto& [label, t] : sums)
+    out.rows.push_back({Cell::str(label), Cell::ns(t),
+                        Cell::num(total > 0 ? round_to(double(t) / double(total) * 100.0, 1) : 0.0)});
+  return out;
+}
+
+// (HTA) the per-kernel tables over a job are sorted by kernel type, name, then rank.
+void sort_by_type_name_rank(Table& t) {
+  auto col = [&](const char* name) {
+    return size_t(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  size_t type = col("kernel_type"), name = col("name"), rank = col("rank");
+  if (type >= t.columns.size() || name >= t.columns.size() || rank >= t.columns.size()) return;
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const std::vector<Cell>& a, const std::vector<Cell>& b) {
+    if (a[type].s != b[type].s) return a[type].s < b[type].s;
+    if (a[name].s != b[name].s) return a[name].s < b[name].s;
+    return a[rank].i < b[rank].i;
+  });
+}
+
+// HTA's multi-rank outputs differ from the per-rank concatenation in two tables (see README).
+void apply_hta_job_rules(std::vector<Table>& tables, const std::vector<RankReport>& ranks) {
+  for (Table& t : tables) {
+    if (t.name == "kernel_type_breakdown") t = hta_kernel_types_over_ranks(ranks);
+    else if (t.name == "kernel_breakdown" || t.name == "kernel_breakdown_full") sort_by_type_name_rank(t);
+  }
+}
+
 }  // namespace
 
 std::vector<Table> merge_rank_tables(const std::vector<RankReport>& ranks) {
@@ -78,6 +122,7 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
   for (const RankReport& rr : out.ranks)
     for (const auto& n : rr.report.notes) out.notes.push_back("rank " + std::to_string(rr.rank) + ": " + n);
   out.tables = merge_rank_tables(out.ranks);
+  if (o.report.table.mode == Mode::Hta) apply_hta_job_rules(out.tables, out.ranks);
   if (wants_collectives(o.report)) {
     auto t1 = std::chrono::steady_clock::now();
     std::vector<RankInput> inputs;
