@@ -105,6 +105,12 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
     exit_code = 1;
     return;
   }
+  if (jo.only_rank && !job->find(*jo.only_rank)) {
+    std::fprintf(stderr, "sightline report: --rank %lld: the job has no such rank (ranks %lld to %lld)\n",
+                 (long long)*jo.only_rank, (long long)job->ranks.front().rank, (long long)job->ranks.back().rank);
+    exit_code = 2;
+    return;
+  }
   analysis::JobReport report = analysis::run_job_report(*job, jo);
   if (a.format == "json") {
     std::string out = analysis::render_job_json(*job, report, jo);

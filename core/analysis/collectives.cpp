@@ -8,6 +8,7 @@
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
 #include "core/analysis/report_tables.h"
+#include "core/job.h"
 
 namespace sl::analysis {
 
@@ -37,11 +38,15 @@ struct Occurrence {
 struct RankData {
   int64_t rank = 0;
   const TraceStore* store = nullptr;
-  EventTable table;
-  IdleCauses causes;
+  EventTable own_table;  // built here unless the caller passed one
+  IdleCauses own_causes;
+  const EventTable* table_ptr = nullptr;
+  const IdleCauses* causes_ptr = nullptr;
   IntervalIndex busy, compute;  // GPU activity; the non-communication part of it
   std::vector<Occurrence> occ;
   TimeNs offset = 0;            // applied offset (0 unless aligned)
+  const EventTable& table() const { return *table_ptr; }
+  const IdleCauses& causes() const { return *causes_ptr; }
 };
 
 std::vector<int64_t> integers_in(std::string_view text) {
@@ -80,7 +85,7 @@ SliceRef enclosing_named(const TraceStore& s, SliceRef ref, std::string_view nam
 
 void collect_occurrences(RankData& d) {
   const TraceStore& s = *d.store;
-  const EventTable& t = d.table;
+  const EventTable& t = d.table();
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
     if (KernelType(r.kernel_type) != KernelType::Communication || !is_kernel_cat(t.cat(r))) continue;
@@ -125,9 +130,9 @@ void collect_occurrences(RankData& d) {
 
 void index_gpu(RankData& d) {
   std::vector<Interval> busy, compute;
-  for (uint32_t i : d.table.gpu) {
-    const Row& r = d.table.rows[i];
-    if (!is_kernel_memcpy_memset_cat(d.table.cat(r))) continue;
+  for (uint32_t i : d.table().gpu) {
+    const Row& r = d.table().rows[i];
+    if (!is_kernel_memcpy_memset_cat(d.table().cat(r))) continue;
     busy.push_back({r.ts, r.end()});
     if (KernelType(r.kernel_type) != KernelType::Communication) compute.push_back({r.ts, r.end()});
   }
@@ -273,7 +278,7 @@ std::string cause_in_window(const RankData& d, TimeNs w0, TimeNs w1) {
   if (compute >= idle && compute >= comm && compute > 0) return "compute";
   if (comm > idle) return "communication";
   TimeNs by_cause[kIdleCauseCount] = {};
-  for (const IdleGap& g : d.causes.gaps) {
+  for (const IdleGap& g : d.causes().gaps) {
     TimeNs a = std::max(g.start, w0), b = std::min(g.end, w1);
     if (a < b) by_cause[int(g.cause)] += (b - a) - d.busy.covered(a, b);
   }
@@ -374,18 +379,25 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
 CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& inputs, const CollectiveOptions& options) {
   CollectiveAnalysis out;
   std::vector<RankData> ranks(inputs.size());
-  for (size_t r = 0; r < inputs.size(); ++r) {
+  parallel_for(inputs.size(), options.threads, [&](size_t r) {
     RankData& d = ranks[r];
     d.rank = inputs[r].rank;
     d.store = inputs[r].store;
-    TableOptions to;
-    to.rank = d.rank;
-    d.table = build_table(*d.store, to);
-    d.causes = idle_causes(d.table);
+    if (inputs[r].table && inputs[r].causes) {
+      d.table_ptr = inputs[r].table;
+      d.causes_ptr = inputs[r].causes;
+    } else {
+      TableOptions to;
+      to.rank = d.rank;
+      d.own_table = build_table(*d.store, to);
+      d.own_causes = idle_causes(d.own_table);
+      d.table_ptr = &d.own_table;
+      d.causes_ptr = &d.own_causes;
+    }
     index_gpu(d);
     collect_occurrences(d);
-    out.ranks.push_back(d.rank);
-  }
+  });
+  for (const RankData& d : ranks) out.ranks.push_back(d.rank);
   auto keys = group_occurrences(ranks);
   std::vector<Match> matches;
   std::vector<const Key*> deferred;

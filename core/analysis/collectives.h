@@ -24,9 +24,15 @@ namespace sl::analysis {
 
 struct Table;
 
+struct IdleCauses;
+
 struct RankInput {
   int64_t rank = 0;
   const TraceStore* store = nullptr;
+  // Optional: the rank's Sightline-mode table and idle causes when a report already built them
+  // (both or neither); otherwise they are built here.
+  const EventTable* table = nullptr;
+  const IdleCauses* causes = nullptr;
 };
 
 // none: raw clocks; collectives: apply the estimated offsets; auto: apply them only when one
@@ -36,6 +42,7 @@ enum class Align : uint8_t { None, Collectives, Auto };
 struct CollectiveOptions {
   Align align = Align::Auto;
   TimeNs align_noise = 50'000;  // 50 µs: well above kernel-end jitter of one host's ranks
+  unsigned threads = 0;         // ranks prepared in parallel; 0 = one per core
 };
 
 struct CollectiveArrival {

@@ -126,9 +126,20 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
   if (wants_collectives(o.report)) {
     auto t1 = std::chrono::steady_clock::now();
     std::vector<RankInput> inputs;
-    for (const JobRank& r : job.ranks)
-      if (r.ok()) inputs.push_back({r.rank, r.store.get()});
-    out.collectives = analyze_collectives(inputs, o.collectives);
+    for (const JobRank& r : job.ranks) {
+      if (!r.ok()) continue;
+      RankInput in{r.rank, r.store.get()};
+      // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
+      for (const RankReport& rr : out.ranks)
+        if (rr.rank == r.rank && rr.report.table.mode == Mode::Sightline && rr.report.causes) {
+          in.table = &rr.report.table;
+          in.causes = &*rr.report.causes;
+        }
+      inputs.push_back(in);
+    }
+    CollectiveOptions co = o.collectives;
+    if (!co.threads) co.threads = o.threads;
+    out.collectives = analyze_collectives(inputs, co);
     std::vector<Table> job_tables = collective_tables(*out.collectives);
     keep_wanted(job_tables, o.report);
     if (o.only_rank) keep_rank(job_tables, *o.only_rank);
