@@ -185,6 +185,37 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A job: every rank's analyses (in parallel) plus collectives and stragglers, median of runs.
+void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, const std::string& format) {
+  auto job = open_job(dir, {});
+  if (!job) {
+    exit_code = 1;
+    return;
+  }
+  analysis::JobReportOptions jo;
+  jo.report.table.mode = mode;
+  std::vector<double> totals, ranks, collectives;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    analysis::JobReport r = analysis::run_job_report(*job, jo);
+    totals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (auto& [name, s] : r.seconds) (name == "ranks" ? ranks : collectives).push_back(s);
+  }
+  if (format == "json") {
+    std::printf("{\"ranks\": %zu, \"load_seconds\": %s, \"report_seconds_median\": %s, \"per_analysis_seconds\": "
+                "{\"ranks\": %s, \"collectives\": %s}}\n",
+                job->ranks.size(), analysis::format_number(job->load_seconds).c_str(),
+                analysis::format_number(median(totals)).c_str(), analysis::format_number(median(ranks)).c_str(),
+                analysis::format_number(median(collectives)).c_str());
+    return;
+  }
+  std::printf("job                     %s (%zu ranks)\n", dir.c_str(), job->ranks.size());
+  std::printf("load seconds            %.4f\n", job->load_seconds);
+  std::printf("report seconds (median/%d) %.4f\n", repeat, median(totals));
+  std::printf("  %-22s %.2f ms\n", "every rank's analyses", median(ranks) * 1000.0);
+  std::printf("  %-22s %.2f ms\n", "collectives", median(collectives) * 1000.0);
+}
+
 }  // namespace
 
 void register_report(CLI::App& app) {
@@ -223,6 +254,11 @@ void register_bench_report(CLI::App& bench) {
   cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--operator", a->op, "Operator for kernel_sequences");
   cmd->callback([a] {
+    if (is_job_dir(a->file)) {
+      bench_job_report(a->file, a->repeat, a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline,
+                       a->format);
+      return;
+    }
     LoadResult loaded = load_trace(a->file);
     if (!loaded.ok()) {
       std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
