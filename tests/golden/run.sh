@@ -44,7 +44,10 @@ check info_job_small.txt "$inputs" info job_small
 check info_job_small.json "$inputs" info job_small --format json
 check info_job_files.txt "$inputs" info --job job_small/rank_2.trace.json job_small/worker0.json job_small/notes.txt
 check report_job_small_collectives.txt "$inputs" report job_small --only collectives,stragglers,clock_offsets
+check report_job_small.json "$inputs" report job_small --format json --only temporal_breakdown,collectives,stragglers
+check report_job_small_rank1.csv "$inputs" report job_small --rank 1 --format csv --table collectives
 check usage_job_no_such_rank.txt "$inputs" report job_small --rank 9
+check error_job_truncated_rank.txt "$inputs" info job_truncated
 check error_job_duplicate_rank.txt "$inputs" info job_dup
 check error_job_not_traces.txt "$inputs" info job_not_traces
 empty_parent=$(mktemp -d)

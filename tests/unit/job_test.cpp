@@ -345,6 +345,34 @@ TEST_CASE("collectives: a rank missing a collective is listed as missing, later 
   CHECK_FALSE(a.notes.empty());
 }
 
+TEST_CASE("collectives: the Seq arg matches instances even when a rank missed one") {
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 3; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    for (int seq = 0; seq < 3; ++seq) {
+      if (rank == 1 && seq == 1) continue;
+      double start = 1000 + 3000 * seq + 10 * rank;
+      std::string args = R"({"Process Group Name": "7", "Seq": )" + std::to_string(seq) + "}";
+      ev.push_back(X("cpu_op", "record_param_comms", 1, 1, us_text(start - 75), "20", args));
+      ev.push_back(launch("cudaLaunchKernel", us_text(start - 70), "5", ++corr));
+      ev.push_back(kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 7,
+                          us_text(start), us_text(1000 + 3000 * seq + 500 - start), corr));
+    }
+    texts.push_back(trace(ev, dist(rank, 3)));
+  }
+  auto stores = load_ranks(texts);
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  REQUIRE(a.instances.size() == 3);
+  CHECK(a.notes.empty());  // no clock-based matching was needed
+  CHECK(a.instances[1].arrivals.size() == 2);
+  CHECK(a.instances[1].missing == std::vector<int64_t>{1});
+  CHECK(a.instances[2].arrivals.size() == 3);
+  CHECK(a.instances[2].group == "7");
+  CHECK(a.instances[2].skew == usec(20));
+  CHECK(arrival_of(a.instances[2], 0).wait == usec(20));
+}
+
 TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us") {
   // Ranks 2 and 3 run on a host whose clock is 1234.567 ms ahead; each kernel end jitters by a
   // few µs, as real collectives do.
