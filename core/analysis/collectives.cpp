@@ -447,11 +447,15 @@ std::vector<Table> collective_tables(const CollectiveAnalysis& a) {
                         ar.cpu_arrival ? Cell::ns(*ar.cpu_arrival) : Cell::null(),
                         in.last_cause.empty() ? Cell::null() : Cell::str(in.last_cause)});
   out.push_back(std::move(c));
-  Table s("stragglers", {"rank", "late_count", "delay_caused_us", "wait_us", "iteration_mean_us", "top_cause"});
+  // The columns first, then the per-rank breakdown the Ranks view shows beside them.
+  Table s("stragglers", {"rank", "late_count", "delay_caused_us", "wait_us", "iteration_mean_us", "top_cause",
+                         "collectives", "iterations", "compute_us", "communication_us", "idle_us"});
   for (const auto& r : a.stragglers)
     s.rows.push_back({Cell::integer(r.rank), Cell::integer(int64_t(r.late_count)), Cell::ns(r.delay_caused),
                       Cell::ns(r.wait), r.iteration_mean ? Cell::ns(*r.iteration_mean) : Cell::null(),
-                      r.top_cause.empty() ? Cell::null() : Cell::str(r.top_cause)});
+                      r.top_cause.empty() ? Cell::null() : Cell::str(r.top_cause),
+                      Cell::integer(int64_t(r.collectives)), Cell::integer(int64_t(r.iterations)),
+                      Cell::ns(r.compute), Cell::ns(r.communication), Cell::ns(r.idle)});
   out.push_back(std::move(s));
   Table o("clock_offsets", {"rank", "offset_us", "applied"});
   for (size_t i = 0; i < a.ranks.size(); ++i)

@@ -259,6 +259,12 @@ TEST_CASE("collectives: rank 2 arrives 3 ms late at every all-reduce after data 
   CHECK(top.iterations == 4);
   REQUIRE(top.iteration_mean);
   CHECK(*top.iteration_mean == doctest::Approx(4900e3));
+  CHECK(top.collectives == 4);
+  CHECK(top.compute == usec(5 * 1000));        // warm-up + 4 gemms
+  CHECK(top.communication == usec(4 * 500));   // it arrives last: its all-reduces are short
+  CHECK(top.idle == usec(21000 - 7000));       // GPU span 998.6 ms .. 1019.6 ms
+  CHECK(a.stragglers[1].communication == usec(4 * 3500));
+  CHECK(a.stragglers[1].idle == usec(21000 - 19000));
   for (size_t i = 1; i < 4; ++i) {
     CHECK(a.stragglers[i].late_count == 0);
     CHECK(a.stragglers[i].delay_caused == 0);
