@@ -251,21 +251,30 @@ std::string json_string(std::string_view s) {
 
 }  // namespace
 
-std::string job_info_json(const Job& job, double load_seconds) {
-  std::string o = "{\"job\": " + json_string(job.source) + ", \"ranks\": [";
+std::string job_ranks_json(const Job& job, std::string_view indent) {
+  std::string o = "[";
   for (size_t i = 0; i < job.ranks.size(); ++i) {
     const JobRank& r = job.ranks[i];
-    o += (i ? ",\n  " : "\n  ");
+    o += (i ? ",\n" : "\n") + std::string(indent);
     o += "{\"rank\": " + std::to_string(r.rank) + ", \"file\": " + json_string(r.path) + ", \"rank_source\": " +
          json_string(rank_source_name(r.rank_source)) + ", \"status\": " + (r.ok() ? "\"ok\"" : "\"failed\"") +
          ", \"error\": " + (r.ok() ? std::string("null") : json_string(r.error.to_string())) +
          ", \"trace\": " + (r.ok() ? info_json(*r.store) : std::string("null")) + "}";
   }
-  o += "],\n \"skipped\": [";
+  return o + "]";
+}
+
+std::string job_skipped_json(const Job& job) {
+  std::string o = "[";
   for (size_t i = 0; i < job.skipped.size(); ++i)
     o += (i ? ", " : "") + std::string("{\"file\": ") + json_string(job.skipped[i].path) +
          ", \"reason\": " + json_string(job.skipped[i].reason) + "}";
-  o += "]";
+  return o + "]";
+}
+
+std::string job_info_json(const Job& job, double load_seconds) {
+  std::string o = "{\"job\": " + json_string(job.source) + ", \"ranks\": " + job_ranks_json(job, "  ") +
+                  ",\n \"skipped\": " + job_skipped_json(job);
   if (load_seconds >= 0) {
     JsonWriter w;
     w.value(load_seconds);

@@ -104,5 +104,8 @@ namespace sl {
 // skipped; JSON: {"job", "ranks": [{rank, file, rank_source, status, error, trace}], "skipped",
 // "load_seconds"} with each rank's `info` object as `trace`. load_seconds < 0 leaves it out.
 std::string job_info_json(const Job& job, double load_seconds = -1);
+// The `ranks` array (each line starting with `indent`) and the `skipped` array of that object.
+std::string job_ranks_json(const Job& job, std::string_view indent);
+std::string job_skipped_json(const Job& job);
 std::string job_info_text(const Job& job, double load_seconds = -1);
 }  // namespace sl

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/trace_info.h"
 
 namespace sl::analysis {
 
@@ -155,21 +154,7 @@ namespace {
 std::string job_json(const Job& job, const JobReport& report) {
   std::string o = "{\"source\": " + json_escape(job.source) + ", \"aligned\": ";
   o += report.collectives && report.collectives->aligned ? "true" : "false";
-  o += ", \"ranks\": [";
-  for (size_t i = 0; i < job.ranks.size(); ++i) {
-    const JobRank& r = job.ranks[i];
-    o += (i ? ",\n    " : "\n    ");
-    o += "{\"rank\": " + std::to_string(r.rank) + ", \"file\": " + json_escape(r.path) +
-         ", \"rank_source\": " + json_escape(rank_source_name(r.rank_source)) +
-         ", \"status\": " + (r.ok() ? "\"ok\"" : "\"failed\"") +
-         ", \"error\": " + (r.ok() ? std::string("null") : json_escape(r.error.to_string())) +
-         ", \"trace\": " + (r.ok() ? info_json(*r.store) : std::string("null")) + "}";
-  }
-  o += "], \"skipped\": [";
-  for (size_t i = 0; i < job.skipped.size(); ++i)
-    o += (i ? ", " : "") + std::string("{\"file\": ") + json_escape(job.skipped[i].path) +
-         ", \"reason\": " + json_escape(job.skipped[i].reason) + "}";
-  return o + "]}";
+  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) + "}";
 }
 
 }  // namespace
