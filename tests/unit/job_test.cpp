@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <set>
 #include <unistd.h>
 
 #include "analysis_test_util.h"
@@ -134,12 +136,21 @@ TEST_CASE("job: a directory of ranks loads in parallel, ranks from distributedIn
   dir.write("README.md", "not a trace");
   dir.write("config.json", R"({"lr": 0.1})");
   std::atomic<int> done{0};
+  std::mutex progress_mutex;
+  std::set<size_t> progressed;
   JobOptions o;
   o.threads = 2;
   o.on_rank_done = [&](size_t, const JobRank&) { ++done; };
-  JobResult r = load_job(plan_job_dir(dir.path.string()), o);
+  o.on_rank_progress = [&](size_t file, const LoadProgress&) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    progressed.insert(file);
+  };
+  JobPlan plan = plan_job_dir(dir.path.string());
+  REQUIRE(plan.files.size() == 4);  // b_trace, config, rank_9, zz (natural order)
+  JobResult r = load_job(plan, o);
   REQUIRE_MESSAGE(r.ok(), r.error);
   CHECK(done == 4);
+  CHECK(progressed == std::set<size_t>{0, 1, 2, 3});  // every file reports at least its reading phase
   const Job& job = *r.job;
   REQUIRE(job.ranks.size() == 3);
   CHECK(job.ranks[0].rank == 2);
