@@ -406,6 +406,17 @@ void DiffView::write_state(JsonWriter& w) const {
   w.begin_object();
   w.field("ready", diff_ != nullptr).field("error", error_).field("offset_ns", offset_).field("grouped", grouped_);
   w.field("rows", uint64_t(rows_.size())).field("selected_row", int64_t(selected_row_));
+  // The headline and the banner, as the view shows them (tests compare with `sightline diff`).
+  w.field("gpu_warning", diff_ ? diff_->gpu_warning : std::string());
+  w.key("steady_state");
+  if (diff_ && diff_->summary_a && diff_->summary_b && diff_->summary_a->steady_step_time && diff_->summary_b->steady_step_time) {
+    const diff::RunSummary &a = *diff_->summary_a, &b = *diff_->summary_b;
+    w.begin_object().field("iterations_a", diff::iteration_list_text(a.steady_iterations));
+    w.field("iterations_b", diff::iteration_list_text(b.steady_iterations));
+    w.field("mean_step_a_ns", *a.steady_step_time).field("mean_step_b_ns", *b.steady_step_time).end_object();
+  } else {
+    w.null();
+  }
   w.key("selected");
   if (selected_row_ >= 0) {
     const Row& r = rows_[size_t(selected_row_)];

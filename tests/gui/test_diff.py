@@ -134,5 +134,30 @@ with tempfile.TemporaryDirectory() as tmp:
         z = st["zoomed"]["last_export"]
         check(z["ok"] and z["end_ns"] - z["start_ns"] == 2_000_000, f"zoomed export window {z['start_ns']}..{z['end_ns']} ns")
 
+# 5. The headline and the GPU banner: the steady-state mean (warm-up step excluded) and the
+# different-GPUs warning, as `sightline diff` reports them.
+rc, err, st = run(["--diff", BASE, TEST], ["view diff", "state {open}"], ["open"])
+check(rc == 0, f"diff run failed ({rc}): {err}")
+if rc == 0:
+    d, steady = st["open"]["diff"], cli["steady_state"]
+    check(d["gpu_warning"] == "", f"same GPUs, yet a warning: {d['gpu_warning']}")
+    check(d["steady_state"] is not None and steady is not None, "no steady-state headline")
+    if d["steady_state"] and steady:
+        check(abs(d["steady_state"]["mean_step_a_ns"] / 1000 - steady["mean_step_a_us"]) < 0.01 and
+              abs(d["steady_state"]["mean_step_b_ns"] / 1000 - steady["mean_step_b_us"]) < 0.01,
+              f"view headline {d['steady_state']} != CLI {steady}")
+a100, v100 = (os.path.join(SHARED, n) for n in ("hta_trace_diff_control_a100.json.gz", "hta_trace_diff_test_v100.json.gz"))
+if os.path.exists(a100) and os.path.exists(v100):
+    rc, err, st = run(["--diff", a100, v100], ["view diff", "state {open}"], ["open"])
+    p = subprocess.run([SIGHTLINE, "diff", a100, v100, "--format", "json"], capture_output=True, text=True)
+    check(rc == 0 and p.returncode == 0, f"A100 vs V100 diff failed: {err} {p.stderr}")
+    if rc == 0 and p.returncode == 0:
+        warning = json.loads(p.stdout)["gpu_warning"]
+        check(warning and "different GPUs" in warning, f"CLI gives no GPU warning: {warning}")
+        check("sightline diff: warning: the runs used different GPUs" in p.stderr, "no warning on stderr")
+        check(st["open"]["diff"]["gpu_warning"] == warning, f"view banner {st['open']['diff']['gpu_warning']!r} != CLI")
+else:
+    print("skipped: A100 vs V100 banner check (../shared/corpus is absent)")
+
 print("FAIL" if failures else "OK", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)
