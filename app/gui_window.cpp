@@ -31,6 +31,13 @@
 namespace sl::gui {
 namespace {
 
+// The menu bar's import-issues button: an alarm only for issues worth a look; the half launch
+// flows every Kineto trace has read as normal (core/issue_classes.h). "" when there are none.
+std::string import_badge_label(const ImportIssues& issues) {
+  if (uint64_t attention = attention_issues(issues)) return std::to_string(attention) + " import issues";
+  return issues.total() ? "import: normal" : "";
+}
+
 namespace fs = std::filesystem;
 using views::Workspace;
 
@@ -388,6 +395,12 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
         tabs.current().live ? tabs.current().live->write_state(w, ws) : void(w.null());
         w.key("last_export");
         exporter.write_state(w, ws.store());
+        w.key("import_badge");  // the menu bar's import-issues button
+        if (const TraceStore* s = ws.store())
+          w.begin_object().field("issues", s->issues.total()).field("attention", attention_issues(s->issues))
+              .field("label", import_badge_label(s->issues)).end_object();
+        else
+          w.null();
       }) << "\n";
     } else {
       std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
@@ -478,11 +491,11 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     uint64_t issues = s->issues.total(), attention = attention_issues(s->issues);
     if (attention) {
       ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
-      if (ImGui::SmallButton((std::to_string(attention) + " import issues").c_str())) ui.issues_open = true;
+      if (ImGui::SmallButton(import_badge_label(s->issues).c_str())) ui.issues_open = true;
       ImGui::PopStyleColor();
     } else if (issues) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      if (ImGui::SmallButton("import: normal")) ui.issues_open = true;
+      if (ImGui::SmallButton(import_badge_label(s->issues).c_str())) ui.issues_open = true;
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%llu import notes that are normal in profiler traces (half launch flows); click for details",

@@ -96,5 +96,19 @@ if os.path.exists(big):
 else:
     print("skipped: ../shared is absent, large-trace check not run")
 
+# 6. The import-issues badge alarms only on issues worth a look, as `info` counts them: a trace
+# with only Kineto's half launch flows reads "import: normal".
+for trace, label in ((os.path.join(HERE, "..", "data", "kin_docs_after_fix_h100.json.gz"), "import: normal"),
+                     (SAMPLE, None)):
+    info = json.loads(subprocess.run([SIGHTLINE, "info", trace, "--format", "json"], capture_output=True, text=True,
+                                     check=True).stdout)
+    rc, err, state, png = run(trace, [])
+    badge = state and state.get("import_badge")
+    check(rc == 0 and badge is not None, f"no import badge state: rc={rc} {err}")
+    if badge:
+        check(badge["attention"] == info["issues_attention"], f"badge attention {badge}, info {info['issues_attention']}")
+        want = label or (f"{info['issues_attention']} import issues" if info["issues_attention"] else "import: normal")
+        check(badge["label"] == want, f"badge label {badge['label']!r}, wanted {want!r}")
+
 print(f"gui: {len(failures)} failed checks" if failures else "gui: all checks passed")
 sys.exit(1 if failures else 0)
