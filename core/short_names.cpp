@@ -63,6 +63,7 @@ TopLevel split_top_level(std::string_view name) {
 size_t last_token(const std::string& kept, size_t& end) {
   end = kept.size();
   while (end > 0 && kept[end - 1] == ' ') --end;
+  if (end == 0) return 0;  // nothing but spaces
   if (end >= 6 && kept.compare(end - 6, 6, " const") == 0) {
     end -= 6;
     while (end > 0 && kept[end - 1] == ' ') --end;

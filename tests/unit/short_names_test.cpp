@@ -1,5 +1,6 @@
 // Display names that keep their identity (core/short_names.h): shortened only where they stay
 // distinct, memory names whole.
+#include <map>
 #include <set>
 
 #include "core/short_names.h"
@@ -127,4 +128,29 @@ TEST_CASE("short names on the corpus: ResNet-50 kernels stay distinct") {
   for (std::string_view f : full) shown.insert((*names)(f));
   CHECK(shown.size() == full.size());
   CHECK(shown.count("at::native::vectorized_elementwise_kernel<FillFunctor>") == 1);
+}
+
+TEST_CASE("short names: odd and random bracket soups never crash and stay distinct") {
+  CHECK(base_short_name("  <x>") == "  <x>");
+  CHECK(base_short_name("->") == "->");
+  CHECK(base_short_name("a<>(") == "a<>(");
+  CHECK(base_short_name("f()") == "f");
+  // Deterministic pseudo-random names from a small alphabet of brackets, commas, spaces, colons.
+  const std::string alphabet = "ab<>(),: -{}#";
+  uint64_t state = 42;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL; };
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) {
+    std::string n;
+    for (size_t len = (next() >> 33) % 24; len-- > 0;) n += alphabet[(next() >> 33) % alphabet.size()];
+    names.push_back(n);
+  }
+  std::vector<std::string_view> views(names.begin(), names.end());
+  ShortNames shorten(views);
+  std::map<std::string, std::string> owner;
+  for (const std::string& n : names) {
+    std::string s = shorten(n);
+    auto [it, fresh] = owner.emplace(s, n);
+    CHECK_MESSAGE((fresh || it->second == n), "'" << n << "' and '" << it->second << "' both read '" << s << "'");
+  }
 }
