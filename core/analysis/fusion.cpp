@@ -22,6 +22,10 @@ struct ChainEntry {
   int64_t stream = 0;
   const std::vector<uint32_t>* seq = nullptr;  // kernels of the first occurrence's segment
   size_t at = 0, length = 0;
+  // The last occurrence whose saving was counted: a repetitive chain (A A A ...) has overlapping
+  // windows, and fusing can only take each kernel once, so savings count non-overlapping ones.
+  const std::vector<uint32_t>* saved_seq = nullptr;
+  size_t saved_until = 0;
 };
 
 // A stream's busy time (kernels, memcpy, memset merged), to measure its idle time between two instants.
@@ -106,7 +110,8 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
     }
   }
   // Count every window of length min..max by a hash of its name ids; its saving per occurrence is
-  // T_sys and the idle gap for each kernel after the first, at most the occurrence's span.
+  // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
+  // over occurrences that do not overlap (greedy, in launch order).
   std::unordered_map<uint64_t, ChainEntry> chains;
   for (const Segment& seg : segments) {
     for (size_t a = 0; a < seg.rows.size(); ++a) {
@@ -127,7 +132,11 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
           e.length = n;
         }
         ++e.count;
-        e.saving += std::min(saving, std::max<TimeNs>(0, last_end - first_start));
+        if (e.saved_seq != &seg.rows || a >= e.saved_until) {
+          e.saving += std::min(saving, std::max<TimeNs>(0, last_end - first_start));
+          e.saved_seq = &seg.rows;
+          e.saved_until = a + n;
+        }
       }
     }
   }

@@ -14,7 +14,8 @@ struct FusionCandidate {
   double proximity = 0;            // count(chain) / count(first kernel)
   // Time fusing would save, over all occurrences (§5): per occurrence T_sys for every kernel but
   // the first plus the stream's idle time between the chain's kernels, never queue time, and never
-  // more than the occurrence's span (first kernel's start to last kernel's end).
+  // more than the occurrence's span (first kernel's start to last kernel's end); overlapping
+  // occurrences of a repetitive chain (A A A ...) are saved once (greedy, in launch order).
   TimeNs saving = 0;
   int64_t stream = 0;              // a stream where it occurs
   TimeNs first_start = 0, first_end = 0;  // the first occurrence, where to look

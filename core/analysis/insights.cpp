@@ -28,47 +28,89 @@ std::string cause_words(IdleCause c) {
 // threads) can give back: their union, never the plain sum.
 TimeNs union_length(std::vector<Interval> v) { return total_length(merge_intervals(std::move(v))); }
 
-void starvation(const Report& r, const InsightOptions& o, TimeNs span, std::vector<Insight>& out) {
-  if (!r.causes) return;
-  std::map<int64_t, std::vector<const IdleGap*>> by_stream;
-  for (const IdleGap& g : r.causes->gaps)
-    if (g.length() >= o.starvation_gap) by_stream[g.stream].push_back(&g);
-  for (auto& [stream, gaps] : by_stream) {
-    TimeNs total = 0;  // the gaps of one stream never overlap
-    const IdleGap* worst = gaps.front();
-    for (const IdleGap* g : gaps) total += g->length(), worst = g->length() > worst->length() ? g : worst;
-    Insight in;
-    in.kind = "starvation";
-    in.title = "GPU starved on stream " + std::to_string(stream) + ": " + std::to_string(gaps.size()) + " gaps of " +
-               duration_text(o.starvation_gap) + " or more, " + duration_text(total) + " in all";
-    in.detail = "Stream " + std::to_string(stream) + " sat idle for " + duration_text(total) +
-                (span ? " (" + pct(double(total) / double(span)) + " of the trace)" : std::string()) +
-                " in gaps of at least " + duration_text(o.starvation_gap) + ". The longest, " +
-                duration_text(worst->length()) + ", is " + cause_words(worst->cause) +
-                ": the GPU had no work queued, so every such gap is time the step cannot get back by faster kernels.";
-    in.cost = total;
-    in.t0 = worst->start;
-    in.t1 = worst->end;
-    out.push_back(std::move(in));
+}  // namespace
+
+std::vector<DeviceIdle> device_idle(const Report& r) {
+  std::vector<DeviceIdle> out;
+  if (!r.causes) return out;
+  const EventTable& t = r.table;
+  std::vector<Interval> busy_raw;
+  for (uint32_t i : t.gpu)
+    if (is_kernel_memcpy_memset_cat(t.cat(t.rows[i]))) busy_raw.push_back({t.rows[i].ts, t.rows[i].end()});
+  const std::vector<Interval> busy = merge_intervals(std::move(busy_raw));
+  // Each stream gap minus the busy time of every stream: the pieces where the whole GPU waited.
+  // The same piece shows up in every stream idle at the time; it goes to the stream that resumed
+  // first (its next activity ended the wait), whose gap cause then explains it.
+  std::map<TimeNs, DeviceIdle> pieces;  // by start
+  for (const IdleGap& g : r.causes->gaps) {
+    auto it = std::upper_bound(busy.begin(), busy.end(), g.start, [](TimeNs v, const Interval& b) { return v < b.end; });
+    TimeNs at = g.start;
+    for (; at < g.end; ++it) {
+      TimeNs stop = it == busy.end() ? g.end : std::min(g.end, it->start);
+      if (stop > at) {
+        auto [slot, fresh] = pieces.try_emplace(at, DeviceIdle{at, stop, g.cause, g.end});
+        if (!fresh && g.end < slot->second.resumed) slot->second = DeviceIdle{at, std::max(stop, slot->second.end), g.cause, g.end};
+        else if (!fresh) slot->second.end = std::max(slot->second.end, stop);
+      }
+      if (it == busy.end()) break;
+      at = std::max(at, it->end);
+    }
   }
+  // Pieces of different streams can still nest when a gap is clipped by the trace's edges: keep
+  // them disjoint (a later piece starts where the previous one ended).
+  TimeNs covered = INT64_MIN;
+  for (auto& [start, p] : pieces) {
+    p.start = std::max(p.start, covered);
+    if (p.end <= p.start) continue;
+    covered = p.end;
+    out.push_back(p);
+  }
+  return out;
 }
 
-void data_loader(const Report& r, std::vector<Insight>& out) {
-  if (!r.causes) return;
-  std::vector<Interval> stalls;
-  const IdleGap* worst = nullptr;
-  for (const IdleGap& g : r.causes->gaps) {
-    if (g.cause != IdleCause::DataLoading) continue;
-    stalls.push_back({g.start, g.end});
-    if (!worst || g.length() > worst->length()) worst = &g;
+namespace {
+
+void starvation(const std::vector<DeviceIdle>& idle, const InsightOptions& o, TimeNs span, std::vector<Insight>& out) {
+  TimeNs total = 0;
+  uint64_t n = 0;
+  const DeviceIdle* worst = nullptr;
+  for (const DeviceIdle& d : idle) {
+    if (d.end - d.start < o.starvation_gap) continue;
+    total += d.end - d.start, ++n;
+    if (!worst || d.end - d.start > worst->end - worst->start) worst = &d;
   }
   if (!worst) return;
-  TimeNs total = union_length(stalls);  // several streams stalled at once count once
+  Insight in;
+  in.kind = "starvation";
+  in.title = "GPU starved: " + std::to_string(n) + " gaps of " + duration_text(o.starvation_gap) +
+             " or more with no stream busy, " + duration_text(total) + " in all";
+  in.detail = "The whole GPU sat idle for " + duration_text(total) +
+              (span ? " (" + pct(double(total) / double(span)) + " of the trace)" : std::string()) +
+              " in gaps of at least " + duration_text(o.starvation_gap) + ". The longest, " +
+              duration_text(worst->end - worst->start) + ", is " + cause_words(worst->cause) +
+              ": no stream had work queued, so every such gap is time the step cannot get back by faster kernels. "
+              "(A stream idle while others run is not counted: that time is not lost.)";
+  in.cost = total;
+  in.t0 = worst->start;
+  in.t1 = worst->end;
+  out.push_back(std::move(in));
+}
+
+void data_loader(const std::vector<DeviceIdle>& idle, std::vector<Insight>& out) {
+  TimeNs total = 0;
+  uint64_t n = 0;
+  const DeviceIdle* worst = nullptr;
+  for (const DeviceIdle& d : idle) {
+    if (d.cause != IdleCause::DataLoading) continue;
+    total += d.end - d.start, ++n;
+    if (!worst || d.end - d.start > worst->end - worst->start) worst = &d;
+  }
+  if (!worst) return;
   Insight in;
   in.kind = "data_loader";
-  in.title = "Data loading stalls the GPU: " + std::to_string(stalls.size()) + " gaps, " + duration_text(total);
-  in.detail = "While the host waited for the DataLoader the GPU was idle for " + duration_text(total) + " in " +
-              std::to_string(stalls.size()) + " gaps (longest " + duration_text(worst->length()) +
+  in.title = "Data loading stalls the GPU: " + std::to_string(n) + " gaps, " + duration_text(total);
+  in.detail = "While the host waited for the DataLoader the whole GPU was idle for " + duration_text(total) + " in " +
+              std::to_string(n) + " gaps (longest " + duration_text(worst->end - worst->start) +
               "). More loader workers, pinned memory or prefetching would overlap input with compute.";
   in.cost = total;
   in.t0 = worst->start;
@@ -283,8 +325,9 @@ std::string duration_text(TimeNs ns) {
 std::vector<Insight> rank_insights(const Report& r, const InsightOptions& o) {
   const TimeNs span = trace_span(r.table);
   std::vector<Insight> out;
-  starvation(r, o, span, out);
-  data_loader(r, out);
+  const std::vector<DeviceIdle> idle = device_idle(r);
+  starvation(idle, o, span, out);
+  data_loader(idle, out);
   host_bound(r, out);
   sync_calls(r, out);
   pageable_copies(r, out);
@@ -315,16 +358,17 @@ std::string headline_text(const Report& r, size_t top) {
     o += "GPU idle " + duration_text(tb.idle) + " of " + duration_text(tb.span) + " (" + p + ")";
   }
   if (r.causes) {
-    // Per-stream idle summed by cause: streams idle at the same time each count, so the split is
-    // given as shares of that sum, not of the span.
+    // The split: time no stream was busy, by the cause of the stream that resumed first (per-stream
+    // idle summed over streams would count the same instant once per idle stream).
     TimeNs by_cause[kIdleCauseCount] = {};
     TimeNs total = 0;
-    for (const IdleCauseRow& c : r.causes->rows) by_cause[int(c.cause)] += c.idle, total += c.idle;
+    for (const DeviceIdle& d : device_idle(r)) by_cause[int(d.cause)] += d.end - d.start, total += d.end - d.start;
     std::vector<int> order;
     for (int c = 0; c < kIdleCauseCount; ++c)
       if (by_cause[c] > 0) order.push_back(c);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return by_cause[a] > by_cause[b]; });
-    o += r.temporal && r.temporal->valid ? "; by cause (stream idle summed over streams): " : "idle by cause: ";
+    o += r.temporal && r.temporal->valid ? "; " : "";
+    o += "idle split (no stream busy, " + duration_text(total) + "): ";
     if (order.empty()) o += "none";
     for (size_t k = 0; k < order.size(); ++k)
       o += (k ? ", " : "") + std::string(idle_cause_name(IdleCause(order[k]))) + " " + duration_text(by_cause[order[k]]) +

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/analysis/common.h"
+#include "core/analysis/idle_time.h"
 
 namespace sl::analysis {
 
@@ -35,6 +36,15 @@ struct InsightOptions {
 
 // Sorted by cost, largest first; every cost is > 0 and <= trace_span(report.table).
 std::vector<Insight> rank_insights(const Report& report, const InsightOptions& options = {});
+
+// Time the whole GPU waited (no kernel, memcpy or memset on any stream), cut from the idle-cause
+// gaps, each piece with the cause of the stream that resumed first. Sorted, disjoint.
+struct DeviceIdle {
+  TimeNs start = 0, end = 0;
+  IdleCause cause = IdleCause::Other;
+  TimeNs resumed = 0;  // end of the stream gap the cause comes from
+};
+std::vector<DeviceIdle> device_idle(const Report& report);
 
 // First start to last end over every event of the table (CPU and GPU).
 TimeNs trace_span(const EventTable& table);

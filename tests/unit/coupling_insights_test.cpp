@@ -164,6 +164,22 @@ TEST_CASE("fusion saving: back-to-back tiny kernels save at most their span") {
   CHECK(f[0].saving == 3 * usec(2));  // T_sys 4.5 µs, clamped to the 2 µs occurrence
 }
 
+TEST_CASE("fusion saving: a repetitive chain's overlapping occurrences are saved once") {
+  // Ten A kernels, 3 µs apart (1 µs long, 2 µs gaps): nine windows "A A" (proximity 0.9), five
+  // disjoint ones.
+  std::vector<std::string> ev;
+  for (int k = 0; k < 10; ++k) {
+    ev.push_back(launch("cudaLaunchKernel", ts_text(1000 + k), "1", k + 1));
+    ev.push_back(kernel("A", 7, ts_text(2000 + 3 * k), "1", k + 1));
+  }
+  auto s = load(trace(ev));
+  auto f = fusion_candidates(table(*s, Mode::Sightline));
+  auto aa = std::find_if(f.begin(), f.end(), [](const FusionCandidate& c) { return c.chain.size() == 2; });
+  REQUIRE(aa != f.end());
+  CHECK(aa->count == 9);
+  CHECK(aa->saving == 5 * usec(4));  // each: min(T_sys + the 2 µs gap, its 4 µs span)
+}
+
 TEST_CASE("fusion: communication kernels are never candidates") {
   std::vector<std::string> ev;
   for (int k = 0; k < 8; ++k) {
