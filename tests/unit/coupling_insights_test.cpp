@@ -239,7 +239,7 @@ TEST_CASE("insights: bounded costs, and the text report opens with the headline"
 TEST_CASE("corpus: no insight costs more than the trace span") {
   if (!sl::test::have_shared()) return;
   int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(sl::test::shared_dir() / "corpus")) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(sl::test::shared_dir() / "corpus")) {
     std::string path = entry.path().string();
     if (!path.ends_with(".json.gz")) continue;
     CAPTURE(path);
@@ -258,7 +258,21 @@ TEST_CASE("corpus: no insight costs more than the trace span") {
     for (const CouplingRow& c : r.coupling->rows) CHECK(c.host_orchestration >= 0);
     ++checked;
   }
-  CHECK(checked >= 40);
+  CHECK(checked >= 48);  // the top-level traces and the 8 ranks of param_dlrm_8rank
+}
+
+TEST_CASE("corpus: ResNet-50 nw4 at ~80 % GPU utilisation is not host-bound") {
+  if (!sl::test::have_shared()) return;
+  LoadResult loaded = load_trace((sl::test::shared_dir() / "corpus" / "kin_resnet50_nw4_run1.json.gz").string());
+  REQUIRE(loaded.ok());
+  Coupling c = coupling(table(*loaded.store, Mode::Sightline));
+  REQUIRE(c.rows.size() > 2);
+  for (const CouplingRow& r : c.rows) {
+    CAPTURE(r.iteration.value_or(-1));
+    if (r.kernels == 0) continue;
+    CHECK(r.bound != Boundness::Host);
+    CHECK(r.tklqt > 10 * r.host_orchestration);  // TKLQT is mostly queue time here
+  }
 }
 
 TEST_CASE("corpus: CUDA graph launches of hta_trace_diff_test_v100 count their call once") {
