@@ -236,6 +236,26 @@ TEST_CASE("insights: bounded costs, and the text report opens with the headline"
   CHECK(render_text(rh, report_tables(rh)).find("headline") == std::string::npos);
 }
 
+TEST_CASE("insights: a stream idle while another runs costs nothing; the whole GPU idle does") {
+  // Stream 7: one 1000 µs kernel, then a 1000 µs gap. Stream 8: an 890 µs gap under stream 7's
+  // kernel, then a 1095 µs gap that overlaps stream 7's gap.
+  auto s = load(trace({launch("cudaLaunchKernel", "900", "2", 1), launch("cudaLaunchKernel", "903", "2", 2),
+                       launch("cudaLaunchKernel", "1890", "2", 3), launch("cudaLaunchKernel", "2990", "2", 4),
+                       launch("cudaLaunchKernel", "2995", "2", 5), kernel("long", 7, "1000", "1000", 1),
+                       kernel("k", 8, "1000", "10", 2), kernel("k", 8, "1900", "10", 3), kernel("k", 7, "3000", "10", 4),
+                       kernel("k", 8, "3005", "10", 5)}));
+  Report r = run_report(*s, {});
+  std::vector<DeviceIdle> idle = device_idle(r);
+  REQUIRE(idle.size() == 1);
+  CHECK(idle[0].start == usec(2000 - 900));
+  CHECK(idle[0].end == usec(3000 - 900));
+  CHECK(idle[0].resumed == usec(3000 - 900));  // stream 7 resumed first
+  auto starved = std::find_if(r.insights->begin(), r.insights->end(), [](const Insight& in) { return in.kind == "starvation"; });
+  REQUIRE(starved != r.insights->end());
+  CHECK(starved->cost == usec(1000));  // not 1000 + 890 + 1095 µs of per-stream gaps
+  CHECK(render_text(r, report_tables(r)).find("idle split (no stream busy, 1.00 ms)") != std::string::npos);
+}
+
 TEST_CASE("corpus: no insight costs more than the trace span") {
   if (!sl::test::have_shared()) return;
   int checked = 0;
