@@ -32,6 +32,8 @@ check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trac
 check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
+# The headline (three costliest findings, idle split) and the analyses Insights reads.
+check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
 check error_truncated.txt "$inputs" info truncated.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
