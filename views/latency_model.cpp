@@ -83,8 +83,10 @@ LatencyBins bin_latency(const EventTable& t, const LaunchStats& stats, const std
     if (v > 0) lo = std::min(lo, v);  // as launch_stats: the axis starts near the data, zeros in bin 0
     else ++out.zeros;
     hi = std::max(hi, v);
-    if (p.runtime <= cut.runtime && p.gpu < p.runtime) ++out.short_kernels;
-    if (p.runtime > cut.runtime) ++out.runtime_outliers;
+    if (p.graph_position <= 0) {  // a graph launch is one call: counted on its first activity
+      if (p.runtime <= cut.runtime && p.gpu < p.runtime) ++out.short_kernels;
+      if (p.runtime > cut.runtime) ++out.runtime_outliers;
+    }
     if (p.delay > cut.launch_delay) ++out.launch_delay_outliers;
   }
   if (lo > hi) lo = hi = 1;  // every value is 0

@@ -114,6 +114,13 @@ std::vector<Table> report_tables(const Report& r) {
       h.rows.push_back({C::str(x.quantity), C::nums_of(std::move(edges)), C::nums_of(std::move(counts))});
     }
     out.push_back(std::move(h));
+    if (s.graph_launches) {  // Sightline mode: graph kernels' own latencies (see launch_stats.h)
+      Table g{"graph_launches", {"rank", "graph_launches", "graph_activities", "runtime_sum_us",
+                                 "first_activity_delay_median_us", "in_graph_delay_median_us"}};
+      g.rows.push_back({C::integer(s.rank), C::integer(int64_t(s.graph_launches)), C::integer(int64_t(s.graph_activities)),
+                        C::ns(s.graph_runtime_sum), C::ns(s.graph_first_delay_median), C::ns(s.graph_inner_delay_median)});
+      out.push_back(std::move(g));
+    }
   }
   if (r.queues) {
     Table t{"queue_length_summary", {"rank", "stream", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_max_us"}};
@@ -147,12 +154,14 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(t));
   }
   if (r.coupling) {
-    Table t{"coupling", {"rank", "iteration", "tklqt_us", "akd_us", "latency_us", "gpu_busy_us", "utilization",
-                         "exposed_host_us", "hdbi", "bound"}};
+    // tklqt_us (SKIP, queue time included) beside host_orchestration_us (queue-free, the HDBI's
+    // host term), so a reader sees why a long TKLQT can still be device-bound.
+    Table t{"coupling", {"rank", "iteration", "tklqt_us", "host_orchestration_us", "akd_us", "latency_us", "gpu_busy_us",
+                         "utilization", "exposed_host_us", "hdbi", "bound"}};
     for (const auto& c : r.coupling->rows) {
       if (c.kernels == 0 && c.iteration) continue;  // an iteration without kernels says nothing
       t.rows.push_back({C::integer(c.rank), c.iteration ? C::integer(*c.iteration) : C::null(), C::ns(c.tklqt),
-                        C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
+                        C::ns(c.host_orchestration), C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
                         C::ns(c.exposed_host), C::num(c.hdbi),
                         c.kernels ? C::str(std::string(boundness_name(c.bound))) : C::null()});
     }
@@ -162,7 +171,7 @@ std::vector<Table> report_tables(const Report& r) {
     Table t{"fusion_candidates", {"chain", "length", "count", "proximity", "launch_overhead_us"}};
     for (const auto& f : *r.fusion)
       t.rows.push_back({C::strs(f.chain), C::integer(int64_t(f.chain.size())), C::integer(int64_t(f.count)),
-                        C::num(f.proximity), C::ns(f.launch_overhead)});
+                        C::num(f.proximity), C::ns(f.saving)});
     out.push_back(std::move(t));
   }
   if (r.repeated) {
@@ -176,6 +185,15 @@ std::vector<Table> report_tables(const Report& r) {
     for (const auto& k : *r.sequences)
       t.rows.push_back({C::str(k.op), C::strs(k.pattern), C::integer(int64_t(k.count)), C::ns(k.gpu_kernel_time),
                         C::ns(k.cpu_op_time)});
+    out.push_back(std::move(t));
+  }
+  if (r.insights) {
+    Table t{"insights", {"position", "kind", "cost_us", "start_us", "end_us", "title", "detail"}};
+    for (size_t i = 0; i < r.insights->size(); ++i) {
+      const Insight& in = (*r.insights)[i];
+      t.rows.push_back({C::integer(int64_t(i + 1)), C::str(in.kind), C::ns(in.cost), C::ns(in.t0), C::ns(in.t1),
+                        C::str(in.title), C::str(in.detail)});
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -371,10 +389,19 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     }
     cells.push_back(std::move(line));
   }
+  // Lists of names (a fusion chain, a kernel pattern) are long and never cut: in text they go
+  // last, so the columns after them stay aligned and readable.
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t k = 0; k < t.columns.size(); ++k) {
+      bool list = is_name[k] && !t.rows.empty() && t.rows.front()[k].kind == Cell::StrList;
+      if (list == (pass == 1)) order.push_back(k);
+    }
   auto emit = [&](const std::vector<std::string>& line) {
-    for (size_t k = 0; k < line.size(); ++k) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      size_t k = order[i];
       o += line[k];
-      if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
+      if (i + 1 < order.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
     }
     o += "\n";
   };
@@ -388,8 +415,10 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
 
 std::string render_text(const Report& r, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
+  o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);  // those: JSON only
+    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights")
+      append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";

@@ -35,6 +35,8 @@ check report_kernels.txt "$data" report hta_amd_mi250_minitoy.json.gz --only ker
 check usage_report_csv_without_table.txt "$data" report hta_cp_simple_add_input.json.gz --format csv
 check usage_diff_csv_without_table.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
+# The headline (three costliest findings, idle split) and the analyses Insights reads.
+check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
 check error_truncated.txt "$inputs" info truncated.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
