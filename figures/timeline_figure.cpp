@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "core/track_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "views/palette.h"
@@ -428,29 +429,10 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
 
 }  // namespace
 
-std::string process_label(const TraceStore& store, uint32_t p) {
-  const Process& process = store.processes[p];
-  std::string name(store.strings.view(process.name));
-  bool gpu = !process.tracks.empty() && store.tracks[process.tracks[0]].kind == TrackKind::GpuStream;
-  if (gpu) {
-    int64_t device = store.tracks[process.tracks[0]].device;
-    std::string label = "GPU " + std::to_string(device);
-    for (const Device& d : store.meta.devices)
-      if (d.id == device && !d.name.empty()) label += " · " + d.name;
-    return label;
-  }
-  return (name.empty() ? "process" : name) + " " + std::string(store.strings.view(process.pid_text));
-}
+// Rows are named as in the timeline (core/track_names.h).
+std::string process_label(const TraceStore& store, uint32_t p) { return process_display_name(store, p); }
 
-std::string track_label(const TraceStore& store, uint32_t track) {
-  const Track& t = store.tracks[track];
-  std::string label;
-  if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) label = "stream " + std::to_string(t.stream);
-  else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
-  else label = std::string(store.strings.view(t.name));
-  if (t.kind == TrackKind::CpuThread && label == std::string(store.strings.view(t.tid_text))) label = "thread " + label;
-  return label;
-}
+std::string track_label(const TraceStore& store, uint32_t track) { return track_display_name(store, track); }
 
 std::string fit_text(const std::string& text, float width, float size, bool bold) {
   if (text_width(text, size, bold) <= width) return text;

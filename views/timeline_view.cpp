@@ -7,6 +7,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/format.h"
+#include "core/track_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -537,17 +539,7 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     label = "Pinned (right-click a track name to unpin)";
   } else if (row.kind == Row::ProcessHeader) {
     const Process& p = store_.processes[row.process];
-    std::string name(store_.strings.view(p.name));
-    bool gpu = !p.tracks.empty() && store_.tracks[p.tracks[0]].kind == TrackKind::GpuStream;
-    if (gpu) {
-      int64_t device = store_.tracks[p.tracks[0]].device;
-      label = "GPU " + std::to_string(device);
-      for (const Device& d : store_.meta.devices)
-        if (d.id == device && !d.name.empty()) label += " · " + d.name;
-    } else {
-      label = (name.empty() ? "process" : name) + " " + std::string(store_.strings.view(p.pid_text));
-    }
-    label = (collapsed_[row.process] ? "▸ " : "▾ ") + label;
+    label = (collapsed_[row.process] ? "▸ " : "▾ ") + process_display_name(store_, row.process);
     size_t hidden = 0;
     for (uint32_t t : p.tracks) hidden += hidden_[t];
     bool over = ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + row.height));
@@ -559,17 +551,9 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     label = std::string(store_.strings.view(store_.counters[row.counter].name));
   } else {
     const Track& t = store_.tracks[row.track];
-    // Tracks under a device's pid without GPU work (device-wide syncs, or host threads that
-    // Kineto files there) keep the thread's own name.
-    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0)
-      label = (pinned_[row.track] ? "GPU " + std::to_string(t.device) + " " : std::string()) + "stream " + std::to_string(t.stream);
-    else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
-    else label = std::string(store_.strings.view(t.name));
-    if (t.kind == TrackKind::CpuThread && label == std::string(store_.strings.view(t.tid_text))) label = "thread " + label;
+    label = pinned_[row.track] ? track_full_name(store_, row.track) : track_display_name(store_, row.track);
     if (idle_share_[row.track] >= 0 && show_idle) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "  idle %.0f%%", idle_share_[row.track] * 100);
-      label += buf;
+      label += "  idle " + human::percent(idle_share_[row.track] * 100);
     }
     if (t.overlapping) label += "  ⚠" + std::to_string(t.overlapping);
   }
@@ -582,7 +566,8 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
       ImGui::OpenPopup("track menu");
     }
     const Track& t = store_.tracks[row.track];
-    ImGui::SetTooltip("%s\n%zu slices, %u lanes%s\nright-click: pin or hide", label.c_str(), t.slices.size(), t.row_count(),
+    ImGui::SetTooltip("%s\n%s\n%s slices, %u lanes%s\nright-click: pin or hide", track_full_name(store_, row.track).c_str(),
+                      track_raw_ids(store_, row.track).c_str(), human::count(int64_t(t.slices.size())).c_str(), t.row_count(),
                       t.overlapping ? "\noverlapping slices are drawn on extra lanes (⚠)" : "");
   }
 }

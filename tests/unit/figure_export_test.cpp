@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using sl::views::ExportWhat;
 
-// GPU stream 7 (pinned on top by default), a CPU thread, and a process holding only an instant
+// GPU stream 7 (pinned on top by default), two CPU threads (tid 1 is pid 1's "main thread"), and a process holding only an instant
 // (collapsed by default).
 const char* kRows = R"JSON({"traceEvents":[
  {"ph":"M","name":"process_name","pid":0,"args":{"name":"python"}},
@@ -38,7 +38,7 @@ fs::path temp_file(const char* name) { return fs::temp_directory_path() / (std::
 TEST_CASE("export: visible rows follow pins and hidden rows and skip collapsed processes") {
   auto store = sl::test::load_ok(kRows);
   sl::views::TimelineView tl(*store);
-  uint32_t gpu = track_named(*store, "stream 7"), t1 = track_named(*store, "thread 1"), t2 = track_named(*store, "thread 2");
+  uint32_t gpu = track_named(*store, "stream 7"), t1 = track_named(*store, "main thread"), t2 = track_named(*store, "thread 2");
   // Pinned GPU stream first, then the CPU threads in process order; the instant-only process is collapsed.
   CHECK(tl.visible_tracks() == std::vector<uint32_t>{gpu, t1, t2});
   tl.set_hidden(t1, true);
@@ -109,7 +109,7 @@ TEST_CASE("export: screen, selection and analysis figures and their errors") {
   CHECK(fs::file_size(q.path) > 1000);
   CHECK(r.summary().starts_with("wrote " + q.path + ": "));
 
-  tl.set_hidden(track_named(*store, "thread 1"), true);
+  tl.set_hidden(track_named(*store, "main thread"), true);
   r = sl::views::export_figure(src, q);
   REQUIRE(r.ok);
   CHECK(r.timeline.slices == 2);
