@@ -74,6 +74,9 @@ std::string process_display_name(const TraceStore& store, uint32_t process) {
       if (lower(std::string(store.strings.view(text))).find("pytorch profiler") != std::string::npos)
         return "PyTorch profiler " + lower(pid);
   if (!p.pid_is_number && !pid.empty()) return pid;
+  bool slices = false;
+  for (uint32_t t : p.tracks) slices |= store.tracks[t].slices.size() > 0;
+  if (!slices) return pid.empty() ? "markers" : "markers " + pid;  // instants only (global ones have no pid)
   for (uint32_t t : p.tracks)
     if (store.tracks[t].kind == TrackKind::CpuThread && holds_category(store, store.tracks[t], "python_function"))
       return "Python process " + pid;

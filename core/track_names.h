@@ -11,7 +11,7 @@
 namespace sl {
 
 // A process group's header: "GPU 0 · NVIDIA H100", "python3 19392", "PyTorch profiler spans",
-// "Python process 42", or "process 42" when nothing better is known.
+// "Python process 42", "markers" (instants only), or "process 42" when nothing better is known.
 std::string process_display_name(const TraceStore& store, uint32_t process);
 // A row inside its process group: "stream 7", "device-wide", the thread's own name, or one
 // derived from its slices ("Python main thread", "Python thread", "autograd thread", "main

@@ -23,7 +23,8 @@ constexpr const char* kTrace = R"JSON({"traceEvents":[
  {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":10},
  {"ph":"M","name":"process_name","pid":-1,"tid":0,"args":{"name":""}},
  {"ph":"X","cat":"cpu_op","name":"x","pid":200,"tid":200,"ts":1,"dur":1},
- {"ph":"X","cat":"python_function","name":"y","pid":300,"tid":301,"ts":1,"dur":1}
+ {"ph":"X","cat":"python_function","name":"y","pid":300,"tid":301,"ts":1,"dur":1},
+ {"ph":"i","name":"Record Window End","s":"g","ts":20}
 ]})JSON";
 
 uint32_t track_with_tid(const TraceStore& s, std::string_view tid) {
@@ -71,6 +72,7 @@ TEST_CASE("processes without a name are named by what they hold; empty ones have
   CHECK(process_display_name(s, process_with_pid(s, "Spans")) == "PyTorch profiler spans");
   CHECK(process_display_name(s, process_with_pid(s, "300")) == "Python process 300");
   CHECK(process_display_name(s, process_with_pid(s, "200")) == "process 200");
+  CHECK(process_display_name(s, process_with_pid(s, "")) == "markers");  // a global instant
   CHECK(process_display_name(s, s.tracks[track_with_tid(s, "7")].process).rfind("GPU 0", 0) == 0);
   CHECK(process_has_content(s, process_with_pid(s, "100")));
   CHECK_FALSE(process_has_content(s, process_with_pid(s, "-1")));
