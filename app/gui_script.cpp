@@ -252,6 +252,7 @@ Outcome cmd_state(Call& c) {
   Tab& tab = c.tabs.current();
   std::ofstream(path) << state_json(c.ws, [&](JsonWriter& w) {
     w.field("tabs", uint64_t(c.tabs.list.size())).field("active_tab", int64_t(c.tabs.active));
+    w.field("window_title", window_title(tab)).field("help_open", c.tabs.help_open);
     w.key("tab_paths").begin_array();
     for (const auto& t : c.tabs.list) w.value(t->ws->path());
     w.end_array().key("diff");
@@ -261,6 +262,11 @@ Outcome cmd_state(Call& c) {
     w.key("last_export");
     c.exporter.write_state(w, c.ws.store());
   }) << "\n";
+  return next();
+}
+
+Outcome cmd_help(Call& c) {
+  c.tabs.help_open = c.word() != "off";
   return next();
 }
 
@@ -357,6 +363,7 @@ const Command kCommands[] = {
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
     {"state", "state OUT.json: what the views show, as JSON (for tests)", Needs::Nothing, cmd_state},
+    {"help", "help [on|off]: show or hide the keys-and-mouse overlay", Needs::Nothing, cmd_help},
     {"diffrow", "diffrow N: select row N of the diff table", Needs::Diff, cmd_diffrow},
     {"diffgroup", "diffgroup on|off: group the diff table by operator", Needs::Diff, cmd_diffgroup},
     {"difffilter", "difffilter TEXT: filter the diff table", Needs::Diff, cmd_difffilter},

@@ -2,6 +2,7 @@
 // loop (gui_window.cpp) and the automation script (gui_script.cpp).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct Tabs {
   int force_select = -1;  // a tab chosen by code (script, open) rather than by a click
   int force_frames = 0;
   int next_id = 1;
+  float panel_height = 0;  // the lower panel's height as the user dragged it (0: not dragged yet)
+  bool help_open = false;  // the keys-and-mouse overlay (?, Help menu, script `help`)
   Tab& current() { return *list[size_t(active)]; }
   void choose(int i) { active = force_select = i, force_frames = 3; }
   Tab& add() {
@@ -62,6 +65,23 @@ bool with_export_sources(Tab& tab, F use) {
 // The lower panel's tab; a live capture before its first analysis has no panel yet.
 inline views::PanelTab active_tab(views::Workspace& ws) {
   return ws.panel() ? ws.panel()->active() : views::PanelTab::Details;
+}
+
+// "Sightline — trace.json.gz" (a diff: "A vs B"; a live tab: "live capture").
+inline std::string window_title(const Tab& tab) {
+  std::string title = "Sightline";
+  auto file = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };
+  if (tab.live) title += " \xE2\x80\x94 live capture";
+  else if (!tab.pending.empty()) title += " \xE2\x80\x94 " + file(tab.pending);
+  if (tab.ws_b) title += " vs " + file(tab.pending_b);
+  return title;
+}
+
+// The lower panel collapses to its tab bar while it has nothing to show: the Details tab with no
+// slice selected. Another tab (a click, `view NAME`) or a selection opens it again.
+inline bool panel_collapsed(views::Workspace& ws) {
+  views::TimelineView* tl = ws.timeline();
+  return ws.panel() && tl && ws.panel()->active() == views::PanelTab::Details && !tl->selected().valid();
 }
 
 }  // namespace sl::gui

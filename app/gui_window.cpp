@@ -69,7 +69,7 @@ void remember(Ui& ui, const std::string& path) {
 }
 
 void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
-               views::LiveView* live, bool live_open, const std::function<void()>& toggle_live) {
+               views::LiveView* live, bool live_open, const std::function<void()>& toggle_live, bool& help_open) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
@@ -102,6 +102,10 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     }
     if (ImGui::MenuItem("Find...", "Ctrl+F")) ui.find_open = true;
     if (ImGui::MenuItem("Show everything", "0")) tl->show_all();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keys and mouse", "?")) help_open = true;
     ImGui::EndMenu();
   }
   if (TraceStore* s = ws.store()) {
@@ -169,6 +173,45 @@ void draw_find(Workspace& ws, Ui& ui) {
     }
     size_t n = tl->highlights().size();
     ImGui::TextDisabled(n ? "%zu of %zu matches (Enter / Shift+Enter)" : "no matches", n ? tl->match_index() + 1 : 0, n);
+  }
+  ImGui::End();
+}
+
+// The keys and mouse gestures, in one overlay (`?`, Help > Keys and mouse).
+void draw_help(bool& open) {
+  if (!open) return;
+  static const char* kHelp[][2] = {
+      {"Mouse wheel", "zoom around the pointer"},
+      {"Shift + wheel", "scroll the rows"},
+      {"Drag", "pan"},
+      {"Shift + drag, or drag on the ruler", "select a time range (its statistics open)"},
+      {"Click a slice", "select it: details below, launch and flow arrows"},
+      {"Click a process name", "fold or unfold the process"},
+      {"Click \xE2\x80\x9CN more levels\xE2\x80\x9D", "unfold a deep Python stack"},
+      {"Right-click a track name", "pin to top, hide, fold levels"},
+      {"W / S, A / D", "zoom in / out, pan left / right"},
+      {"F", "frame the selected slice"},
+      {"0 or Home", "show everything"},
+      {"Esc", "clear the selection and the range"},
+      {"Ctrl+F", "find slices by name (Enter: next match)"},
+      {"Ctrl+O / Ctrl+E", "open a trace / export a figure"},
+      {"Drag the bar above the panel", "resize the panel"},
+      {"?", "this help"},
+  };
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Keys and mouse", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+    if (ImGui::BeginTable("help", 2, ImGuiTableFlags_RowBg)) {
+      for (const auto& [keys, what] : kHelp) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(keys);
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", what);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("The Insights tab lists what slows the trace down; each finding opens where it happens.");
   }
   ImGui::End();
 }
@@ -264,6 +307,8 @@ public:
   App(const Options& options, GLFWwindow* window, std::vector<std::string> script_lines)
       : options_(options), window_(window), script_(std::move(script_lines)), automated_(!script_.done()) {
     load_recent(ui_);
+    // Scripted runs (tests, demos) always see what a first run sees.
+    insights_seen_ = !automated_ && fs::exists(state_dir() / "seen_insights");
   }
   bool open_initial_tabs();
   int loop();
@@ -278,9 +323,14 @@ private:
   void wait_for_events();
   bool poll_tabs();
   void handle_shortcuts(Workspace& ws);
+  void toggle_help_on_key();
   void draw_tab_bar();
   void draw_tab(Tab& tab);
   void draw_trace(Tab& tab, views::TimelineView& tl);
+  float lower_panel_height(Workspace& ws);
+  void draw_splitter(float panel_height);
+  void note_insights_seen(Workspace& ws);
+  void update_title(Tab& tab);
   void draw_windows(Tab& tab);
   void draw_error_popup(Tab& tab);
   bool render_and_script();
@@ -296,6 +346,8 @@ private:
   int exit_code_ = 0;
   int idle_frames_ = 0;
   int close_ = -1;  // the tab to close at the end of this frame
+  bool insights_seen_ = false;  // the first-run hint points at the Insights tab until it is opened
+  std::string title_;
 };
 
 // --- opening tabs ----------------------------------------------------------------------------
@@ -406,6 +458,14 @@ void App::handle_shortcuts(Workspace& ws) {
   if (ImGui::IsKeyPressed('E', false) && ws.timeline()) ui_.exporter.open(ws.path(), active_tab(ws));
 }
 
+void App::toggle_help_on_key() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  for (ImWchar c : io.InputQueueCharacters)
+    if (c == '?') tabs_.help_open = !tabs_.help_open;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) tabs_.help_open = !tabs_.help_open;
+}
+
 void App::draw_tab_bar() {
   if (!ImGui::BeginTabBar("traces", ImGuiTabBarFlags_AutoSelectNewTabs | ImGuiTabBarFlags_FittingPolicyScroll)) return;
   for (size_t i = 0; i < tabs_.list.size(); ++i) {
@@ -427,6 +487,39 @@ void App::draw_tab_bar() {
   if (tabs_.force_frames > 0 && --tabs_.force_frames == 0) tabs_.force_select = -1;
 }
 
+constexpr float kSplitterHeight = 6;
+
+// The lower panel's height: its tab bar alone while it has nothing to show, else what the user
+// dragged it to (40 % of the window until then), leaving the timeline at least 200 px.
+float App::lower_panel_height(Workspace& ws) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  if (panel_collapsed(ws)) return ImGui::GetFrameHeight() + style.WindowPadding.y * 2 + 2;
+  float window = ImGui::GetMainViewport()->WorkSize.y;
+  float h = tabs_.panel_height > 0 ? tabs_.panel_height : std::max(220.f, window * 0.4f);
+  return std::clamp(h, 80.f, std::max(80.f, window - 260.f));
+}
+
+// The bar between timeline and panel: dragging it resizes the panel (remembered for all tabs).
+void App::draw_splitter(float panel_height) {
+  ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##panel splitter", ImVec2(ImGui::GetContentRegionAvail().x, kSplitterHeight));
+  bool active = ImGui::IsItemActive(), hovered = ImGui::IsItemHovered();
+  if (active) tabs_.panel_height = panel_height - ImGui::GetIO().MouseDelta.y;
+  if (active || hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+  float mid = at.y + kSplitterHeight / 2, width = ImGui::GetItemRectSize().x;
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x + width / 2 - 30, mid), ImVec2(at.x + width / 2 + 30, mid),
+                                      IM_COL32(128, 128, 128, active || hovered ? 255 : 140), 3);
+}
+
+void App::note_insights_seen(Workspace& ws) {
+  if (insights_seen_ || active_tab(ws) != views::PanelTab::Insights) return;
+  insights_seen_ = true;
+  if (automated_) return;
+  std::error_code ec;
+  fs::create_directories(state_dir(), ec);
+  std::ofstream(state_dir() / "seen_insights") << "1\n";
+}
+
 // A trace tab: the timeline above, the details and analyses below.
 void App::draw_trace(Tab& tab, views::TimelineView& tl) {
   Workspace& ws = *tab.ws;
@@ -434,10 +527,17 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
   if (showing_sample_ && ws.path() == options_.sample)
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
-  float details_height = std::max(220.f, ImGui::GetMainViewport()->WorkSize.y * 0.4f);
+  note_insights_seen(ws);
+  bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
+  float panel_height = lower_panel_height(ws);
+  float below = panel_height + (collapsed ? 0 : kSplitterHeight) + (hint ? ImGui::GetTextLineHeightWithSpacing() : 0);
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  tl.draw(ImVec2(avail.x, avail.y - details_height));
-  ImGui::BeginChild("details", ImVec2(0, 0), true);
+  tl.draw(ImVec2(avail.x, avail.y - below));
+  if (!collapsed) draw_splitter(panel_height);
+  if (hint)
+    ImGui::TextDisabled("New here? The Insights tab below lists what slows this trace down. Click a slice for its "
+                        "details; press ? for keys and mouse.");
+  ImGui::BeginChild("details", ImVec2(0, 0), true, collapsed ? ImGuiWindowFlags_NoScrollbar : 0);
   if (ws.panel()) {
     ws.panel()->draw();
   } else {  // a live capture before its analyses ran: the selection's details only
@@ -487,6 +587,7 @@ void App::draw_windows(Tab& tab) {
       else open(*chosen);
     }
   }
+  draw_help(tabs_.help_open);
   draw_error_popup(tab);
 }
 
@@ -528,6 +629,12 @@ bool App::render_and_script() {
   return true;
 }
 
+// The window title names the open trace (or diff, or live capture).
+void App::update_title(Tab& tab) {
+  std::string title = window_title(tab);
+  if (title != title_) glfwSetWindowTitle(window_, title.c_str()), title_ = title;
+}
+
 void App::close_tab() {
   if (close_ >= 0 && tabs_.list.size() > 1) {
     tabs_.list.erase(tabs_.list.begin() + close_);
@@ -548,15 +655,40 @@ int App::loop() {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     handle_shortcuts(*tab.ws);
+    toggle_help_on_key();
+    update_title(tab);
     auto live_tab = std::find_if(tabs_.list.begin(), tabs_.list.end(), [](const auto& t) { return t->live != nullptr; });
     draw_menu(*tab.ws, ui_, window_, [this](const std::string& p) { open(p); }, tab.live.get(),
-              live_tab != tabs_.list.end(), [this] { toggle_live(); });
+              live_tab != tabs_.list.end(), [this] { toggle_live(); }, tabs_.help_open);
     draw_tab(tab);
     draw_windows(tab);
     if (!render_and_script()) break;
     close_tab();
   }
   return exit_code_;
+}
+
+// Screen geometry of the last frame (pixels from the window's top left), for the layout tests.
+void write_layout(JsonWriter& w, Workspace& ws, views::TimelineView& tl) {
+  const TraceStore& s = *ws.store();
+  auto rect = [&](const char* key, views::TimelineView::Rect r) {
+    w.key(key).begin_array().value(double(r.x0)).value(double(r.y0)).value(double(r.x1)).value(double(r.y1)).end_array();
+  };
+  w.key("layout").begin_object();
+  w.field("window_width", double(ImGui::GetIO().DisplaySize.x)).field("window_height", double(ImGui::GetIO().DisplaySize.y));
+  w.field("panel_collapsed", panel_collapsed(ws));
+  rect("legend_rect", tl.legend_rect());
+  rect("rows_rect", tl.rows_rect());
+  auto [data_start, data_end] = tl.data_range();
+  w.field("data_start_ns", data_start).field("data_end_ns", data_end);
+  uint32_t folded = 0;
+  for (uint32_t t = 0; t < s.tracks.size(); ++t) folded += tl.folded(t);
+  w.field("folded_tracks", folded);
+  w.key("gpu_rows").begin_array();  // GPU streams with work and where their first lane was drawn
+  for (uint32_t t = 0; t < s.tracks.size(); ++t)
+    if (s.tracks[t].kind == TrackKind::GpuStream && s.tracks[t].gpu_work)
+      w.begin_object().field("track", t).field("y", double(tl.track_screen_y(t))).end_object();
+  w.end_array().end_object();
 }
 
 }  // namespace
@@ -599,6 +731,7 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     for (uint32_t t = 0; t < s.tracks.size(); ++t)
       if (uint32_t n = tl->gaps_visible_on(t)) w.field(std::to_string(t), n);
     w.end_object();
+    write_layout(w, ws, *tl);
   }
   w.end_object();
   return w.str();

@@ -2,6 +2,7 @@
 // collapsed processes), the exported range, and export_figure's results and errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "views/analysis_model.h"
@@ -162,13 +163,16 @@ TEST_CASE("export: analysis views of the sample trace from its analysis model") 
     CHECK(r.elements > 10);
     CHECK(r.rows.empty());
   }
-  // The screen's whole-trace view: every visible row with slices, the view clipped to the trace.
+  // The screen's initial view: the data framed (the last slice ends at 4.97 ms, the trace's
+  // "Record Window End" marker at 8.39 ms is left out), clipped to the trace.
   sl::views::ExportRequest q;
   q.path = temp_file("view.svg").string();
   sl::views::ExportResult r = sl::views::export_figure(src, q);
   REQUIRE(r.ok);
   CHECK(r.start == 0);
-  CHECK(r.end == loaded.store->end_ns);
+  CHECK(r.end == sl::TimeNs(std::ceil(src.timeline.view_end())));
+  CHECK(r.end < loaded.store->end_ns);
+  CHECK(double(r.end) <= 1.05 * double(src.timeline.data_range().second));
   CHECK(r.timeline.gaps > 0);  // the idle overlay is on
   src.idle_overlay = false;
   CHECK(sl::views::export_figure(src, q).timeline.gaps == 0);
