@@ -682,8 +682,8 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
         if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
           fold_hovered_ = true;
           fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
-          ImGui::SetTooltip("%u slices folded (%s, %.0f%% busy)\nclick to zoom in", uint32_t(j - i),
-                            format_duration(double(c.end(last) - c.start[r])).c_str(), fraction * 100);
+          ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
+                            format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
         }
         ++stats_.folded_blocks;
       }
