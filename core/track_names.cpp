@@ -11,8 +11,11 @@ namespace {
 // naming cheap enough to do every frame.
 constexpr uint32_t kSlicesLooked = 256;
 
+// A device's pid: it holds a GPU stream with work (Kineto also files host threads there).
 bool is_gpu_process(const TraceStore& store, const Process& p) {
-  return !p.tracks.empty() && store.tracks[p.tracks[0]].kind == TrackKind::GpuStream;
+  return std::any_of(p.tracks.begin(), p.tracks.end(), [&](uint32_t t) {
+    return store.tracks[t].kind == TrackKind::GpuStream && store.tracks[t].gpu_work;
+  });
 }
 
 // Among the first kSlicesLooked slices of `track`, one with category `cat`.
@@ -60,7 +63,9 @@ std::string process_display_name(const TraceStore& store, uint32_t process) {
   const Process& p = store.processes[process];
   std::string pid(store.strings.view(p.pid_text));
   if (is_gpu_process(store, p)) {
-    int64_t device = store.tracks[p.tracks[0]].device;
+    int64_t device = -1;
+    for (uint32_t t : p.tracks)
+      if (store.tracks[t].kind == TrackKind::GpuStream && device < 0) device = store.tracks[t].device;
     std::string label = "GPU " + std::to_string(device);
     for (const Device& d : store.meta.devices)
       if (d.id == device && !d.name.empty()) label += " · " + d.name;
@@ -108,7 +113,8 @@ std::string track_raw_ids(const TraceStore& store, uint32_t track) {
                     std::string(store.strings.view(t.tid_text));
   std::string_view name = store.strings.view(t.name);
   std::string_view tid = store.strings.view(t.tid_text);
-  if (!name.empty() && name != tid && name != track_display_name(store, track)) ids += " · named \"" + std::string(name) + "\"";
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);  // Kineto writes "stream 7 "
+  if (!name.empty() && name != tid && name != track_display_name(store, track) && name != track_full_name(store, track)) ids += " · named \"" + std::string(name) + "\"";
   return ids;
 }
 

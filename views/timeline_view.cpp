@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
+#include "core/data_range.h"
 #include "core/format.h"
 #include "core/track_names.h"
 #include "views/time_axis.h"
@@ -49,13 +51,7 @@ TimelineView::TimelineView(const TraceStore& store) : store_(store) {
   idle_share_.assign(store.tracks.size(), -1);
   track_y_.assign(store.tracks.size(), NAN);
   unfolded_.assign(store.tracks.size(), 0);
-  data_start_ = store.end_ns, data_end_ = 0;
-  for (const Track& t : store.tracks)
-    if (t.slices.size()) {
-      data_start_ = std::min(data_start_, t.slices.start[0]);  // slices are sorted by start
-      data_end_ = std::max(data_end_, t.max_end_prefix.back());
-    }
-  if (data_end_ <= data_start_) data_start_ = 0, data_end_ = store.end_ns;  // no slices: the whole trace
+  std::tie(data_start_, data_end_) = data_time_range(store);
   build_lane_index();
   show_all();
 }
@@ -333,8 +329,10 @@ void TimelineView::layout_rows() {
 
 float TimelineView::row_y_of(SliceRef s) const {
   float base = s.track < track_y_.size() ? track_y_[s.track] : NAN;
-  if (std::isnan(base) || (folded(s.track) && store_.tracks[s.track].row_of(s.index) >= kFoldedLevels)) return NAN;
-  return base + float(store_.tracks[s.track].row_of(s.index)) * lane_height_;
+  if (std::isnan(base)) return NAN;
+  uint32_t row = store_.tracks[s.track].row_of(s.index);
+  if (folded(s.track)) row = std::min(row, kFoldedLevels);  // below the fold: its "N more levels" row
+  return base + float(row) * lane_height_;
 }
 
 void TimelineView::draw(ImVec2 size) {

@@ -19,6 +19,7 @@ constexpr const char* kTrace = R"JSON({"traceEvents":[
  {"ph":"X","cat":"cpu_op","name":"aten::add","pid":100,"tid":-1029147072,"ts":1,"dur":5},
  {"ph":"X","cat":"python_function","name":"worker","pid":100,"tid":103,"ts":1,"dur":5},
  {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":100,"tid":104,"ts":1,"dur":5},
+ {"ph":"X","cat":"python_function","name":"_bootstrap","pid":0,"tid":0,"ts":1,"dur":3},
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2,"dur":1,"args":{"device":0,"stream":7}},
  {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":10},
  {"ph":"M","name":"process_name","pid":-1,"tid":0,"args":{"name":""}},
@@ -73,7 +74,12 @@ TEST_CASE("processes without a name are named by what they hold; empty ones have
   CHECK(process_display_name(s, process_with_pid(s, "300")) == "Python process 300");
   CHECK(process_display_name(s, process_with_pid(s, "200")) == "process 200");
   CHECK(process_display_name(s, process_with_pid(s, "")) == "markers");  // a global instant
-  CHECK(process_display_name(s, s.tracks[track_with_tid(s, "7")].process).rfind("GPU 0", 0) == 0);
+  uint32_t device = s.tracks[track_with_tid(s, "7")].process;
+  CHECK(process_display_name(s, device).rfind("GPU 0", 0) == 0);
+  // Kineto files a host thread under the device's pid (its first track here): the process is
+  // still the GPU, and the thread is no process's main thread.
+  for (uint32_t t : s.processes[device].tracks)
+    if (s.tracks[t].kind == TrackKind::CpuThread) CHECK(track_display_name(s, t) == "Python thread");
   CHECK(process_has_content(s, process_with_pid(s, "100")));
   CHECK_FALSE(process_has_content(s, process_with_pid(s, "-1")));
 }
