@@ -27,11 +27,17 @@ bool holds_category(const TraceStore& store, const Track& track, std::string_vie
          cats.begin() + std::min<size_t>(cats.size(), kSlicesLooked);
 }
 
-// Among the first kSlicesLooked slices of `track`, one whose name starts with `prefix`.
-bool holds_name_prefix(const TraceStore& store, const Track& track, std::string_view prefix) {
+// Among the first kSlicesLooked slices of `track`, autograd's work: its engine's frames
+// ("autograd::engine::evaluate_function: AddBackward0", "torch::autograd::AccumulateGrad") or a
+// backward node ("NllLossBackward").
+bool holds_autograd(const TraceStore& store, const Track& track) {
   uint32_t n = std::min<uint32_t>(uint32_t(track.slices.size()), kSlicesLooked);
-  for (uint32_t i = 0; i < n; ++i)
-    if (store.strings.view(track.slices.name[i]).substr(0, prefix.size()) == prefix) return true;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view name = store.strings.view(track.slices.name[i]);
+    if (name.starts_with("autograd::") || name.starts_with("torch::autograd::") ||
+        name.find("Backward") != std::string_view::npos)
+      return true;
+  }
   return false;
 }
 
@@ -44,11 +50,12 @@ bool says_only_its_id(std::string_view name, std::string_view tid) {
 
 std::string thread_name_from_content(const TraceStore& store, const Track& t) {
   const Process& p = store.processes[t.process];
+  // The main thread's tid is its pid (compared as written: Kineto writes some tids as strings).
   // A device's pid (Kineto files some host threads there) has no main thread.
-  bool main = t.tid_is_number && p.pid_is_number && t.tid == p.pid && !is_gpu_process(store, p);
+  bool main = store.strings.view(t.tid_text) == store.strings.view(p.pid_text) && !is_gpu_process(store, p);
   if (holds_category(store, t, "python_function")) return main ? "Python main thread" : "Python thread";
-  if (holds_name_prefix(store, t, "autograd::engine")) return "autograd thread";
   if (main) return "main thread";
+  if (holds_autograd(store, t)) return "autograd thread";
   return "thread " + std::string(store.strings.view(t.tid_text));
 }
 
@@ -95,7 +102,9 @@ std::string track_display_name(const TraceStore& store, uint32_t track) {
   std::string_view name = store.strings.view(t.name);
   if (t.kind == TrackKind::Async) return name.empty() ? "async spans" : std::string(name);
   std::string_view tid = store.strings.view(t.tid_text);
-  if ((name.empty() || name == tid) && !t.tid_is_number && !tid.empty()) return std::string(tid);  // a textual tid names itself
+  // A textual tid ("PyTorch Profiler") names itself; a number written as a string does not.
+  bool numeric = !tid.empty() && tid.find_first_not_of("-0123456789") == std::string_view::npos;
+  if ((name.empty() || name == tid) && !t.tid_is_number && !numeric) return std::string(tid);
   if (says_only_its_id(name, tid)) return thread_name_from_content(store, t);
   return std::string(name);
 }

@@ -14,7 +14,7 @@ namespace sl {
 // "Python process 42", "markers" (instants only), or "process 42" when nothing better is known.
 std::string process_display_name(const TraceStore& store, uint32_t process);
 // A row inside its process group: "stream 7", "device-wide", the thread's own name, or one
-// derived from its slices ("Python main thread", "Python thread", "autograd thread", "main
+// derived from its slices ("Python main thread", "Python thread", "main thread", "autograd
 // thread"), else "thread TID".
 std::string track_display_name(const TraceStore& store, uint32_t track);
 // The row's name outside its group (pinned rows, tooltips): "GPU 0 stream 7", else as above.

@@ -84,8 +84,8 @@ void TimelineView::show_all() {
 bool TimelineView::folded(uint32_t track) const {
   if (track >= unfolded_.size() || unfolded_[track]) return false;
   const Track& t = store_.tracks[track];
-  // One more level than shown is not worth a fold row; GPU streams are never deep.
-  return t.kind != TrackKind::GpuStream && t.row_count() > kFoldedLevels + 1;
+  // Folding fewer than kFoldedLevels levels is not worth a fold row; GPU streams are never deep.
+  return t.kind != TrackKind::GpuStream && t.row_count() >= 2 * kFoldedLevels;
 }
 
 void TimelineView::set_folded(uint32_t track, bool folded) {
@@ -384,7 +384,7 @@ void TimelineView::draw_track_menu() {
     if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_track_, !pinned);
     if (ImGui::MenuItem("Hide")) set_hidden(menu_track_, true);
     if (folded(menu_track_) && ImGui::MenuItem("Unfold all levels")) set_folded(menu_track_, false);
-    if (unfolded_[menu_track_] && store_.tracks[menu_track_].row_count() > kFoldedLevels + 1 &&
+    if (unfolded_[menu_track_] && store_.tracks[menu_track_].row_count() >= 2 * kFoldedLevels &&
         ImGui::MenuItem("Fold deep levels"))
       set_folded(menu_track_, true);
     if (ImGui::MenuItem("Show all hidden tracks")) std::fill(hidden_.begin(), hidden_.end(), 0);

@@ -104,8 +104,9 @@ public:
   const TimelineStats& stats() const { return stats_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // idle gaps drawn on a track last frame
 
-  // Deep stacks (Python with_stack traces nest twenty frames and more) start folded to
-  // kFoldedLevels levels under a "N more levels" row; a click on it, or the track menu, unfolds.
+  // Deep stacks (Python with_stack traces nest twenty frames and more; 2 × kFoldedLevels levels
+  // or more) start folded to kFoldedLevels levels under a "N more levels" row; a click on it, or
+  // the track menu, unfolds.
   static constexpr uint32_t kFoldedLevels = 4;
   bool folded(uint32_t track) const;
   void set_folded(uint32_t track, bool folded);

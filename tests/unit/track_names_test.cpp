@@ -25,6 +25,8 @@ constexpr const char* kTrace = R"JSON({"traceEvents":[
  {"ph":"M","name":"process_name","pid":-1,"tid":0,"args":{"name":""}},
  {"ph":"X","cat":"cpu_op","name":"x","pid":200,"tid":200,"ts":1,"dur":1},
  {"ph":"X","cat":"python_function","name":"y","pid":300,"tid":301,"ts":1,"dur":1},
+ {"ph":"X","cat":"cpu_op","name":"NllLossBackward","pid":100,"tid":105,"ts":1,"dur":1},
+ {"ph":"X","cat":"Operator","name":"aten::conv2d","pid":400,"tid":"400","ts":1,"dur":1},
  {"ph":"i","name":"Record Window End","s":"g","ts":20}
 ]})JSON";
 
@@ -52,6 +54,8 @@ TEST_CASE("threads without a useful name are named by what they hold") {
   CHECK(track_display_name(s, track_with_tid(s, "101")) == "autograd thread");
   CHECK(track_display_name(s, track_with_tid(s, "-1029147072")) == "thread -1029147072");
   CHECK(track_display_name(s, track_with_tid(s, "200")) == "main thread");
+  CHECK(track_display_name(s, track_with_tid(s, "400")) == "main thread");  // a tid written as a string
+  CHECK(track_display_name(s, track_with_tid(s, "105")) == "autograd thread");  // a backward node
   CHECK(track_display_name(s, track_with_tid(s, "104")) == "dataloader");  // its own name wins
   CHECK(track_display_name(s, track_with_tid(s, "PyTorch Profiler")) == "PyTorch Profiler");
 }
