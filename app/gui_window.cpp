@@ -309,6 +309,7 @@ public:
     load_recent(ui_);
     // Scripted runs (tests, demos) always see what a first run sees.
     insights_seen_ = !automated_ && fs::exists(state_dir() / "seen_insights");
+    if (!automated_) std::ifstream(state_dir() / "panel_height") >> tabs_.panel_height;
   }
   bool open_initial_tabs();
   int loop();
@@ -499,12 +500,18 @@ float App::lower_panel_height(Workspace& ws) {
   return std::clamp(h, 80.f, std::max(80.f, window - 260.f));
 }
 
-// The bar between timeline and panel: dragging it resizes the panel (remembered for all tabs).
+// The bar between timeline and panel: dragging it resizes the panel (remembered for all tabs, and
+// outside scripts for the next session).
 void App::draw_splitter(float panel_height) {
   ImVec2 at = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##panel splitter", ImVec2(ImGui::GetContentRegionAvail().x, kSplitterHeight));
   bool active = ImGui::IsItemActive(), hovered = ImGui::IsItemHovered();
   if (active) tabs_.panel_height = panel_height - ImGui::GetIO().MouseDelta.y;
+  if (ImGui::IsItemDeactivated() && !automated_) {  // the next session opens with this size too
+    std::error_code ec;
+    fs::create_directories(state_dir(), ec);
+    std::ofstream(state_dir() / "panel_height") << tabs_.panel_height << "\n";
+  }
   if (active || hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
   float mid = at.y + kSplitterHeight / 2, width = ImGui::GetItemRectSize().x;
   ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x + width / 2 - 30, mid), ImVec2(at.x + width / 2 + 30, mid),
