@@ -198,7 +198,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each (default 8)");
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
-  cmd->add_option("--tracks", o->tracks, "Rows whose label contains PATTERN (case-insensitive) or matches it as a regex");
+  cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
   cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");

@@ -1,5 +1,6 @@
 #include "core/analysis/report_tables.h"
 
+#include "core/format.h"
 #include "core/json_writer.h"
 
 #include <charconv>
@@ -332,6 +333,51 @@ std::string render_csv(const Table& t) {
   return o;
 }
 
+// The text format is for people (core/format.h): durations in the unit that fits, percentages
+// with one decimal, counts with thousands separators. Identifier columns (rank, stream, ...) print
+// as they are; JSON and CSV keep full precision.
+namespace {
+
+bool is_identifier_column(std::string_view column) {
+  for (std::string_view id : {"rank", "stream", "device", "pid", "tid"})
+    if (column == id) return true;
+  return column.rfind("iteration", 0) == 0;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string text_cell(std::string_view column, const Cell& c) {
+  switch (c.kind) {
+    case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
+    case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
+    case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
+    default: return cell_text(c);
+  }
+}
+
+// Characters on screen, not bytes: "µs" is two bytes, one column.
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// A column of durations drops its "_us": its cells carry their own unit ("1.62 ms").
+std::vector<std::string> text_header(const Table& t) {
+  std::vector<std::string> header = t.columns;
+  for (size_t k = 0; k < header.size(); ++k) {
+    bool durations = !t.rows.empty() && ends_with(header[k], "_us");
+    for (const auto& row : t.rows)
+      if (k < row.size() && row[k].kind != Cell::Ns && row[k].kind != Cell::Null) durations = false;
+    if (durations) header[k].resize(header[k].size() - 3);
+  }
+  return header;
+}
+
+}  // namespace
+
 void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
   o += "\n== " + t.name + " ==\n";
   if (t.rows.empty()) {
@@ -339,19 +385,15 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     return;
   }
   std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header = text_header(t);
   std::vector<size_t> width(t.columns.size());
-  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
+  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = header[k].size();
   for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
     std::vector<std::string> line;
     for (size_t k = 0; k < t.rows[i].size(); ++k) {
       const Cell& cell = t.rows[i][k];
-      std::string s = shorten(cell_text(cell), clip_width);
-      if (cell.kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4f", cell.d);
-        s = buf;
-      }
-      width[k] = std::max(width[k], s.size());
+      std::string s = shorten(text_cell(t.columns[k], cell), clip_width);
+      width[k] = std::max(width[k], display_width(s));
       line.push_back(std::move(s));
     }
     cells.push_back(std::move(line));
@@ -359,11 +401,11 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
   auto emit = [&](const std::vector<std::string>& line) {
     for (size_t k = 0; k < line.size(); ++k) {
       o += line[k];
-      if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
+      if (k + 1 < line.size()) o += std::string(width[k] - display_width(line[k]) + 2, ' ');
     }
     o += "\n";
   };
-  emit(t.columns);
+  emit(header);
   for (const auto& line : cells) emit(line);
   if (t.rows.size() > max_rows)
     o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
