@@ -17,6 +17,20 @@ struct Change {
   uint64_t seq;  // tie order
 };
 
+// (HTA) the queue counts every runtime launch HTA's symbol table knows (analyses.md §0, "launch
+// link"), a wider set than the launch statistics' (§4): driver launches (cuLaunchKernel, what
+// Triton and torch.compile emit), CUDA graphs and the HIP calls too. Counting only the launch-stats
+// set left each such launch and its kernel out (a count 2 lower per cuLaunchKernel, all of a
+// ROCm trace).
+bool is_hta_runtime_launch_name(std::string_view n) {
+  static constexpr std::string_view names[] = {
+      "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaGraphLaunch",
+      "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel",
+      "hipModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream",
+      "runFunction - job_prep_and_submit_for_execution"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+
 }  // namespace
 
 std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLengthOptions& o) {
@@ -30,7 +44,7 @@ std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLeng
     std::unordered_map<int64_t, bool> launched;
     for (uint32_t c : t.cpu) {
       const Row& r = t.rows[c];
-      if (!is_hta_launch_name(t.name(r))) continue;
+      if (!is_hta_runtime_launch_name(t.name(r))) continue;
       launched[r.corr] = true;
       auto it = gpu_by_corr.find(r.corr);
       if (it == gpu_by_corr.end()) continue;
