@@ -155,6 +155,18 @@ void build_sightline(const TraceStore& store, EventTable& t) {
   }
 }
 
+// (HTA) pandas' `ts` column turns float64 when any element of traceEvents has a fractional ts, row
+// or not (an instant, an event without `cat`, an async slice all count). Flows keep no time in
+// the store and are not seen here.
+bool any_fractional_ts(const TraceStore& store) {
+  auto fractional = [&](TimeNs ts) { return (store.origin_ns + ts) % 1000 != 0; };
+  for (const Track& track : store.tracks) {
+    if (std::any_of(track.slices.start.begin(), track.slices.start.end(), fractional)) return true;
+    if (std::any_of(track.instants.ts.begin(), track.instants.ts.end(), fractional)) return true;
+  }
+  return false;
+}
+
 bool hta_gpu_pair_row(const EventTable& t, const Row& r) {
   if (r.stream >= 0 && r.corr >= 0) return true;
   std::string_view n = t.name(r);
@@ -167,8 +179,7 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.order < b.order; });
 
   // Rule 2: any fractional timestamp switches HTA to ceil(ts), floor(end).
-  bool fractional = std::any_of(rows.begin(), rows.end(),
-                                [&](const Row& r) { return (store.origin_ns + r.ts) % 1000 != 0; });
+  bool fractional = any_fractional_ts(store);
   if (fractional) {
     t.rounded = true;
     for (Row& r : rows) {
