@@ -9,8 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include "core/analysis/numpy_sort.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
+#include "core/file_reader.h"
 #include "core/trace_loader.h"
 #include "tests/unit/analysis_test_util.h"
 
@@ -157,6 +159,95 @@ TEST_CASE("hta (b): TraceLens traces count their cuLaunchKernel / hip launches")
     REQUIRE(r.queues->size() == 1);
     CHECK(r.queues->front().summary.count == count);
   }
+}
+
+// ---- tie order: numpy's quicksort argsort (behind pandas' sort_values) ----
+
+TEST_CASE("numpy_quicksort_argsort reproduces numpy 1.24's argsort(kind='quicksort') tie order") {
+  auto keys = [](size_t n, int64_t m) {
+    std::vector<int64_t> k(n);
+    for (size_t i = 0; i < n; ++i) k[i] = int64_t((i * 7919 + 13) % size_t(m));
+    return k;
+  };
+  auto checksum = [](const std::vector<uint32_t>& order) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < order.size(); ++i) sum += int64_t(i + 1) * int64_t(order[i]);
+    return sum;
+  };
+  // Expected values printed by numpy 1.24.2 (np.argsort(keys, kind="quicksort")).
+  CHECK(numpy_quicksort_argsort(keys(40, 7)) ==
+        std::vector<uint32_t>{39, 4, 32, 25, 11, 18, 1, 36, 29, 8, 22, 15, 33, 26, 19, 12, 5, 16, 37, 2,
+                              30, 23, 9, 13, 34, 6, 27, 20, 24, 10, 31, 3, 38, 17, 14, 28, 21, 35, 7, 0});
+  CHECK(checksum(numpy_quicksort_argsort(keys(5000, 37))) == 31210632515);
+  CHECK(checksum(numpy_quicksort_argsort(keys(100000, 1000))) == 249992469791000);
+  std::vector<int64_t> pipe(3000);
+  for (size_t i = 0; i < pipe.size(); ++i) pipe[i] = int64_t(std::min(i, pipe.size() - i) / 3);
+  CHECK(checksum(numpy_quicksort_argsort(pipe)) == 6752582728);
+  CHECK(numpy_quicksort_argsort({}).empty());
+}
+
+TEST_CASE("hta (b): queue length statistics in HTA's tie order (trace_diff_control: 634 tied times)") {
+  auto s = load_corpus("hta_trace_diff_control_a100");
+  std::filesystem::path ref = kSharedDir / "specs" / "reference" / "hta_trace_diff_control_a100" / "queue_length_summary.csv";
+  if (!s || !std::filesystem::exists(ref)) return;
+  ReportOptions o;
+  o.table.mode = Mode::Hta;
+  auto text = read_trace_file((kSharedDir / "corpus" / "hta_trace_diff_control_a100.json.gz").string(), {}).buffer;
+  REQUIRE(text);
+  o.table.file_text = text->view();
+  o.only = {"queue_length"};
+  Report r = run_report(*s, o);
+  auto rows = read_csv_file(ref);
+  REQUIRE(rows.size() == r.queues->size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Describe& d = (*r.queues)[i].summary;
+    INFO("stream " << rows[i]["stream"]);
+    CHECK(d.mean == doctest::Approx(std::stod(rows[i]["queue_length_mean"])).epsilon(1e-12));
+    CHECK(d.std == doctest::Approx(std::stod(rows[i]["queue_length_std"])).epsilon(1e-12));
+    CHECK(d.p25 == std::stod(rows[i]["queue_length_25%"]));
+    CHECK(d.p50 == std::stod(rows[i]["queue_length_50%"]));
+    CHECK(d.p75 == std::stod(rows[i]["queue_length_75%"]));
+  }
+}
+
+// ---- (c) memory bandwidth: every kind's points in one unstable sort ----
+
+TEST_CASE("hta (c): memory-bandwidth counts follow numpy's order of tied points across kinds") {
+  // 20 memsets back to back (each end ties the next start) and one memcpy: 42 points, so numpy
+  // partitions instead of insertion-sorting and the ties do not keep starts first. The counts
+  // were computed with pandas 1.5.3 / numpy 1.24.2 running HTA's code on this trace.
+  std::vector<std::string> ev;
+  for (int i = 0; i < 20; ++i)
+    ev.push_back(gpu("gpu_memset", "Memset (Device)", 7, std::to_string(10 * i), "10", i + 1,
+                     R"j(,"memory bandwidth (GB/s)":)j" + std::to_string(i + 1)));
+  ev.push_back(gpu("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 8, "50", "100", 99, R"j(,"memory bandwidth (GB/s)":3)j"));
+  auto s = load(trace(ev));
+  Report r = hta_report(*s, "memory_bw");
+  REQUIRE(r.bandwidth->size() == 2);
+  const MemoryBandwidthKind& memset = (*r.bandwidth)[1];
+  CHECK(memset.copy_kind == "Memset");
+  CHECK(memset.summary.count == 27);  // starts-before-ends at ties would give 39
+  CHECK((*r.bandwidth)[0].summary.count == 1);
+}
+
+// ---- (d) kernel-type breakdown: states reached for zero time are rows ----
+
+TEST_CASE("hta (d): a zero-time type overlap is a row (COMPUTATION overlapping MEMORY, 0)") {
+  // A memset of 0 µs inside a kernel: HTA's sweep passes through COMPUTATION+MEMORY for no time.
+  auto s = load(trace({kernel("k", 7, "0", "10", 1), gpu("gpu_memset", "Memset (Device)", 8, "5", "0", 2)}));
+  Report r = hta_report(*s, "kernel_type_breakdown");
+  const auto& rows = r.kernels->by_type;
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].label == "COMPUTATION");
+  CHECK(rows[0].time == usec(10));
+  CHECK(rows[0].pct == 100.0);
+  CHECK(rows[1].label == "COMPUTATION overlapping MEMORY");
+  CHECK(rows[1].time == 0);
+  CHECK(rows[1].pct == 0.0);
+  // Sightline mode reports time actually spent: no zero rows.
+  ReportOptions o;
+  o.only = {"kernel_type_breakdown"};
+  CHECK(run_report(*s, o).kernels->by_type.size() == 1);
 }
 
 // ---- CUPTI counters ----
