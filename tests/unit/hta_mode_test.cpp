@@ -230,6 +230,50 @@ TEST_CASE("hta (c): memory-bandwidth counts follow numpy's order of tied points 
   CHECK((*r.bandwidth)[0].summary.count == 1);
 }
 
+TEST_CASE("hta (a)(c)(d): corpus traces against HTA's code paths run with pandas 1.5.3 / numpy 1.24.2") {
+  // Expected values: HTA 0.6.1's loading, get_memory_bw_summary and kernel-type sweep, run in
+  // pandas 1.5.3 on the files (the same library versions as reference-values.md). Before the
+  // fixes Sightline gave DtoD 7675 on hta_trace_diff_test_v100 (tie order), DtoD 1292 and
+  // COMPUTATION 371264 / MEMORY 2063 on hta_ns_resolution_v100 (rounding), and no zero rows.
+  struct Case {
+    const char* trace;
+    std::map<std::string, uint64_t> bw_counts;
+    std::vector<std::pair<std::string, int64_t>> types;  // label, µs, HTA's row order
+  };
+  const Case cases[] = {
+      {"hta_trace_diff_test_v100",
+       {{"Memcpy DtoD", 5461}, {"Memcpy DtoH", 50}, {"Memcpy HtoD", 125}, {"Memset", 725}},
+       {}},
+      {"hta_ns_resolution_v100",
+       {{"Memcpy DtoD", 1284}, {"Memset", 116}},
+       {{"COMPUTATION", 372150}, {"MEMORY", 2371}}},
+      {"kin_resnet50_nw0_run1",
+       {},
+       {{"COMPUTATION", 492891}, {"MEMORY", 10140}, {"COMPUTATION overlapping MEMORY", 0}}},
+  };
+  for (const Case& c : cases) {
+    auto s = load_corpus(c.trace);
+    if (!s) return;
+    INFO(c.trace);
+    ReportOptions o;
+    o.table.mode = Mode::Hta;
+    o.only = {"memory_bw", "kernel_type_breakdown"};
+    Report r = run_report(*s, o);
+    for (auto& [kind, count] : c.bw_counts) {
+      INFO(kind);
+      auto it = std::find_if(r.bandwidth->begin(), r.bandwidth->end(), [&](const auto& k) { return k.copy_kind == kind; });
+      REQUIRE(it != r.bandwidth->end());
+      CHECK(it->summary.count == count);
+    }
+    if (c.types.empty()) continue;
+    REQUIRE(r.kernels->by_type.size() == c.types.size());
+    for (size_t i = 0; i < c.types.size(); ++i) {
+      CHECK(r.kernels->by_type[i].label == c.types[i].first);
+      CHECK(r.kernels->by_type[i].time == usec(c.types[i].second));
+    }
+  }
+}
+
 // ---- (d) kernel-type breakdown: states reached for zero time are rows ----
 
 TEST_CASE("hta (d): a zero-time type overlap is a row (COMPUTATION overlapping MEMORY, 0)") {
