@@ -171,6 +171,10 @@ std::vector<KernelSequence> kernel_sequences_hta(const EventTable& t, const Kern
   int min_depth = INT32_MAX;
   for (auto& [d, i] : cands) min_depth = std::min(min_depth, d);
 
+  std::unordered_map<int64_t, std::vector<uint32_t>> gpu_by_corr;  // stream > 0, row order
+  for (uint32_t g : t.gpu)
+    if (t.rows[g].stream > 0) gpu_by_corr[t.rows[g].corr].push_back(g);
+
   std::map<std::vector<StringId>, KernelSequence> groups;
   for (auto& [d, ri] : cands) {
     if (d != min_depth) continue;
@@ -178,15 +182,16 @@ std::vector<KernelSequence> kernel_sequences_hta(const EventTable& t, const Kern
     std::vector<uint32_t> leaves;
     collect_leaves(stacks[root.ref.track], ri, leaves);
     // Inner merge of the GPU rows (stream > 0, row order) with the leaves on correlation: each GPU
-    // row once per leaf of its correlation (-1 included, as pandas matches it).
+    // row once per leaf of its correlation (-1 included, as pandas matches it), in row order.
     std::unordered_map<int64_t, uint32_t> leaf_corr;
     for (uint32_t l : leaves) ++leaf_corr[t.rows[l].corr];
     std::vector<uint32_t> kernels;
-    for (uint32_t g : t.gpu) {
-      if (t.rows[g].stream <= 0) continue;
-      auto it = leaf_corr.find(t.rows[g].corr);
-      if (it != leaf_corr.end()) kernels.insert(kernels.end(), it->second, g);
+    for (auto& [corr, times] : leaf_corr) {
+      auto it = gpu_by_corr.find(corr);
+      if (it == gpu_by_corr.end()) continue;
+      for (uint32_t g : it->second) kernels.insert(kernels.end(), times, g);
     }
+    std::stable_sort(kernels.begin(), kernels.end());
     if (kernels.size() < o.min_pattern_length) continue;
     order_by_start(t, kernels);
     std::vector<StringId> key{root.name};
