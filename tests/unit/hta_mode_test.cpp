@@ -417,6 +417,27 @@ TEST_CASE("cupti counters: derived FLOPs, DRAM bytes and rates; per operator in 
   CHECK(h.cupti->note.find("2 profiler ranges but 1 kernel launches") != std::string::npos);
 }
 
+TEST_CASE("cupti counters: odd args (nested, strings with quotes, exponents, negatives) parse safely") {
+  auto s = load(trace({
+      launch("cudaLaunchKernel", "0", "2", 1),
+      X("cuda_profiler_range", "k", 0, 0, "10", "5",
+        R"j({"note": "a \"quoted\", {brace}", "nested": {"x": [1, {"y": 2}]}, "dram__bytes_read.sum": 1.5e3, "m.neg": -4, "flag": true, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum": 7})j"),
+  }));
+  ReportOptions o;
+  o.only = {"cupti_counters"};
+  Report r = run_report(*s, o);
+  REQUIRE(r.cupti->kernels.size() == 1);
+  CHECK(r.cupti->metrics ==
+        std::vector<std::string>{"dram__bytes_read.sum", "m.neg", "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"});
+  const CuptiKernelCounters& k = r.cupti->kernels[0];
+  CHECK(k.values[0] == 1500.0);
+  CHECK(k.values[1] == -4.0);
+  CHECK(k.flops == 14.0);
+  CHECK(k.dram_bytes == 1500.0);
+  CHECK(k.op_stack.empty());
+  CHECK(k.bottom_op.empty());
+}
+
 TEST_CASE("cupti counters: a trace without counters gets a note, not an empty table") {
   auto s = load(trace({launch("cudaLaunchKernel", "0", "2", 1), kernel("k", 7, "5", "5", 1)}));
   ReportOptions o;
