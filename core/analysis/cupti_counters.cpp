@@ -174,6 +174,7 @@ CuptiCounters cupti_counters(const EventTable& t) {
     if (t.cat(r) == kRangeCat) ranges.push_back(i);
     else if (is_range_launch(t, r)) launches.push_back(i);
   }
+  out.ranges = ranges.size();
   if (ranges.empty()) {
     out.note = "cupti_counters: no cuda_profiler_range events (the trace was not collected with the CUPTI range profiler)";
     return out;

@@ -41,6 +41,7 @@ struct CuptiCounters {
   std::vector<std::string> metrics;  // metric columns, sorted by name
   std::vector<CuptiKernelCounters> kernels;
   std::vector<CuptiOperatorCounters> operators;  // Sightline mode only, by Σ flops then name
+  uint64_t ranges = 0;                           // cuda_profiler_range rows seen
   std::string note;                              // why the list is empty, when it is
 };
 

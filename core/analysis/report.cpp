@@ -81,7 +81,11 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
 
   if (want({"cupti_counters"})) {
     timed(r, "cupti_counters", [&] { r.cupti = cupti_counters(t); });
-    if (!r.cupti->note.empty()) r.notes.push_back(r.cupti->note);
+    // "No counters" is news only to someone who asked for them; a full report of an ordinary
+    // trace stays quiet. Ranges that cannot be tied to launches are always worth a note.
+    const bool asked = !r.only.empty();
+    if (!r.cupti->note.empty() && (asked || !r.cupti->kernels.empty() || r.cupti->ranges > 0))
+      r.notes.push_back(r.cupti->note);
   }
 
   if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });
