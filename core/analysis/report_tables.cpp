@@ -35,6 +35,54 @@ void add_describe(std::vector<Cell>& row, const Describe& d, bool in_ns) {
 
 }  // namespace
 
+namespace {
+
+// Derived columns shared by the per-kernel and per-operator CUPTI tables.
+const std::vector<std::string> kCuptiDerived = {"flops", "dram_bytes", "kernel_time_us", "gflop_per_s",
+                                                "dram_gb_per_s", "flop_per_byte"};
+
+void add_cupti_derived(std::vector<Cell>& row, std::optional<double> flops, std::optional<double> bytes,
+                       std::optional<double> seconds) {
+  auto opt = [](std::optional<double> v, double scale = 1) { return v ? Cell::num(*v * scale) : Cell::null(); };
+  row.push_back(opt(flops));
+  row.push_back(opt(bytes));
+  row.push_back(opt(seconds, 1e6));
+  row.push_back(opt(per_second(flops, seconds), 1e-9));
+  row.push_back(opt(per_second(bytes, seconds), 1e-9));
+  row.push_back(opt(intensity(flops, bytes)));
+}
+
+// cupti_counters: one row per profiled kernel; cupti_counters_by_operator (Sightline mode): the
+// same summed per innermost operator. (HTA) a metric a range lacks reads -1, HTA's default.
+void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out) {
+  std::vector<std::string> cols = {"rank", "kernel", "operator", "top_level_op", "op_stack", "ts_us", "dur_us"};
+  cols.insert(cols.end(), c.metrics.begin(), c.metrics.end());
+  cols.insert(cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table t{"cupti_counters", cols};
+  for (const CuptiKernelCounters& k : c.kernels) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(k.kernel), C::str(k.bottom_op), C::str(k.top_op),
+                             C::strs(k.op_stack),  C::ns(k.ts),      C::ns(k.dur)};
+    for (const auto& v : k.values) row.push_back(v ? C::num(*v) : mode == Mode::Hta ? C::num(-1) : C::null());
+    add_cupti_derived(row, k.flops, k.dram_bytes, k.seconds);
+    t.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(t));
+  if (c.operators.empty()) return;
+  std::vector<std::string> op_cols = {"rank", "operator", "kernels"};
+  op_cols.insert(op_cols.end(), c.metrics.begin(), c.metrics.end());
+  op_cols.insert(op_cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table ops{"cupti_counters_by_operator", op_cols};
+  for (const CuptiOperatorCounters& o : c.operators) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(o.op), C::integer(int64_t(o.kernels))};
+    for (double v : o.sums) row.push_back(C::num(v));
+    add_cupti_derived(row, o.flops, o.dram_bytes, o.seconds);
+    ops.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(ops));
+}
+
+}  // namespace
+
 std::vector<Table> report_tables(const Report& r) {
   std::vector<Table> out;
   const int64_t rank = r.table.rank;
@@ -196,6 +244,7 @@ std::vector<Table> report_tables(const Report& r) {
     }
     out.push_back(std::move(t));
   }
+  if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
   return out;
 }
 
