@@ -28,6 +28,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <simdjson.h>
+
 #include "core/capture/record_events.h"
 #include "core/file_reader.h"
 #include "core/json_writer.h"
@@ -286,7 +288,7 @@ private:
   }
   std::string describe_corruption() const {
     int code = sqlite3_errcode(db_) & 0xFF;
-    if (code == SQLITE_NOTADB) return " (not an SQLite database, or its header is damaged)";
+    if (code == SQLITE_NOTADB) return " (not an SQLite database, or one truncated or damaged)";
     if (code == SQLITE_CORRUPT || code == SQLITE_IOERR)
       return " (the file is not a complete SQLite database: truncated or damaged)";
     return {};
@@ -345,7 +347,7 @@ private:
   bool gpu_row(const Statement& s, GpuRow& row);
   void gpu_args(const GpuRow& row);
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
-  void note_tables();
+  bool note_tables();
   void progress();
 
   sqlite3* db_;
@@ -357,6 +359,7 @@ private:
   std::unique_ptr<ArgsText> args_;
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::vector<std::string> table_order_;
+  std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
 
@@ -432,7 +435,7 @@ bool NsysLoader::load() {
   // Host side first (launches must be known before the GPU rows that name them).
   if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
-  note_tables();
+  if (!note_tables()) return false;
   args_.reset();
   builder_->finish();
   return true;
@@ -509,8 +512,7 @@ bool NsysLoader::require(std::string_view table, std::initializer_list<const cha
   for (const char* c : columns)
     if (!has_column(table, c)) missing += (missing.empty() ? "" : ", ") + std::string(c);
   if (missing.empty()) return true;
-  store_->meta.top_level.emplace_back("nsys_unreadable_table",
-                                      "\"" + std::string(table) + " lacks column(s) " + missing + "\"");
+  unreadable_.push_back(std::string(table) + " lacks column(s) " + missing);
   return false;
 }
 
@@ -1081,7 +1083,7 @@ bool NsysLoader::read_graphs() {
 }
 
 // What the report holds that Sightline does not show, and what it lacks: for `info`.
-void NsysLoader::note_tables() {
+bool NsysLoader::note_tables() {
   auto listed = [](std::string_view t, const auto& list) {
     return std::find(std::begin(list), std::end(list), t) != std::end(list);
   };
@@ -1092,7 +1094,7 @@ void NsysLoader::note_tables() {
     if (listed(t, kEventTables) || listed(t, kReferenceTables) || t.starts_with("ENUM_") || t.starts_with("sqlite_"))
       continue;
     Statement count(db_, "SELECT count(*) FROM " + quote_identifier(t));
-    if (!count.prepared() || count.step() != SQLITE_ROW) continue;
+    if (!count.prepared() || count.step() != SQLITE_ROW) return sql_fail("counting the rows of " + t);
     if (int64_t rows = count.i64(0)) unmapped.field(t, rows);
   }
   unmapped.end_object();
@@ -1116,6 +1118,12 @@ void NsysLoader::note_tables() {
   if (!rows_in({"TARGET_INFO_GPU"})) missing.value("GPU descriptions");
   missing.end_array();
   store_->meta.top_level.emplace_back("nsys_missing", missing.str());
+  JsonWriter unreadable;
+  unreadable.begin_array();
+  for (const std::string& why : unreadable_) unreadable.value(why);
+  unreadable.end_array();
+  store_->meta.top_level.emplace_back("nsys_unreadable_tables", unreadable.str());
+  return true;
 }
 
 // ---------------------------------------------------------------- files
@@ -1132,8 +1140,40 @@ uint64_t file_size(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
 }
 
+uint32_t big_endian(const unsigned char* p, int n) {
+  uint32_t v = 0;
+  for (int i = 0; i < n; ++i) v = v << 8 | p[i];
+  return v;
+}
+
+// SQLite reads pages past the end of a truncated file as zeros and may not notice until it
+// needs them, or ever (a cut in a table nobody reads). The header says how long the file must
+// be, when its page count is valid (change counter == version-valid-for): check it first.
+std::string truncation(std::string_view head, uint64_t size) {
+  if (head.size() < 100) return size < 100 ? "the file is truncated: " + std::to_string(size) +
+                                                 " bytes, less than an SQLite header" : "";
+  auto* h = reinterpret_cast<const unsigned char*>(head.data());
+  uint64_t page = big_endian(h + 16, 2);
+  if (page == 1) page = 65536;
+  uint64_t pages = big_endian(h + 28, 4);
+  bool valid = page >= 512 && (page & (page - 1)) == 0 && pages && big_endian(h + 24, 4) == big_endian(h + 92, 4);
+  if (!valid || pages * page <= size) return {};
+  return "the file is truncated: its header promises " + std::to_string(pages) + " pages of " + std::to_string(page) +
+         " bytes (" + std::to_string(pages * page) + " bytes), the file has " + std::to_string(size);
+}
+
+std::string file_truncation(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char head[100];
+  ssize_t n = ::read(fd, head, sizeof head);
+  ::close(fd);
+  return truncation(std::string_view(head, n > 0 ? size_t(n) : 0), file_size(path));
+}
+
 LoadResult load_database_file(const std::string& db_path, const std::string& shown, uint64_t bytes,
                               const LoadOptions& options) {
+  if (std::string cut = file_truncation(db_path); !cut.empty()) return error_result(shown, cut);
   std::string error;
   Db db = open_database(db_path, error);
   if (!db) return error_result(shown, error);
@@ -1161,12 +1201,12 @@ std::string export_command(const std::string& rep, const std::string& out) {
 // `.nsys-rep`: exported once into ~/.cache/sightline/nsys (keyed by path, size and mtime).
 LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
   std::string stem = path.substr(0, path.size() - std::string_view(".nsys-rep").size());
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return error_result(path, std::string("cannot open: ") + std::strerror(errno));
   if (!on_path("nsys"))
     return error_result(path, "an Nsight Systems report needs `nsys` to be read, and nsys is not on PATH. Export it "
                               "to SQLite with\n  " + export_command(path, stem + ".sqlite") +
                               "\nand open " + stem + ".sqlite");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return error_result(path, std::string("cannot open: ") + std::strerror(errno));
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   std::filesystem::path dir = xdg && *xdg ? std::filesystem::path(xdg) : std::filesystem::path(home ? home : "/tmp") / ".cache";
@@ -1205,6 +1245,58 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
 
 }  // namespace
 
+void nsys_info_json(const TraceMeta& meta, JsonWriter& w) {
+  bool any = false;
+  for (const auto& [key, value] : meta.top_level) {
+    if (!key.starts_with("nsys_")) continue;
+    if (!any) w.key("nsys").begin_object();
+    any = true;
+    w.key(std::string_view(key).substr(5)).raw(value);
+  }
+  if (any) w.end_object();
+}
+
+std::string nsys_info_text(const TraceMeta& meta) {
+  std::string out;
+  auto line = [&](const char* label, const std::string& text) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%-16s", label);
+    out.append(buf).append(text.empty() ? "none" : text).append("\n");
+  };
+  simdjson::dom::parser parser;
+  for (const auto& [key, value] : meta.top_level) {
+    simdjson::dom::element root;
+    if (!key.starts_with("nsys_") || parser.parse(value).get(root)) continue;
+    std::string text;
+    auto add = [&](std::string_view part) { text.append(text.empty() ? "" : ", ").append(part); };
+    if (key == "nsys_export") {
+      std::string_view schema, product;
+      if (root["schema_version"].get(schema)) schema = "unknown";
+      if (root["product_version"].get(product)) product = "unknown";
+      line("nsys export", "schema " + std::string(schema) + ", Nsight Systems " + std::string(product));
+    } else if (key == "nsys_missing" || key == "nsys_unreadable_tables") {
+      for (auto item : root.get_array()) {
+        std::string_view v;
+        if (!item.get(v)) add(v);
+      }
+      if (key == "nsys_missing" || !text.empty()) line(key == "nsys_missing" ? "not recorded" : "unreadable", text);
+    } else if (key == "nsys_unmapped_tables") {
+      simdjson::dom::object tables;
+      if (root.get(tables)) continue;
+      for (auto [table, rows] : tables) {
+        int64_t n = 0;
+        if (rows.get(n)) n = 0;
+        add(std::string(table) + " (" + std::to_string(n) + " rows)");
+      }
+      line("not mapped", text);
+    } else if (key == "nsys_exported_to") {
+      std::string_view v;
+      if (!root.get(v)) line("exported to", std::string(v));
+    }
+  }
+  return out;
+}
+
 NsysFileKind nsys_file_kind(const std::string& path) {
   if (ends_with(path, ".nsys-rep")) return NsysFileKind::NsysRep;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -1240,6 +1332,7 @@ LoadResult load_nsys(const std::string& path, NsysFileKind kind, const LoadOptio
 }
 
 LoadResult load_nsys_bytes(std::string_view bytes, const std::string& name) {
+  if (std::string cut = truncation(bytes.substr(0, 100), bytes.size()); !cut.empty()) return error_result(name, cut);
   sqlite3* raw = nullptr;
   if (sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     sqlite3_close(raw);

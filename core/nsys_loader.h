@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/json_writer.h"
 #include "core/trace_loader.h"
 
 namespace sl {
@@ -43,5 +44,12 @@ struct NsysScan {
   std::string error;  // empty on success
 };
 NsysScan nsys_bare_scan(const std::string& path);
+
+// What an Nsight report holds that is not shown (tables not mapped, with their row counts),
+// what it lacks (no CUDA trace, no NVTX, ...) and its schema, from TraceMeta::top_level:
+// the `"nsys"` object of `info --format json` (nothing when the trace is not an Nsight report)
+// and the matching lines of `info`.
+void nsys_info_json(const TraceMeta& meta, JsonWriter& w);
+std::string nsys_info_text(const TraceMeta& meta);
 
 }  // namespace sl
