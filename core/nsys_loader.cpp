@@ -248,6 +248,51 @@ struct Launch {
   StringId name;
 };
 
+// int64 key → uint32 row, open addressing with keys inline: one cache miss per lookup where
+// std::unordered_map costs an allocation per entry (millions of API calls).
+class FlatIndex {
+public:
+  uint32_t find(int64_t key) const {
+    if (rows_.empty()) return kNone;
+    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
+      if (rows_[slot] == kNone || keys_[slot] == key) return rows_[slot];
+    }
+  }
+  // Keeps the first row given for a key.
+  void insert(int64_t key, uint32_t row) {
+    if ((size_ + 1) * 2 > rows_.size()) grow();
+    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
+      if (rows_[slot] == kNone) {
+        keys_[slot] = key;
+        rows_[slot] = row;
+        ++size_;
+        return;
+      }
+      if (keys_[slot] == key) return;
+    }
+  }
+
+private:
+  static uint64_t mix(int64_t key) {
+    uint64_t x = uint64_t(key) * 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+  }
+  void grow() {
+    std::vector<int64_t> keys = std::move(keys_);
+    std::vector<uint32_t> rows = std::move(rows_);
+    size_t n = std::max<size_t>(1024, rows.size() * 2);
+    keys_.assign(n, 0);
+    rows_.assign(n, kNone);
+    mask_ = n - 1;
+    size_ = 0;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] != kNone) insert(keys[i], rows[i]);
+  }
+  std::vector<int64_t> keys_;
+  std::vector<uint32_t> rows_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 // Common leading columns of the GPU activity tables.
 constexpr const char* kGpuColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"};
 constexpr const char* kKernelColumns[] = {
@@ -330,6 +375,7 @@ private:
     store_->issues.add_count(kind, 1);
     ++store_->counts.skipped;
   }
+  bool find_gpu_work();
   bool read_runtime();
   bool read_osrt();
   bool read_nvtx_names();
@@ -367,6 +413,7 @@ private:
   std::vector<StringId> strings_;
   std::unordered_map<int64_t, StringId> sparse_strings_;
   std::unordered_map<int64_t, StringId> api_names_;
+  std::vector<StringId> api_dense_;  // by StringIds id, like strings_
 
   struct ProcessInfo {
     int64_t pid;
@@ -382,7 +429,10 @@ private:
   std::unordered_map<int64_t, uint32_t> device_processes_;
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
-  std::unordered_map<int64_t, Launch> launches_;           // correlation key → its API call
+  int64_t last_space_pid_ = 0, last_space_ = -1;
+  FlatIndex gpu_work_;                                     // correlation keys of GPU activities
+  FlatIndex launch_index_;                                 // correlation key → launches_ row
+  std::vector<Launch> launches_;
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
   uint64_t flow_ids_ = 0;
@@ -433,7 +483,7 @@ bool NsysLoader::load() {
   if (!read_schema() || !check_export()) return false;
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
   // Host side first (launches must be known before the GPU rows that name them).
-  if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!note_tables()) return false;
   args_.reset();
@@ -574,6 +624,7 @@ bool NsysLoader::read_strings() {
   // Ids are dense from 0 in every export seen; anything else goes to a map.
   bool dense = max_id < int64_t(4 * all.size() + 1024);
   if (dense) strings_.assign(size_t(max_id + 1), StringPool::kNotFound);
+  api_dense_.assign(strings_.size(), StringPool::kNotFound);
   for (auto [id, sid] : all) {
     if (dense && id >= 0) strings_[size_t(id)] = sid;
     else sparse_strings_[id] = sid;
@@ -597,7 +648,9 @@ StringId NsysLoader::string_id(std::optional<int64_t> id) {
 // version suffix, and the analyses match API names exactly.
 StringId NsysLoader::api_name(std::optional<int64_t> id) {
   int64_t key = id.value_or(INT64_MIN);
-  auto it = api_names_.find(key);
+  bool dense = id && *id >= 0 && size_t(*id) < api_dense_.size();
+  if (dense && api_dense_[size_t(*id)] != StringPool::kNotFound) return api_dense_[size_t(*id)];
+  auto it = dense ? api_names_.end() : api_names_.find(key);
   if (it != api_names_.end()) return it->second;
   std::string_view name = store_->strings.view(string_id(id));
   size_t v = name.rfind("_v");
@@ -605,7 +658,8 @@ StringId NsysLoader::api_name(std::optional<int64_t> id) {
       name.find_first_not_of("0123456789", v + 2) == std::string_view::npos)
     name = name.substr(0, v);
   StringId sid = store_->strings.intern(name.empty() ? std::string_view("<unnamed API call>") : name);
-  api_names_[key] = sid;
+  if (dense) api_dense_[size_t(*id)] = sid;
+  else api_names_[key] = sid;
   return sid;
 }
 
@@ -747,8 +801,12 @@ uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
 // CUPTI correlation ids count from 1 in every process: the first process keeps its ids, the
 // others get theirs offset by ordinal × 2^32, so launches never link across processes.
 int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
-  auto [it, added] = correlation_space_.try_emplace(global_pid, int64_t(correlation_space_.size()));
-  return it->second == 0 ? id : (it->second << 32) | (id & 0xFFFFFFFF);
+  if (global_pid != last_space_pid_ || last_space_ < 0) {
+    auto [it, added] = correlation_space_.try_emplace(global_pid, int64_t(correlation_space_.size()));
+    last_space_pid_ = global_pid;
+    last_space_ = it->second;
+  }
+  return last_space_ == 0 ? id : (last_space_ << 32) | (id & 0xFFFFFFFF);
 }
 
 // ---------------------------------------------------------------- rows
@@ -775,6 +833,21 @@ bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, Tim
   return true;
 }
 
+// The correlation keys of every GPU activity, from a scan of two columns per table.
+bool NsysLoader::find_gpu_work() {
+  for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"}) {
+    if (!has_column(table, "correlationId")) continue;
+    std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
+    bool ok = scan(table, sql, [&](const Statement& s) {
+      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)), 0);
+      --rows_;  // not rows of the report's events: progress counts those once
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool NsysLoader::read_runtime() {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
@@ -795,8 +868,14 @@ bool NsysLoader::read_runtime() {
     args_->begin();
     if (!s.null(4)) {
       args_->number("correlation", s.i64(4));
-      corr = correlation_key(pid_of(gtid), s.i64(4));
-      launches_.try_emplace(*corr, Launch{track, start, name});
+      // Only calls that launched GPU work join the correlation table: the links are the same,
+      // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
+      int64_t key = correlation_key(pid_of(gtid), s.i64(4));
+      if (gpu_work_.find(key) != kNone) {
+        corr = key;
+        launch_index_.insert(key, uint32_t(launches_.size()));
+        if (launch_index_.find(key) == launches_.size()) launches_.push_back({track, start, name});
+      }
     }
     if (!s.null(6)) args_->number("return value", s.i64(6));
     uint32_t args = args_->end();
@@ -932,10 +1011,10 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
   if (row.correlation) corr = correlation_key(row.global_pid, *row.correlation);
   builder_->add_slice(track, row.start, row.dur, name, cat, args, corr);
   if (!corr) return;
-  auto launch = launches_.find(*corr);
-  if (launch == launches_.end()) return;
+  uint32_t launch = launch_index_.find(*corr);
+  if (launch == kNone) return;
   uint64_t id = ++flow_ids_;
-  builder_->add_flow_point(launch->second.track, id, cat_flow_, 's', launch->second.ts, true, 0);
+  builder_->add_flow_point(launches_[launch].track, id, cat_flow_, 's', launches_[launch].ts, true, 0);
   builder_->add_flow_point(track, id, cat_flow_, 'f', row.start, true, 0);
   store_->counts.flows += 2;
 }
@@ -1050,8 +1129,8 @@ bool NsysLoader::read_sync() {
     if (!gpu_row(s, row)) return;
     std::string_view api;
     if (row.correlation) {
-      auto launch = launches_.find(correlation_key(row.global_pid, *row.correlation));
-      if (launch != launches_.end()) api = store_->strings.view(launch->second.name);
+      uint32_t launch = launch_index_.find(correlation_key(row.global_pid, *row.correlation));
+      if (launch != kNone) api = store_->strings.view(launches_[launch].name);
     }
     std::string_view kind = sync_kind(api, s.opt(7).value_or(s.opt(8).value_or(0)));
     args_->begin();
