@@ -293,6 +293,29 @@ private:
   size_t mask_ = 0, size_ = 0;
 };
 
+// Correlation keys with GPU work: a bitmap for the usual small ids (runtime rows come in id
+// order, so tests walk it almost sequentially), a hash for the rest.
+class KeySet {
+public:
+  void insert(int64_t key) {
+    if (key >= 0 && key < kDense) {
+      if (size_t(key >> 6) >= bits_.size()) bits_.resize(size_t(key >> 6) + 1, 0);
+      bits_[size_t(key >> 6)] |= uint64_t(1) << (key & 63);
+    } else {
+      others_.insert(key, 0);
+    }
+  }
+  bool contains(int64_t key) const {
+    if (key >= 0 && key < kDense) return size_t(key >> 6) < bits_.size() && (bits_[size_t(key >> 6)] >> (key & 63) & 1);
+    return others_.find(key) != kNone;
+  }
+
+private:
+  static constexpr int64_t kDense = int64_t(1) << 28;  // at most 32 MB of bits
+  std::vector<uint64_t> bits_;
+  FlatIndex others_;
+};
+
 // Common leading columns of the GPU activity tables.
 constexpr const char* kGpuColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"};
 constexpr const char* kKernelColumns[] = {
@@ -430,7 +453,7 @@ private:
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
-  FlatIndex gpu_work_;                                     // correlation keys of GPU activities
+  KeySet gpu_work_;                                        // correlation keys of GPU activities
   FlatIndex launch_index_;                                 // correlation key → launches_ row
   std::vector<Launch> launches_;
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
@@ -840,7 +863,7 @@ bool NsysLoader::find_gpu_work() {
     if (!has_column(table, "correlationId")) continue;
     std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
     bool ok = scan(table, sql, [&](const Statement& s) {
-      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)), 0);
+      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
       --rows_;  // not rows of the report's events: progress counts those once
     });
     if (!ok) return false;
@@ -871,7 +894,7 @@ bool NsysLoader::read_runtime() {
       // Only calls that launched GPU work join the correlation table: the links are the same,
       // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
       int64_t key = correlation_key(pid_of(gtid), s.i64(4));
-      if (gpu_work_.find(key) != kNone) {
+      if (gpu_work_.contains(key)) {
         corr = key;
         launch_index_.insert(key, uint32_t(launches_.size()));
         if (launch_index_.find(key) == launches_.size()) launches_.push_back({track, start, name});
