@@ -330,11 +330,11 @@ constexpr const char* kRuntimeColumns[] = {"start", "end", "eventClass", "global
 constexpr const char* kEventTables[] = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
     "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-    "NVTX_EVENTS", "OSRT_API"};
+    "NVTX_EVENTS", "OSRT_API", "GPU_METRICS"};
 // Tables read for names, devices and times: used, not events.
 constexpr const char* kReferenceTables[] = {"StringIds", "PROCESSES", "ThreadNames", "TARGET_INFO_GPU",
                                             "TARGET_INFO_SESSION_START_TIME", "TARGET_INFO_CUDA_CONTEXT_INFO",
-                                            "META_DATA_EXPORT"};
+                                            "META_DATA_EXPORT", "TARGET_INFO_GPU_METRICS"};
 
 class NsysLoader {
 public:
@@ -408,6 +408,7 @@ private:
   bool read_memset();
   bool read_sync();
   bool read_graphs();
+  bool read_gpu_metrics();
   struct GpuRow {
     TimeNs start = 0, dur = 0;
     int64_t device = 0, context = 0, stream = -1, global_pid = 0;
@@ -508,6 +509,7 @@ bool NsysLoader::load() {
   // Host side first (launches must be known before the GPU rows that name them).
   if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
+  if (!read_gpu_metrics()) return false;
   if (!note_tables()) return false;
   args_.reset();
   builder_->finish();
@@ -1181,6 +1183,50 @@ bool NsysLoader::read_graphs() {
     if (!s.null(8)) args_->number("graph exec id", s.i64(8));
     std::string name = "CUDA graph " + (s.null(7) ? std::string("?") : std::to_string(s.i64(7)));
     add_gpu(row, store_->strings.intern(name), cat_graph_, args_->end());
+  });
+}
+
+// GPU metrics sampling (nsys --gpu-metrics-devices): one counter series per metric, in a
+// process per metric set (typeId), named by TARGET_INFO_GPU_METRICS.
+bool NsysLoader::read_gpu_metrics() {
+  const char* table = "GPU_METRICS";
+  if (!require(table, {"timestamp", "metricId", "value"})) return true;
+  std::unordered_map<uint64_t, std::string> metric_names;  // typeId << 32 ^ metricId → name
+  std::unordered_map<int64_t, std::string> type_names;
+  if (require("TARGET_INFO_GPU_METRICS", {"metricId", "metricName"})) {
+    std::string sql = select("TARGET_INFO_GPU_METRICS", {"typeId", "metricId", "metricName", "typeName"});
+    bool ok = scan("TARGET_INFO_GPU_METRICS", sql, [&](const Statement& s) {
+      int64_t type = s.opt(0).value_or(0);
+      metric_names[uint64_t(type) << 32 ^ uint64_t(s.i64(1))] = std::string(s.text(2));
+      if (!s.null(3)) type_names[type] = std::string(s.text(3));
+      --rows_;
+    });
+    if (!ok) return false;
+  }
+  std::unordered_map<int64_t, uint32_t> processes;
+  std::unordered_map<uint64_t, std::string> fallback_names;
+  return scan(table, select(table, {"timestamp", "typeId", "metricId", "value"}), [&](const Statement& s) {
+    ++store_->counts.events;
+    TimeNs ts;
+    if (s.null(0) || s.null(2)) return skip_row(IssueKind::MissingField);
+    if (!absolute(s.i64(0), ts)) return;
+    int64_t type = s.opt(1).value_or(0);
+    auto [p, added] = processes.try_emplace(type, 0);
+    if (added) {
+      std::string key = "gpu metrics " + std::to_string(type);
+      p->second = builder_->process(key, std::nullopt);
+      auto name = type_names.find(type);
+      builder_->set_process_name(p->second, store_->strings.intern(name != type_names.end() ? "GPU metrics: " + name->second
+                                                                                            : key));
+      builder_->set_process_sort_index(p->second, 6000000 + type);
+    }
+    uint64_t metric = uint64_t(type) << 32 ^ uint64_t(s.i64(2));
+    auto name = metric_names.find(metric);
+    if (name == metric_names.end()) {
+      name = fallback_names.try_emplace(metric, "metric " + std::to_string(s.i64(2))).first;
+    }
+    ++store_->counts.counters;
+    builder_->add_counter(p->second, name->second, ts, s.f64(3));
   });
 }
 

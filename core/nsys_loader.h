@@ -9,7 +9,7 @@
 //   NVTX push/pop ranges, marks  → cat user_annotation on the thread (slices, instants)
 //   NVTX start/end ranges        → cat user_annotation on an async track per process and domain
 //   OS runtime calls (OSRT_API)  → cat os_runtime on the thread
-//   GPU metrics (GPU_METRICS)    → counters of the device process
+//   GPU metrics (GPU_METRICS)    → counters, in a process per metric set
 //   TARGET_INFO_GPU              → devices, with Kineto's deviceProperties keys
 // A launch and its GPU work share a correlation id (per process: ids restart in each process)
 // and an `ac2g` flow. Times stay integer nanoseconds, shifted by the session's UTC start.

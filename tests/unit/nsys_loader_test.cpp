@@ -118,6 +118,10 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (9960, N
 CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER, globalTid INTEGER,
   correlationId INTEGER, nameId INTEGER, returnValue INTEGER, nestingLevel INTEGER, callchainId INTEGER);
 INSERT INTO OSRT_API VALUES (9100, 9400, 27, )" + gtid + R"(, 0, 11, 4096, 0, NULL);
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, sourceId INTEGER, typeName TEXT, metricId INTEGER, metricName TEXT);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65536, 0, 'GH100', 1, 'SM Active [Throughput %]'), (65536, 0, 'GH100', 2, 'DRAM Read Bandwidth [Throughput %]');
+CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER, metricId INTEGER, value INTEGER);
+INSERT INTO GPU_METRICS VALUES (1000, 65536, 1, 10), (1000, 65536, 2, 3), (2000, 65536, 1, 55), (2000, 65536, 2, 7), (3000, 65536, 1, 0);
 CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER, isSchedIn INTEGER, globalTid INTEGER);
 INSERT INTO SCHED_EVENTS VALUES (5, 0, 1, )" + gtid + R"(), (6, 0, 0, )" + gtid + R"();
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER, name TEXT, label TEXT);
@@ -156,8 +160,16 @@ TEST_CASE("nsys: a hand-made report maps every kind of row") {
     CAPTURE(schema_2025);
     auto s = load_tiny(dir, schema_2025);
     CHECK(s->meta.format == "nsys-sqlite");
-    // 5 runtime/driver + 2 kernels + 1 memcpy + 1 memset + 1 sync + 4 NVTX events + 1 OS runtime.
-    CHECK(s->counts.events == 15);
+    // 5 runtime/driver + 2 kernels + 1 memcpy + 1 memset + 1 sync + 4 NVTX events + 1 OS runtime
+    // + 5 GPU metric samples.
+    CHECK(s->counts.events == 20);
+    CHECK(s->counts.counters == 5);
+    REQUIRE(s->counters.size() == 2);
+    const CounterSeries& sm = s->counters[0];
+    CHECK(s->strings.view(sm.name) == "SM Active [Throughput %]");
+    CHECK(sm.ts == std::vector<TimeNs>{100, 1100, 2100});
+    CHECK(sm.value == std::vector<double>{10, 55, 0});
+    CHECK(s->strings.view(s->processes[sm.process].name) == "GPU metrics: GH100");
     CHECK(s->counts.metadata == 1);  // the domain's name
     CHECK(s->kernel_count() == 2);
     CHECK(s->gpu_activity_count() == 5);
