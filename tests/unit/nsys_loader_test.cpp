@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/analysis/common.h"
+#include "core/diff/trace_diff.h"
 #include "core/file_reader.h"
 #include "core/nsys_loader.h"
 #include "core/trace_info.h"
@@ -440,4 +441,27 @@ TEST_CASE("nsys: corpus reports match independent SQL counts") {
     CHECK(linked == e.kernels);
     sqlite3_close(db);
   }
+}
+
+// The corpus pair (the same nvFuser benchmark at two commits): `diff` works on Nsight reports.
+TEST_CASE("nsys: diff of the electsync and regsteal reports") {
+  if (!test::have_shared()) return;
+  auto load = [](const char* name) {
+    LoadResult r = load_trace((test::shared_dir() / "corpus" / name).string());
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    return std::move(r.store);
+  };
+  auto a = load("fuser_nsys_h200_electsync.sqlite.gz");
+  auto b = load("fuser_nsys_h200_regsteal.sqlite.gz");
+  diff::TraceDiff d = diff::trace_diff(*a, *b, {});
+  REQUIRE(d.aligned);
+  CHECK(d.aligned->matched_fraction == doctest::Approx(1.0));
+  CHECK(d.ops.rows.size() == 118);
+  // The nvFuser kernel the two commits generate differently: 132.511 µs → 124.702 µs.
+  auto kernel = std::find_if(d.ops.rows.begin(), d.ops.rows.end(),
+                             [](const diff::OpsDiffRow& r) { return r.name.starts_with("<unnamed>::nvfuser_none_f0_c0_r0_g0"); });
+  REQUIRE(kernel != d.ops.rows.end());
+  CHECK(kernel->control_total == 132511);
+  CHECK(kernel->test_total == 124702);
+  CHECK(kernel->diff_count() == 0);
 }
