@@ -95,7 +95,7 @@ void register_bench_load(CLI::App& bench) {
       return;
     }
     std::printf("file                 %s\n", options->file.c_str());
-    std::printf("json bytes           %llu (uncompressed)\n", (unsigned long long)bytes);
+    std::printf("input bytes          %llu (uncompressed JSON or SQLite)\n", (unsigned long long)bytes);
     std::printf("events               %llu\n", (unsigned long long)events);
     std::printf("seconds (median/%d)   %.4f\n", options->repeat, s);
     std::printf("cpu seconds (median) %.4f\n", median(cpu));

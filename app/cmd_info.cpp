@@ -16,7 +16,7 @@ void register_info(CLI::App& app) {
     std::string format = "text";
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file (.json or .json.gz)")->required();
+  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {
     LoadResult loaded = load_trace(options->file);

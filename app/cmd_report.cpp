@@ -125,7 +125,7 @@ double median(std::vector<double> v) {
 void register_report(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Run the analyses (temporal, idle, kernels, launches, coupling, ...)");
   auto a = std::make_shared<ReportArgs>();
-  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz)")->required();
+  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep)")->required();
   cmd->add_option("--mode", a->mode, "sightline (exact, default) or hta (reproduce HTA 0.6.1)")
       ->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own)");
