@@ -18,6 +18,7 @@
 
 #include "core/capture/live_server.h"
 #include "core/json_writer.h"
+#include "core/nsys_loader.h"
 #include "views/details_panel.h"
 #include "views/diff_view.h"
 #include "views/export_dialog.h"
@@ -508,6 +509,12 @@ void draw_issues(Workspace& ws, Ui& ui) {
         ImGui::TextUnformatted(offsets.c_str());
       }
       ImGui::EndTable();
+    }
+    // Nsight reports: tables not mapped and what the report lacks (as `info` prints them).
+    std::string nsys = nsys_info_text(ws.store()->meta);
+    if (!nsys.empty()) {
+      ImGui::Separator();
+      ImGui::TextWrapped("%s", nsys.c_str());
     }
   }
   ImGui::End();
