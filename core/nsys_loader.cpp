@@ -63,6 +63,9 @@ enum NvtxType : int64_t {
   kNvtxDomainCreate = 75,
 };
 
+// Sums of numbers read from an untrusted file: wrap instead of overflowing (undefined behaviour).
+int64_t wrapping_add(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+
 // ---------------------------------------------------------------- SQLite helpers
 
 struct DbCloser {
@@ -536,8 +539,6 @@ void NsysLoader::progress() {
 bool NsysLoader::read_schema() {
   Statement tables(db_, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
   if (!tables.prepared()) return sql_fail("not a readable SQLite database");
-  Statement info(db_, "SELECT name FROM pragma_table_info(?1)");
-  if (!info.prepared()) return sql_fail("reading the schema");
   int rc;
   while ((rc = tables.step()) == SQLITE_ROW) table_order_.emplace_back(tables.text(0));
   if (rc != SQLITE_DONE) return sql_fail("reading the list of tables");
@@ -746,8 +747,9 @@ bool NsysLoader::read_devices() {
       ++c;
     }
     constexpr int kWarpSize = 4 + 5;  // threadsPerWarp's place in kNumbers, after the 4 leading columns
-    if (!s.null(3) && !s.null(kWarpSize))
-      w.field("maxThreadsPerMultiprocessor", s.i64(3) * s.i64(kWarpSize));  // warps per SM × warp size
+    int64_t threads = 0;  // warps per SM × warp size
+    if (!s.null(3) && !s.null(kWarpSize) && !__builtin_mul_overflow(s.i64(3), s.i64(kWarpSize), &threads))
+      w.field("maxThreadsPerMultiprocessor", threads);
     for (const char* text : {"busLocation", "uuid", "chipName"}) {
       if (!s.null(c)) w.field(text, s.text(c));
       ++c;
@@ -805,7 +807,7 @@ uint32_t NsysLoader::device_process(int64_t device) {
   builder_->set_process_name(p, store_->strings.intern(name != device_names_.end() && !name->second.empty()
                                                            ? name->second : label));
   builder_->set_process_labels(p, store_->strings.intern(label));
-  builder_->set_process_sort_index(p, 5000000 + device);  // after the host processes, as Kineto sorts
+  builder_->set_process_sort_index(p, wrapping_add(5000000, device));  // after the host processes, as Kineto sorts
   device_processes_[device] = p;
   return p;
 }
@@ -1056,7 +1058,7 @@ bool NsysLoader::read_kernels() {
     gpu_args(row);
     auto n = [&](int c) { return s.opt(c).value_or(0); };
     args_->number("registers per thread", n(16));
-    args_->number("shared memory", n(17) + n(18));
+    args_->number("shared memory", wrapping_add(n(17), n(18)));
     args_->triple("grid", n(10), n(11), n(12));
     args_->triple("block", n(13), n(14), n(15));
     args_->number("static shared memory", n(17));
@@ -1218,7 +1220,7 @@ bool NsysLoader::read_gpu_metrics() {
       auto name = type_names.find(type);
       builder_->set_process_name(p->second, store_->strings.intern(name != type_names.end() ? "GPU metrics: " + name->second
                                                                                             : key));
-      builder_->set_process_sort_index(p->second, 6000000 + type);
+      builder_->set_process_sort_index(p->second, wrapping_add(6000000, type));
     }
     uint64_t metric = uint64_t(type) << 32 ^ uint64_t(s.i64(2));
     auto name = metric_names.find(metric);
