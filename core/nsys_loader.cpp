@@ -455,6 +455,7 @@ private:
   std::unordered_map<int64_t, std::string> device_names_;
   std::unordered_map<int64_t, uint32_t> device_processes_;
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
+  std::unordered_set<uint32_t> gpu_work_tracks_;           // stream tracks with more than syncs
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
   KeySet gpu_work_;                                        // correlation keys of GPU activities
@@ -513,6 +514,10 @@ bool NsysLoader::load() {
   if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!read_gpu_metrics()) return false;
+  // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
+  // but not GPU work: it is not counted among the streams.
+  for (auto [key, track] : stream_tracks_)
+    if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   if (!note_tables()) return false;
   args_.reset();
   builder_->finish();
@@ -1034,6 +1039,7 @@ void NsysLoader::gpu_args(const GpuRow& row) {
 
 void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
   uint32_t track = stream_track(row.device, row.stream);
+  if (cat != cat_sync_) gpu_work_tracks_.insert(track);
   std::optional<int64_t> corr;
   if (row.correlation) corr = correlation_key(row.global_pid, *row.correlation);
   builder_->add_slice(track, row.start, row.dur, name, cat, args, corr);
