@@ -12,6 +12,7 @@
 #include "core/file_reader.h"
 #include "core/nsys_loader.h"
 #include "core/trace_info.h"
+#include "figures/timeline_figure.h"
 #include "test_support.h"
 
 using namespace sl;
@@ -464,4 +465,22 @@ TEST_CASE("nsys: diff of the electsync and regsteal reports") {
   CHECK(kernel->control_total == 132511);
   CHECK(kernel->test_total == 124702);
   CHECK(kernel->diff_count() == 0);
+}
+
+// `render` draws an Nsight report like any trace: the committed report (a plain clone has it).
+TEST_CASE("nsys: the timeline figure of a report") {
+  LoadResult r = load_trace(test::test_data("fuser_nsys_h200_electsync.sqlite.gz"));
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  fig::Style style = fig::make_style(fig::FigureTheme::Paper, 1200);
+  fig::Scene scene;
+  fig::TimelineFigureStats stats;
+  std::string error;
+  REQUIRE(fig::timeline_figure(*r.store, nullptr, style, {}, scene, stats, error));
+  CHECK(stats.tracks >= 2);
+  auto has_text = [&](std::string_view text) {
+    return std::any_of(scene.items.begin(), scene.items.end(),
+                       [&](const fig::Item& i) { return i.kind == fig::Item::Text && i.text.find(text) != std::string::npos; });
+  };
+  CHECK(has_text("stream 7"));
+  CHECK(has_text("NVIDIA H200"));
 }
