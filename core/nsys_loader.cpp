@@ -90,7 +90,11 @@ public:
   int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
   int columns() const { return sqlite3_column_count(stmt_); }
   double f64(int c) const { return sqlite3_column_double(stmt_, c); }
-  std::optional<int64_t> opt(int c) const { return null(c) ? std::nullopt : std::optional<int64_t>(i64(c)); }
+  // One API call per column where null() then i64() make two (the loader's hot path).
+  std::optional<int64_t> opt(int c) const {
+    sqlite3_value* v = sqlite3_column_value(stmt_, c);
+    return sqlite3_value_type(v) == SQLITE_NULL ? std::nullopt : std::optional<int64_t>(sqlite3_value_int64(v));
+  }
   std::string_view text(int c) const {
     const unsigned char* p = sqlite3_column_text(stmt_, c);  // before _bytes, as SQLite asks
     return p ? std::string_view(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, c)))
@@ -853,13 +857,14 @@ bool NsysLoader::absolute(int64_t t, TimeNs& out) {
 
 // Columns start_col and start_col + 1 are start and end. A missing end leaves `open` set.
 bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
-  if (s.null(start_col)) return skip_row(IssueKind::MissingField), false;
-  if (!absolute(s.i64(start_col), start)) return false;
-  open = s.null(start_col + 1);
+  std::optional<int64_t> begin = s.opt(start_col), finish = s.opt(start_col + 1);
+  if (!begin) return skip_row(IssueKind::MissingField), false;
+  if (!absolute(*begin, start)) return false;
+  open = !finish;
   dur = 0;
   if (open) return true;
   TimeNs end = 0;
-  if (!absolute(s.i64(start_col + 1), end)) return false;
+  if (!absolute(*finish, end)) return false;
   dur = end - start;
   if (dur < 0) store_->issues.add_count(IssueKind::NegativeDuration, 1), dur = 0;
   return true;
@@ -887,29 +892,30 @@ bool NsysLoader::read_runtime() {
     ++store_->counts.events;
     TimeNs start, dur;
     bool open;
-    if (s.null(3)) return skip_row(IssueKind::MissingField);
+    std::optional<int64_t> thread = s.opt(3);
+    if (!thread) return skip_row(IssueKind::MissingField);
     if (!time_span(s, 0, start, dur, open)) return;
     if (open) store_->issues.add_count(IssueKind::MissingField, 1);
     StringId name = api_name(s.opt(5));
     // eventClass (ENUM_NSYS_EVENT_CLASS): 0 CUDA runtime, 1 CUDA driver; else by the name.
     std::optional<int64_t> event_class = s.opt(2);
     bool runtime = event_class ? *event_class == 0 : store_->strings.view(name).starts_with("cuda");
-    int64_t gtid = s.i64(3);
+    int64_t gtid = *thread;
     uint32_t track = thread_track(gtid);
-    std::optional<int64_t> corr;
+    std::optional<int64_t> corr, id = s.opt(4), result = s.opt(6);
     args_->begin();
-    if (!s.null(4)) {
-      args_->number("correlation", s.i64(4));
+    if (id) {
+      args_->number("correlation", *id);
       // Only calls that launched GPU work join the correlation table: the links are the same,
       // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
-      int64_t key = correlation_key(pid_of(gtid), s.i64(4));
+      int64_t key = correlation_key(pid_of(gtid), *id);
       if (gpu_work_.contains(key)) {
         corr = key;
         launch_index_.insert(key, uint32_t(launches_.size()));
         if (launch_index_.find(key) == launches_.size()) launches_.push_back({track, start, name});
       }
     }
-    if (!s.null(6)) args_->number("return value", s.i64(6));
+    if (result) args_->number("return value", *result);
     uint32_t args = args_->end();
     builder_->add_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
   });
@@ -1059,10 +1065,13 @@ bool NsysLoader::read_kernels() {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     // Kineto shows demangled names; the short and mangled ones are fallbacks.
-    StringId name = !s.null(7) ? string_id(s.opt(7)) : !s.null(8) ? string_id(s.opt(8)) : string_id(s.opt(9));
+    std::optional<int64_t> demangled = s.opt(7), short_name = demangled ? demangled : s.opt(8);
+    StringId name = string_id(short_name ? short_name : s.opt(9));
     if (name == 0) name = store_->strings.intern("<unnamed kernel>");
     gpu_args(row);
-    auto n = [&](int c) { return s.opt(c).value_or(0); };
+    std::optional<int64_t> v[25];
+    for (int c = 10; c < 25; ++c) v[c] = s.opt(c);
+    auto n = [&](int c) { return v[c].value_or(0); };
     args_->number("registers per thread", n(16));
     args_->number("shared memory", wrapping_add(n(17), n(18)));
     args_->triple("grid", n(10), n(11), n(12));
@@ -1071,10 +1080,10 @@ bool NsysLoader::read_kernels() {
     args_->number("dynamic shared memory", n(18));
     args_->number("local memory per thread", n(19));
     args_->number("local memory total", n(20));
-    if (!s.null(21)) args_->number("shared memory executed", n(21));
-    if (!s.null(22)) args_->number("grid id", n(22));
-    if (!s.null(23)) args_->number("graph node id", n(23));
-    if (!s.null(24)) args_->number("launch type", n(24));
+    if (v[21]) args_->number("shared memory executed", *v[21]);
+    if (v[22]) args_->number("grid id", *v[22]);
+    if (v[23]) args_->number("graph node id", *v[23]);
+    if (v[24]) args_->number("launch type", *v[24]);
     add_gpu(row, name, cat_kernel_, args_->end());
   });
 }
