@@ -338,6 +338,9 @@ constexpr const char* kEventTables[] = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
     "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
     "NVTX_EVENTS", "OSRT_API", "GPU_METRICS"};
+constexpr const char* kGpuTables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                      "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                      "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"};
 // Tables read for names, devices and times: used, not events.
 constexpr const char* kReferenceTables[] = {"StringIds", "PROCESSES", "ThreadNames", "TARGET_INFO_GPU",
                                             "TARGET_INFO_SESSION_START_TIME", "TARGET_INFO_CUDA_CONTEXT_INFO",
@@ -426,6 +429,8 @@ private:
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
   bool note_tables();
   void progress();
+  void report_progress();
+  void check_cancel();
 
   sqlite3* db_;
   LoadOptions options_;
@@ -439,6 +444,8 @@ private:
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
+  const char* phase_ = "reading";
+  uint64_t event_tables_ = 0, tables_done_ = 0;  // scans of event tables, for progress
 
   // StringIds: dense ids in a vector, sparse ones in a map.
   std::vector<StringId> strings_;
@@ -513,6 +520,9 @@ bool NsysLoader::load() {
   cat_flow_ = s.intern("ac2g");
 
   if (!read_schema() || !check_export()) return false;
+  // Every scan of an event table: each once, the GPU tables' correlation pre-scan, NVTX's names.
+  for (const char* t : kEventTables) event_tables_ += has_table(t) * (std::string_view(t) == "NVTX_EVENTS" ? 2 : 1);
+  for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
   // Host side first (launches must be known before the GPU rows that name them).
   if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
@@ -528,15 +538,25 @@ bool NsysLoader::load() {
   return true;
 }
 
+// The bytes read are not known: "done" advances by event table (a fraction of the file size), the
+// phase names the table being read.
+void NsysLoader::report_progress() {
+  if (!options_.on_progress) return;
+  LoadProgress p;
+  p.phase = phase_;
+  p.events = rows_;
+  p.bytes_total = bytes_;
+  p.bytes_done = event_tables_ ? bytes_ * std::min(tables_done_, event_tables_) / event_tables_ : 0;
+  options_.on_progress(p);
+}
+
 void NsysLoader::progress() {
   if (++rows_ % kProgressEvery) return;
-  if (options_.on_progress) {
-    LoadProgress p;
-    p.phase = "reading";
-    p.events = rows_;
-    p.bytes_total = bytes_;
-    options_.on_progress(p);
-  }
+  report_progress();
+  check_cancel();
+}
+
+void NsysLoader::check_cancel() {
   if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
     error_.cancelled = true;
     fail("cancelled");
@@ -605,12 +625,20 @@ template <class Row>
 bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row) {
   Statement s(db_, sql);
   if (!s.prepared()) return sql_fail("reading " + std::string(table));
+  bool events = std::find(std::begin(kEventTables), std::end(kEventTables), table) != std::end(kEventTables);
+  if (events) {
+    phase_ = table.data();  // every caller passes a literal
+    report_progress();
+    check_cancel();
+    if (!error_.message.empty()) return false;
+  }
   int rc;
   while ((rc = s.step()) == SQLITE_ROW) {
     row(s);
     progress();
     if (!error_.message.empty()) return false;
   }
+  tables_done_ += events;
   return rc == SQLITE_DONE || sql_fail("reading " + std::string(table));
 }
 
@@ -872,8 +900,7 @@ bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, Tim
 
 // The correlation keys of every GPU activity, from a scan of two columns per table.
 bool NsysLoader::find_gpu_work() {
-  for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-                            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"}) {
+  for (const char* table : kGpuTables) {
     if (!has_column(table, "correlationId")) continue;
     std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
     bool ok = scan(table, sql, [&](const Statement& s) {

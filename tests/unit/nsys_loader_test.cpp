@@ -255,6 +255,34 @@ TEST_CASE("nsys: a hand-made report maps every kind of row") {
   }
 }
 
+TEST_CASE("nsys: progress names each table, and cancelling stops the load") {
+  ScratchDir dir;
+  std::string path = dir.file("tiny.sqlite");
+  write_db(path, tiny_report(false));
+  std::vector<std::string> phases;
+  uint64_t last_done = 0, total = 0;
+  bool monotonic = true;
+  LoadOptions options;
+  options.on_progress = [&](const LoadProgress& p) {
+    phases.emplace_back(p.phase);
+    monotonic &= p.bytes_done >= last_done && p.bytes_done <= p.bytes_total;
+    last_done = p.bytes_done;
+    total = p.bytes_total;
+  };
+  LoadResult r = load_trace(path, options);
+  REQUIRE(r.ok());
+  CHECK(monotonic);
+  CHECK(total == fs::file_size(path));
+  CHECK(std::find(phases.begin(), phases.end(), "CUPTI_ACTIVITY_KIND_KERNEL") != phases.end());
+  CHECK(std::find(phases.begin(), phases.end(), "NVTX_EVENTS") != phases.end());
+  std::atomic<bool> cancel{true};
+  LoadOptions cancelling;
+  cancelling.cancel = &cancel;
+  LoadResult c = load_trace(path, cancelling);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error.cancelled);
+}
+
 TEST_CASE("nsys: HTA mode reads an Nsight report as if Kineto had written it") {
   ScratchDir dir;
   auto s = load_tiny(dir, false);
