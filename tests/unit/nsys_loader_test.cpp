@@ -512,3 +512,39 @@ TEST_CASE("nsys: the timeline figure of a report") {
   CHECK(has_text("stream 7"));
   CHECK(has_text("NVIDIA H200"));
 }
+
+// `.nsys-rep` with an `nsys` on PATH: a stand-in script that "exports" a prepared database,
+// recording its arguments; the export lands in the cache and is reused the second time.
+TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
+  ScratchDir dir;
+  std::string db = dir.file("prepared.sqlite");
+  write_db(db, tiny_report(false));
+  fs::create_directory(dir.path / "bin");
+  std::string log = dir.file("nsys.log");
+  {
+    std::ofstream script(dir.path / "bin" / "nsys");
+    script << "#!/bin/sh\necho \"$@\" >> '" << log << "'\n"
+           << "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+           << "cp '" << db << "' \"$out\"\n";
+  }
+  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
+  std::string rep = dir.file("run.nsys-rep");
+  std::ofstream(rep) << "a report";
+  const char* old_path = std::getenv("PATH");
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
+  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
+  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  LoadResult first = load_trace(rep);
+  LoadResult second = load_trace(rep);
+  ::setenv("PATH", saved_path.c_str(), 1);
+  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  REQUIRE_MESSAGE(first.ok(), first.error.to_string());
+  REQUIRE_MESSAGE(second.ok(), second.error.to_string());
+  CHECK(first.store->kernel_count() == 2);
+  CHECK(first.store->meta.file == rep);
+  std::string calls = read_file(log);
+  CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + (dir.path / "cache").string() +
+                          "/sightline/nsys/run-"));
+  CHECK(std::count(calls.begin(), calls.end(), '\n') == 1);  // the second load used the cache
+}
