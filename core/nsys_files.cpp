@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/file_reader.h"
+#include "core/json_writer.h"
 #include "core/nsys_loader.h"
 #include "core/nsys_sqlite.h"
 #include "core/string_pool.h"
@@ -180,7 +181,8 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
       p.phase = "exporting";
       options.on_progress(p);
     }
-    std::string partial = out + ".partial";
+    // Ends in .sqlite: nsys adds the extension to an output name without it.
+    std::string partial = out.substr(0, out.size() - std::string_view(".sqlite").size()) + ".partial.sqlite";
     std::vector<std::string> argv_s = {"nsys", "export", "--type", "sqlite", "--force-overwrite", "true",
                                        "--output", partial, path};
     std::vector<char*> argv;
@@ -195,7 +197,9 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
     }
   }
   LoadResult r = load_database_file(out, path, file_size(out), options);
-  if (r.ok()) r.store->meta.top_level.emplace_back("nsys_exported_to", "\"" + out + "\"");
+  std::string where;
+  append_json_string(where, out);
+  if (r.ok()) r.store->meta.top_level.emplace_back("nsys_exported_to", where);
   return r;
 }
 
