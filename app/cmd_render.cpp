@@ -188,7 +188,7 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json or .json.gz); CONTROL TEST for --view diff")->required()->expected(1, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff")->required()->expected(1, 2);
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
   cmd->add_option("--range", o->range,
                   "Time range START:END (12.5ms:14ms, 3s:4s, raw µs): since the trace start; for diff, since each run's "

@@ -17,6 +17,7 @@
 #include "app/gui_tabs.h"
 #include "core/capture/live_server.h"
 #include "core/json_writer.h"
+#include "core/nsys_loader.h"
 #include "views/details_panel.h"
 #include "views/file_browser.h"
 #include "views/range_stats.h"
@@ -147,6 +148,12 @@ void draw_issues(Workspace& ws, Ui& ui) {
         ImGui::TextUnformatted(offsets.c_str());
       }
       ImGui::EndTable();
+    }
+    // Nsight reports: tables not mapped and what the report lacks (as `info` prints them).
+    std::string nsys = nsys_info_text(ws.store()->meta);
+    if (!nsys.empty()) {
+      ImGui::Separator();
+      ImGui::TextWrapped("%s", nsys.c_str());
     }
   }
   ImGui::End();
