@@ -18,7 +18,7 @@ void register_info(CLI::App& app) {
     std::vector<std::string> job;
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file (.json or .json.gz), or a directory of rank traces (a job)");
+  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", options->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {

@@ -212,7 +212,7 @@ void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, c
 void register_report(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Run the analyses (temporal, idle, kernels, launches, coupling, ...)");
   auto a = std::make_shared<ReportArgs>();
-  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz), or a directory of rank traces (a job)");
+  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", a->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--align", a->align,
                   "Job clocks: collectives (apply offsets from collective ends), none, or auto (default: "

@@ -43,6 +43,11 @@ std::string_view issue_reason(IssueKind kind) {
   return "";
 }
 
+std::string import_badge_label(const ImportIssues& issues) {
+  if (uint64_t attention = attention_issues(issues)) return std::to_string(attention) + " import issues";
+  return issues.total() ? "import: normal" : "";
+}
+
 uint64_t attention_issues(const ImportIssues& issues) {
   uint64_t n = 0;
   for (size_t k = 0; k < size_t(IssueKind::kCount); ++k)

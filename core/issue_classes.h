@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/import_issues.h"
@@ -27,5 +28,8 @@ std::string_view issue_class_name(IssueClass c);  // "normal", "attention"
 std::string_view issue_reason(IssueKind kind);
 // Issues of the Attention class (the number a badge shows).
 uint64_t attention_issues(const ImportIssues& issues);
+// The GUI's import-issues button: "N import issues" (N of the Attention class), "import: normal"
+// when every issue is a normal one, "" when there are none.
+std::string import_badge_label(const ImportIssues& issues);
 
 }  // namespace sl

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/short_names.h"
 #include "views/pattern_model.h"
@@ -75,7 +76,7 @@ void BreakdownView::build(ViewContext& ctx) {
     auto names = store_short_names(ctx.store);  // distinct: variants of one template keep their argument
     for (const KernelStats& k : r.kernels->per_kernel_full)
       kernels_.add_row({DataTable::text(std::string(kernel_type_name(k.type))),
-                        DataTable::number(std::to_string(k.count), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
+                        DataTable::number(human::count(int64_t(k.count)), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
                         dur_cell(k.median.value_or(0)), dur_cell(k.p95.value_or(0)),
                         DataTable::number(fixed(total > 0 ? k.sum / total * 100 : 0, 1, "%"), total > 0 ? k.sum / total : 0),
                         DataTable::text((*names)(k.name))});
@@ -91,7 +92,7 @@ void BreakdownView::build(ViewContext& ctx) {
       coupling_iteration_.push_back(c.iteration.value_or(-1));
       coupling_.add_row({c.iteration ? DataTable::number("step " + std::to_string(*c.iteration), double(*c.iteration))
                                      : DataTable::number("whole trace", 1e18),
-                         DataTable::number(std::to_string(c.kernels), double(c.kernels)), dur_cell(double(c.tklqt)),
+                         DataTable::number(human::count(int64_t(c.kernels)), double(c.kernels)), dur_cell(double(c.tklqt)),
                          dur_cell(double(c.host_orchestration)), dur_cell(c.akd),
                          dur_cell(double(c.gpu_busy)), dur_cell(double(c.latency)),
                          DataTable::number(fixed(c.utilization * 100, 1, "%"), c.utilization), DataTable::number(fixed(c.hdbi, 2), c.hdbi),
@@ -137,11 +138,10 @@ void BreakdownView::draw_iterations(ViewContext& ctx, ImVec2 size) {
     bool over = ImGui::IsItemHovered() && mouse.x >= p.x + slot * float(i) && mouse.x < p.x + slot * float(i + 1);
     if (over) {
       double step = double(s.end - s.start);
-      ImGui::SetTooltip("step %lld: %s\ncompute %s (%.0f%%)\ncommunication %s (%.0f%%)\nmemory %s (%.0f%%)\nGPU idle %s (%.0f%%)\nclick: show on the timeline",
-                        (long long)s.iteration, format_duration(step).c_str(), format_duration(double(s.compute)).c_str(), s.compute / step * 100,
-                        format_duration(double(s.communication)).c_str(), s.communication / step * 100,
-                        format_duration(double(s.memory)).c_str(), s.memory / step * 100, format_duration(double(s.idle)).c_str(),
-                        s.idle / step * 100);
+      auto part = [&](TimeNs t) { return format_duration(double(t)) + " (" + human::percent(double(t) / step * 100) + ")"; };
+      ImGui::SetTooltip("step %lld: %s\ncompute %s\ncommunication %s\nmemory %s\nGPU idle %s\nclick: show on the timeline",
+                        (long long)s.iteration, format_duration(step).c_str(), part(s.compute).c_str(), part(s.communication).c_str(),
+                        part(s.memory).c_str(), part(s.idle).c_str());
       if (ImGui::IsItemClicked()) go_to_iteration(ctx, s.iteration);
     }
   }

@@ -4,6 +4,7 @@
 
 #include "core/analysis/launch_stats.h"
 #include "core/short_names.h"
+#include "core/track_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -34,7 +35,6 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     ImGui::TextDisabled("Click a slice to see its details. Shift-drag selects a time range.");
     return;
   }
-  const Track& track = store.tracks[s.track];
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(std::string(store.name(s)).c_str());
   ImGui::PopTextWrapPos();
@@ -50,8 +50,7 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     row("start", format_duration(double(store.start(s))) + " from trace start");
     row("duration", format_duration(double(store.dur(s))));
     row("self time", format_duration(double(self_time(store, s))));
-    row("track", track.kind == TrackKind::GpuStream ? "GPU " + std::to_string(track.device) + " stream " + std::to_string(track.stream)
-                                                    : "thread " + std::string(store.strings.view(track.tid_text)));
+    row("track", track_full_name(store, s.track) + "  (" + track_raw_ids(store, s.track) + ")");
     if (auto c = store.correlation_id(s)) row("correlation", std::to_string(*c));
     ImGui::EndTable();
   }

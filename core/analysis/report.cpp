@@ -10,7 +10,8 @@ const std::vector<std::string>& analysis_names() {
       "temporal_breakdown", "idle_breakdown",   "idle_causes",        "kernel_type_breakdown",
       "kernel_breakdown",   "kernel_durations", "launch_stats",       "queue_length",
       "memory_bw",          "memory_in_use",    "comm_comp_overlap",  "coupling",
-      "fusion_candidates",  "repeated_kernels", "kernel_sequences", "insights"};
+      "fusion_candidates",  "repeated_kernels", "kernel_sequences", "insights",
+      "cupti_counters"};
   return names;
 }
 
@@ -76,6 +77,15 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
       ko.operator_name = o.operator_name;
       timed(r, "kernel_sequences", [&] { r.sequences = kernel_sequences(t, ko); });
     }
+  }
+
+  if (want({"cupti_counters"})) {
+    timed(r, "cupti_counters", [&] { r.cupti = cupti_counters(t); });
+    // "No counters" is news only to someone who asked for them; a full report of an ordinary
+    // trace stays quiet. Ranges that cannot be tied to launches are always worth a note.
+    const bool asked = !r.only.empty();
+    if (!r.cupti->note.empty() && (asked || !r.cupti->kernels.empty() || r.cupti->ranges > 0))
+      r.notes.push_back(r.cupti->note);
   }
 
   if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });

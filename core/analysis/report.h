@@ -10,6 +10,7 @@
 #include "core/analysis/common.h"
 #include "core/analysis/counters.h"
 #include "core/analysis/coupling.h"
+#include "core/analysis/cupti_counters.h"
 #include "core/analysis/fusion.h"
 #include "core/analysis/idle_time.h"
 #include "core/analysis/insights.h"
@@ -47,6 +48,7 @@ struct Report {
   std::optional<std::vector<RepeatedKernel>> repeated;
   std::optional<std::vector<KernelSequence>> sequences;
   std::optional<std::vector<Insight>> insights;  // Sightline mode only; ranked, costs bounded
+  std::optional<CuptiCounters> cupti;
   std::vector<std::string> notes;
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;

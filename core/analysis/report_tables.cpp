@@ -1,5 +1,6 @@
 #include "core/analysis/report_tables.h"
 
+#include "core/format.h"
 #include "core/json_writer.h"
 #include "core/short_names.h"
 
@@ -31,6 +32,54 @@ void add_describe(std::vector<Cell>& row, const Describe& d, bool in_ns) {
   row.push_back(v(d.p50));
   row.push_back(v(d.p75));
   row.push_back(v(d.max));
+}
+
+}  // namespace
+
+namespace {
+
+// Derived columns shared by the per-kernel and per-operator CUPTI tables.
+const std::vector<std::string> kCuptiDerived = {"flops", "dram_bytes", "kernel_time_us", "gflop_per_s",
+                                                "dram_gb_per_s", "flop_per_byte"};
+
+void add_cupti_derived(std::vector<Cell>& row, std::optional<double> flops, std::optional<double> bytes,
+                       std::optional<double> seconds) {
+  auto opt = [](std::optional<double> v, double scale = 1) { return v ? Cell::num(*v * scale) : Cell::null(); };
+  row.push_back(opt(flops));
+  row.push_back(opt(bytes));
+  row.push_back(opt(seconds, 1e6));
+  row.push_back(opt(per_second(flops, seconds), 1e-9));
+  row.push_back(opt(per_second(bytes, seconds), 1e-9));
+  row.push_back(opt(intensity(flops, bytes)));
+}
+
+// cupti_counters: one row per profiled kernel; cupti_counters_by_operator (Sightline mode): the
+// same summed per innermost operator. (HTA) a metric a range lacks reads -1, HTA's default.
+void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out) {
+  std::vector<std::string> cols = {"rank", "kernel", "operator", "top_level_op", "op_stack", "ts_us", "dur_us"};
+  cols.insert(cols.end(), c.metrics.begin(), c.metrics.end());
+  cols.insert(cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table t{"cupti_counters", cols};
+  for (const CuptiKernelCounters& k : c.kernels) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(k.kernel), C::str(k.bottom_op), C::str(k.top_op),
+                             C::strs(k.op_stack),  C::ns(k.ts),      C::ns(k.dur)};
+    for (const auto& v : k.values) row.push_back(v ? C::num(*v) : mode == Mode::Hta ? C::num(-1) : C::null());
+    add_cupti_derived(row, k.flops, k.dram_bytes, k.seconds);
+    t.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(t));
+  if (c.operators.empty()) return;
+  std::vector<std::string> op_cols = {"rank", "operator", "kernels"};
+  op_cols.insert(op_cols.end(), c.metrics.begin(), c.metrics.end());
+  op_cols.insert(op_cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table ops{"cupti_counters_by_operator", op_cols};
+  for (const CuptiOperatorCounters& o : c.operators) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(o.op), C::integer(int64_t(o.kernels))};
+    for (double v : o.sums) row.push_back(C::num(v));
+    add_cupti_derived(row, o.flops, o.dram_bytes, o.seconds);
+    ops.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(ops));
 }
 
 }  // namespace
@@ -196,6 +245,7 @@ std::vector<Table> report_tables(const Report& r) {
     }
     out.push_back(std::move(t));
   }
+  if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
   return out;
 }
 
@@ -345,6 +395,51 @@ std::string render_csv(const Table& t) {
   return o;
 }
 
+// The text format is for people (core/format.h): durations in the unit that fits, percentages
+// with one decimal, counts with thousands separators. Identifier columns (rank, stream, ...) print
+// as they are; JSON and CSV keep full precision.
+namespace {
+
+bool is_identifier_column(std::string_view column) {
+  for (std::string_view id : {"rank", "stream", "device", "pid", "tid"})
+    if (column == id) return true;
+  return column.rfind("iteration", 0) == 0;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string text_cell(std::string_view column, const Cell& c) {
+  switch (c.kind) {
+    case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
+    case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
+    case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
+    default: return cell_text(c);
+  }
+}
+
+// Characters on screen, not bytes: "µs" is two bytes, one column.
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// A column of durations drops its "_us": its cells carry their own unit ("1.62 ms").
+std::vector<std::string> text_header(const Table& t) {
+  std::vector<std::string> header = t.columns;
+  for (size_t k = 0; k < header.size(); ++k) {
+    bool durations = !t.rows.empty() && ends_with(header[k], "_us");
+    for (const auto& row : t.rows)
+      if (k < row.size() && row[k].kind != Cell::Ns && row[k].kind != Cell::Null) durations = false;
+    if (durations) header[k].resize(header[k].size() - 3);
+  }
+  return header;
+}
+
+}  // namespace
+
 void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
   o += "\n== " + t.name + " ==\n";
   if (t.rows.empty()) {
@@ -365,8 +460,9 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
   ShortNames short_names(names);
   bool shortened = false, clipped = false;
   std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header = text_header(t);
   std::vector<size_t> width(t.columns.size());
-  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
+  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = header[k].size();
   for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
     std::vector<std::string> line;
     for (size_t k = 0; k < t.rows[i].size(); ++k) {
@@ -376,15 +472,10 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
         s = cell.kind == Cell::Str ? short_names(cell.s) : short_list(short_names, cell.list);
         shortened |= s != cell_text(cell);
       } else {
-        s = cell_text(cell);
+        s = text_cell(t.columns[k], cell);
         if (s.size() > clip_width) s = shorten(s, clip_width), clipped = true;
       }
-      if (cell.kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4f", cell.d);
-        s = buf;
-      }
-      width[k] = std::max(width[k], s.size());
+      width[k] = std::max(width[k], display_width(s));
       line.push_back(std::move(s));
     }
     cells.push_back(std::move(line));
@@ -401,11 +492,11 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     for (size_t i = 0; i < order.size(); ++i) {
       size_t k = order[i];
       o += line[k];
-      if (i + 1 < order.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
+      if (i + 1 < order.size()) o += std::string(width[k] - display_width(line[k]) + 2, ' ');
     }
     o += "\n";
   };
-  emit(t.columns);
+  emit(header);
   for (const auto& line : cells) emit(line);
   if (shortened) o += "(names shortened where they stay distinct; --format json or csv prints them whole)\n";
   if (clipped) o += "(long cells cut with ...; --format json or csv prints them whole)\n";

@@ -28,6 +28,13 @@ for trace in kin_docs_after_fix_h100 hta_inference_rank1_oldfmt hta_amd_mi250_mi
   check "info_$trace.txt" "$data" info "$trace.json.gz"
   check "info_$trace.json" "$data" info "$trace.json.gz" --format json
 done
+# Nsight Systems reports: a real export (gzip), a truncated one, an SQLite file of something else.
+check info_fuser_nsys_h200_electsync.txt "$data" info fuser_nsys_h200_electsync.sqlite.gz
+check info_fuser_nsys_h200_electsync.json "$data" info fuser_nsys_h200_electsync.sqlite.gz --format json
+check report_nsys_electsync.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check report_nsys_electsync_hta.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --mode hta --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check error_nsys_truncated.txt "$inputs" info truncated_nsys.sqlite
+check error_nsys_not_nsight.txt "$inputs" info not_nsight.sqlite
 check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz
 check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
