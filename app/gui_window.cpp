@@ -538,6 +538,19 @@ void draw_find(Workspace& ws, Ui& ui) {
   ImGui::End();
 }
 
+// A cut-off trace opens with what it holds, under a banner so that nobody takes it for the whole
+// run (the same words as the CLI's warning).
+void draw_truncation_banner(const Truncation& cut) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
+  ImGui::BeginChild("truncated", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
+  std::string text = describe(cut);
+  text[0] = 'T';
+  ImGui::TextUnformatted(("Cut-off trace. " + text + ".").c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleColor(2);
+}
+
 void draw_loading(Workspace& ws) {
   if (!ws.loading()) return;
   const views::LoadState& s = ws.load_state();
@@ -567,6 +580,12 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     const TraceStore& s = *ws.store();
     const views::TimelineStats& st = tl->stats();
     w.field("view_start_ns", tl->view_start()).field("view_end_ns", tl->view_end());
+    w.field("events", s.counts.events);
+    w.key("truncated");
+    if (const std::optional<Truncation>& cut = s.issues.truncation)
+      w.begin_object().field("byte_offset", cut->byte_offset).field("events", cut->events).field("banner", describe(*cut)).end_object();
+    else
+      w.null();
     w.key("selected");
     if (tl->selected().valid()) {
       SliceRef sel = tl->selected();
@@ -790,6 +809,7 @@ int run(const Options& options) {
       if (showing_sample && ws.path() == options.sample)
         ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                             fs::path(options.sample).filename().c_str());
+      if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
       float details_height = std::max(220.f, vp->WorkSize.y * 0.4f);
       ImVec2 avail = ImGui::GetContentRegionAvail();
       tl->draw(ImVec2(avail.x, avail.y - details_height));
