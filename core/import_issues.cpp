@@ -32,7 +32,8 @@ std::string_view issue_name(IssueKind kind) {
 std::string describe(const Truncation& t) {
   std::string out = "this trace ends at byte " + std::to_string(t.byte_offset);
   if (t.gzip) out += " (its gzip stream stops at compressed byte " + std::to_string(t.compressed_offset) + ")";
-  return out + ": the run was probably cut off; " + std::to_string(t.events) + " events loaded";
+  return out + ": the run was probably cut off; " + std::to_string(t.events) + (t.events == 1 ? " event" : " events") +
+         " loaded";
 }
 
 void ImportIssues::add(IssueKind kind, uint64_t byte_offset) {

@@ -33,6 +33,10 @@ check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
 check error_truncated.txt "$inputs" info truncated.json
+check error_truncated_gz.txt "$inputs" info truncated.json.gz
+check error_cut_before_events.txt "$inputs" info cut_before_events.json
+check error_not_events.txt "$inputs" info not_events.json
+check info_trailing_commas.txt "$inputs" info trailing_commas.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json
