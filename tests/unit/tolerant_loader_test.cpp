@@ -96,6 +96,10 @@ std::string digest(const TraceStore& s) {
 // Cuts `text` at each offset of `cuts` and checks every load against the reference: the events
 // complete before the cut, parsed from a well-formed trace of just those events.
 void check_cuts(const std::string& text, const std::vector<size_t>& cuts) {
+  // Tens of thousands of loads: keep freed memory instead of returning it to the kernel after
+  // each one (glibc's trimming made this test spend most of its time in brk).
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
   Layout l = layout_of(text);
   REQUIRE(!l.ends.empty());
   std::map<size_t, std::string> reference;  // by K
@@ -173,10 +177,6 @@ std::string gzip(std::string_view text) {
 }  // namespace
 
 TEST_CASE("a small test trace cut at every byte loads exactly the complete events or fails with an offset") {
-  // Tens of thousands of loads: keep freed memory instead of returning it to the kernel after
-  // each one (glibc's trimming made this test spend most of its time in brk).
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
   for (const char* name : {"catapult_async_begin_end.json.gz", "catapult_flow_simple.json.gz",
                            "kin_tfviewer_demo_generic.json.gz", "hta_trace_compare_base.json.gz",
                            "hta_trace_compare_test.json.gz", "hta_inference_rank1_oldfmt.json.gz",
@@ -201,7 +201,7 @@ TEST_CASE("a corpus trace cut at a few hundred offsets") {
   check_cuts(text, spread_offsets(text.size(), 300));
 }
 
-TEST_CASE("a bare array cut anywhere: the Trace Event Format lets it end without its ]") {
+TEST_CASE("a bare array cut anywhere: the Trace Event Format lets it end without its closing bracket") {
   std::string text = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2,"args":{"k":[1,{"x":"}]"}]}},)"
                      "\n" R"({"ph":"i","name":"b\"],","pid":1,"tid":2,"ts":3},{"ph":"C","name":"c","pid":1,"ts":4,"args":{"v":1}}])";
   check_cuts(text, every_offset(text.size()));
