@@ -12,7 +12,10 @@
 // Tolerance lives on the slow path only: when the fast parse fails, json_repair.h finds what
 // chrome://tracing and Perfetto forgive (a file cut off mid-write, trailing commas), the text is
 // repaired and parsed once more, and what was forgiven is counted as import issues. Well-formed
-// files never pay for it.
+// files never pay for it. Trailing commas are counted where some parse meets them: anywhere on
+// the slow path, and in the top-level values read on the fast path. Inside values that On-Demand
+// merely skips (args keys the loader does not read) simdjson lets them pass, so they are accepted
+// there but not counted: counting them would take a second pass over every well-formed file.
 #include <simdjson.h>
 
 #include <chrono>
@@ -459,8 +462,13 @@ bool KinetoLoader::parse_top_level() {
       handle_top_level(key, std::string_view(d_ + pos, end - pos));
     }
     pos = skip_ws(end);
-    if (pos < n_ && d_[pos] == ',') pos = skip_ws(pos + 1);
-    else if (pos < n_ && d_[pos] != '}') return fail("expected ',' or '}' in the top-level object", pos);
+    if (pos < n_ && d_[pos] == ',') {
+      size_t comma = pos;
+      pos = skip_ws(pos + 1);
+      if (pos < n_ && d_[pos] == '}') store_->issues.add(IssueKind::TrailingComma, comma);  // accepted, as viewers do
+    } else if (pos < n_ && d_[pos] != '}') {
+      return fail("expected ',' or '}' in the top-level object", pos);
+    }
   }
   if (pos >= n_) return fail("unexpected end of file: the top-level object is not closed", n_);
   pos = skip_ws(pos + 1);
@@ -674,7 +682,19 @@ void KinetoLoader::handle_top_level(std::string_view key, std::string_view value
   simdjson::dom::parser parser;
   simdjson::padded_string text(value);
   simdjson::dom::element root;
-  if (parser.parse(text).get(root)) return;  // kept as raw text above; nothing else to learn
+  if (parser.parse(text).get(root)) {
+    // Trailing commas (`"deviceProperties": [{...},]`) are forgiven here too, and counted; a
+    // value broken otherwise is kept as raw text above, with nothing else to learn from it.
+    JsonRepair plan = plan_json_repair(value);
+    if (plan.trailing_commas.empty() || plan.truncated || !plan.error.empty()) return;
+    std::string fixed(value);
+    for (uint64_t comma : plan.trailing_commas) {
+      fixed[comma] = ' ';
+      store_->issues.add(IssueKind::TrailingComma, uint64_t(value.data() - d_) + comma);
+    }
+    text = simdjson::padded_string(fixed);
+    if (parser.parse(text).get(root)) return;
+  }
   TraceMeta& meta = store_->meta;
   if (devices) {
     devices_key_ = std::string(key);

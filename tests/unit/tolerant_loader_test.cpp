@@ -281,6 +281,14 @@ TEST_CASE("trailing commas anywhere are accepted and counted") {
   // The args read back without the blanked commas failing them.
   SliceRef a = sl::test::find_slice(*r.store, "a,]");
   CHECK(r.store->decode_args(r.store->slices(a.track).args[a.index]).size() == 2);
+  // In the top-level values the loader reads itself (devices): forgiven and counted there too.
+  LoadResult devices = load_trace_text(
+      R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}],"deviceProperties":[{"id":0,"name":"H100",},],})",
+      "devices.json");
+  REQUIRE(devices.ok());
+  REQUIRE(devices.store->meta.devices.size() == 1);
+  CHECK(devices.store->meta.devices[0].name == "H100");
+  CHECK(devices.store->issues.count(IssueKind::TrailingComma) == 3);
   // A trailing comma and a cut together.
   LoadResult both = load_trace_text(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":1,}},{"ph":"X")", "both.json");
   REQUIRE(both.ok());
