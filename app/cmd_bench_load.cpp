@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/commands.h"
+#include "core/job.h"
 #include "core/json_writer.h"
 #include "core/trace_loader.h"
 
@@ -25,6 +26,44 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A directory: the whole job per run (ranks in parallel), aggregate MB/s over every rank's JSON.
+void bench_job(const std::string& dir, int repeat, const std::string& format) {
+  std::vector<double> seconds;
+  uint64_t bytes = 0, events = 0;
+  size_t ranks = 0, failed = 0;
+  for (int i = 0; i < repeat; ++i) {
+    JobResult r = load_job(plan_job_dir(dir));
+    if (!r.ok()) {
+      std::fprintf(stderr, "sightline: %s\n", r.error.c_str());
+      exit_code = 1;
+      return;
+    }
+    seconds.push_back(r.job->load_seconds);
+    bytes = events = 0;
+    for (const JobRank& k : r.job->ranks)
+      if (k.ok()) bytes += k.store->meta.bytes, events += k.store->counts.events;
+    ranks = r.job->ranks.size();
+    failed = ranks - r.job->loaded_count();
+  }
+  double s = median(seconds);
+  double mbps = bytes / 1e6 / s, eps = events / s;
+  uint64_t rss = peak_rss_bytes();
+  if (format == "json") {
+    JsonWriter w;
+    w.begin_object().field("ranks", uint64_t(ranks)).field("failed", uint64_t(failed)).field("bytes", bytes);
+    w.field("events", events).field("seconds_median", s).field("mb_per_s", mbps).field("events_per_s", eps);
+    w.field("peak_rss_bytes", rss).field("repeat", int64_t(repeat)).end_object();
+    std::printf("%s\n", w.str().c_str());
+    return;
+  }
+  std::printf("job                  %s (%zu ranks, %zu failed)\n", dir.c_str(), ranks, failed);
+  std::printf("json bytes           %llu (uncompressed, all ranks)\n", (unsigned long long)bytes);
+  std::printf("events               %llu\n", (unsigned long long)events);
+  std::printf("seconds (median/%d)   %.4f\n", repeat, s);
+  std::printf("throughput           %.1f MB/s, %.2f M events/s (aggregate)\n", mbps, eps / 1e6);
+  std::printf("peak RSS             %.1f MB (%.2fx the JSON)\n", rss / 1e6, bytes ? double(rss) / bytes : 0);
+}
+
 }  // namespace
 
 void register_bench_load(CLI::App& bench) {
@@ -35,10 +74,14 @@ void register_bench_load(CLI::App& bench) {
     std::string format = "text";
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file")->required();
+  cmd->add_option("trace", options->file, "Trace file, or a directory of rank traces (a job)")->required();
   cmd->add_option("--repeat", options->repeat, "Number of loads (the median is reported)")->check(CLI::Range(1, 1000));
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {
+    if (is_job_dir(options->file)) {
+      bench_job(options->file, options->repeat, options->format);
+      return;
+    }
     std::vector<double> seconds;
     uint64_t bytes = 0, events = 0, store_bytes = 0;
     for (int i = 0; i < options->repeat; ++i) {

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "core/analysis/launch_stats.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -58,6 +59,10 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     link_button(store, timeline, "launched by", launch, id++);
     ImGui::SameLine();
     ImGui::TextDisabled("launch → start %s", format_duration(double(store.start(s) - store.start(launch))).c_str());
+    if (analysis::is_graph_launch_name(store.name(launch)))  // one call, many kernels: its latency is not this kernel's
+      ImGui::TextDisabled("replayed by a CUDA graph launch (one call for %zu activities); the launch statistics measure "
+                          "kernel → kernel inside the graph",
+                          store.activities_of(launch).size());
   }
   auto activities = store.is_gpu(s) ? std::span<const SliceRef>{} : store.activities_of(s);
   for (size_t i = 0; i < activities.size() && i < 32; ++i) link_button(store, timeline, "runs", activities[i], id++);

@@ -28,12 +28,12 @@ std::string fixed(double v, int digits) {
 
 void PatternsView::build_tables(ViewContext& ctx) {
   built_ = true;
-  fusion_table_.headers = {"kernels", "count", "proximity", "launch overhead saved", "stream", "chain (launch order)"};
+  fusion_table_.headers = {"kernels", "count", "proximity", "saving (launches + gaps)", "stream", "chain (launch order)"};
   if (ctx.model.report.fusion)
     for (const FusionCandidate& c : *ctx.model.report.fusion)
       fusion_table_.add_row({DataTable::number(std::to_string(c.chain.size()), double(c.chain.size())),
                              DataTable::number(std::to_string(c.count), double(c.count)), DataTable::number(fixed(c.proximity, 2), c.proximity),
-                             DataTable::number(format_duration(double(c.launch_overhead)), double(c.launch_overhead)),
+                             DataTable::number(format_duration(double(c.saving)), double(c.saving)),
                              DataTable::number(std::to_string(c.stream), double(c.stream)), DataTable::text(chain_text(c.chain))});
   repeated_table_.headers = {"count", "total", "mean", "kernel"};
   if (ctx.model.report.repeated)

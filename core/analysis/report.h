@@ -12,6 +12,7 @@
 #include "core/analysis/coupling.h"
 #include "core/analysis/fusion.h"
 #include "core/analysis/idle_time.h"
+#include "core/analysis/insights.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/kernel_sequences.h"
 #include "core/analysis/launch_stats.h"
@@ -45,6 +46,7 @@ struct Report {
   std::optional<std::vector<FusionCandidate>> fusion;
   std::optional<std::vector<RepeatedKernel>> repeated;
   std::optional<std::vector<KernelSequence>> sequences;
+  std::optional<std::vector<Insight>> insights;  // Sightline mode only; ranked, costs bounded
   std::vector<std::string> notes;
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;

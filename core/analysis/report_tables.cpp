@@ -113,6 +113,13 @@ std::vector<Table> report_tables(const Report& r) {
       h.rows.push_back({C::str(x.quantity), C::nums_of(std::move(edges)), C::nums_of(std::move(counts))});
     }
     out.push_back(std::move(h));
+    if (s.graph_launches) {  // Sightline mode: graph kernels' own latencies (see launch_stats.h)
+      Table g{"graph_launches", {"rank", "graph_launches", "graph_activities", "runtime_sum_us",
+                                 "first_activity_delay_median_us", "in_graph_delay_median_us"}};
+      g.rows.push_back({C::integer(s.rank), C::integer(int64_t(s.graph_launches)), C::integer(int64_t(s.graph_activities)),
+                        C::ns(s.graph_runtime_sum), C::ns(s.graph_first_delay_median), C::ns(s.graph_inner_delay_median)});
+      out.push_back(std::move(g));
+    }
   }
   if (r.queues) {
     Table t{"queue_length_summary", {"rank", "stream", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_max_us"}};
@@ -146,12 +153,14 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(t));
   }
   if (r.coupling) {
-    Table t{"coupling", {"rank", "iteration", "tklqt_us", "akd_us", "latency_us", "gpu_busy_us", "utilization",
-                         "exposed_host_us", "hdbi", "bound"}};
+    // tklqt_us (SKIP, queue time included) beside host_orchestration_us (queue-free, the HDBI's
+    // host term), so a reader sees why a long TKLQT can still be device-bound.
+    Table t{"coupling", {"rank", "iteration", "tklqt_us", "host_orchestration_us", "akd_us", "latency_us", "gpu_busy_us",
+                         "utilization", "exposed_host_us", "hdbi", "bound"}};
     for (const auto& c : r.coupling->rows) {
       if (c.kernels == 0 && c.iteration) continue;  // an iteration without kernels says nothing
       t.rows.push_back({C::integer(c.rank), c.iteration ? C::integer(*c.iteration) : C::null(), C::ns(c.tklqt),
-                        C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
+                        C::ns(c.host_orchestration), C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
                         C::ns(c.exposed_host), C::num(c.hdbi),
                         c.kernels ? C::str(std::string(boundness_name(c.bound))) : C::null()});
     }
@@ -161,7 +170,7 @@ std::vector<Table> report_tables(const Report& r) {
     Table t{"fusion_candidates", {"chain", "length", "count", "proximity", "launch_overhead_us"}};
     for (const auto& f : *r.fusion)
       t.rows.push_back({C::strs(f.chain), C::integer(int64_t(f.chain.size())), C::integer(int64_t(f.count)),
-                        C::num(f.proximity), C::ns(f.launch_overhead)});
+                        C::num(f.proximity), C::ns(f.saving)});
     out.push_back(std::move(t));
   }
   if (r.repeated) {
@@ -175,6 +184,15 @@ std::vector<Table> report_tables(const Report& r) {
     for (const auto& k : *r.sequences)
       t.rows.push_back({C::str(k.op), C::strs(k.pattern), C::integer(int64_t(k.count)), C::ns(k.gpu_kernel_time),
                         C::ns(k.cpu_op_time)});
+    out.push_back(std::move(t));
+  }
+  if (r.insights) {
+    Table t{"insights", {"position", "kind", "cost_us", "start_us", "end_us", "title", "detail"}};
+    for (size_t i = 0; i < r.insights->size(); ++i) {
+      const Insight& in = (*r.insights)[i];
+      t.rows.push_back({C::integer(int64_t(i + 1)), C::str(in.kind), C::ns(in.cost), C::ns(in.t0), C::ns(in.t1),
+                        C::str(in.title), C::str(in.detail)});
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -353,8 +371,10 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
 
 std::string render_text(const Report& r, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
+  o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);  // those: JSON only
+    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights")
+      append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";
