@@ -46,6 +46,7 @@ void register_info(CLI::App& app) {
       exit_code = 1;
       return;
     }
+    if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
     std::string out = options->format == "json" ? info_json(*loaded.store, loaded.seconds) + "\n"
                                                  : info_text(*loaded.store, loaded.seconds);
     std::fputs(out.c_str(), stdout);

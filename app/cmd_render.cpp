@@ -56,6 +56,7 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
 
 bool load(const std::string& path, LoadResult& out) {
   out = load_trace(path);
+  if (out.ok() && !out.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", out.warning.c_str());
   if (out.ok()) return true;
   std::fprintf(stderr, "sightline: %s\n", out.error.to_string().c_str());
   return false;

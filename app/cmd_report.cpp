@@ -154,6 +154,7 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 1;
     return;
   }
+  if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
   // (HTA) the rank comes from a regex over the file's text, which the store keeps.
   if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
   analysis::Report report = analysis::run_report(*loaded.store, o);

@@ -236,6 +236,19 @@ void draw_help(bool& open) {
   ImGui::End();
 }
 
+// A cut-off trace opens with what it holds, under a banner so that nobody takes it for the whole
+// run (the same words as the CLI's warning).
+void draw_truncation_banner(const Truncation& cut) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
+  ImGui::BeginChild("truncated", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
+  std::string text = describe(cut);
+  text[0] = 'T';
+  ImGui::TextUnformatted(("Cut-off trace. " + text + ".").c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleColor(2);
+}
+
 void draw_loading(Workspace& ws) {
   if (!ws.loading()) return;
   const views::LoadState& s = ws.load_state();
@@ -554,6 +567,7 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
   if (showing_sample_ && ws.path() == options_.sample)
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
+  if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
   note_insights_seen(ws);
   bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
   float panel_height = lower_panel_height(ws);
@@ -729,6 +743,12 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     const TraceStore& s = *ws.store();
     const views::TimelineStats& st = tl->stats();
     w.field("view_start_ns", tl->view_start()).field("view_end_ns", tl->view_end());
+    w.field("events", s.counts.events);
+    w.key("truncated");
+    if (const std::optional<Truncation>& cut = s.issues.truncation)
+      w.begin_object().field("byte_offset", cut->byte_offset).field("events", cut->events).field("banner", describe(*cut)).end_object();
+    else
+      w.null();
     w.key("selected");
     if (tl->selected().valid()) {
       SliceRef sel = tl->selected();

@@ -38,6 +38,8 @@ std::string_view issue_reason(IssueKind kind) {
     case IssueKind::InvalidUtf8: return "invalid UTF-8 replaced by '?'";
     case IssueKind::ControlCharacter: return "raw control characters replaced by spaces";
     case IssueKind::DepthOverflow: return "nesting deeper than 65535 levels: clamped";
+    case IssueKind::Truncated: return "the file stops mid-trace (a run cut off): complete events kept, the partial one dropped";
+    case IssueKind::TrailingComma: return "a trailing comma before ] or }: accepted, as chrome://tracing and Perfetto do";
     default: break;
   }
   return "";

@@ -45,6 +45,10 @@ check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --on
 # The headline (three costliest findings, idle split) and the analyses Insights reads.
 check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
 check error_truncated.txt "$inputs" info truncated.json
+check error_truncated_gz.txt "$inputs" info truncated.json.gz
+check error_cut_before_events.txt "$inputs" info cut_before_events.json
+check error_not_events.txt "$inputs" info not_events.json
+check info_trailing_commas.txt "$inputs" info trailing_commas.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json

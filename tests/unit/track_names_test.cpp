@@ -77,7 +77,7 @@ TEST_CASE("processes without a name are named by what they hold; empty ones have
   CHECK(process_display_name(s, process_with_pid(s, "Spans")) == "PyTorch profiler spans");
   CHECK(process_display_name(s, process_with_pid(s, "300")) == "Python process 300");
   CHECK(process_display_name(s, process_with_pid(s, "200")) == "process 200");
-  CHECK(process_display_name(s, process_with_pid(s, "")) == "markers");  // a global instant
+  CHECK(process_display_name(s, process_with_pid(s, "")) == "markers");  // a global instant without a pid
   uint32_t device = s.tracks[track_with_tid(s, "7")].process;
   CHECK(process_display_name(s, device).rfind("GPU 0", 0) == 0);
   // Kineto files a host thread under the device's pid (its first track here): the process is
