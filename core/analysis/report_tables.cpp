@@ -328,11 +328,7 @@ std::string cell_text(const Cell& c) {
   }
 }
 
-std::string render_json(const Report& r, const std::vector<Table>& tables, const std::string& info) {
-  std::string o = "{\n";
-  o += "  \"mode\": " + json_escape(mode_name(r.table.mode)) + ",\n";
-  o += "  \"rank\": " + std::to_string(r.table.rank) + ",\n";
-  o += "  \"trace\": " + (info.empty() ? std::string("null") : info) + ",\n";
+void append_tables_json(std::string& o, const std::vector<Table>& tables, const std::vector<std::string>& notes) {
   for (const Table& t : tables) {
     o += "  " + json_escape(t.name) + ": [";
     for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -344,8 +340,16 @@ std::string render_json(const Report& r, const std::vector<Table>& tables, const
     o += t.rows.empty() ? "],\n" : "\n  ],\n";
   }
   o += "  \"notes\": [";
-  for (size_t i = 0; i < r.notes.size(); ++i) o += (i ? ", " : "") + json_escape(r.notes[i]);
+  for (size_t i = 0; i < notes.size(); ++i) o += (i ? ", " : "") + json_escape(notes[i]);
   o += "]\n}\n";
+}
+
+std::string render_json(const Report& r, const std::vector<Table>& tables, const std::string& info) {
+  std::string o = "{\n";
+  o += "  \"mode\": " + json_escape(mode_name(r.table.mode)) + ",\n";
+  o += "  \"rank\": " + std::to_string(r.table.rank) + ",\n";
+  o += "  \"trace\": " + (info.empty() ? std::string("null") : info) + ",\n";
+  append_tables_json(o, tables, r.notes);
   return o;
 }
 
