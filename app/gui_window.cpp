@@ -22,6 +22,7 @@
 #include "views/diff_view.h"
 #include "views/export_dialog.h"
 #include "views/file_browser.h"
+#include "views/job_view.h"
 #include "views/live_view.h"
 #include "views/range_stats.h"
 #include "views/time_axis.h"
@@ -57,12 +58,13 @@ struct Tab {
   std::unique_ptr<Workspace> ws_b;        // the second run of a diff tab
   std::unique_ptr<views::DiffView> diff;  // declared last: destroyed before the workspaces
   std::unique_ptr<views::LiveView> live;  // a live capture tab: snapshots land in `ws`
+  std::unique_ptr<views::JobView> job;    // a job tab (every rank of a run); `ws` stays empty
   std::string pending, pending_b;
   int id = 0;
   bool loaded() const { return ws->timeline() && !ws->loading() && (!ws_b || (ws_b->timeline() && !ws_b->loading())); }
   // Ready for the script: loaded, and a diff tab's diff computed. A live tab is always ready
   // (`waitlive` waits for its data).
-  bool ready() const { return live || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
+  bool ready() const { return live || (job && job->ready()) || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
 };
 
 // Calls `use` with what the export reads in `tab`: its timeline and analyses, or in a diff tab both
@@ -290,6 +292,17 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
       lines_.push_front(line);  // not yet: look again next frame
       return true;
     }
+    if (views::JobView* job = tabs.current().job.get(); job && views::JobView::handles(command)) {
+      std::string args;
+      std::getline(in >> std::ws, args);
+      if (std::string error = job->command(command, args); !error.empty()) {
+        std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
+        exit_code = 1;
+        return false;
+      }
+      wait_ = 2;
+      return true;
+    }
     if (!tl && command != "screenshot" && command != "state") {  // those two need no trace (an empty live tab)
       std::fprintf(stderr, "sightline: script: no trace is open for '%s'\n", line.c_str());
       exit_code = 1;
@@ -385,6 +398,8 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
         diff ? diff->write_state(w) : void(w.null());
         w.key("live");
         tabs.current().live ? tabs.current().live->write_state(w, ws) : void(w.null());
+        w.key("job");
+        tabs.current().job ? tabs.current().job->write_state(w) : void(w.null());
         w.key("last_export");
         exporter.write_state(w, ws.store());
       }) << "\n";
@@ -646,7 +661,14 @@ int run(const Options& options) {
     const_cast<views::LoadState&>(ws.load_state()).started = ImGui::GetTime();
     ws.open(path, wake);
   };
-  auto open = [&](const std::string& path) {  // a new tab per trace
+  auto open_job = [&](const std::string& dir, const std::vector<std::string>& files) {  // one tab per job
+    Tab& t = tabs.add();
+    t.job = std::make_unique<views::JobView>(wake);
+    t.job->open(dir, files);
+    t.pending = dir.empty() ? "job" : dir;
+  };
+  auto open = [&](const std::string& path) {  // a new tab per trace; a folder is a job
+    if (is_job_dir(path)) return open_job(path, {});
     Tab& t = tabs.add();
     start_load(*t.ws, path);
     t.pending = path;
@@ -689,9 +711,10 @@ int run(const Options& options) {
       return 1;
     }
   }
-  bool showing_sample = options.files.empty() && options.diff.empty() && !options.live;
+  bool showing_sample = options.files.empty() && options.diff.empty() && options.job.empty() && !options.live;
   if (showing_sample) open(options.sample);
   for (const std::string& f : options.files) open(f);
+  if (!options.job.empty()) open_job("", options.job);
   if (options.diff.size() == 2) open_diff(options.diff[0], options.diff[1]);
   else if (!options.live) tabs.choose(0);  // `sightline A B C` starts on A
 
@@ -712,7 +735,7 @@ int run(const Options& options) {
 
   while (!glfwWindowShouldClose(window)) {
     bool any_busy = false, any_live = false;
-    for (const auto& t : tabs.list) any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
+    for (const auto& t : tabs.list) any_busy |= (t->job && t->job->loading()) || t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
     for (const auto& t : tabs.list) any_live |= t->live != nullptr;
     bool busy = any_busy || automated || idle_frames < 3;
     if (busy) glfwPollEvents();
@@ -731,11 +754,18 @@ int run(const Options& options) {
       if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
       if (t->diff && t->diff->poll()) idle_frames = 0;
       if (t->live && t->live->poll(*t->ws)) idle_frames = 0;  // a snapshot swaps in at a frame boundary
+      if (t->job && t->job->poll()) {
+        idle_frames = 0;
+        if (!t->job->error().empty()) load_failed = true;
+        else remember(ui, t->pending);
+      }
     }
     if (load_failed && automated) {
       for (const auto& t : tabs.list)
         for (Workspace* w : {t->ws.get(), t->ws_b.get()})
           if (w && !w->error().empty()) std::fprintf(stderr, "sightline: %s\n", w->error().c_str());
+      for (const auto& t : tabs.list)
+        if (t->job && !t->job->error().empty()) std::fprintf(stderr, "sightline: %s\n", t->job->error().c_str());
       exit_code = 1;
       break;
     }
@@ -765,6 +795,7 @@ int run(const Options& options) {
         std::string label = fs::path(t.pending).filename().string();
         if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
         if (t.live) label = t.ws->path().empty() ? "live capture" : t.ws->path();
+        if (t.job) label = "job: " + t.job->title();
         label += "###tab" + std::to_string(t.id);
         bool keep = true;
         ImGuiTabItemFlags flags = tabs.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
@@ -778,7 +809,9 @@ int run(const Options& options) {
     }
     // SetSelected takes effect on the next frame; until the bar agrees, keep the chosen tab.
     if (tabs.force_frames > 0 && --tabs.force_frames == 0) tabs.force_select = -1;
-    if (tab.diff) {
+    if (tab.job) {
+      tab.job->draw(ImGui::GetContentRegionAvail());
+    } else if (tab.diff) {
       tab.diff->draw(ImGui::GetContentRegionAvail());
     } else if (tab.ws_b) {
       bool loading = tab.ws->loading() || tab.ws_b->loading();
