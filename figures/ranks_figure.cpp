@@ -62,7 +62,7 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   scene.width = s.width;
   scene.background = s.background;
   float y = s.pad + s.title;
-  std::string title = (o.title.empty() ? "" : o.title + " · ") + "ranks: GPU busy, idle cause, delay caused";
+  std::string title = (o.title.empty() ? "" : o.title + " · ") + "ranks";
   scene.text(Role::Title, s.pad, y, fit_text(title, s.width - 2 * s.pad, s.title, true), s.title, s.ink, Anchor::Left, true);
   y += s.title * 0.9f + s.small;
 
@@ -133,10 +133,13 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   }
   y = plot_bottom + s.small * 3.2f;
   std::string clock = ov.collectives.aligned ? "job time (clocks aligned on collectives)" : "job time";
-  if (marked)
-    clock += " · marked: " + marked->name + " #" + std::to_string(marked->instance) + ", skew " +
-             views::format_duration(double(marked->skew)) + ", last rank " + std::to_string(marked->last_rank);
   scene.text(Role::Axis, (x0 + x1) / 2, y, fit_text(clock, x1 - x0, s.small), s.small, s.muted, Anchor::Center);
+  if (marked) {
+    y += s.small * 1.4f;
+    std::string mark = "marked: worst skew, " + marked->name + " #" + std::to_string(marked->instance) + ", " +
+                       views::format_duration(double(marked->skew)) + ", last rank " + std::to_string(marked->last_rank) + " (red)";
+    scene.text(Role::Axis, (x0 + x1) / 2, y, fit_text(mark, s.width - 2 * s.pad, s.small), s.small, s.muted, Anchor::Center);
+  }
   Legend legend(s);
   legend.add(Color::of(kBusy), "GPU busy (height)");
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)
