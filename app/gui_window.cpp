@@ -453,6 +453,7 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
+    if (ImGui::MenuItem("Open folder (a job)...")) ui.browser_open = true, ui.browser_compare = false;
     if (ImGui::MenuItem("Live capture...", nullptr, live_open)) toggle_live();
     if (ImGui::MenuItem("Save capture as...", nullptr, false, live && live->can_save())) live->open_save_popup();
     if (ImGui::MenuItem("Compare with...", nullptr, false, ws.store() != nullptr))
