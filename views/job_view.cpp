@@ -82,10 +82,33 @@ bool JobView::poll() {
     std::lock_guard lock(mutex_);
     done = std::move(finished_);
   }
-  if (!done) return false;
+  std::unique_ptr<analysis::JobOverview> realigned;
+  {
+    std::lock_guard lock(mutex_);
+    realigned = std::move(realigned_);
+  }
+  if (!done && !realigned) return false;
   if (thread_.joinable()) thread_.join();
-  install(std::move(*done));
+  if (done) install(std::move(*done));
+  if (realigned) {
+    install_overview(std::move(*realigned));
+    realigning_ = false;
+  }
   return true;
+}
+
+void JobView::realign(analysis::Align align) {
+  if (!job_ || realigning_) return;
+  if (thread_.joinable()) thread_.join();
+  realigning_ = true;
+  thread_ = std::thread([this, align] {
+    analysis::CollectiveOptions options;
+    options.align = align;
+    auto overview = std::make_unique<analysis::JobOverview>(analysis::build_job_overview(*job_, options));
+    std::lock_guard lock(mutex_);
+    realigned_ = std::move(overview);
+    wake_();
+  });
 }
 
 void JobView::install(Loaded loaded) {
@@ -94,7 +117,22 @@ void JobView::install(Loaded loaded) {
     return;
   }
   job_ = std::move(loaded.job);
-  overview_ = std::move(loaded.overview);
+  install_overview(std::move(loaded.overview));
+  double span = std::max<double>(double(overview_.span), 1000.0);
+  t0_ = -span * 0.01, t1_ = span * 1.01;
+}
+
+// A new collectives analysis (first load, or re-aligned clocks): the per-rank lookups, the
+// column cache, the expanded ranks' windows and the selection (kept by group, name, instance).
+void JobView::install_overview(analysis::JobOverview overview) {
+  std::string group, name;
+  uint64_t instance = 0;
+  if (selected_ >= 0) {
+    const auto& in = overview_.collectives.instances[size_t(selected_)];
+    group = in.group, name = in.name, instance = in.instance;
+  }
+  overview_ = std::move(overview);
+  bins_t0_ = -1;
   // Per rank: its collective occurrences by start (for clicks) and slice → instance (for a
   // kernel selected in its expanded timeline).
   spans_.assign(overview_.ranks.size(), {});
@@ -108,8 +146,12 @@ void JobView::install(Loaded loaded) {
       instance_of_slice_[size_t(k)][slice_key(a.slice)] = int(i);
     }
   for (auto& s : spans_) std::sort(s.begin(), s.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
-  double span = std::max<double>(double(overview_.span), 1000.0);
-  t0_ = -span * 0.01, t1_ = span * 1.01;
+  int keep = -1;
+  for (size_t i = 0; i < instances.size() && !name.empty(); ++i)
+    if (instances[i].group == group && instances[i].name == name && instances[i].instance == instance) keep = int(i);
+  selected_ = keep;
+  sync_expanded();
+  apply_highlights();
 }
 
 int JobView::ov_index(int64_t rank) const {
@@ -278,6 +320,19 @@ void JobView::draw_toolbar() {
   for (TimeNs o : a.offsets) largest = std::max(largest, o < 0 ? -o : o);
   ImGui::Text("%zu ranks (%zu loaded) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
               job_->loaded_count(), a.instances.size(), a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
+  if (ImGui::IsItemHovered() && !a.offsets.empty()) {
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");
+    for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i)
+      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], format_duration(double(a.offsets[i])).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::SameLine();
+  bool aligned = a.aligned;
+  ImGui::BeginDisabled(realigning_);
+  if (ImGui::Checkbox(realigning_ ? "Align clocks (working...)" : "Align clocks", &aligned))
+    realign(aligned ? analysis::Align::Collectives : analysis::Align::None);
+  ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::SmallButton("Show all")) {
     double span = std::max<double>(double(overview_.span), 1000.0);
@@ -578,7 +633,7 @@ void JobView::draw_ranks_table() {
 // ---- automation ------------------------------------------------------------------------
 
 bool JobView::handles(const std::string& command) {
-  for (const char* c : {"collective", "expand", "collapse", "focus", "ranksort", "rankselect"})
+  for (const char* c : {"align", "collective", "expand", "collapse", "focus", "ranksort", "rankselect"})
     if (command == c) return true;
   return false;
 }
@@ -600,6 +655,15 @@ std::string JobView::command(const std::string& command, const std::string& args
         return "collective wants next, prev, worst or an index below " + std::to_string(overview_.collectives.instances.size());
       select_instance(int(i));
     }
+    return "";
+  }
+  if (command == "align") {
+    std::string mode;
+    in >> mode;
+    if (mode == "collectives") realign(analysis::Align::Collectives);
+    else if (mode == "none") realign(analysis::Align::None);
+    else if (mode == "auto") realign(analysis::Align::Auto);
+    else return "align wants collectives, none or auto";
     return "";
   }
   if (command == "ranksort") {
@@ -652,6 +716,9 @@ void JobView::write_state(JsonWriter& w) const {
     w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string()).end_object();
   }
   w.end_array();
+  w.key("offsets_ns").begin_object();
+  for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i) w.field(std::to_string(a.ranks[i]), a.offsets[i]);
+  w.end_object();
   w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", t0_).field("view_end_ns", t1_);
   w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_));
   w.key("selected_instance");

@@ -38,7 +38,7 @@ public:
   void open(const std::string& dir, const std::vector<std::string>& files);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
-  bool ready() const { return !loading(); }  // loaded, or failed as a whole
+  bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
   void cancel() { cancel_ = true; }
   const std::string& error() const { return error_; }  // the job could not be opened at all
   const std::string& title() const { return title_; }
@@ -51,11 +51,14 @@ public:
   void step_instance(int direction);
   void select_worst_skew();
   int selected_instance() const { return selected_; }
+  // Re-runs the collectives analysis with raw clocks (None), offsets applied (Collectives) or the
+  // default rule (Auto), in the background; the overview keeps showing the old one meanwhile.
+  void realign(analysis::Align align);
   // Ranks by rank number.
   bool expand_rank(int64_t rank, bool expand);
   bool focus_rank(int64_t rank);
 
-  // Automation: `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
+  // Automation: `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
   // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R).
   static bool handles(const std::string& command);
   std::string command(const std::string& command, const std::string& args);
@@ -82,6 +85,7 @@ private:
   };
 
   void install(Loaded loaded);
+  void install_overview(analysis::JobOverview overview);
   void draw_loading();
   void draw_toolbar();
   void draw_overview(float height);
@@ -104,6 +108,8 @@ private:
   std::thread thread_;
   std::mutex mutex_;
   std::unique_ptr<Loaded> finished_;
+  std::unique_ptr<analysis::JobOverview> realigned_;  // a finished realign(), under mutex_
+  std::atomic<bool> realigning_{false};
 
   std::unique_ptr<Job> job_;
   analysis::JobOverview overview_;

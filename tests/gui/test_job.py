@@ -92,8 +92,9 @@ else:
                            ["state {open}", "collective worst", "wait 3", "screenshot {png}", "state {worst}", "collective next",
                             "state {next}",
                             "rankselect 3 ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*) 1",
-                            "wait 3", "state {kernel}", "ranksort rank asc", "focus 5", "state {focus}"],
-                           ["open", "worst", "next", "kernel", "focus"])
+                            "wait 3", "state {kernel}", "ranksort rank asc", "focus 5", "state {focus}",
+                            "align collectives", "state {aligned}", "align none", "state {raw}"],
+                           ["open", "worst", "next", "kernel", "focus", "aligned", "raw"])
     check(rc == 0, f"corpus job run failed ({rc}): {err}")
     if rc == 0:
         j = st["open"]["job"]
@@ -121,6 +122,17 @@ else:
         f = st["focus"]["job"]
         check(f["ranks_table"] == list(range(8)), f"ranksort rank asc: {f['ranks_table']}")
         check(f["focused_rank"] == 5 and 5 in [e["rank"] for e in f["expanded_ranks"]], f"focus 5: {f['focused_rank']}")
+        # The Align clocks toggle: the CLI's offsets (report --align collectives), selection kept.
+        rep = json.loads(subprocess.run([SIGHTLINE, "report", CORPUS_JOB, "--align", "collectives", "--format", "json",
+                                         "--only", "clock_offsets"], capture_output=True, text=True, check=True).stdout)
+        al = st["aligned"]["job"]
+        check(al["aligned"] is True and not st["raw"]["job"]["aligned"], "align collectives / none did not switch")
+        for row in rep["clock_offsets"]:
+            check(abs(al["offsets_ns"][str(row["rank"])] - row["offset_us"] * 1000) < 1,
+                  f"rank {row['rank']} offset {al['offsets_ns'].get(str(row['rank']))} ns vs CLI {row['offset_us']} µs")
+        ks, ka = k["selected_instance"], al["selected_instance"]
+        check(ka is not None and (ka["name"], ka["instance"]) == (ks["name"], ks["instance"]), f"aligned selection {ka}")
+        check(sorted(al["highlighted_ranks"]) == list(range(8)), f"aligned highlighted {al['highlighted_ranks']}")
     if png:
         width, height, pixels = png
         # The overview's rows: busy-blue pixels in 8 separate row bands, and the last rank's red mark.
