@@ -29,6 +29,25 @@ std::string ms(TimeNs ns) { return format_duration(double(ns)); }
 
 uint64_t slice_key(SliceRef s) { return (uint64_t(s.track) << 32) | s.index; }
 
+// One rank's columns in two layers, each merging equal neighbours into one rectangle: the idle
+// cause as background (where the column is not fully busy), then busy as bar height, quantised
+// to the row's pixel height. The vertex count follows the width and the row height, not events.
+void draw_profile(ImDrawList* dl, const analysis::RankBins& b, float x0, float y, float h) {
+  int levels = std::clamp(int(h), 1, 16);
+  size_t n = b.busy.size();
+  auto level = [&](size_t i) { return int(std::lround(b.busy[i] * float(levels))); };
+  auto idle = [&](size_t i) { return level(i) < levels ? int(b.cause[i]) : -1; };
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && idle(j) == idle(i);) ++j;
+    if (idle(i) >= 0) dl->AddRectFilled(ImVec2(x0 + float(i), y), ImVec2(x0 + float(j), y + h), cause_color(idle(i), 140));
+  }
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && level(j) == level(i);) ++j;
+    if (level(i) > 0)
+      dl->AddRectFilled(ImVec2(x0 + float(i), y + h - h * float(level(i)) / float(levels)), ImVec2(x0 + float(j), y + h), kBusyColor);
+  }
+}
+
 }  // namespace
 
 JobView::~JobView() {
@@ -203,6 +222,11 @@ void JobView::show_instance(int index) {
     t0_ = mid - width / 2, t1_ = mid + width / 2;
     sync_expanded();
   }
+}
+
+void JobView::zoom_to(double t0, double t1) {
+  t0_ = t0, t1_ = std::max(t1, t0 + 100);
+  sync_expanded();
 }
 
 // Expanded ranks follow the overview's time window (each on its own clock).
@@ -418,17 +442,7 @@ void JobView::draw_overview(float height) {
       dl->AddText(ImVec2(x0 + 4, y + (h - ImGui::GetFontSize()) / 2), kLastColor, text.c_str());
       continue;
     }
-    // Per column: idle cause as background, busy as bar height; equal neighbours drawn as one.
-    const analysis::RankBins& b = bins_[size_t(k)];
-    auto level = [&](size_t i) { return int(std::lround(b.busy[i] * 16)); };
-    for (size_t i = 0; i < b.busy.size();) {
-      size_t j = i + 1;
-      while (j < b.busy.size() && level(j) == level(i) && b.cause[j] == b.cause[i]) ++j;
-      float xa = x0 + float(i), xb = x0 + float(j);
-      if (b.cause[i] >= 0 && level(i) < 16) dl->AddRectFilled(ImVec2(xa, y), ImVec2(xb, y + h), cause_color(b.cause[i], 140));
-      if (level(i) > 0) dl->AddRectFilled(ImVec2(xa, y + h - h * float(level(i)) / 16.f), ImVec2(xb, y + h), kBusyColor);
-      i = j;
-    }
+    draw_profile(dl, bins_[size_t(k)], x0, y, h);
     if (row_height_ >= ImGui::GetFontSize() * 0.8f) {
       const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
       std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");

@@ -26,8 +26,8 @@ void index_activity(RankActivity& out, const EventTable& table) {
   if (busy.empty()) out.start = out.end = 0;
   for (const IdleGap& g : out.causes.gaps)
     if (g.end > g.start) idle[int(g.cause)].push_back({g.start + out.shift, g.end + out.shift});
-  out.busy = IntervalIndex(std::move(busy));
-  for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = IntervalIndex(std::move(idle[c]));
+  out.busy = Coverage(std::move(busy));
+  for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = Coverage(std::move(idle[c]));
 }
 
 std::string millis(TimeNs ns) {
@@ -37,6 +37,27 @@ std::string millis(TimeNs ns) {
 }
 
 }  // namespace
+
+Coverage::Coverage(std::vector<Interval> intervals) : merged_(merge_intervals(std::move(intervals))) {
+  prefix_.reserve(merged_.size() + 1);
+  prefix_.push_back(0);
+  for (const Interval& i : merged_) prefix_.push_back(prefix_.back() + (i.end - i.start));
+}
+
+void Coverage::cumulative(const std::vector<TimeNs>& times, std::vector<TimeNs>& out) const {
+  out.resize(times.size());
+  size_t i = 0, n = merged_.size();  // first interval ending after the current time
+  for (size_t k = 0; k < times.size(); ++k) {
+    TimeNs t = times[k];
+    if (i < n && merged_[i].end <= t) {  // gallop, then binary search in the last step
+      size_t step = 1;
+      while (i + step < n && merged_[i + step].end <= t) step *= 2;
+      auto first = merged_.begin() + ptrdiff_t(i + step / 2), last = merged_.begin() + ptrdiff_t(std::min(i + step, n));
+      i = size_t(std::upper_bound(first, last, t, [](TimeNs v, const Interval& x) { return v < x.end; }) - merged_.begin());
+    }
+    out[k] = prefix_[i] + (i < n ? std::max<TimeNs>(0, t - merged_[i].start) : 0);
+  }
+}
 
 JobOverview build_job_overview(const Job& job, const CollectiveOptions& options) {
   JobOverview out;
@@ -75,14 +96,21 @@ RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns) {
   if (columns <= 0 || t1 <= t0) return out;
   out.busy.resize(size_t(columns));
   out.cause.assign(size_t(columns), -1);
+  // Column edges (strictly increasing, so every column has a width), then each index's
+  // cumulative coverage at the edges: a column's share is the difference of its two edges.
+  std::vector<TimeNs> edges(size_t(columns) + 1);
   double width = double(t1 - t0) / columns;
-  for (int c = 0; c < columns; ++c) {
-    TimeNs a = t0 + TimeNs(width * c), b = t0 + TimeNs(width * (c + 1));
-    if (b <= a) b = a + 1;
-    out.busy[size_t(c)] = float(double(rank.busy.covered(a, b)) / double(b - a));
-    TimeNs most = 0;
-    for (int k = 0; k < kIdleCauseCount; ++k)
-      if (TimeNs v = rank.idle[k].covered(a, b); v > most) most = v, out.cause[size_t(c)] = int8_t(k);
+  for (int c = 0; c <= columns; ++c) edges[size_t(c)] = std::max(t0 + TimeNs(width * c), c ? edges[size_t(c) - 1] + 1 : t0);
+  std::vector<TimeNs> busy, idle;
+  rank.busy.cumulative(edges, busy);
+  for (size_t c = 0; c < size_t(columns); ++c)
+    out.busy[c] = float(double(busy[c + 1] - busy[c]) / double(edges[c + 1] - edges[c]));
+  std::vector<TimeNs> most(size_t(columns), 0);
+  for (int k = 0; k < kIdleCauseCount; ++k) {
+    if (rank.idle[k].empty()) continue;
+    rank.idle[k].cumulative(edges, idle);
+    for (size_t c = 0; c < size_t(columns); ++c)
+      if (TimeNs v = idle[c + 1] - idle[c]; v > most[c]) most[c] = v, out.cause[c] = int8_t(k);
   }
   return out;
 }

@@ -12,18 +12,33 @@
 
 #include "core/analysis/collectives.h"
 #include "core/analysis/idle_time.h"
-#include "core/analysis/interval_index.h"
 #include "core/job.h"
 
 namespace sl::analysis {
+
+// Merged intervals with running totals. `cumulative` gives "time covered before t" at many
+// increasing times in one forward pass, galloping over the intervals between them, so a whole
+// row of columns costs O(columns · log(intervals per column)), zoomed in or out.
+class Coverage {
+public:
+  Coverage() = default;
+  explicit Coverage(std::vector<Interval> intervals);
+  void cumulative(const std::vector<TimeNs>& increasing_times, std::vector<TimeNs>& out) const;
+  bool empty() const { return merged_.empty(); }
+  size_t size() const { return merged_.size(); }
+
+private:
+  std::vector<Interval> merged_;
+  std::vector<TimeNs> prefix_;  // prefix_[i]: total length of merged_[0, i)
+};
 
 struct RankActivity {
   int64_t rank = 0;
   size_t job_index = 0;  // into Job::ranks
   TimeNs shift = 0;      // add to a rank-local store time (relative to its origin) for job time
   TimeNs start = 0, end = 0;  // the rank's GPU activity span, job clock
-  IntervalIndex busy;         // GPU kernels/memcpy/memset, merged, job clock
-  IntervalIndex idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, job clock
+  Coverage busy;              // GPU kernels/memcpy/memset, merged, job clock
+  Coverage idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, job clock
   IdleCauses causes;          // rank-local times (for the expanded timeline's overlay)
 };
 

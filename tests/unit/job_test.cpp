@@ -14,6 +14,7 @@
 
 #include "analysis_test_util.h"
 #include "core/analysis/collectives.h"
+#include "core/analysis/interval_index.h"
 #include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
 #include "core/job.h"
@@ -535,4 +536,28 @@ TEST_CASE("job overview: per-rank busy and idle-cause columns on the job clock, 
   REQUIRE(straggler_of(ov.collectives, 2) != nullptr);
   CHECK(straggler_of(ov.collectives, 2)->late_count == 4);
   CHECK(straggler_of(ov.collectives, 9) == nullptr);
+}
+
+TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at every edge") {
+  // Overlapping, touching and nested intervals; edges before, inside, between and after them,
+  // both dense (many edges per interval) and sparse (many intervals per edge: the gallop).
+  std::vector<Interval> intervals;
+  uint64_t seed = 12345;
+  auto next = [&](uint64_t mod) { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (seed >> 33) % mod; };
+  for (int i = 0; i < 2000; ++i) {
+    TimeNs s = TimeNs(next(1'000'000));
+    intervals.push_back({s, s + TimeNs(next(900)) + 1});
+  }
+  Coverage coverage(intervals);
+  IntervalIndex index(intervals);
+  for (TimeNs step : {TimeNs(7), TimeNs(1000), TimeNs(250'000)}) {
+    std::vector<TimeNs> edges, got;
+    for (TimeNs t = -5000; t < 1'010'000; t += step) edges.push_back(t);
+    coverage.cumulative(edges, got);
+    REQUIRE(got.size() == edges.size());
+    for (size_t k = 0; k < edges.size(); ++k) {
+      CAPTURE(edges[k]);
+      CHECK(got[k] == index.covered(INT64_MIN / 2, edges[k]));
+    }
+  }
 }
