@@ -404,6 +404,7 @@ void JobView::draw_overview(float height) {
   int64_t step = tick_step(90 * ns_per_px);
   for (int64_t v = int64_t(std::ceil(t0_ / double(step))) * step; double(v) <= t1_; v += step) {
     float x = x_of(double(v));
+    if (x > x1 - 40) break;  // keep clear of the summary column's header
     dl->AddLine(ImVec2(x, origin.y + kRulerHeight - 5), ImVec2(x, origin.y + kRulerHeight), muted);
     dl->AddText(ImVec2(x + 2, origin.y), muted, format_tick(v, step).c_str());
   }
@@ -425,6 +426,9 @@ void JobView::draw_overview(float height) {
   float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + rows_h;
   rows_drawn_ = 0;
   float gap = row_height_ >= 10 ? 2.f : 0.f;
+  // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
+  float font = ImGui::GetFontSize();
+  size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
   for (size_t r = 0; r < n; ++r) {
     float y = top.y + float(r) * row_height_, h = row_height_ - gap;
     if (y + row_height_ < clip_top || y > clip_bottom) continue;
@@ -432,22 +436,25 @@ void JobView::draw_overview(float height) {
     const JobRank& jr = job_->ranks[r];
     bool focused = jr.rank == focused_;
     if (focused) dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + row_height_), IM_COL32(255, 200, 0, 50));
-    if (row_height_ >= ImGui::GetFontSize() * 0.8f) {
+    bool labelled = r % label_every == 0;
+    float text_y = y + (label_every > 1 ? 0.f : (h - font) / 2);
+    if (labelled) {
       std::string label = "rank " + std::to_string(jr.rank);
-      dl->AddText(ImVec2(origin.x + 2, y + (h - ImGui::GetFontSize()) / 2), jr.ok() ? ink : kLastColor, label.c_str());
+      dl->AddText(ImVec2(origin.x + 2, text_y), jr.ok() ? ink : kLastColor, label.c_str());
     }
     int k = ov_index(jr.rank);
     if (!jr.ok() || k < 0) {
       std::string text = "failed to load: " + jr.error.message;
-      dl->AddText(ImVec2(x0 + 4, y + (h - ImGui::GetFontSize()) / 2), kLastColor, text.c_str());
+      if (labelled) dl->AddText(ImVec2(x0 + 4, text_y), kLastColor, text.c_str());
+      else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
       continue;
     }
     draw_profile(dl, bins_[size_t(k)], x0, y, h);
-    if (row_height_ >= ImGui::GetFontSize() * 0.8f) {
+    if (labelled) {
       const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
       std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");
       summary += " · " + (s ? ms(s->wait) : std::string("-"));
-      dl->AddText(ImVec2(x1 + 8, y + (h - ImGui::GetFontSize()) / 2), ink, summary.c_str());
+      dl->AddText(ImVec2(x1 + 8, text_y), ink, summary.c_str());
     }
   }
   // The selected collective: skew band over all rows, each rank's span and arrival, the last in red.
@@ -467,7 +474,8 @@ void JobView::draw_overview(float height) {
       if (xb < x0 || xa > x1) continue;
       xa = std::max(xa, x0), xb = std::min(xb, x1);
       bool is_last = a.rank == in.last_rank;
-      dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
+      if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
+        dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
       dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
       marked_ranks_.push_back(a.rank);
     }

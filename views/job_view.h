@@ -54,6 +54,9 @@ public:
   // Re-runs the collectives analysis with raw clocks (None), offsets applied (Collectives) or the
   // default rule (Auto), in the background; the overview keeps showing the old one meanwhile.
   void realign(analysis::Align align);
+  // The overview's time window (job clock ns), as a zoom or pan sets it; expanded ranks follow.
+  void zoom_to(double t0, double t1);
+  TimeNs span() const { return overview_.span; }
   // Ranks by rank number.
   bool expand_rank(int64_t rank, bool expand);
   bool focus_rank(int64_t rank);
