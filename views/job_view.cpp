@@ -1,6 +1,7 @@
 #include "views/job_view.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -389,6 +390,63 @@ void JobView::rebin(int columns) {
   for (size_t i = 0; i < overview_.ranks.size(); ++i)
     bins_[i] = analysis::bin_rank(overview_.ranks[i], TimeNs(t0_), TimeNs(t1_), columns);
   bins_t0_ = t0_, bins_t1_ = t1_, bins_columns_ = columns;
+  ++bins_version_;
+}
+
+std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
+  return {row * group_, std::min(job_->ranks.size(), (row + 1) * group_)};
+}
+
+// Many ranks: each row stands for `group_` consecutive ranks, with their mean busy fraction and
+// the idle cause most of them show in the column.
+void JobView::rebuild_bands() {
+  if (group_ <= 1 || (bands_version_ == bins_version_ && bands_group_ == group_)) return;
+  size_t rows = (job_->ranks.size() + group_ - 1) / group_, columns = size_t(bins_columns_);
+  bands_.assign(rows, {});
+  for (size_t d = 0; d < rows; ++d) {
+    analysis::RankBins& band = bands_[d];
+    band.busy.assign(columns, 0.f);
+    band.cause.assign(columns, -1);
+    std::vector<std::array<uint16_t, analysis::kIdleCauseCount>> votes(columns);
+    size_t members = 0;
+    auto [a, b] = row_ranks(d);
+    for (size_t r = a; r < b; ++r) {
+      int k = ov_index(job_->ranks[r].rank);
+      if (k < 0) continue;
+      ++members;
+      const analysis::RankBins& bins = bins_[size_t(k)];
+      for (size_t c = 0; c < columns && c < bins.busy.size(); ++c) {
+        band.busy[c] += bins.busy[c];
+        if (bins.cause[c] >= 0) ++votes[c][size_t(bins.cause[c])];
+      }
+    }
+    for (size_t c = 0; c < columns; ++c) {
+      if (members) band.busy[c] /= float(members);
+      uint16_t best = 0;
+      for (int k = 0; k < analysis::kIdleCauseCount; ++k)
+        if (votes[c][size_t(k)] > best) best = votes[c][size_t(k)], band.cause[c] = int8_t(k);
+    }
+  }
+  bands_version_ = bins_version_, bands_group_ = group_;
+}
+
+void JobView::draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x) {
+  auto [a, b] = row_ranks(row);
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  size_t loaded = 0;
+  TimeNs worst_wait = 0;
+  for (size_t r = a; r < b; ++r) {
+    loaded += job_->ranks[r].ok();
+    if (const auto* s = analysis::straggler_of(overview_.collectives, job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
+  }
+  if (labelled) {
+    std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
+    dl->AddText(ImVec2(label_x + 2, y), loaded == b - a ? ink : kLastColor, label.c_str());
+    std::string summary = "max wait " + ms(worst_wait);
+    dl->AddText(ImVec2(x1 + 8, y), ink, summary.c_str());
+  }
+  if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+  else draw_profile(dl, bands_[row], x0, y, h);
 }
 
 void JobView::draw_overview(float height) {
@@ -413,26 +471,35 @@ void JobView::draw_overview(float height) {
 
   size_t n = job_->ranks.size();
   float rows_h = height - kRulerHeight;
-  // Rows shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond that the list scrolls.
-  row_height_ = std::clamp(std::floor(rows_h / float(std::max<size_t>(n, 1))), 3.f, 26.f);
+  // Rows shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond that each row
+  // aggregates consecutive ranks, so every rank stays on screen.
+  size_t rows_fit = std::max<size_t>(1, size_t(rows_h / 3));
+  group_ = n > rows_fit ? (n + rows_fit - 1) / rows_fit : 1;
+  size_t rows = (n + group_ - 1) / group_;
+  row_height_ = std::clamp(std::floor(rows_h / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
   ImGui::BeginChild("rank_rows", ImVec2(width, rows_h), false, ImGuiWindowFlags_NoScrollWithMouse);
   ImVec2 top = ImGui::GetCursorScreenPos();
-  float content_h = float(n) * row_height_;
+  float content_h = float(rows) * row_height_;
   ImGui::InvisibleButton("rows", ImVec2(width, std::max(content_h, 1.f)));
   bool hovered = ImGui::IsItemHovered();
   dl = ImGui::GetWindowDrawList();
   int columns = std::max(1, int(x1 - x0));
   rebin(columns);
+  rebuild_bands();
   float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + rows_h;
   rows_drawn_ = 0;
   float gap = row_height_ >= 10 ? 2.f : 0.f;
   // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
   float font = ImGui::GetFontSize();
   size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
-  for (size_t r = 0; r < n; ++r) {
+  for (size_t r = 0; r < rows; ++r) {
     float y = top.y + float(r) * row_height_, h = row_height_ - gap;
     if (y + row_height_ < clip_top || y > clip_bottom) continue;
     ++rows_drawn_;
+    if (group_ > 1) {
+      draw_band(dl, r, x0, x1, y, h, r % label_every == 0, origin.x);
+      continue;
+    }
     const JobRank& jr = job_->ranks[r];
     bool focused = jr.rank == focused_;
     if (focused) dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + row_height_), IM_COL32(255, 200, 0, 50));
@@ -469,7 +536,7 @@ void JobView::draw_overview(float height) {
                         IM_COL32(213, 30, 30, 40));
     for (const auto& a : in.arrivals) {
       auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
-      float y = top.y + float(it - job_->ranks.begin()) * row_height_, h = row_height_ - gap;
+      float y = top.y + float(size_t(it - job_->ranks.begin()) / group_) * row_height_, h = row_height_ - gap;
       float xa = x_of(double(a.arrival)), xb = std::max(x_of(double(a.end)), xa + 1);
       if (xb < x0 || xa > x1) continue;
       xa = std::max(xa, x0), xb = std::min(xb, x1);
@@ -485,7 +552,15 @@ void JobView::draw_overview(float height) {
   ImGuiIO& io = ImGui::GetIO();
   if (hovered) {
     float mx = io.MousePos.x;
-    size_t r = size_t(std::max(0.f, (io.MousePos.y - top.y) / row_height_));
+    size_t row = size_t(std::max(0.f, (io.MousePos.y - top.y) / row_height_));
+    // The rank under the mouse; in an aggregated row, the first member with a collective there.
+    size_t r = row < rows ? row_ranks(row).first : n;
+    int hit = -1;
+    for (size_t m = r; row < rows && m < row_ranks(row).second && hit < 0; ++m) {
+      int k = ov_index(job_->ranks[m].rank);
+      if (k >= 0 && mx >= x0 && mx <= x1) hit = instance_at(size_t(k), TimeNs(t0_ + double(mx - x0) * ns_per_px), TimeNs(4 * ns_per_px));
+      if (hit >= 0) r = m;
+    }
     double t = t0_ + double(mx - x0) * ns_per_px;
     if (io.MouseWheel != 0 && mx >= x0 && mx <= x1) {
       double f = std::pow(0.8, double(io.MouseWheel));
@@ -501,7 +576,6 @@ void JobView::draw_overview(float height) {
                std::abs(io.MouseClickedPos[0].x - mx) < 3 && std::abs(io.MouseClickedPos[0].y - io.MousePos.y) < 3) {
       const JobRank& jr = job_->ranks[r];
       int k = ov_index(jr.rank);
-      int hit = k >= 0 && mx >= x0 && mx <= x1 ? instance_at(size_t(k), TimeNs(t), TimeNs(4 * ns_per_px)) : -1;
       if (hit >= 0) {
         select_instance(hit);
       } else if (k >= 0) {
@@ -512,6 +586,14 @@ void JobView::draw_overview(float height) {
     if (r < n && !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3)) {
       const JobRank& jr = job_->ranks[r];
       ImGui::BeginTooltip();
+      if (group_ > 1) {
+        auto [a, b] = row_ranks(row);
+        ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
+                    (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
+        int col = int(mx - x0);
+        if (col >= 0 && size_t(row) < bands_.size() && col < int(bands_[row].busy.size()))
+          ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
+      }
       ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
       if (!jr.ok()) {
         ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
@@ -537,7 +619,7 @@ void JobView::draw_overview(float height) {
   }
   if (scroll_to_focus_) {
     auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == focused_; });
-    if (it != job_->ranks.end()) ImGui::SetScrollY(float(it - job_->ranks.begin()) * row_height_ - rows_h / 2);
+    if (it != job_->ranks.end()) ImGui::SetScrollY(float(size_t(it - job_->ranks.begin()) / group_) * row_height_ - rows_h / 2);
     scroll_to_focus_ = false;
   }
   ImGui::EndChild();
@@ -742,7 +824,7 @@ void JobView::write_state(JsonWriter& w) const {
   for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i) w.field(std::to_string(a.ranks[i]), a.offsets[i]);
   w.end_object();
   w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", t0_).field("view_end_ns", t1_);
-  w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_));
+  w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_)).field("ranks_per_row", uint64_t(group_));
   w.key("selected_instance");
   if (selected_ >= 0) {
     const auto& in = a.instances[size_t(selected_)];

@@ -95,6 +95,10 @@ private:
   void draw_expanded(float height);
   void draw_ranks_table();
   void rebin(int columns);
+  void rebuild_bands();
+  void draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x);
+  // The job ranks (indices into Job::ranks) drawn in overview row `row`.
+  std::pair<size_t, size_t> row_ranks(size_t row) const;
   void show_instance(int index);
   void sync_expanded();
   void apply_highlights();
@@ -132,6 +136,10 @@ private:
   bool sort_descending_ = true;
   std::vector<int64_t> table_order_;  // ranks as the table shows them
   float row_height_ = 0;
+  size_t group_ = 1;                       // ranks per overview row (> 1: rows aggregate)
+  std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause
+  uint64_t bins_version_ = 0, bands_version_ = 0;
+  size_t bands_group_ = 0;
   size_t rows_drawn_ = 0;
 };
 

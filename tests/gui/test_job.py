@@ -82,6 +82,22 @@ if rc == 0:
 rc, err, st, _ = run([os.path.join(INPUTS, "job_not_traces")], ["state {open}"], ["open"])
 check(rc == 1 and "sightline:" in err, f"job_not_traces: rc {rc}, stderr {err!r}")
 
+# 5. Many ranks (600 copies of a tiny rank): rows shrink to 3 px, then each row aggregates
+# consecutive ranks so that all of them stay on screen; a collective still marks every rank.
+with tempfile.TemporaryDirectory() as many:
+    rank = json.load(open(os.path.join(SMALL, "worker1.json")))
+    for r in range(600):
+        rank["distributedInfo"].update(rank=r, world_size=600)
+        json.dump(rank, open(os.path.join(many, f"rank{r}.json"), "w"))
+    rc, err, st, _ = run([many], ["collective 0", "state {sel}"], ["sel"])
+    check(rc == 0, f"600-rank job failed ({rc}): {err}")
+    if rc == 0:
+        j = st["sel"]["job"]
+        check(j["loaded"] == 600 and j["row_height"] == 3 and j["ranks_per_row"] > 1, f"600 ranks: {j['row_height']} px rows, "
+              f"{j['ranks_per_row']} ranks per row")
+        check(j["rows_drawn"] * j["ranks_per_row"] >= 600, f"{j['rows_drawn']} rows × {j['ranks_per_row']} do not cover 600 ranks")
+        check(sorted(j["highlighted_ranks"]) == list(range(600)), f"{len(j['highlighted_ranks'])} of 600 ranks marked")
+
 # 5. The corpus job: selecting a collective marks all 8 ranks; numbers equal the CLI's.
 if not os.path.isdir(CORPUS_JOB):
     print(f"SKIP corpus job: {CORPUS_JOB} is absent")
