@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "core/json_writer.h"
+#include "figures/cairo_output.h"
+#include "figures/ranks_figure.h"
 #include "views/palette.h"
 #include "views/time_axis.h"
 #include "views/workspace.h"
@@ -359,6 +361,13 @@ void JobView::draw_toolbar() {
     realign(aligned ? analysis::Align::Collectives : analysis::Align::None);
   ImGui::EndDisabled();
   ImGui::SameLine();
+  if (ImGui::SmallButton("Export figure...")) {
+    if (!export_path_[0]) std::snprintf(export_path_, sizeof export_path_, "%s-ranks.pdf", title_.c_str());
+    export_message_.clear();
+    ImGui::OpenPopup("Export the rank overview");
+  }
+  draw_export_popup();
+  ImGui::SameLine();
   if (ImGui::SmallButton("Show all")) {
     double span = std::max<double>(double(overview_.span), 1000.0);
     t0_ = -span * 0.01, t1_ = span * 1.01;
@@ -382,6 +391,33 @@ void JobView::draw_toolbar() {
     ImGui::TextDisabled(any ? "Click a collective in a row (or a kernel of an expanded rank) to link it across ranks."
                             : "No collectives matched across ranks.");
   }
+}
+
+std::string JobView::export_figure(const std::string& path) const {
+  if (!job_) return "the job is not loaded";
+  fig::Format format;
+  if (!fig::format_from_path(path, format)) return "the file must end in .svg, .pdf or .png";
+  fig::RanksFigureOptions options;
+  options.start = TimeNs(std::max(0.0, t0_)), options.end = TimeNs(t1_), options.title = title_;
+  fig::Scene scene;
+  fig::RanksFigureStats stats;
+  std::string error;
+  if (!fig::ranks_figure(*job_, overview_, fig::make_style(fig::FigureTheme::Paper), options, scene, stats, error)) return error;
+  if (!fig::write_scene(scene, path, format, 1, error)) return "cannot write " + error;
+  return "";
+}
+
+void JobView::draw_export_popup() {
+  if (!ImGui::BeginPopup("Export the rank overview")) return;
+  ImGui::TextUnformatted("The rank overview of the visible time window with the straggler bars, as `render DIR --view ranks`.");
+  ImGui::SetNextItemWidth(420);
+  ImGui::InputText("file (.pdf, .svg, .png)", export_path_, sizeof export_path_);
+  if (ImGui::Button("Save")) {
+    std::string error = export_figure(export_path_);
+    export_message_ = error.empty() ? std::string("wrote ") + export_path_ : error;
+  }
+  if (!export_message_.empty()) ImGui::TextUnformatted(export_message_.c_str());
+  ImGui::EndPopup();
 }
 
 void JobView::rebin(int columns) {
@@ -737,7 +773,7 @@ void JobView::draw_ranks_table() {
 // ---- automation ------------------------------------------------------------------------
 
 bool JobView::handles(const std::string& command) {
-  for (const char* c : {"align", "collective", "expand", "collapse", "focus", "ranksort", "rankselect"})
+  for (const char* c : {"jobexport", "align", "collective", "expand", "collapse", "focus", "ranksort", "rankselect"})
     if (command == c) return true;
   return false;
 }
@@ -761,6 +797,7 @@ std::string JobView::command(const std::string& command, const std::string& args
     }
     return "";
   }
+  if (command == "jobexport") return args.empty() ? "jobexport wants a file (.pdf, .svg, .png)" : export_figure(args);
   if (command == "align") {
     std::string mode;
     in >> mode;

@@ -61,7 +61,11 @@ public:
   bool expand_rank(int64_t rank, bool expand);
   bool focus_rank(int64_t rank);
 
-  // Automation: `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
+  // Writes the rank overview figure (`render DIR --view ranks`) of the current time window:
+  // .svg, .pdf or .png by extension, paper theme. Empty on success, else the error.
+  std::string export_figure(const std::string& path) const;
+
+  // Automation: `jobexport PATH`, `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
   // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R).
   static bool handles(const std::string& command);
   std::string command(const std::string& command, const std::string& args);
@@ -91,6 +95,7 @@ private:
   void install_overview(analysis::JobOverview overview);
   void draw_loading();
   void draw_toolbar();
+  void draw_export_popup();
   void draw_overview(float height);
   void draw_expanded(float height);
   void draw_ranks_table();
@@ -135,6 +140,8 @@ private:
   int sort_column_ = 4;  // delay caused
   bool sort_descending_ = true;
   std::vector<int64_t> table_order_;  // ranks as the table shows them
+  char export_path_[512] = "";
+  std::string export_message_;
   float row_height_ = 0;
   size_t group_ = 1;                       // ranks per overview row (> 1: rows aggregate)
   std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause

@@ -64,6 +64,18 @@ if rc == 0:
     check(sorted(st["sel"]["job"]["highlighted_ranks"]) == [0, 1, 2], f"highlighted {st['sel']['job']['highlighted_ranks']}")
     check("rank 1 made the others wait" in st["sel"]["job"]["insight"], f"insight: {st['sel']['job']['insight']}")
 
+# 1b. Export figure... in the job tab writes the same figure as `render DIR --view ranks`.
+with tempfile.TemporaryDirectory() as out:
+    svg = os.path.join(out, "ranks.svg")
+    rc, err, st, _ = run([SMALL], ["jobexport " + svg], [])
+    check(rc == 0 and os.path.exists(svg), f"jobexport: rc {rc}, {err}")
+    if os.path.exists(svg):
+        import xml.etree.ElementTree as ET
+        texts = [g.get("aria-label") for g in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}g") if g.get("aria-label")]
+        check("rank 2" in texts and "100 µs" in texts, f"exported figure labels: {texts}")
+    rc, err, st, _ = run([SMALL], ["jobexport " + os.path.join(out, "x.gif")], [])
+    check(rc == 1 and ".svg, .pdf or .png" in err, f"jobexport to .gif: rc {rc}, {err}")
+
 # 2. --job A B C: the same job from explicit files, one tab.
 files = [os.path.join(SMALL, f) for f in ("worker0.json", "worker1.json", "rank_2.trace.json")]
 rc, err, st, _ = run(["--job", *files], ["state {open}"], ["open"])
