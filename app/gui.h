@@ -1,4 +1,4 @@
-// The GUI entry point: `sightline [FILE...] [--diff A B] [--live [--socket PATH]] [--screenshot OUT.png] [--size WxH] [--script S]`.
+// The GUI entry point: `sightline [FILE|DIR...] [--job A B ...] [--diff A B] [--live [--socket PATH]] [--screenshot OUT.png] [--size WxH] [--script S]`.
 #pragma once
 
 #include <functional>
