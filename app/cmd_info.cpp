@@ -18,7 +18,7 @@ void register_info(CLI::App& app) {
     std::vector<std::string> job;
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file (.json or .json.gz), or a directory of rank traces (a job)");
+  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", options->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {
@@ -46,6 +46,7 @@ void register_info(CLI::App& app) {
       exit_code = 1;
       return;
     }
+    if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
     std::string out = options->format == "json" ? info_json(*loaded.store, loaded.seconds) + "\n"
                                                  : info_text(*loaded.store, loaded.seconds);
     std::fputs(out.c_str(), stdout);

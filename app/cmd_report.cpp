@@ -154,6 +154,7 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 1;
     return;
   }
+  if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
   // (HTA) the rank comes from a regex over the file's text, which the store keeps.
   if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
   analysis::Report report = analysis::run_report(*loaded.store, o);
@@ -221,7 +222,7 @@ void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, c
 void register_report(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Run the analyses (temporal, idle, kernels, launches, coupling, ...)");
   auto a = std::make_shared<ReportArgs>();
-  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz), or a directory of rank traces (a job)");
+  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", a->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--align", a->align,
                   "Job clocks: collectives (apply offsets from collective ends), none, or auto (default: "

@@ -772,12 +772,6 @@ void JobView::draw_ranks_table() {
 
 // ---- automation ------------------------------------------------------------------------
 
-bool JobView::handles(const std::string& command) {
-  for (const char* c : {"jobexport", "align", "collective", "expand", "collapse", "focus", "ranksort", "rankselect"})
-    if (command == c) return true;
-  return false;
-}
-
 std::string JobView::command(const std::string& command, const std::string& args) {
   if (!job_) return "the job is not loaded";
   std::istringstream in(args);

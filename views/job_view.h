@@ -65,9 +65,9 @@ public:
   // .svg, .pdf or .png by extension, paper theme. Empty on success, else the error.
   std::string export_figure(const std::string& path) const;
 
-  // Automation: `jobexport PATH`, `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
-  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R).
-  static bool handles(const std::string& command);
+  // Automation (the script's job commands, listed in app/gui_script.cpp kCommands): `jobexport PATH`,
+  // `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
+  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R). Returns "" or the error.
   std::string command(const std::string& command, const std::string& args);
   void write_state(JsonWriter& w) const;
 

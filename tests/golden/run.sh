@@ -28,11 +28,24 @@ for trace in kin_docs_after_fix_h100 hta_inference_rank1_oldfmt hta_amd_mi250_mi
   check "info_$trace.txt" "$data" info "$trace.json.gz"
   check "info_$trace.json" "$data" info "$trace.json.gz" --format json
 done
+# Nsight Systems reports: a real export (gzip), a truncated one, an SQLite file of something else.
+check info_fuser_nsys_h200_electsync.txt "$data" info fuser_nsys_h200_electsync.sqlite.gz
+check info_fuser_nsys_h200_electsync.json "$data" info fuser_nsys_h200_electsync.sqlite.gz --format json
+check report_nsys_electsync.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check report_nsys_electsync_hta.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --mode hta --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check error_nsys_truncated.txt "$inputs" info truncated_nsys.sqlite
+check error_nsys_not_nsight.txt "$inputs" info not_nsight.sqlite
 check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz
 check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
+# The headline (three costliest findings, idle split) and the analyses Insights reads.
+check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
 check error_truncated.txt "$inputs" info truncated.json
+check error_truncated_gz.txt "$inputs" info truncated.json.gz
+check error_cut_before_events.txt "$inputs" info cut_before_events.json
+check error_not_events.txt "$inputs" info not_events.json
+check info_trailing_commas.txt "$inputs" info trailing_commas.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json
