@@ -29,6 +29,7 @@ const char* cause_label(IdleCause c) {
     case IdleCause::CrossStreamWait: return "cross-stream wait";
     case IdleCause::LaunchLatency: return "launch latency";
     case IdleCause::Other: return "other";
+    case IdleCause::CollectiveWait: return "collective wait";
   }
   return "";
 }
