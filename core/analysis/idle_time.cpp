@@ -217,16 +217,17 @@ auto* find_ptr(M& m, const K& k) {
 
 using StreamRows = std::vector<std::pair<int64_t, std::vector<uint32_t>>>;
 
-// The CPU thread that launched most of the given rows' linked work, or kNone.
-uint32_t main_launcher(const EventTable& t, const std::vector<uint32_t>& rows) {
+// The CPU threads that launched the given rows' linked work, most launches first (at most 4:
+// the main thread, the autograd thread, a few workers).
+std::vector<uint32_t> launchers(const EventTable& t, const std::vector<uint32_t>& rows) {
   std::unordered_map<uint32_t, uint64_t> count;
   for (uint32_t i : rows)
     if (t.rows[i].launch >= 0) ++count[t.rows[size_t(t.rows[i].launch)].ref.track];
-  uint32_t best = kNone;
-  uint64_t most = 0;
-  for (auto [track, n] : count)
-    if (n > most || (n == most && track < best)) best = track, most = n;
-  return best;
+  std::vector<std::pair<uint32_t, uint64_t>> v(count.begin(), count.end());
+  std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < v.size() && i < 4; ++i) out.push_back(v[i].first);
+  return out;
 }
 
 // Applies §2b's rules to one gap. Kept apart from the walk over the streams so the rules read
@@ -239,16 +240,16 @@ public:
       std::vector<Interval> v;
       for (uint32_t i : rows) v.push_back({t.rows[i].ts, t.rows[i].end()});
       busy_.emplace_back(std::move(v));
-      launcher_.push_back(main_launcher(t, rows));
+      launchers_.push_back(launchers(t, rows));
       collective_only_.push_back(std::all_of(rows.begin(), rows.end(), [&](uint32_t i) {
         return kernel_type(t, t.rows[i]) == KernelType::Communication;
       }));
     }
     std::vector<uint32_t> all;
     for (auto& [stream, rows] : streams) all.insert(all.end(), rows.begin(), rows.end());
-    rank_launcher_ = main_launcher(t, all);
-    std::vector<uint32_t> stand_ins;
-    for (size_t si = 0; si < streams.size(); ++si) stand_ins.push_back(stand_in(si));
+    rank_launchers_ = launchers(t, all);
+    std::vector<uint32_t> stand_ins = rank_launchers_;
+    for (const auto& l : launchers_) stand_ins.insert(stand_ins.end(), l.begin(), l.end());
     host_ = index_host(t, o, stand_ins);
   }
 
@@ -260,7 +261,7 @@ public:
     // launched in the window, and the last activity's launching thread is the one to look at.
     const Row* launch = launch_of(next);
     const Row* host_launch = next ? launch : launch_of(prev_row);
-    g.host_track = host_launch ? host_launch->ref.track : stand_in(si);
+    g.host_track = host_launch ? host_launch->ref.track : stand_in(si, g);
     g.host_inferred = !host_launch && g.host_track != kNone;
     if (collective_only_[si]) {
       // A stream that only carries collectives idles until the next collective is issued and
@@ -301,8 +302,19 @@ private:
   const Row* launch_of(const Row* activity) const {
     return activity && activity->launch >= 0 ? &t_.rows[size_t(activity->launch)] : nullptr;
   }
-  // The thread that stands in for a missing launch link on stream `si`.
-  uint32_t stand_in(size_t si) const { return launcher_[si] != kNone ? launcher_[si] : rank_launcher_; }
+  // The thread that stands in for a missing launch link on stream `si`: of the threads that
+  // launch the stream's linked work (else the rank's), the one that ran host work for most of
+  // the gap; ties (and a gap no thread worked in) go to the one with the most launches.
+  uint32_t stand_in(size_t si, const IdleGap& g) const {
+    const std::vector<uint32_t>& threads = launchers_[si].empty() ? rank_launchers_ : launchers_[si];
+    uint32_t best = kNone;
+    TimeNs most = -1;
+    for (uint32_t track : threads) {
+      TimeNs worked = host_.work_by_track.at(track).covered(g.start, g.end);
+      if (worked > most) best = track, most = worked;
+    }
+    return best;
+  }
   bool other_stream_busy(size_t si, const IdleGap& g) const {
     for (size_t oi = 0; oi < busy_.size(); ++oi)
       if (oi != si && busy_[oi].covered(g.start, g.end) == g.length()) return true;
@@ -313,9 +325,9 @@ private:
   const IdleCauseOptions& o_;
   const StreamRows& streams_;
   std::vector<IntervalIndex> busy_;      // per stream
-  std::vector<uint32_t> launcher_;       // per stream: main launching thread or kNone
-  std::vector<char> collective_only_;    // per stream
-  uint32_t rank_launcher_ = kNone;
+  std::vector<std::vector<uint32_t>> launchers_;  // per stream: launching threads, most launches first
+  std::vector<char> collective_only_;             // per stream
+  std::vector<uint32_t> rank_launchers_;
   HostIndex host_;
 };
 

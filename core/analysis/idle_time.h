@@ -64,8 +64,9 @@ struct IdleGap {
   int32_t next = -1;       // row of the activity that ends the gap; -1 for a trailing edge
   Edge edge = Edge::None;  // before the stream's first activity / after its last, in the window
   // The CPU thread whose activity explains the gap: the launching thread of `next` (of the
-  // last activity for a trailing edge); for work without a launch link, the thread that
-  // launches most of the stream's linked work (else the rank's). kNone when nothing launches.
+  // last activity for a trailing edge); for work without a launch link, of the threads that
+  // launch the stream's linked work (else the rank's), the one that ran host work for most of
+  // the gap. kNone when nothing launches.
   uint32_t host_track = kNone;
   bool host_inferred = false;  // host_track was inferred (no launch link)
   TimeNs length() const { return end - start; }
