@@ -9,6 +9,7 @@
 
 #include "core/analysis/idle_time.h"
 #include "views/palette.h"
+#include "views/range_stats.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -758,7 +759,8 @@ void TimelineView::gap_tooltip(const IdleGapMark& gap) {
       const Track& host = store_.tracks[gap.host_track];
       std::string thread(store_.strings.view(host.name));
       if (thread.empty()) thread = "thread " + std::string(store_.strings.view(host.tid_text));
-      analysis::HostActivity act = analysis::host_activity_during(store_, gap.host_track, gap.start, gap.end, 4);
+      std::vector<RangeRow> ops = aggregate_range(store_, gap.start, gap.end, gap.host_track);
+      std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
       text += "\n\nmeanwhile on " + thread +
               (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
       const double len = double(gap.end - gap.start);
@@ -767,12 +769,14 @@ void TimelineView::gap_tooltip(const IdleGapMark& gap) {
         std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
         text += "\n  " + name + "  " + format_duration(double(time)) + pct;
       };
-      for (const auto& op : act.ops) {
-        std::string name = short_name(store_.strings.view(op.name));
+      TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
+      for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
+      for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
+        std::string name = short_name(store_.strings.view(ops[i].name));
         if (name.size() > 80) name = name.substr(0, 77) + "...";
-        add_line(name, op.time);
+        add_line(name, ops[i].self);
       }
-      if (act.untraced > 0) add_line("(no traced op)", act.untraced);
+      if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
     }
   }
   ImGui::SetTooltip("%s", gap_hover_.text.c_str());

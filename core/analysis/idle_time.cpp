@@ -402,31 +402,4 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
   return out;
 }
 
-HostActivity host_activity_during(const TraceStore& store, uint32_t track, TimeNs t0, TimeNs t1, size_t top) {
-  HostActivity out;
-  if (track >= store.tracks.size() || t1 <= t0) return out;
-  const SliceColumns& c = store.tracks[track].slices;
-  auto [lo, hi] = store.rows_overlapping(track, t0, t1);
-  // Self time inside the range: each slice adds its clipped length and takes it from its parent.
-  std::unordered_map<uint32_t, TimeNs> self;
-  TimeNs covered = 0;
-  for (uint32_t i = lo; i < hi; ++i) {
-    TimeNs a = std::max(t0, c.start[i]), b = std::min(t1, c.end(i));
-    if (b <= a) continue;
-    self[i] += b - a;
-    if (c.parent[i] != kNone) self[c.parent[i]] -= b - a;
-    else if (c.lane[i] == 0) covered += b - a;
-  }
-  std::unordered_map<StringId, TimeNs> by_name;
-  for (auto [i, time] : self)
-    if (time > 0) by_name[c.name[i]] += time;
-  for (auto [name, time] : by_name) out.ops.push_back({name, time});
-  std::sort(out.ops.begin(), out.ops.end(), [&](const HostActivity::Op& a, const HostActivity::Op& b) {
-    return a.time != b.time ? a.time > b.time : store.strings.view(a.name) < store.strings.view(b.name);
-  });
-  if (out.ops.size() > top) out.ops.resize(top);
-  out.untraced = (t1 - t0) - covered;
-  return out;
-}
-
 }  // namespace sl::analysis

@@ -96,18 +96,4 @@ struct IdleCauseOptions {
 
 IdleCauses idle_causes(const EventTable& table, const IdleCauseOptions& o = {});
 
-// What a CPU thread was doing during [t0, t1): self time of its slices clipped to the range
-// (a parent counts only the time none of its children covers), summed by name, largest first,
-// at most `top` names. `untraced` is the part of the range no slice of the thread covers.
-// Cost: the slices of the track that overlap the range; meant for one gap on hover.
-struct HostActivity {
-  struct Op {
-    StringId name = 0;
-    TimeNs time = 0;
-  };
-  std::vector<Op> ops;
-  TimeNs untraced = 0;
-};
-HostActivity host_activity_during(const TraceStore& store, uint32_t cpu_track, TimeNs t0, TimeNs t1, size_t top = 3);
-
 }  // namespace sl::analysis

@@ -13,6 +13,7 @@
 #include "core/analysis/temporal_breakdown.h"
 #include "tests/unit/analysis_test_util.h"
 #include "tests/unit/test_support.h"
+#include "views/range_stats.h"
 
 using namespace sl;
 using namespace sl::analysis;
@@ -162,23 +163,24 @@ TEST_CASE("idle breakdown: Sightline never prints a negative gap; (HTA) keeps HT
   for (const auto& r : sl_rows) CHECK(r.stats.min >= 0);
 }
 
-TEST_CASE("host activity during a gap: self time by name, untraced time") {
-  // step 0..100 holds A 10..40 and B 50..60; the thread is idle after 100.
+TEST_CASE("idle gap hover: what one thread did during the gap, by self time") {
+  // step 0..100 holds A 10..40 and B 50..60 on thread 1; thread 2 is busy too but not asked.
   auto s = load(trace({X("cpu_op", "step", 1, 1, "0", "100"), X("cpu_op", "A", 1, 1, "10", "30"),
-                       X("cpu_op", "B", 1, 1, "50", "10"), X("cpu_op", "C", 1, 1, "130", "10")}));
+                       X("cpu_op", "B", 1, 1, "50", "10"), X("cpu_op", "C", 1, 1, "130", "10"),
+                       X("cpu_op", "other_thread", 1, 2, "0", "200")}));
   uint32_t track = sl::test::find_slice(*s, "step").track;
-  HostActivity a = host_activity_during(*s, track, usec(20), usec(80));
-  REQUIRE(a.ops.size() == 3);
-  CHECK(s->strings.view(a.ops[0].name) == "step");  // 60 - 20 (A) - 10 (B)
-  CHECK(a.ops[0].time == usec(30));
-  CHECK(s->strings.view(a.ops[1].name) == "A");
-  CHECK(a.ops[1].time == usec(20));
-  CHECK(a.ops[2].time == usec(10));
-  CHECK(a.untraced == 0);
-  HostActivity b = host_activity_during(*s, track, usec(90), usec(130), 1);
-  REQUIRE(b.ops.size() == 1);
-  CHECK(b.ops[0].time == usec(10));
-  CHECK(b.untraced == usec(30));
+  std::vector<sl::views::RangeRow> rows = sl::views::aggregate_range(*s, usec(20), usec(80), track);
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.self > b.self; });
+  REQUIRE(rows.size() == 3);
+  CHECK(s->strings.view(rows[0].name) == "step");  // 60 - 20 (A) - 10 (B)
+  CHECK(rows[0].self == usec(30));
+  CHECK(s->strings.view(rows[1].name) == "A");
+  CHECK(rows[1].self == usec(20));
+  CHECK(rows[2].self == usec(10));
+  // After the step the thread runs nothing until C: 10 µs traced of 40.
+  std::vector<sl::views::RangeRow> late = sl::views::aggregate_range(*s, usec(90), usec(130), track);
+  REQUIRE(late.size() == 1);
+  CHECK(late[0].self == usec(10));
 }
 
 // On every Kineto trace of the corpus, Sightline mode: no negative duration in the idle and
