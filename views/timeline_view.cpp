@@ -747,38 +747,38 @@ const char* cause_explanation(int cause) {
 
 }  // namespace
 
-// The hovered gap's cause and what its launching thread did meanwhile (top ops by self time in
-// the gap). Built when the hovered gap changes, so a still mouse costs nothing per frame.
-void TimelineView::gap_tooltip(const IdleGapMark& gap) {
-  if (gap_hover_.track != gap.track || gap_hover_.start != gap.start) {
-    gap_hover_ = {gap.track, gap.start, {}};
-    std::string& text = gap_hover_.text;
-    text = "idle " + format_duration(double(gap.end - gap.start)) + " · " + idle_cause_label(gap.cause) + "\n" +
-           cause_explanation(gap.cause);
-    if (gap.host_track < store_.tracks.size()) {
-      const Track& host = store_.tracks[gap.host_track];
-      std::string thread(store_.strings.view(host.name));
-      if (thread.empty()) thread = "thread " + std::string(store_.strings.view(host.tid_text));
-      std::vector<RangeRow> ops = aggregate_range(store_, gap.start, gap.end, gap.host_track);
-      std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
-      text += "\n\nmeanwhile on " + thread +
-              (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
-      const double len = double(gap.end - gap.start);
-      auto add_line = [&](const std::string& name, TimeNs time) {
-        char pct[32];
-        std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
-        text += "\n  " + name + "  " + format_duration(double(time)) + pct;
-      };
-      TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
-      for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
-      for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
-        std::string name = short_name(store_.strings.view(ops[i].name));
-        if (name.size() > 80) name = name.substr(0, 77) + "...";
-        add_line(name, ops[i].self);
-      }
-      if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
-    }
+std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap) {
+  std::string text = "idle " + format_duration(double(gap.end - gap.start)) + " · " + idle_cause_label(gap.cause) +
+                     "\n" + cause_explanation(gap.cause);
+  if (gap.host_track >= store.tracks.size()) return text;
+  const Track& host = store.tracks[gap.host_track];
+  std::string thread(store.strings.view(host.name));
+  if (thread.empty()) thread = "thread " + std::string(store.strings.view(host.tid_text));
+  std::vector<RangeRow> ops = aggregate_range(store, gap.start, gap.end, gap.host_track);
+  std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
+  text += "\n\nmeanwhile on " + thread +
+          (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
+  const double len = double(gap.end - gap.start);
+  auto add_line = [&](const std::string& name, TimeNs time) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
+    text += "\n  " + name + "  " + format_duration(double(time)) + pct;
+  };
+  TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
+  for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
+  for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
+    std::string name = short_name(store.strings.view(ops[i].name));
+    if (name.size() > 80) name = name.substr(0, 77) + "...";
+    add_line(name, ops[i].self);
   }
+  if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
+  return text;
+}
+
+// Built when the hovered gap changes, so a still mouse costs nothing per frame.
+void TimelineView::gap_tooltip(const IdleGapMark& gap) {
+  if (gap_hover_.track != gap.track || gap_hover_.start != gap.start)
+    gap_hover_ = {gap.track, gap.start, idle_gap_explanation(store_, gap)};
   ImGui::SetTooltip("%s", gap_hover_.text.c_str());
 }
 

@@ -23,6 +23,10 @@ struct IdleGapMark {
   bool host_inferred = false;   // no launch link: host_track launches most of the stream's work
 };
 
+// The idle-gap hover text: length, cause and why, then what the gap's launching thread ran
+// meanwhile (top ops by self time in the gap, untraced time). No ImGui: tested headless.
+std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap);
+
 // One entry of the rows in display order (pinned tracks first, then process groups), without
 // geometry: what `layout_rows` lays out and what an export of the screen draws.
 struct DisplayRow {

@@ -14,6 +14,8 @@
 #include "tests/unit/analysis_test_util.h"
 #include "tests/unit/test_support.h"
 #include "views/range_stats.h"
+#include "views/timeline_view.h"
+#include "views/workspace.h"
 
 using namespace sl;
 using namespace sl::analysis;
@@ -181,6 +183,25 @@ TEST_CASE("idle gap hover: what one thread did during the gap, by self time") {
   std::vector<sl::views::RangeRow> late = sl::views::aggregate_range(*s, usec(90), usec(130), track);
   REQUIRE(late.size() == 1);
   CHECK(late[0].self == usec(10));
+}
+
+TEST_CASE("idle gap hover: the cause and the launching thread's top ops") {
+  auto s = load(trace({X("cpu_op", "aten::decode_video", 1, 1, "1000", "150"), X("cpu_op", "aten::resize", 1, 1, "1150", "50"),
+                       launch("cudaLaunchKernel", "1210", "2", 1), kernel("k", 7, "1220", "10", 1)}));
+  IdleCauses c = idle_causes(table(*s, Mode::Sightline));
+  std::vector<sl::views::IdleGapMark> marks = sl::views::idle_gap_marks(c);
+  REQUIRE(marks.size() == 1);
+  std::string text = sl::views::idle_gap_explanation(*s, marks[0]);
+  CAPTURE(text);
+  CHECK(text.find("host launch-bound") != std::string::npos);
+  CHECK(text.find("(the launching thread)") != std::string::npos);
+  // Ranked by time in the gap: decode 150 µs, resize 50, the launch call 2; 18 µs untraced.
+  size_t decode = text.find("aten::decode_video"), resize = text.find("aten::resize");
+  REQUIRE(decode != std::string::npos);
+  REQUIRE(resize != std::string::npos);
+  CHECK(decode < resize);
+  CHECK(text.find("(68%)") != std::string::npos);  // 150 of 220 µs
+  CHECK(text.find("(no traced op)") != std::string::npos);
 }
 
 // On every Kineto trace of the corpus, Sightline mode: no negative duration in the idle and
