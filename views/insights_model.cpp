@@ -36,9 +36,12 @@ TimeNs gpu_span(const EventTable& t) {
 void starvation(const AnalysisModel& m, const InsightOptions& o, std::vector<Insight>& out) {
   if (!m.report.causes) return;
   std::map<int64_t, std::vector<const IdleGap*>> by_stream;
+  // A collective-only stream waiting for its next collective is not starved of work.
   for (const IdleGap& g : m.report.causes->gaps)
-    if (g.length() >= o.starvation_gap) by_stream[g.stream].push_back(&g);
-  TimeNs span = gpu_span(m.table());
+    if (g.length() >= o.starvation_gap && g.cause != IdleCause::CollectiveWait) by_stream[g.stream].push_back(&g);
+  // Gaps include the window's edges: relate them to the idle window, which contains them.
+  const Interval window = m.report.causes->window;
+  TimeNs span = window.end > window.start ? window.end - window.start : gpu_span(m.table());
   for (auto& [stream, gaps] : by_stream) {
     TimeNs total = 0;
     const IdleGap* worst = gaps.front();
@@ -48,7 +51,7 @@ void starvation(const AnalysisModel& m, const InsightOptions& o, std::vector<Ins
     in.title = "GPU starved on stream " + std::to_string(stream) + ": " + std::to_string(gaps.size()) + " gaps of " +
                dur(o.starvation_gap) + " or more, " + dur(total) + " in all";
     in.detail = "Stream " + std::to_string(stream) + " sat idle for " + dur(total) +
-                (span ? " (" + pct(double(total) / double(span)) + " of the GPU's active span)" : std::string()) +
+                (span ? " (" + pct(double(total) / double(span)) + " of the idle window)" : std::string()) +
                 " in gaps of at least " + dur(o.starvation_gap) + ". The longest, " + dur(worst->length()) + ", is " +
                 cause_words(worst->cause) +
                 ": the GPU had no work queued, so every such gap is time the step cannot get back by faster kernels.";
