@@ -581,7 +581,9 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     if (t.kind == TrackKind::CpuThread && label == std::string(store_.strings.view(t.tid_text))) label = "thread " + label;
     if (idle_share_[row.track] >= 0 && show_idle) {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "  idle %.0f%%", idle_share_[row.track] * 100);
+      // One decimal near the ends, so a stream that did run never reads "idle 100%" (nor 0%).
+      const double share = idle_share_[row.track] * 100;
+      std::snprintf(buf, sizeof buf, share > 99.5 || share < 0.5 ? "  idle %.1f%%" : "  idle %.0f%%", share);
       label += buf;
     }
     if (t.overlapping) label += "  ⚠" + std::to_string(t.overlapping);
