@@ -374,7 +374,7 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
   auto emit = [&](size_t si, TimeNs start, TimeNs end, int32_t next, int32_t prev, IdleGap::Edge edge) {
     IdleGap g;
     g.stream = streams[si].first;
-    g.track = t.rows[streams[si].second.front()].ref.track;
+    g.track = t.rows[size_t(next >= 0 ? next : prev)].ref.track;  // where the timeline paints it
     g.start = start;
     g.end = end;
     g.next = next;

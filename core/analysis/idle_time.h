@@ -58,7 +58,7 @@ constexpr int kIdleCauseCount = 7;
 struct IdleGap {
   enum class Edge : uint8_t { None, Leading, Trailing };
   int64_t stream = 0;
-  uint32_t track = kNone;  // GPU track of the stream (first one seen)
+  uint32_t track = kNone;  // GPU track of the activity that ends the gap (the last one, trailing)
   TimeNs start = 0, end = 0;
   IdleCause cause = IdleCause::Other;
   int32_t next = -1;       // row of the activity that ends the gap; -1 for a trailing edge
