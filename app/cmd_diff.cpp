@@ -36,6 +36,8 @@ bool load_both(const std::string& a, const std::string& b, LoadResult& ra, LoadR
       std::fprintf(stderr, "sightline: %s\n", r->error.to_string().c_str());
       return false;
     }
+  for (const LoadResult* r : {&ra, &rb})
+    if (!r->warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", r->warning.c_str());
   return true;
 }
 

@@ -56,6 +56,7 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
 
 bool load(const std::string& path, LoadResult& out) {
   out = load_trace(path);
+  if (out.ok() && !out.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", out.warning.c_str());
   if (out.ok()) return true;
   std::fprintf(stderr, "sightline: %s\n", out.error.to_string().c_str());
   return false;
@@ -188,7 +189,7 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json or .json.gz); CONTROL TEST for --view diff")->required()->expected(1, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff")->required()->expected(1, 2);
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
   cmd->add_option("--range", o->range,
                   "Time range START:END (12.5ms:14ms, 3s:4s, raw µs): since the trace start; for diff, since each run's "
@@ -198,7 +199,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each (default 8)");
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
-  cmd->add_option("--tracks", o->tracks, "Rows whose label contains PATTERN (case-insensitive) or matches it as a regex");
+  cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
   cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "app/commands.h"
+#include "app/job_open.h"
+#include "core/analysis/job_report.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
 #include "core/trace_info.h"
@@ -27,6 +29,8 @@ struct ReportArgs {
   std::string format = "text";
   std::string table;
   std::string tsys = "4.5";
+  std::vector<std::string> job;
+  std::string align = "auto";
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -44,6 +48,7 @@ bool known_name(const std::string& n) {
                                  "memory_bw_summary", "launch_histograms", "kernel_breakdown_full"};
   const auto& names = analysis::analysis_names();
   if (std::find(names.begin(), names.end(), n) != names.end()) return true;
+  if (analysis::is_job_table_name(n)) return true;
   return std::any_of(std::begin(tables), std::end(tables), [&](const char* t) { return n == t; });
 }
 
@@ -72,6 +77,56 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
   return true;
 }
 
+// Prints one table as CSV; false (after naming the tables there are) when it does not exist.
+bool print_csv_table(const std::vector<analysis::Table>& tables, const std::string& name) {
+  auto it = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.name == name; });
+  if (it == tables.end()) {
+    std::fprintf(stderr, "sightline report: no table '%s' (tables:", name.c_str());
+    for (const auto& t : tables) std::fprintf(stderr, " %s", t.name.c_str());
+    std::fprintf(stderr, ")\n");
+    return false;
+  }
+  std::string out = analysis::render_csv(*it);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return true;
+}
+
+// A directory or --job: every analysis per rank, then collectives and stragglers across ranks.
+void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
+  analysis::JobReportOptions jo;
+  jo.only_rank = o.table.rank;  // on a job, --rank picks one rank
+  o.table.rank.reset();
+  jo.report = std::move(o);
+  jo.collectives.align = a.align == "collectives" ? analysis::Align::Collectives
+                         : a.align == "none"      ? analysis::Align::None
+                                                  : analysis::Align::Auto;
+  auto job = open_job(a.file, a.job);
+  if (!job) {
+    exit_code = 1;
+    return;
+  }
+  if (jo.only_rank && !job->find(*jo.only_rank)) {
+    std::fprintf(stderr, "sightline report: --rank %lld: the job has no such rank (ranks %lld to %lld)\n",
+                 (long long)*jo.only_rank, (long long)job->ranks.front().rank, (long long)job->ranks.back().rank);
+    exit_code = 2;
+    return;
+  }
+  analysis::JobReport report = analysis::run_job_report(*job, jo);
+  if (a.format == "json") {
+    std::string out = analysis::render_job_json(*job, report, jo);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else if (a.format == "csv") {
+    if (!print_csv_table(report.tables, a.table)) {
+      exit_code = 2;
+      return;
+    }
+  } else {
+    std::string out = analysis::render_job_text(*job, report, jo);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  if (job->loaded_count() != job->ranks.size()) exit_code = 1;
+}
+
 void run_report_command(const ReportArgs& a) {
   analysis::ReportOptions o;
   if (!make_options(a, o)) {
@@ -83,12 +138,23 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 2;
     return;
   }
+  if (a.file.empty() == a.job.empty()) {
+    std::fprintf(stderr, "sightline report: trace (a file or a directory of ranks) or --job FILES... is required\n"
+                           "Run with --help for more information.\n");
+    exit_code = 2;
+    return;
+  }
+  if (!a.job.empty() || is_job_dir(a.file)) {
+    run_job_report_command(a, std::move(o));
+    return;
+  }
   LoadResult loaded = load_trace(a.file);
   if (!loaded.ok()) {
     std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
     exit_code = 1;
     return;
   }
+  if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
   // (HTA) the rank comes from a regex over the file's text, which the store keeps.
   if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
   analysis::Report report = analysis::run_report(*loaded.store, o);
@@ -120,15 +186,51 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A job: every rank's analyses (in parallel) plus collectives and stragglers, median of runs.
+void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, const std::string& format) {
+  auto job = open_job(dir, {});
+  if (!job) {
+    exit_code = 1;
+    return;
+  }
+  analysis::JobReportOptions jo;
+  jo.report.table.mode = mode;
+  std::vector<double> totals, ranks, collectives;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    analysis::JobReport r = analysis::run_job_report(*job, jo);
+    totals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (auto& [name, s] : r.seconds) (name == "ranks" ? ranks : collectives).push_back(s);
+  }
+  if (format == "json") {
+    std::printf("{\"ranks\": %zu, \"load_seconds\": %s, \"report_seconds_median\": %s, \"per_analysis_seconds\": "
+                "{\"ranks\": %s, \"collectives\": %s}}\n",
+                job->ranks.size(), analysis::format_number(job->load_seconds).c_str(),
+                analysis::format_number(median(totals)).c_str(), analysis::format_number(median(ranks)).c_str(),
+                analysis::format_number(median(collectives)).c_str());
+    return;
+  }
+  std::printf("job                     %s (%zu ranks)\n", dir.c_str(), job->ranks.size());
+  std::printf("load seconds            %.4f\n", job->load_seconds);
+  std::printf("report seconds (median/%d) %.4f\n", repeat, median(totals));
+  std::printf("  %-22s %.2f ms\n", "every rank's analyses", median(ranks) * 1000.0);
+  std::printf("  %-22s %.2f ms\n", "collectives", median(collectives) * 1000.0);
+}
+
 }  // namespace
 
 void register_report(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Run the analyses (temporal, idle, kernels, launches, coupling, ...)");
   auto a = std::make_shared<ReportArgs>();
-  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz)")->required();
+  cmd->add_option("trace", a->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
+  cmd->add_option("--job", a->job, "Rank trace files of one job (instead of TRACE)");
+  cmd->add_option("--align", a->align,
+                  "Job clocks: collectives (apply offsets from collective ends), none, or auto (default: "
+                  "apply only offsets above 50 us)")
+      ->check(CLI::IsMember({"auto", "collectives", "none"}));
   cmd->add_option("--mode", a->mode, "sightline (exact, default) or hta (reproduce HTA 0.6.1)")
       ->check(CLI::IsMember({"sightline", "hta"}));
-  cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own)");
+  cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own); on a job, the one rank to show");
   cmd->add_option("--only", a->only, "Comma-separated analyses to run");
   cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
@@ -153,6 +255,11 @@ void register_bench_report(CLI::App& bench) {
   cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--operator", a->op, "Operator for kernel_sequences");
   cmd->callback([a] {
+    if (is_job_dir(a->file)) {
+      bench_job_report(a->file, a->repeat, a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline,
+                       a->format);
+      return;
+    }
     LoadResult loaded = load_trace(a->file);
     if (!loaded.ok()) {
       std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());

@@ -1,5 +1,5 @@
-// The desktop window: GLFW + OpenGL 3.3 + Dear ImGui around a Workspace. Renders only when
-// something changes (input, loading progress, a running script); otherwise it sleeps.
+// The desktop window: GLFW + OpenGL 3.3 + Dear ImGui around the open tabs (gui_tabs.h). Renders
+// only when something changes (input, loading progress, a running script); otherwise it sleeps.
 #include "app/gui.h"
 
 #include <glad/gl.h>
@@ -8,24 +8,20 @@
 #include <imgui.h>
 #include <imgui/backends/imgui_impl_glfw.h>
 #include <imgui/backends/imgui_impl_opengl3.h>
-#include <stb/stb_image_write.h>
 
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "app/gui_script.h"
+#include "app/gui_tabs.h"
 #include "core/capture/live_server.h"
 #include "core/json_writer.h"
+#include "core/nsys_loader.h"
 #include "views/details_panel.h"
-#include "views/diff_view.h"
-#include "views/export_dialog.h"
 #include "views/file_browser.h"
-#include "views/live_view.h"
 #include "views/range_stats.h"
 #include "views/time_axis.h"
-#include "views/workspace.h"
 
 namespace sl::gui {
 namespace {
@@ -37,366 +33,6 @@ std::vector<std::string> g_dropped;
 
 void on_drop(GLFWwindow*, int count, const char** paths) {
   for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
-}
-
-bool save_screenshot(const std::string& path, int width, int height) {
-  std::vector<unsigned char> pixels(size_t(width) * height * 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-  std::vector<unsigned char> flipped(pixels.size());
-  for (int y = 0; y < height; ++y)
-    std::copy_n(&pixels[size_t(height - 1 - y) * width * 4], size_t(width) * 4, &flipped[size_t(y) * width * 4]);
-  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-  return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), width * 4) != 0;
-}
-
-// One tab of the window: one trace, or (a diff tab) two runs and the diff view between them.
-struct Tab {
-  std::unique_ptr<Workspace> ws = std::make_unique<Workspace>();
-  std::unique_ptr<Workspace> ws_b;        // the second run of a diff tab
-  std::unique_ptr<views::DiffView> diff;  // declared last: destroyed before the workspaces
-  std::unique_ptr<views::LiveView> live;  // a live capture tab: snapshots land in `ws`
-  std::string pending, pending_b;
-  int id = 0;
-  bool loaded() const { return ws->timeline() && !ws->loading() && (!ws_b || (ws_b->timeline() && !ws_b->loading())); }
-  // Ready for the script: loaded, and a diff tab's diff computed. A live tab is always ready
-  // (`waitlive` waits for its data).
-  bool ready() const { return live || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
-};
-
-// Calls `use` with what the export reads in `tab`: its timeline and analyses, or in a diff tab both
-// runs and their diff (with run A's timeline). False when there is nothing to export yet.
-template <class F>
-bool with_export_sources(Tab& tab, F use) {
-  Workspace& ws = *tab.ws;
-  if (!ws.timeline() || !ws.store()) return false;
-  views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
-  if (!tab.ws_b) return use(sources), true;
-  if (!tab.diff || !tab.diff->result() || !tab.ws_b->store()) return false;
-  views::DiffSources diff{*ws.store(), *tab.ws_b->store(), *tab.diff->result(), ws.path(), tab.ws_b->path(),
-                          ws.timeline()->view_start(), ws.timeline()->view_end()};
-  sources.diff = &diff;
-  use(sources);
-  return true;
-}
-
-struct Tabs {
-  std::vector<std::unique_ptr<Tab>> list;
-  int active = 0;
-  int force_select = -1;  // a tab chosen by code (script, open) rather than by a click
-  int force_frames = 0;
-  int next_id = 1;
-  Tab& current() { return *list[size_t(active)]; }
-  void choose(int i) { active = force_select = i, force_frames = 3; }
-  Tab& add() {
-    list.push_back(std::make_unique<Tab>());
-    list.back()->id = next_id++;
-    choose(int(list.size()) - 1);
-    return *list.back();
-  }
-};
-
-// Automation (cli.md "GUI automation"): one command per line, run once the trace is loaded.
-class Script {
-public:
-  explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
-  bool done() const { return lines_.empty() && wait_ == 0; }
-  // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
-  bool step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code);
-
-private:
-  std::deque<std::string> lines_;
-  int wait_ = 0;
-  double live_deadline_ = -1;  // waitlive: when to give up (glfwGetTime seconds)
-};
-
-// `hide ROW`: every track whose label (as the figures name rows: "stream 7", "thread 12") is ROW.
-size_t hide_rows(const TraceStore& store, views::TimelineView& tl, const std::string& row) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  size_t n = 0;
-  for (uint32_t t = 0; t < store.tracks.size(); ++t)
-    if (lower(fig::track_label(store, t)) == lower(row)) tl.set_hidden(t, true), ++n;
-  return n;
-}
-
-// Two times with units ("12.5ms 14ms"; raw numbers are µs), as `zoom` and `range` take them.
-bool read_times(std::istringstream& in, double& t0, double& t1) {
-  std::string a, b;
-  in >> a >> b;
-  return views::parse_time(a, t0) && views::parse_time(b, t1);
-}
-
-// The lower panel's tab; a live capture before its first analysis has no panel yet.
-views::PanelTab active_tab(Workspace& ws) { return ws.panel() ? ws.panel()->active() : views::PanelTab::Details; }
-
-// `export PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]`.
-std::string script_export(std::istringstream& in, Tab& tab, views::ExportDialog& exporter) {
-  Workspace& ws = *tab.ws;
-  std::string path, token;
-  if (!(in >> path)) {  // no file: open the dialog (for screenshots of it)
-    exporter.open(ws.path(), active_tab(ws));
-    return "";
-  }
-  views::ExportWhat what = views::ExportWhat::Screen;
-  views::ExportRequest q = exporter.request(what, path, ws.path());
-  while (in >> token) {
-    size_t eq = token.find('=');
-    std::string key = token.substr(0, eq), value = eq == std::string::npos ? "" : token.substr(eq + 1);
-    if (eq == std::string::npos && views::parse_export_what(token, q.what)) continue;
-    if (key == "width") q.width = std::strtof(value.c_str(), nullptr);
-    else if (key == "scale") q.scale = std::strtod(value.c_str(), nullptr);
-    else if (key == "theme" && fig::parse_theme(value, q.theme)) continue;
-    else return "unknown export argument '" + token + "'";
-  }
-  if (tab.ws_b) q.what = views::ExportWhat::Diff;  // a diff tab's one figure
-  const views::ExportResult* r = nullptr;
-  if (!with_export_sources(tab, [&](const views::ExportSources& s) { r = &exporter.run(s, q); }))
-    return "nothing to export yet";
-  std::fprintf(stderr, "sightline: %s (%.1f ms)\n", r->summary().c_str(), r->ms);
-  return r->ok ? "" : r->error;
-}
-
-bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code) {
-  if (wait_ > 0) return --wait_, true;
-  while (!lines_.empty()) {
-    std::string line = lines_.front();
-    lines_.pop_front();
-    std::istringstream in(line);
-    std::string command;
-    in >> command;
-    Workspace& ws = *tabs.current().ws;
-    views::DiffView* diff = tabs.current().diff.get();
-    views::TimelineView* tl = ws.timeline();
-    if (command.empty() || command[0] == '#') continue;
-    if (command == "quit") return false;
-    if (command == "wait") {
-      in >> wait_;
-      return true;
-    }
-    if (command == "tab") {
-      int n = -1;
-      if (!(in >> n) || n < 0 || n >= int(tabs.list.size())) {
-        std::fprintf(stderr, "sightline: script: no tab '%s' (%zu open, numbered from 0)\n", line.c_str(), tabs.list.size());
-        exit_code = 2;
-        return false;
-      }
-      tabs.choose(n);
-      wait_ = 2;
-      return true;  // the next command waits until that tab is loaded
-    }
-    if (command == "view") {
-      std::string name;
-      in >> name;
-      if (name == "diff") {
-        auto it = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->ws_b != nullptr; });
-        if (it == tabs.list.end()) {
-          std::fprintf(stderr, "sightline: script: no diff is open (sightline --diff A B, or File > Compare with...)\n");
-          exit_code = 1;
-          return false;
-        }
-        tabs.choose(int(it - tabs.list.begin()));
-        wait_ = 2;
-        return true;
-      }
-      in.clear();
-      in.str(line);
-      in >> command;
-    }
-    if (command.rfind("diff", 0) == 0) {
-      if (!diff || !diff->ready()) {
-        std::fprintf(stderr, "sightline: script: '%s' needs a diff tab with a computed diff%s\n", line.c_str(),
-                     diff ? (": " + diff->error()).c_str() : "");
-        exit_code = 1;
-        return false;
-      }
-      std::string arg;
-      std::getline(in >> std::ws, arg);
-      if (command == "diffrow") {
-        char* end = nullptr;
-        unsigned long n = std::strtoul(arg.c_str(), &end, 10);
-        if (arg.empty() || *end || !diff->select_row(n)) {
-          std::fprintf(stderr, "sightline: script: no diff row '%s' (%zu rows)\n", arg.c_str(), diff->rows().size());
-          exit_code = 1;
-          return false;
-        }
-      } else if (command == "diffgroup") {
-        diff->set_grouped(arg == "on");
-      } else if (command == "difffilter") {
-        diff->set_filter(arg);
-      } else if (command == "diffoffset") {
-        double ns = 0;
-        if (!views::parse_time(arg, ns)) {
-          std::fprintf(stderr, "sightline: script: bad offset in '%s'\n", line.c_str());
-          exit_code = 2;
-          return false;
-        }
-        diff->set_offset(ns);
-      } else if (command == "diffcolors") {
-        diff->diff_colors = arg != "off";
-      } else {
-        std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
-        exit_code = 2;
-        return false;
-      }
-      wait_ = 2;
-      return true;
-    }
-    if (command == "waitlive" || command == "savelive") {
-      views::LiveView* live = tabs.current().live.get();
-      if (!live) {
-        std::fprintf(stderr, "sightline: script: '%s' needs a live capture tab (sightline --live)\n", line.c_str());
-        exit_code = 1;
-        return false;
-      }
-      std::string what;
-      in >> what;
-      if (command == "savelive") {
-        if (std::string e = live->save(what, true); !e.empty()) {
-          std::fprintf(stderr, "sightline: script: %s\n", e.c_str());
-          exit_code = 1;
-          return false;
-        }
-        wait_ = 2;
-        return true;
-      }
-      // waitlive KERNELS|end [TIMEOUT_S]: until the shown store has that many kernels, or the
-      // capture ended or broke and its final snapshot is shown.
-      double timeout = 30;
-      in >> timeout;
-      bool until_end = what == "end";
-      char* endp = nullptr;
-      unsigned long long want = std::strtoull(what.c_str(), &endp, 10);
-      if (!until_end && (what.empty() || *endp)) {
-        std::fprintf(stderr, "sightline: script: waitlive wants KERNELS or 'end' in '%s'\n", line.c_str());
-        exit_code = 2;
-        return false;
-      }
-      if (until_end ? live->final_shown() : live->store_kernels() >= want) {
-        live_deadline_ = -1;
-        wait_ = 2;
-        return true;
-      }
-      if (live_deadline_ < 0) live_deadline_ = glfwGetTime() + timeout;
-      if (glfwGetTime() > live_deadline_) {
-        std::fprintf(stderr, "sightline: script: '%s' timed out with %llu kernels shown\n", line.c_str(),
-                     (unsigned long long)live->store_kernels());
-        exit_code = 1;
-        return false;
-      }
-      lines_.push_front(line);  // not yet: look again next frame
-      return true;
-    }
-    if (!tl && command != "screenshot" && command != "state") {  // those two need no trace (an empty live tab)
-      std::fprintf(stderr, "sightline: script: no trace is open for '%s'\n", line.c_str());
-      exit_code = 1;
-      return false;
-    }
-    double t0 = 0, t1 = 0;
-    if ((command == "zoom" || command == "range") && !read_times(in, t0, t1)) {
-      std::fprintf(stderr, "sightline: script: bad times in '%s'\n", line.c_str());
-      exit_code = 2;
-      return false;
-    }
-    if (command == "zoom") {
-      tl->zoom_to(t0, t1);
-    } else if (command == "select") {
-      // NAME is the rest of the line (kernel names have spaces), optionally quoted, optionally
-      // followed by the occurrence index N.
-      std::string name;
-      std::getline(in >> std::ws, name);
-      size_t n = 0, space = name.find_last_of(' ');
-      if (space != std::string::npos && name.find_first_not_of("0123456789", space + 1) == std::string::npos &&
-          space + 1 < name.size()) {
-        n = std::stoul(name.substr(space + 1));
-        name.erase(space);
-      }
-      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-      StringId id = ws.store()->strings.find(name);
-      auto refs = id == StringPool::kNotFound ? std::span<const SliceRef>{} : ws.store()->slices_named(id);
-      if (n >= refs.size()) {
-        std::fprintf(stderr, "sightline: script: no slice '%s' #%zu\n", name.c_str(), n);
-        exit_code = 1;
-        return false;
-      }
-      std::vector<SliceRef> sorted(refs.begin(), refs.end());
-      std::sort(sorted.begin(), sorted.end(), [&](SliceRef x, SliceRef y) { return ws.store()->start(x) < ws.store()->start(y); });
-      tl->select(sorted[n], true);
-    } else if (command == "find") {
-      std::string text;
-      std::getline(in >> std::ws, text);
-      tl->find(text);
-    } else if ((command == "view" || command == "brush" || command == "pattern" || command == "operator" ||
-                command == "insight" || command == "idle") && !ws.panel()) {
-      std::fprintf(stderr, "sightline: script: '%s': the analyses have not run yet (live capture)\n", line.c_str());
-      exit_code = 1;
-      return false;
-    } else if (command == "view") {
-      std::string name;
-      in >> name;
-      if (!ws.panel()->show(name)) {
-        std::fprintf(stderr, "sightline: script: unknown view '%s' (timeline, latency, patterns, idle, breakdown, insights, diff)\n", name.c_str());
-        exit_code = 2;
-        return false;
-      }
-    } else if (command == "brush" || command == "pattern" || command == "operator" || command == "insight" || command == "idle") {
-      std::string args;
-      std::getline(in >> std::ws, args);
-      if (std::string error = ws.panel()->command(command, args); !error.empty()) {
-        std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
-        exit_code = 1;
-        return false;
-      }
-    } else if (command == "hide") {
-      std::string row;
-      std::getline(in >> std::ws, row);
-      if (hide_rows(*ws.store(), *tl, row) == 0) {
-        std::fprintf(stderr, "sightline: script: no row labelled '%s'\n", row.c_str());
-        exit_code = 1;
-        return false;
-      }
-    } else if (command == "range") {
-      tl->set_range(TimeNs(t0), TimeNs(t1));
-    } else if (command == "export") {
-      if (std::string error = script_export(in, tabs.current(), exporter); !error.empty()) {
-        std::fprintf(stderr, "sightline: script: %s in '%s'\n", error.c_str(), line.c_str());
-        exit_code = 1;
-        return false;
-      }
-    } else if (command == "screenshot") {
-      std::string path;
-      in >> path;
-      if (!save_screenshot(path, width, height)) {
-        std::fprintf(stderr, "sightline: could not write %s\n", path.c_str());
-        exit_code = 1;
-        return false;
-      }
-    } else if (command == "state") {  // for tests: what the views show, as JSON
-      std::string path;
-      in >> path;
-      std::ofstream(path) << state_json(ws, [&](JsonWriter& w) {
-        w.field("tabs", uint64_t(tabs.list.size())).field("active_tab", int64_t(tabs.active));
-        w.key("tab_paths").begin_array();
-        for (const auto& t : tabs.list) w.value(t->ws->path());
-        w.end_array().key("diff");
-        diff ? diff->write_state(w) : void(w.null());
-        w.key("live");
-        tabs.current().live ? tabs.current().live->write_state(w, ws) : void(w.null());
-        w.key("last_export");
-        exporter.write_state(w, ws.store());
-      }) << "\n";
-    } else {
-      std::fprintf(stderr, "sightline: script: unknown command '%s'\n", command.c_str());
-      exit_code = 2;
-      return false;
-    }
-    wait_ = 2;  // let the views draw the result before the next command looks at it
-    return true;
-  }
-  return true;
 }
 
 struct Ui {
@@ -434,7 +70,7 @@ void remember(Ui& ui, const std::string& path) {
 }
 
 void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
-               views::LiveView* live, bool live_open, const std::function<void()>& toggle_live) {
+               views::LiveView* live, bool live_open, const std::function<void()>& toggle_live, bool& help_open) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
@@ -467,6 +103,10 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     }
     if (ImGui::MenuItem("Find...", "Ctrl+F")) ui.find_open = true;
     if (ImGui::MenuItem("Show everything", "0")) tl->show_all();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keys and mouse", "?")) help_open = true;
     ImGui::EndMenu();
   }
   if (TraceStore* s = ws.store()) {
@@ -509,6 +149,12 @@ void draw_issues(Workspace& ws, Ui& ui) {
       }
       ImGui::EndTable();
     }
+    // Nsight reports: tables not mapped and what the report lacks (as `info` prints them).
+    std::string nsys = nsys_info_text(ws.store()->meta);
+    if (!nsys.empty()) {
+      ImGui::Separator();
+      ImGui::TextWrapped("%s", nsys.c_str());
+    }
   }
   ImGui::End();
 }
@@ -538,6 +184,58 @@ void draw_find(Workspace& ws, Ui& ui) {
   ImGui::End();
 }
 
+// The keys and mouse gestures, in one overlay (`?`, Help > Keys and mouse).
+void draw_help(bool& open) {
+  if (!open) return;
+  static const char* kHelp[][2] = {
+      {"Mouse wheel", "zoom around the pointer"},
+      {"Shift + wheel", "scroll the rows"},
+      {"Drag", "pan"},
+      {"Shift + drag, or drag on the ruler", "select a time range (its statistics open)"},
+      {"Click a slice", "select it: details below, launch and flow arrows"},
+      {"Click a process name", "fold or unfold the process"},
+      {"Click \xE2\x80\x9CN more levels\xE2\x80\x9D", "unfold a deep Python stack"},
+      {"Right-click a track name", "pin to top, hide, fold levels"},
+      {"W / S, A / D", "zoom in / out, pan left / right"},
+      {"F", "frame the selected slice"},
+      {"0 or Home", "show everything"},
+      {"Esc", "clear the selection and the range"},
+      {"Ctrl+F", "find slices by name (Enter: next match)"},
+      {"Ctrl+O / Ctrl+E", "open a trace / export a figure"},
+      {"Drag the bar above the panel", "resize the panel"},
+      {"?", "this help"},
+  };
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Keys and mouse", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+    if (ImGui::BeginTable("help", 2, ImGuiTableFlags_RowBg)) {
+      for (const auto& [keys, what] : kHelp) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(keys);
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", what);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("The Insights tab lists what slows the trace down; each finding opens where it happens.");
+  }
+  ImGui::End();
+}
+
+// A cut-off trace opens with what it holds, under a banner so that nobody takes it for the whole
+// run (the same words as the CLI's warning).
+void draw_truncation_banner(const Truncation& cut) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
+  ImGui::BeginChild("truncated", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
+  std::string text = describe(cut);
+  text[0] = 'T';
+  ImGui::TextUnformatted(("Cut-off trace. " + text + ".").c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleColor(2);
+}
+
 void draw_loading(Workspace& ws) {
   if (!ws.loading()) return;
   const views::LoadState& s = ws.load_state();
@@ -556,6 +254,471 @@ void draw_loading(Workspace& ws) {
   ImGui::End();
 }
 
+// --- the window ----------------------------------------------------------------------------
+
+GLFWwindow* create_window(const Options& options) {
+  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "sightline: GLFW error %d: %s\n", code, text); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "sightline: cannot open a window (no display?). The subcommands (info, report, ...) need none.\n");
+    return nullptr;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Sightline", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "sightline: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return nullptr;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "sightline: cannot load OpenGL functions\n");
+    return nullptr;
+  }
+  glfwSetDropCallback(window, on_drop);
+  return window;
+}
+
+void init_imgui(GLFWwindow* window) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  float scale = 1;
+  glfwGetWindowContentScale(window, &scale, nullptr);
+  scale = std::clamp(scale, 1.f, 3.f);
+  views::apply_theme(views::Theme::Light);
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  views::load_fonts(scale);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+}
+
+void close_window(GLFWwindow* window) {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+}
+
+// The script's lines: from --script, or the three that --screenshot stands for. False when the
+// script file cannot be read.
+bool read_script(const Options& options, std::vector<std::string>& lines) {
+  if (!options.script.empty()) {
+    std::ifstream in(options.script);
+    if (!in) {
+      std::fprintf(stderr, "sightline: cannot read script %s\n", options.script.c_str());
+      return false;
+    }
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  if (!options.screenshot.empty()) lines = {"wait 3", "screenshot " + options.screenshot, "quit"};
+  return true;
+}
+
+// The open tabs and the window's loop over frames: each frame polls the loaders, draws the active
+// tab and the floating windows, runs the script, and closes a tab the user closed.
+class App {
+public:
+  App(const Options& options, GLFWwindow* window, std::vector<std::string> script_lines)
+      : options_(options), window_(window), script_(std::move(script_lines)), automated_(!script_.done()) {
+    load_recent(ui_);
+    // Scripted runs (tests, demos) always see what a first run sees.
+    insights_seen_ = !automated_ && fs::exists(state_dir() / "seen_insights");
+    if (!automated_) std::ifstream(state_dir() / "panel_height") >> tabs_.panel_height;
+  }
+  bool open_initial_tabs();
+  int loop();
+
+private:
+  void start_load(Workspace& ws, const std::string& path);
+  void open(const std::string& path);
+  void open_diff(const std::string& a, const std::string& b);
+  bool open_live(const std::string& socket, std::string& error);
+  void toggle_live();
+
+  void wait_for_events();
+  bool poll_tabs();
+  void handle_shortcuts(Workspace& ws);
+  void toggle_help_on_key();
+  void draw_tab_bar();
+  void draw_tab(Tab& tab);
+  void draw_trace(Tab& tab, views::TimelineView& tl);
+  float lower_panel_height(Workspace& ws);
+  void draw_splitter(float panel_height);
+  void note_insights_seen(Workspace& ws);
+  void update_title(Tab& tab);
+  void draw_windows(Tab& tab);
+  void draw_error_popup(Tab& tab);
+  bool render_and_script();
+  void close_tab();
+
+  const Options& options_;
+  GLFWwindow* window_;
+  Tabs tabs_;
+  Ui ui_;
+  Script script_;
+  bool automated_;
+  bool showing_sample_ = false;
+  int exit_code_ = 0;
+  int idle_frames_ = 0;
+  int close_ = -1;  // the tab to close at the end of this frame
+  bool insights_seen_ = false;  // the first-run hint points at the Insights tab until it is opened
+  std::string title_;
+};
+
+// --- opening tabs ----------------------------------------------------------------------------
+
+void App::start_load(Workspace& ws, const std::string& path) {
+  const_cast<views::LoadState&>(ws.load_state()).started = ImGui::GetTime();
+  ws.open(path, [] { glfwPostEmptyEvent(); });
+}
+
+void App::open(const std::string& path) {  // a new tab per trace
+  Tab& t = tabs_.add();
+  start_load(*t.ws, path);
+  t.pending = path;
+}
+
+void App::open_diff(const std::string& a, const std::string& b) {
+  Tab& t = tabs_.add();
+  t.ws_b = std::make_unique<Workspace>();
+  start_load(*t.ws, a);
+  start_load(*t.ws_b, b);
+  t.pending = a, t.pending_b = b;
+}
+
+// A live capture tab: listens at once; its snapshots land in the tab's workspace.
+bool App::open_live(const std::string& socket, std::string& error) {
+  Tab& t = tabs_.add();
+  t.live = std::make_unique<views::LiveView>([] { glfwPostEmptyEvent(); });
+  t.pending = "live";
+  return t.live->listen(socket.empty() ? capture::default_live_socket() : socket, error);
+}
+
+void App::toggle_live() {
+  auto it = std::find_if(tabs_.list.begin(), tabs_.list.end(), [](const auto& t) { return t->live != nullptr; });
+  if (it == tabs_.list.end()) {
+    std::string error;
+    open_live(options_.socket, error);  // a failure shows in the tab
+    return;
+  }
+  tabs_.list.erase(it);  // stops listening and removes the socket
+  if (tabs_.list.empty()) tabs_.add();
+  tabs_.choose(std::min<int>(tabs_.active, int(tabs_.list.size()) - 1));
+}
+
+// The files, diff or live capture of the command line, or the bundled sample. False when --live
+// cannot listen.
+bool App::open_initial_tabs() {
+  if (options_.live) {
+    std::string error;
+    if (!open_live(options_.socket, error)) {
+      std::fprintf(stderr, "sightline: --live: %s\n", error.c_str());
+      tabs_.list.clear();
+      return false;
+    }
+  }
+  showing_sample_ = options_.files.empty() && options_.diff.empty() && !options_.live;
+  if (showing_sample_) open(options_.sample);
+  for (const std::string& f : options_.files) open(f);
+  if (options_.diff.size() == 2) open_diff(options_.diff[0], options_.diff[1]);
+  else if (!options_.live) tabs_.choose(0);  // `sightline A B C` starts on A
+  return true;
+}
+
+// --- one frame -------------------------------------------------------------------------------
+
+void App::wait_for_events() {
+  bool any_busy = false, any_live = false;
+  for (const auto& t : tabs_.list) {
+    any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
+    any_live |= t->live != nullptr;
+  }
+  if (any_busy || automated_ || idle_frames_ < 3) glfwPollEvents();
+  else if (any_live) glfwWaitEventsTimeout(0.5);  // the status line's rate moves on its own
+  else glfwWaitEvents();  // sleep until input or a wake-up from the loader
+  ++idle_frames_;
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames_ = 0;
+}
+
+// Takes finished loads, diffs and live snapshots into their tabs. False when a script run must
+// stop because a load failed.
+bool App::poll_tabs() {
+  bool load_failed = false;
+  for (const auto& t : tabs_.list) {
+    for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
+      if (!w || !w->poll()) continue;
+      idle_frames_ = 0;
+      if (w->last_load_failed()) load_failed = true;
+      else if (!showing_sample_ || *path != options_.sample) remember(ui_, *path);
+    }
+    if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
+    if (t->diff && t->diff->poll()) idle_frames_ = 0;
+    if (t->live && t->live->poll(*t->ws)) idle_frames_ = 0;  // a snapshot swaps in at a frame boundary
+  }
+  if (!load_failed || !automated_) return true;
+  for (const auto& t : tabs_.list)
+    for (Workspace* w : {t->ws.get(), t->ws_b.get()})
+      if (w && !w->error().empty()) std::fprintf(stderr, "sightline: %s\n", w->error().c_str());
+  exit_code_ = 1;
+  return false;
+}
+
+void App::handle_shortcuts(Workspace& ws) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyCtrl) return;
+  if (ImGui::IsKeyPressed('F', false)) ui_.find_open = true;
+  if (ImGui::IsKeyPressed('O', false)) ui_.browser_open = true, ui_.browser_compare = false;
+  if (ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window_, 1);
+  if (ImGui::IsKeyPressed('E', false) && ws.timeline()) ui_.exporter.open(ws.path(), active_tab(ws));
+}
+
+void App::toggle_help_on_key() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  for (ImWchar c : io.InputQueueCharacters)
+    if (c == '?') tabs_.help_open = !tabs_.help_open;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) tabs_.help_open = !tabs_.help_open;
+}
+
+void App::draw_tab_bar() {
+  if (!ImGui::BeginTabBar("traces", ImGuiTabBarFlags_AutoSelectNewTabs | ImGuiTabBarFlags_FittingPolicyScroll)) return;
+  for (size_t i = 0; i < tabs_.list.size(); ++i) {
+    Tab& t = *tabs_.list[i];
+    std::string label = fs::path(t.pending).filename().string();
+    if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
+    if (t.live) label = t.ws->path().empty() ? "live capture" : t.ws->path();
+    label += "###tab" + std::to_string(t.id);
+    bool keep = true;
+    ImGuiTabItemFlags flags = tabs_.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem(label.c_str(), tabs_.list.size() > 1 ? &keep : nullptr, flags)) {
+      if (tabs_.force_select < 0) tabs_.active = int(i);  // a click; code-chosen tabs win this frame
+      ImGui::EndTabItem();
+    }
+    if (!keep) close_ = int(i);
+  }
+  ImGui::EndTabBar();
+  // SetSelected takes effect on the next frame; until the bar agrees, keep the chosen tab.
+  if (tabs_.force_frames > 0 && --tabs_.force_frames == 0) tabs_.force_select = -1;
+}
+
+constexpr float kSplitterHeight = 6;
+
+// The lower panel's height: its tab bar alone while it has nothing to show, else what the user
+// dragged it to (40 % of the window until then), leaving the timeline at least 200 px.
+float App::lower_panel_height(Workspace& ws) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  if (panel_collapsed(ws)) return ImGui::GetFrameHeight() + style.WindowPadding.y * 2 + 2;
+  float window = ImGui::GetMainViewport()->WorkSize.y;
+  float h = tabs_.panel_height > 0 ? tabs_.panel_height : std::max(220.f, window * 0.4f);
+  return std::clamp(h, 80.f, std::max(80.f, window - 260.f));
+}
+
+// The bar between timeline and panel: dragging it resizes the panel (remembered for all tabs, and
+// outside scripts for the next session).
+void App::draw_splitter(float panel_height) {
+  ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##panel splitter", ImVec2(ImGui::GetContentRegionAvail().x, kSplitterHeight));
+  bool active = ImGui::IsItemActive(), hovered = ImGui::IsItemHovered();
+  if (active) tabs_.panel_height = panel_height - ImGui::GetIO().MouseDelta.y;
+  if (ImGui::IsItemDeactivated() && !automated_) {  // the next session opens with this size too
+    std::error_code ec;
+    fs::create_directories(state_dir(), ec);
+    std::ofstream(state_dir() / "panel_height") << tabs_.panel_height << "\n";
+  }
+  if (active || hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+  float mid = at.y + kSplitterHeight / 2, width = ImGui::GetItemRectSize().x;
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x + width / 2 - 30, mid), ImVec2(at.x + width / 2 + 30, mid),
+                                      IM_COL32(128, 128, 128, active || hovered ? 255 : 140), 3);
+}
+
+void App::note_insights_seen(Workspace& ws) {
+  if (insights_seen_ || active_tab(ws) != views::PanelTab::Insights) return;
+  insights_seen_ = true;
+  if (automated_) return;
+  std::error_code ec;
+  fs::create_directories(state_dir(), ec);
+  std::ofstream(state_dir() / "seen_insights") << "1\n";
+}
+
+// A trace tab: the timeline above, the details and analyses below.
+void App::draw_trace(Tab& tab, views::TimelineView& tl) {
+  Workspace& ws = *tab.ws;
+  if (tab.live) tab.live->draw_bar(ws);
+  if (showing_sample_ && ws.path() == options_.sample)
+    ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
+                        fs::path(options_.sample).filename().c_str());
+  if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
+  note_insights_seen(ws);
+  bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
+  float panel_height = lower_panel_height(ws);
+  float below = panel_height + (collapsed ? 0 : kSplitterHeight) + (hint ? ImGui::GetTextLineHeightWithSpacing() : 0);
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  tl.draw(ImVec2(avail.x, avail.y - below));
+  if (!collapsed) draw_splitter(panel_height);
+  if (hint)
+    ImGui::TextDisabled("New here? The Insights tab below lists what slows this trace down. Click a slice for its "
+                        "details; press ? for keys and mouse.");
+  ImGui::BeginChild("details", ImVec2(0, 0), true, collapsed ? ImGuiWindowFlags_NoScrollbar : 0);
+  if (ws.panel()) {
+    ws.panel()->draw();
+  } else {  // a live capture before its analyses ran: the selection's details only
+    ImGui::TextDisabled("Analyses run on demand (Run analyses) or when the capture ends.");
+    views::draw_details_panel(*ws.store(), tl);
+  }
+  ImGui::EndChild();
+}
+
+// The main window: the tab bar and the active tab's content.
+void App::draw_tab(Tab& tab) {
+  ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  draw_tab_bar();
+  Workspace& ws = *tab.ws;
+  if (tab.diff) {
+    tab.diff->draw(ImGui::GetContentRegionAvail());
+  } else if (tab.ws_b) {
+    bool loading = tab.ws->loading() || tab.ws_b->loading();
+    ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
+  } else if (tab.live && !ws.timeline()) {
+    tab.live->draw_empty();
+  } else if (views::TimelineView* tl = ws.timeline()) {
+    draw_trace(tab, *tl);
+  } else if (!ws.loading()) {
+    ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");
+  }
+  ImGui::End();
+}
+
+// What floats over the main window: find, issues, range statistics, export, loading, the browser.
+void App::draw_windows(Tab& tab) {
+  Workspace& ws = *tab.ws;
+  draw_find(ws, ui_);
+  draw_issues(ws, ui_);
+  if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
+  if (ui_.exporter.is_open())
+    with_export_sources(tab, [&](const views::ExportSources& s) { ui_.exporter.draw(s, ws.path(), active_tab(ws)); });
+  draw_loading(ws);
+  if (tab.live) tab.live->draw_save_popup();
+  if (tab.ws_b) draw_loading(*tab.ws_b);
+  if (ui_.browser_open) {
+    if (auto chosen = ui_.browser.draw(&ui_.browser_open)) {
+      if (ui_.browser_compare && ws.store()) open_diff(ws.path(), *chosen);
+      else open(*chosen);
+    }
+  }
+  draw_help(tabs_.help_open);
+  draw_error_popup(tab);
+}
+
+void App::draw_error_popup(Tab& tab) {
+  Workspace* failed = !tab.ws->error().empty()                       ? tab.ws.get()
+                      : tab.ws_b && !tab.ws_b->error().empty() ? tab.ws_b.get()
+                                                               : nullptr;
+  if (failed) ImGui::OpenPopup("Could not open the trace");
+  if (!ImGui::BeginPopupModal("Could not open the trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+  if (failed) ImGui::TextUnformatted(failed->error().c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::Button("OK")) {
+    if (failed) failed->dismiss_error();
+    if (tabs_.list.size() > 1) close_ = tabs_.active;  // the tab never got its trace
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+// Renders the frame, then lets the script look at it (a screenshot reads the back buffer) before
+// it is shown. False when the script is over.
+bool App::render_and_script() {
+  ImGui::Render();
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(window_, &width, &height);
+  glViewport(0, 0, width, height);
+  views::TimelineView* tl = tabs_.current().ws->timeline();
+  bool dark = tl && tl->theme == views::Theme::Dark;
+  glClearColor(dark ? 0.1f : 1.f, dark ? 0.1f : 1.f, dark ? 0.11f : 1.f, 1.f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (automated_ && tabs_.current().ready() && !script_.done()) {
+    if (!script_.step(tabs_, ui_.exporter, width, height, exit_code_)) return false;
+  } else if (automated_ && script_.done()) {
+    return false;
+  }
+  glfwSwapBuffers(window_);
+  return true;
+}
+
+// The window title names the open trace (or diff, or live capture).
+void App::update_title(Tab& tab) {
+  std::string title = window_title(tab);
+  if (title != title_) glfwSetWindowTitle(window_, title.c_str()), title_ = title;
+}
+
+void App::close_tab() {
+  if (close_ >= 0 && tabs_.list.size() > 1) {
+    tabs_.list.erase(tabs_.list.begin() + close_);
+    if (tabs_.active >= close_ && tabs_.active > 0) --tabs_.active;
+    tabs_.choose(tabs_.active);
+  }
+  close_ = -1;
+}
+
+int App::loop() {
+  while (!glfwWindowShouldClose(window_)) {
+    wait_for_events();
+    if (!poll_tabs()) break;
+    for (const std::string& dropped : g_dropped) open(dropped);
+    g_dropped.clear();
+    Tab& tab = tabs_.current();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    handle_shortcuts(*tab.ws);
+    toggle_help_on_key();
+    update_title(tab);
+    auto live_tab = std::find_if(tabs_.list.begin(), tabs_.list.end(), [](const auto& t) { return t->live != nullptr; });
+    draw_menu(*tab.ws, ui_, window_, [this](const std::string& p) { open(p); }, tab.live.get(),
+              live_tab != tabs_.list.end(), [this] { toggle_live(); }, tabs_.help_open);
+    draw_tab(tab);
+    draw_windows(tab);
+    if (!render_and_script()) break;
+    close_tab();
+  }
+  return exit_code_;
+}
+
+// Screen geometry of the last frame (pixels from the window's top left), for the layout tests.
+void write_layout(JsonWriter& w, Workspace& ws, views::TimelineView& tl) {
+  const TraceStore& s = *ws.store();
+  auto rect = [&](const char* key, views::TimelineView::Rect r) {
+    w.key(key).begin_array().value(double(r.x0)).value(double(r.y0)).value(double(r.x1)).value(double(r.y1)).end_array();
+  };
+  w.key("layout").begin_object();
+  w.field("window_width", double(ImGui::GetIO().DisplaySize.x)).field("window_height", double(ImGui::GetIO().DisplaySize.y));
+  w.field("panel_collapsed", panel_collapsed(ws));
+  rect("legend_rect", tl.legend_rect());
+  rect("rows_rect", tl.rows_rect());
+  auto [data_start, data_end] = tl.data_range();
+  w.field("data_start_ns", data_start).field("data_end_ns", data_end);
+  uint32_t folded = 0;
+  for (uint32_t t = 0; t < s.tracks.size(); ++t) folded += tl.folded(t);
+  w.field("folded_tracks", folded);
+  w.key("gpu_rows").begin_array();  // GPU streams with work and where their first lane was drawn
+  for (uint32_t t = 0; t < s.tracks.size(); ++t)
+    if (s.tracks[t].kind == TrackKind::GpuStream && s.tracks[t].gpu_work)
+      w.begin_object().field("track", t).field("y", double(tl.track_screen_y(t))).end_object();
+  w.end_array().end_object();
+}
+
 }  // namespace
 
 std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& extra) {
@@ -567,6 +730,12 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     const TraceStore& s = *ws.store();
     const views::TimelineStats& st = tl->stats();
     w.field("view_start_ns", tl->view_start()).field("view_end_ns", tl->view_end());
+    w.field("events", s.counts.events);
+    w.key("truncated");
+    if (const std::optional<Truncation>& cut = s.issues.truncation)
+      w.begin_object().field("byte_offset", cut->byte_offset).field("events", cut->events).field("banner", describe(*cut)).end_object();
+    else
+      w.null();
     w.key("selected");
     if (tl->selected().valid()) {
       SliceRef sel = tl->selected();
@@ -596,267 +765,21 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     for (uint32_t t = 0; t < s.tracks.size(); ++t)
       if (uint32_t n = tl->gaps_visible_on(t)) w.field(std::to_string(t), n);
     w.end_object();
+    write_layout(w, ws, *tl);
   }
   w.end_object();
   return w.str();
 }
 
 int run(const Options& options) {
-  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "sightline: GLFW error %d: %s\n", code, text); });
-  if (!glfwInit()) {
-    std::fprintf(stderr, "sightline: cannot open a window (no display?). The subcommands (info, report, ...) need none.\n");
-    return 1;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Sightline", nullptr, nullptr);
-  if (!window) {
-    std::fprintf(stderr, "sightline: cannot create an OpenGL 3.3 window\n");
-    glfwTerminate();
-    return 1;
-  }
-  glfwMakeContextCurrent(window);
-  glfwSwapInterval(1);
-  if (!gladLoadGL(glfwGetProcAddress)) {
-    std::fprintf(stderr, "sightline: cannot load OpenGL functions\n");
-    return 1;
-  }
-  glfwSetDropCallback(window, on_drop);
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  float scale = 1;
-  glfwGetWindowContentScale(window, &scale, nullptr);
-  scale = std::clamp(scale, 1.f, 3.f);
-  views::apply_theme(views::Theme::Light);
-  ImGui::GetStyle().ScaleAllSizes(scale);
-  views::load_fonts(scale);
-  ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 330");
-
-  Tabs tabs;
-  Ui ui;
-  load_recent(ui);
-  auto wake = [] { glfwPostEmptyEvent(); };
-  auto start_load = [&](Workspace& ws, const std::string& path) {
-    const_cast<views::LoadState&>(ws.load_state()).started = ImGui::GetTime();
-    ws.open(path, wake);
-  };
-  auto open = [&](const std::string& path) {  // a new tab per trace
-    Tab& t = tabs.add();
-    start_load(*t.ws, path);
-    t.pending = path;
-  };
-  auto open_diff = [&](const std::string& a, const std::string& b) {
-    Tab& t = tabs.add();
-    t.ws_b = std::make_unique<Workspace>();
-    start_load(*t.ws, a);
-    start_load(*t.ws_b, b);
-    t.pending = a, t.pending_b = b;
-  };
-  // A live capture tab: listens at once; its snapshots land in the tab's workspace.
-  auto open_live = [&](const std::string& socket, std::string& error) {
-    Tab& t = tabs.add();
-    t.live = std::make_unique<views::LiveView>(wake);
-    t.pending = "live";
-    return t.live->listen(socket.empty() ? capture::default_live_socket() : socket, error);
-  };
-  auto toggle_live = [&] {
-    auto it = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
-    if (it == tabs.list.end()) {
-      std::string error;
-      open_live(options.socket, error);  // a failure shows in the tab
-      return;
-    }
-    tabs.list.erase(it);  // stops listening and removes the socket
-    if (tabs.list.empty()) tabs.add();
-    tabs.choose(std::min<int>(tabs.active, int(tabs.list.size()) - 1));
-  };
-  if (options.live) {
-    std::string error;
-    if (!open_live(options.socket, error)) {
-      std::fprintf(stderr, "sightline: --live: %s\n", error.c_str());
-      tabs.list.clear();
-      ImGui_ImplOpenGL3_Shutdown();
-      ImGui_ImplGlfw_Shutdown();
-      ImGui::DestroyContext();
-      glfwDestroyWindow(window);
-      glfwTerminate();
-      return 1;
-    }
-  }
-  bool showing_sample = options.files.empty() && options.diff.empty() && !options.live;
-  if (showing_sample) open(options.sample);
-  for (const std::string& f : options.files) open(f);
-  if (options.diff.size() == 2) open_diff(options.diff[0], options.diff[1]);
-  else if (!options.live) tabs.choose(0);  // `sightline A B C` starts on A
-
-  std::vector<std::string> script_lines;
-  if (!options.script.empty()) {
-    std::ifstream in(options.script);
-    if (!in) {
-      std::fprintf(stderr, "sightline: cannot read script %s\n", options.script.c_str());
-      return 2;
-    }
-    for (std::string line; std::getline(in, line);) script_lines.push_back(line);
-  }
-  if (!options.screenshot.empty()) script_lines = {"wait 3", "screenshot " + options.screenshot, "quit"};
-  bool automated = !script_lines.empty();
-  Script script(script_lines);
-  int exit_code = 0;
-  int idle_frames = 0;
-
-  while (!glfwWindowShouldClose(window)) {
-    bool any_busy = false, any_live = false;
-    for (const auto& t : tabs.list) any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
-    for (const auto& t : tabs.list) any_live |= t->live != nullptr;
-    bool busy = any_busy || automated || idle_frames < 3;
-    if (busy) glfwPollEvents();
-    else if (any_live) glfwWaitEventsTimeout(0.5);  // the status line's rate moves on its own
-    else glfwWaitEvents();  // sleep until input or a wake-up from the loader
-    ++idle_frames;
-    if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames = 0;
-    bool load_failed = false;
-    for (const auto& t : tabs.list) {
-      for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
-        if (!w || !w->poll()) continue;
-        idle_frames = 0;
-        if (w->last_load_failed()) load_failed = true;
-        else if (!showing_sample || *path != options.sample) remember(ui, *path);
-      }
-      if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
-      if (t->diff && t->diff->poll()) idle_frames = 0;
-      if (t->live && t->live->poll(*t->ws)) idle_frames = 0;  // a snapshot swaps in at a frame boundary
-    }
-    if (load_failed && automated) {
-      for (const auto& t : tabs.list)
-        for (Workspace* w : {t->ws.get(), t->ws_b.get()})
-          if (w && !w->error().empty()) std::fprintf(stderr, "sightline: %s\n", w->error().c_str());
-      exit_code = 1;
-      break;
-    }
-    for (const std::string& dropped : g_dropped) open(dropped);
-    g_dropped.clear();
-    Tab& tab = tabs.current();
-    Workspace& ws = *tab.ws;
-
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) ui.find_open = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) ui.browser_open = true, ui.browser_compare = false;
-    if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) glfwSetWindowShouldClose(window, 1);
-    if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) && ws.timeline()) ui.exporter.open(ws.path(), active_tab(ws));
-    auto live_tab = std::find_if(tabs.list.begin(), tabs.list.end(), [](const auto& t) { return t->live != nullptr; });
-    draw_menu(ws, ui, window, open, tab.live.get(), live_tab != tabs.list.end(), toggle_live);
-
-    ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(vp->WorkPos);
-    ImGui::SetNextWindowSize(vp->WorkSize);
-    ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
-    int close = -1;
-    if (ImGui::BeginTabBar("traces", ImGuiTabBarFlags_AutoSelectNewTabs | ImGuiTabBarFlags_FittingPolicyScroll)) {
-      for (size_t i = 0; i < tabs.list.size(); ++i) {
-        Tab& t = *tabs.list[i];
-        std::string label = fs::path(t.pending).filename().string();
-        if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
-        if (t.live) label = t.ws->path().empty() ? "live capture" : t.ws->path();
-        label += "###tab" + std::to_string(t.id);
-        bool keep = true;
-        ImGuiTabItemFlags flags = tabs.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(label.c_str(), tabs.list.size() > 1 ? &keep : nullptr, flags)) {
-          if (tabs.force_select < 0) tabs.active = int(i);  // a click; code-chosen tabs win this frame
-          ImGui::EndTabItem();
-        }
-        if (!keep) close = int(i);
-      }
-      ImGui::EndTabBar();
-    }
-    // SetSelected takes effect on the next frame; until the bar agrees, keep the chosen tab.
-    if (tabs.force_frames > 0 && --tabs.force_frames == 0) tabs.force_select = -1;
-    if (tab.diff) {
-      tab.diff->draw(ImGui::GetContentRegionAvail());
-    } else if (tab.ws_b) {
-      bool loading = tab.ws->loading() || tab.ws_b->loading();
-      ImGui::TextDisabled(loading ? "Loading both runs..." : "One of the two runs could not be loaded; nothing to compare.");
-    } else if (tab.live && !ws.timeline()) {
-      tab.live->draw_empty();
-    } else if (views::TimelineView* tl = ws.timeline()) {
-      if (tab.live) tab.live->draw_bar(ws);
-      if (showing_sample && ws.path() == options.sample)
-        ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
-                            fs::path(options.sample).filename().c_str());
-      float details_height = std::max(220.f, vp->WorkSize.y * 0.4f);
-      ImVec2 avail = ImGui::GetContentRegionAvail();
-      tl->draw(ImVec2(avail.x, avail.y - details_height));
-      ImGui::BeginChild("details", ImVec2(0, 0), true);
-      if (ws.panel()) {
-        ws.panel()->draw();
-      } else {  // a live capture before its analyses ran: the selection's details only
-        ImGui::TextDisabled("Analyses run on demand (Run analyses) or when the capture ends.");
-        views::draw_details_panel(*ws.store(), *tl);
-      }
-      ImGui::EndChild();
-    } else if (!ws.loading()) {
-      ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");
-    }
-    ImGui::End();
-    draw_find(ws, ui);
-    draw_issues(ws, ui);
-    if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
-    if (ui.exporter.is_open())
-      with_export_sources(tab, [&](const views::ExportSources& s) { ui.exporter.draw(s, ws.path(), active_tab(ws)); });
-    draw_loading(ws);
-    if (tab.live) tab.live->draw_save_popup();
-    if (tab.ws_b) draw_loading(*tab.ws_b);
-    if (ui.browser_open) {
-      if (auto chosen = ui.browser.draw(&ui.browser_open)) {
-        if (ui.browser_compare && ws.store()) open_diff(ws.path(), *chosen);
-        else open(*chosen);
-      }
-    }
-    Workspace* failed = !ws.error().empty() ? &ws : tab.ws_b && !tab.ws_b->error().empty() ? tab.ws_b.get() : nullptr;
-    if (failed) ImGui::OpenPopup("Could not open the trace");
-    if (ImGui::BeginPopupModal("Could not open the trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-      if (failed) ImGui::TextUnformatted(failed->error().c_str());
-      ImGui::PopTextWrapPos();
-      if (ImGui::Button("OK")) {
-        if (failed) failed->dismiss_error();
-        if (tabs.list.size() > 1) close = tabs.active;  // the tab never got its trace
-        ImGui::CloseCurrentPopup();
-      }
-      ImGui::EndPopup();
-    }
-    ImGui::Render();
-    int width = 0, height = 0;
-    glfwGetFramebufferSize(window, &width, &height);
-    glViewport(0, 0, width, height);
-    bool dark = ws.timeline() && ws.timeline()->theme == views::Theme::Dark;
-    glClearColor(dark ? 0.1f : 1.f, dark ? 0.1f : 1.f, dark ? 0.11f : 1.f, 1.f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (automated && tabs.current().ready() && !script.done()) {
-      if (!script.step(tabs, ui.exporter, width, height, exit_code)) break;
-    } else if (automated && script.done()) {
-      break;
-    }
-    glfwSwapBuffers(window);
-    if (close >= 0 && tabs.list.size() > 1) {
-      tabs.list.erase(tabs.list.begin() + close);
-      if (tabs.active >= close && tabs.active > 0) --tabs.active;
-      tabs.choose(tabs.active);
-    }
-  }
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-  glfwDestroyWindow(window);
-  glfwTerminate();
+  GLFWwindow* window = create_window(options);
+  if (!window) return 1;
+  init_imgui(window);
+  std::vector<std::string> script;
+  if (!read_script(options, script)) return 2;
+  App app(options, window, std::move(script));
+  int exit_code = app.open_initial_tabs() ? app.loop() : 1;
+  close_window(window);
   return exit_code;
 }
 

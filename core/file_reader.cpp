@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <zlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,9 +30,49 @@ void report(const LoadOptions& options, const char* phase, uint64_t done, uint64
 
 bool cancelled(const LoadOptions& options) { return options.cancel && options.cancel->load(); }
 
+enum class PartialResult { Whole, CutOff, Corrupt, OutOfMemory };
+
+// libdeflate decodes whole buffers only, so a member it refused is decoded again with zlib's
+// streaming inflate, which hands over every byte before the point where the input stops. Only
+// this slow path uses zlib; whole streams keep libdeflate's speed. `used` is the input consumed.
+PartialResult inflate_member(std::string_view in, TraceStore::Buffer& out, size_t& used) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return PartialResult::OutOfMemory;  // 16: gzip wrapper
+  size_t fed = 0;
+  PartialResult result = PartialResult::CutOff;
+  for (;;) {
+    if (z.avail_in == 0 && fed < in.size()) {  // zlib counts in 32 bits: feed it in slices
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + fed));
+      z.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - fed, 1u << 30));
+      fed += z.avail_in;
+    }
+    if (out.size == out.capacity && !out.reserve(out.capacity * 2)) {
+      result = PartialResult::OutOfMemory;
+      break;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(out.data + out.size);
+    z.avail_out = static_cast<uInt>(std::min<size_t>(out.capacity - out.size, 1u << 30));
+    uInt room = z.avail_out;
+    int rc = inflate(&z, Z_NO_FLUSH);
+    out.size += room - z.avail_out;
+    if (rc == Z_STREAM_END) {
+      result = PartialResult::Whole;
+      break;
+    }
+    if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR) {
+      result = rc == Z_MEM_ERROR ? PartialResult::OutOfMemory : PartialResult::Corrupt;
+      break;
+    }
+    if (z.avail_in == 0 && fed == in.size() && z.avail_out != 0) break;  // input exhausted mid-stream
+  }
+  used = z.total_in;
+  inflateEnd(&z);
+  return result;
+}
+
 }  // namespace
 
-bool gunzip(std::string_view in, TraceStore::Buffer& out, std::string& error) {
+bool gunzip(std::string_view in, TraceStore::Buffer& out, std::string& error, uint64_t* cut_at) {
   std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   // The last member's trailer holds its size mod 2^32: a fair first guess for one member.
@@ -55,6 +96,18 @@ bool gunzip(std::string_view in, TraceStore::Buffer& out, std::string& error) {
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
       if (!out.reserve(out.capacity * 2)) return error = "out of memory while decompressing", false;
       continue;
+    }
+    if (r != LIBDEFLATE_SUCCESS && cut_at) {
+      PartialResult partial = inflate_member(in.substr(pos), out, used_in);
+      if (partial == PartialResult::CutOff) {
+        *cut_at = in.size();
+        break;
+      }
+      if (partial == PartialResult::OutOfMemory) return error = "out of memory while decompressing", false;
+      if (partial == PartialResult::Whole) {
+        pos += used_in;
+        continue;
+      }
     }
     if (r != LIBDEFLATE_SUCCESS) {
       error = "corrupt or truncated gzip data in the member starting at compressed byte " + std::to_string(pos);
@@ -110,7 +163,8 @@ FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
       result.was_gzip = true;
       report(options, "decompressing", 0, mapped->size);
       auto plain = std::make_shared<TraceStore::Buffer>();
-      if (gunzip(mapped->view(), *plain, result.error)) result.buffer = std::move(plain);
+      if (gunzip(mapped->view(), *plain, result.error, &result.gzip_cut_at)) result.buffer = std::move(plain);
+      result.gzip_truncated = result.gzip_cut_at != 0;
       return result;
     }
   }
@@ -148,7 +202,8 @@ FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
   result.was_gzip = true;
   report(options, "decompressing", 0, raw->size);
   auto plain = std::make_shared<TraceStore::Buffer>();
-  if (!gunzip(raw->view(), *plain, result.error)) return result;
+  if (!gunzip(raw->view(), *plain, result.error, &result.gzip_cut_at)) return result;
+  result.gzip_truncated = result.gzip_cut_at != 0;
   result.buffer = std::move(plain);
   return result;
 }

@@ -22,9 +22,18 @@ std::string_view issue_name(IssueKind kind) {
     case IssueKind::InvalidUtf8: return "invalid_utf8";
     case IssueKind::ControlCharacter: return "control_character";
     case IssueKind::DepthOverflow: return "depth_overflow";
+    case IssueKind::Truncated: return "truncated";
+    case IssueKind::TrailingComma: return "trailing_comma";
     case IssueKind::kCount: break;
   }
   return "unknown";
+}
+
+std::string describe(const Truncation& t) {
+  std::string out = "this trace ends at byte " + std::to_string(t.byte_offset);
+  if (t.gzip) out += " (its gzip stream stops at compressed byte " + std::to_string(t.compressed_offset) + ")";
+  return out + ": the run was probably cut off; " + std::to_string(t.events) + (t.events == 1 ? " event" : " events") +
+         " loaded";
 }
 
 void ImportIssues::add(IssueKind kind, uint64_t byte_offset) {
@@ -41,6 +50,7 @@ void ImportIssues::merge(const ImportIssues& other) {
     for (uint64_t offset : other.examples_[i])
       if (examples_[i].size() < kExamples) examples_[i].push_back(offset);
   }
+  if (!truncation) truncation = other.truncation;
 }
 
 uint64_t ImportIssues::total() const {

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,10 +30,24 @@ enum class IssueKind : uint8_t {
   InvalidUtf8,          // bytes replaced by '?' so the event can be kept
   ControlCharacter,     // raw control characters in a string, replaced by ' '
   DepthOverflow,        // nesting deeper than 65535 levels, clamped
+  Truncated,            // the file stops inside traceEvents: complete events kept, the partial one dropped
+  TrailingComma,        // `,` right before `]` or `}`: accepted, as chrome://tracing and Perfetto do
   kCount
 };
 
 std::string_view issue_name(IssueKind kind);  // snake_case, as in `info` output
+
+// Where a cut-off trace stops (a run killed mid-write): set together with a `Truncated` issue.
+struct Truncation {
+  uint64_t byte_offset = 0;        // where the (uncompressed) JSON text stops
+  uint64_t events = 0;             // elements of traceEvents read before the cut
+  bool gzip = false;               // the gzip stream itself is cut off
+  uint64_t compressed_offset = 0;  // with `gzip`: where the compressed bytes stop
+};
+
+// "this trace ends at byte N: the run was probably cut off; K events loaded" (the GUI banner and
+// the CLI warning say the same).
+std::string describe(const Truncation& truncation);
 
 class ImportIssues {
 public:
@@ -44,6 +60,8 @@ public:
   uint64_t count(IssueKind kind) const { return counts_[index(kind)]; }
   const std::vector<uint64_t>& examples(IssueKind kind) const { return examples_[index(kind)]; }
   uint64_t total() const;
+
+  std::optional<Truncation> truncation;  // set when the trace is cut off
 
 private:
   static size_t index(IssueKind kind) { return static_cast<size_t>(kind); }

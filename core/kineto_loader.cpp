@@ -8,6 +8,14 @@
 // parse itself: the chunk must close exactly at its `]`, which holds only if the guess was a
 // real boundary between events. If a guess fails, the whole trace is parsed again as one piece,
 // so a bad guess costs time, never correctness.
+//
+// Tolerance lives on the slow path only: when the fast parse fails, json_repair.h finds what
+// chrome://tracing and Perfetto forgive (a file cut off mid-write, trailing commas), the text is
+// repaired and parsed once more, and what was forgiven is counted as import issues. Well-formed
+// files never pay for it. Trailing commas are counted where some parse meets them: anywhere on
+// the slow path, and in the top-level values read on the fast path. Inside values that On-Demand
+// merely skips (args keys the loader does not read) simdjson lets them pass, so they are accepted
+// there but not counted: counting them would take a second pass over every well-formed file.
 #include <simdjson.h>
 
 #include <chrono>
@@ -15,11 +23,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <thread>
 #include <unordered_map>
 
 #include "core/decimal.h"
 #include "core/file_reader.h"
+#include "core/json_repair.h"
+#include "core/nsys_loader.h"
 #include "core/trace_builder.h"
 #include "core/trace_loader.h"
 
@@ -116,9 +128,18 @@ public:
   }
 
   LoadResult run();
+  void set_gzip_cut(uint64_t compressed_size) {
+    gzip_truncated_ = true;
+    gzip_cut_at_ = compressed_size;
+  }
 
 private:
   bool load(bool chunked);
+  bool parse_all();
+  bool load_repaired();
+  void use_buffer(std::shared_ptr<TraceStore::Buffer> buffer);
+  void record_truncation(uint64_t bytes);
+  bool check_events_are_objects();
   void start_store();
   // --- top level ---
   bool parse_top_level();
@@ -184,6 +205,9 @@ private:
   uint32_t last_track_ = kNone;
   std::string last_pid_, last_tid_;
   std::string devices_key_;  // "deviceProperties" wins over the old "computeProperties"
+  bool gzip_truncated_ = false;
+  uint64_t gzip_cut_at_ = 0;
+  uint64_t file_bytes_ = 0;  // the JSON as read, before any repair
 };
 
 // ---------------------------------------------------------------- driver
@@ -191,12 +215,11 @@ private:
 LoadResult KinetoLoader::run() {
   auto t0 = std::chrono::steady_clock::now();
   LoadResult result;
-  bool ok = false;
-  try {
-    ok = load(true);
-  } catch (const ChunkFailed&) {
-    ok = load(false);
-  }
+  file_bytes_ = n_;
+  bool ok = parse_all();
+  if (!ok && !error_.cancelled) ok = load_repaired();
+  if (ok) ok = check_events_are_objects();
+  if (ok && gzip_truncated_ && !store_->issues.truncation) record_truncation(n_);
   if (ok) {
     report("linking", n_);
     auto t1 = std::chrono::steady_clock::now();
@@ -205,15 +228,96 @@ LoadResult KinetoLoader::run() {
       std::fprintf(stderr, "parse %.1f ms, finish %.1f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count(),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     store_->issues.merge(sanitized_);
-    store_->meta.bytes = n_;
+    store_->meta.bytes = file_bytes_;
     store_->meta.file = error_.file;
+    if (store_->issues.truncation) result.warning = error_.file + ": " + describe(*store_->issues.truncation);
     result.store = std::move(store_);
   } else {
+    if (gzip_truncated_ && !error_.cancelled)
+      error_.message += " (the gzip stream itself stops at compressed byte " + std::to_string(gzip_cut_at_) + ")";
     locate_error();
     result.error = error_;
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
+}
+
+bool KinetoLoader::parse_all() {
+  try {
+    return load(true);
+  } catch (const ChunkFailed&) {
+    return load(false);
+  }
+}
+
+void KinetoLoader::use_buffer(std::shared_ptr<TraceStore::Buffer> buffer) {
+  buffer_ = std::move(buffer);
+  d_ = buffer_->data;
+  n_ = buffer_->size;
+}
+
+// The repaired text of a cut-off file: the bytes up to the last complete event, then the brackets
+// that close what is open there. A copy, so that the original stays for an error message.
+std::shared_ptr<TraceStore::Buffer> repaired_copy(std::string_view text, const JsonRepair& plan) {
+  auto copy = std::make_shared<TraceStore::Buffer>();
+  size_t size = plan.keep + plan.closers.size();
+  if (!copy->reserve(std::max<size_t>(size, 1))) return nullptr;
+  std::memcpy(copy->data, text.data(), plan.keep);
+  std::memcpy(copy->data + plan.keep, plan.closers.data(), plan.closers.size());
+  copy->size = size;
+  std::memset(copy->data + size, 0, TraceStore::Buffer::kPadding);
+  return copy;
+}
+
+// The slow path, once the fast parse has failed: repair what chrome://tracing and Perfetto
+// forgive and parse again. Trailing commas are blanked in place (offsets hold); a cut-off file is
+// parsed from a repaired copy whose prefix is the original, so offsets hold there too. If the
+// repaired text still fails, the error that lies in the original bytes is the one reported.
+bool KinetoLoader::load_repaired() {
+  JsonRepair plan = plan_json_repair({d_, n_});
+  if (!plan.needed()) return false;
+  if (!plan.error.empty()) {
+    failed_ = false;
+    return fail(plan.error, plan.error_offset);
+  }
+  LoadError original = error_;
+  std::shared_ptr<TraceStore::Buffer> original_buffer = buffer_;
+  for (uint64_t comma : plan.trailing_commas) d_[comma] = ' ';
+  if (plan.truncated) {
+    std::shared_ptr<TraceStore::Buffer> copy = repaired_copy({d_, n_}, plan);
+    if (!copy) return false;  // out of memory: the original error stands
+    use_buffer(std::move(copy));
+  }
+  error_ = LoadError{};
+  error_.file = original.file;
+  if (!parse_all()) {
+    if (!error_.cancelled && (error_.message.empty() || (plan.truncated && error_.byte_offset >= plan.keep)))
+      error_ = original;
+    use_buffer(original_buffer);
+    return false;
+  }
+  for (uint64_t comma : plan.trailing_commas) store_->issues.add(IssueKind::TrailingComma, comma);
+  if (plan.truncated) record_truncation(file_bytes_);
+  return true;
+}
+
+void KinetoLoader::record_truncation(uint64_t bytes) {
+  store_->issues.add(IssueKind::Truncated, bytes);
+  Truncation t;
+  t.byte_offset = bytes;
+  t.events = store_->counts.events;
+  t.gzip = gzip_truncated_;
+  t.compressed_offset = gzip_cut_at_;
+  store_->issues.truncation = t;
+}
+
+// An array of numbers, strings or arrays parses, but it is not a trace (`[1,2,3]`): say so rather
+// than open an empty one. An empty array stays a valid, empty trace.
+bool KinetoLoader::check_events_are_objects() {
+  uint64_t not_objects = store_->issues.count(IssueKind::NotAnObject);
+  if (store_->counts.events == 0 || not_objects < store_->counts.events) return true;
+  const std::vector<uint64_t>& where = store_->issues.examples(IssueKind::NotAnObject);
+  return fail("not a trace: no element of the events array is an event object", where.empty() ? 0 : where.front());
 }
 
 void KinetoLoader::start_store() {
@@ -359,8 +463,13 @@ bool KinetoLoader::parse_top_level() {
       handle_top_level(key, std::string_view(d_ + pos, end - pos));
     }
     pos = skip_ws(end);
-    if (pos < n_ && d_[pos] == ',') pos = skip_ws(pos + 1);
-    else if (pos < n_ && d_[pos] != '}') return fail("expected ',' or '}' in the top-level object", pos);
+    if (pos < n_ && d_[pos] == ',') {
+      size_t comma = pos;
+      pos = skip_ws(pos + 1);
+      if (pos < n_ && d_[pos] == '}') store_->issues.add(IssueKind::TrailingComma, comma);  // accepted, as viewers do
+    } else if (pos < n_ && d_[pos] != '}') {
+      return fail("expected ',' or '}' in the top-level object", pos);
+    }
   }
   if (pos >= n_) return fail("unexpected end of file: the top-level object is not closed", n_);
   pos = skip_ws(pos + 1);
@@ -574,7 +683,19 @@ void KinetoLoader::handle_top_level(std::string_view key, std::string_view value
   simdjson::dom::parser parser;
   simdjson::padded_string text(value);
   simdjson::dom::element root;
-  if (parser.parse(text).get(root)) return;  // kept as raw text above; nothing else to learn
+  if (parser.parse(text).get(root)) {
+    // Trailing commas (`"deviceProperties": [{...},]`) are forgiven here too, and counted; a
+    // value broken otherwise is kept as raw text above, with nothing else to learn from it.
+    JsonRepair plan = plan_json_repair(value);
+    if (plan.trailing_commas.empty() || plan.truncated || !plan.error.empty()) return;
+    std::string fixed(value);
+    for (uint64_t comma : plan.trailing_commas) {
+      fixed[comma] = ' ';
+      store_->issues.add(IssueKind::TrailingComma, uint64_t(value.data() - d_) + comma);
+    }
+    text = simdjson::padded_string(fixed);
+    if (parser.parse(text).get(root)) return;
+  }
   TraceMeta& meta = store_->meta;
   if (devices) {
     devices_key_ = std::string(key);
@@ -643,13 +764,25 @@ error_code KinetoLoader::read_event(od::value element, Event& e, od::document& d
   return SUCCESS;
 }
 
+// A counter series value: a JSON number, or a string that is a number as a whole ("12.5").
+// Perfetto's JSON importer parses numeric strings into counter values (StringToDouble; other
+// strings are dropped and counted in its stats), and catapult keeps the string, which JavaScript
+// arithmetic then reads as the number. Strings that are not numbers are not series, as before.
+bool counter_value(od::value v, double& number) {
+  std::string_view raw = trim(v.raw_json_token());
+  if (raw.size() < 3 || raw.front() != '"' || raw.back() != '"') return !v.get_double().get(number);
+  std::string_view inside = raw.substr(1, raw.size() - 2);
+  auto [end, ec] = std::from_chars(inside.data(), inside.data() + inside.size(), number);
+  return ec == std::errc() && end == inside.data() + inside.size() && std::isfinite(number);
+}
+
 // Records where the args object lies and picks out the few fields the store needs now.
 error_code KinetoLoader::read_args(od::value value, Event& e, od::document& doc) {
   std::string_view raw = value.raw_json_token();
   od::object args;
   if (value.get_object().get(args)) return SUCCESS;  // not an object: ignored, skipped by the iterator
   e.args_begin = raw.data();
-  bool counter = !e.ph.present || e.ph.text == "C";
+  bool counter = !e.ph.present || e.ph.text.starts_with('C');  // see phase_of
   for (auto result : args) {
     if (error_code code = result.error()) return code;
     od::field field = result.value_unsafe();
@@ -674,7 +807,7 @@ error_code KinetoLoader::read_args(od::value value, Event& e, od::document& doc)
     if (counter && !code && !key.unsafe_is_equal("correlation")) {
       double number = 0;
       std::string_view k;
-      if (!v.get_double().get(number) && !field.unescaped_key().get(k)) e.numbers.emplace_back(k, number);
+      if (counter_value(v, number) && !field.unescaped_key().get(k)) e.numbers.emplace_back(k, number);
     }
     if (code) return code;
   }
@@ -764,9 +897,27 @@ void KinetoLoader::store_metadata(const Event& e) {
     builder_->set_thread_sort_index(track_for(e), *e.sort_index);
 }
 
+// The phase is the first character of `ph`, as Perfetto's JSON importer reads it (`"XB"` is an
+// `X`; catapult compares the whole string and drops such events with an import warning, and we
+// would rather show them). An empty or non-string `ph` is an unknown phase.
+char phase_of(const Token& ph) { return ph.is_string && !ph.text.empty() ? ph.text[0] : '?'; }
+
+// Where an event without `pid` or `tid` goes, as Perfetto places it: a missing pid is 0 and a
+// missing tid is the pid, so tid-less events of a process share its main thread's track (the
+// thread whose tid equals the pid). Catapult groups them the same way, one thread per process,
+// under an "undefined" pid/tid label. A global-scope instant (`"s":"g"`) without a pid is the
+// exception: Perfetto draws it on a global track, not in process 0 (which in Kineto files is
+// often GPU 0), so it keeps its own pid-less "markers" process.
+void default_pid_tid(Event& e, char ph) {
+  bool global_instant = std::strchr("iIR", ph) && e.scope.present && e.scope.text == "g";
+  if (!e.pid.present && !global_instant) e.pid = Token{"0", true, false};
+  if (!e.tid.present) e.tid = e.pid;
+}
+
 void KinetoLoader::store_event(Event& e) {
   if (!e.ph.present) return skip(IssueKind::MissingField, e);
-  char ph = e.ph.text.size() == 1 ? e.ph.text[0] : '?';
+  char ph = phase_of(e.ph);
+  default_pid_tid(e, ph);
   if (ph == 'M') return store_metadata(e);
   if (std::strchr("PODN()", ph)) return skip(IssueKind::SkippedPhase, e);
   if (!std::strchr("XBEiIRCstfbneSTF", ph)) return skip(IssueKind::UnknownPhase, e);
@@ -832,6 +983,8 @@ std::string LoadError::to_string() const {
 }
 
 LoadResult load_trace(const std::string& path, const LoadOptions& options) {
+  // Nsight Systems reports (SQLite by magic bytes, .sqlite.gz and .nsys-rep by name).
+  if (NsysFileKind kind = nsys_file_kind(path); kind != NsysFileKind::NotNsys) return load_nsys(path, kind, options);
   auto t0 = std::chrono::steady_clock::now();
   FileBytes bytes = read_trace_file(path, options);
   if (!bytes.buffer) {
@@ -841,7 +994,9 @@ LoadResult load_trace(const std::string& path, const LoadOptions& options) {
     result.error.cancelled = bytes.error == "cancelled";
     return result;
   }
-  LoadResult result = KinetoLoader(std::move(bytes.buffer), path, options).run();
+  KinetoLoader loader(std::move(bytes.buffer), path, options);
+  if (bytes.gzip_truncated) loader.set_gzip_cut(bytes.gzip_cut_at);
+  LoadResult result = loader.run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/json_writer.h"
+#include "core/nsys_loader.h"
 
 namespace sl {
 
@@ -76,6 +77,7 @@ std::string info_json(const TraceStore& store, double load_seconds) {
     w.end_array();
   }
   w.end_object();
+  nsys_info_json(m, w);
   if (load_seconds >= 0) w.field("load_seconds", load_seconds);
   w.end_object();
   return w.str();
@@ -95,7 +97,7 @@ std::string info_text(const TraceStore& store, double load_seconds) {
   };
   auto num = [](uint64_t v) { return std::to_string(v); };
   line("file", {m.file});
-  line("format", {m.format, ", ", num(m.bytes), " bytes of JSON"});
+  line("format", {m.format, ", ", num(m.bytes), m.format == "nsys-sqlite" ? " bytes of SQLite" : " bytes of JSON"});
   line("events", {num(store.counts.events), " (", num(s.slices), " slices, ", num(s.instants), " instants, ",
                   num(store.counts.counters), " counter, ", num(store.counts.flows), " flow, ",
                   num(store.counts.metadata), " metadata, ", num(store.counts.skipped), " skipped)"});
@@ -108,6 +110,7 @@ std::string info_text(const TraceStore& store, double load_seconds) {
   if (!store.iterations.empty())
     line("iterations", {num(store.iterations.size()), " (ProfilerStep#", std::to_string(store.iterations.front().number),
                         " .. #", std::to_string(store.iterations.back().number), ")"});
+  out += nsys_info_text(m);
   if (load_seconds >= 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", load_seconds);

@@ -38,6 +38,9 @@ struct LoadError {
 struct LoadResult {
   std::unique_ptr<TraceStore> store;  // null on error
   LoadError error;
+  // Non-empty when the trace loaded but the user should know something first (a cut-off file):
+  // "FILE: this trace ends at byte N: ...". The CLI prints it on stderr as one line.
+  std::string warning;
   double seconds = 0;
   bool ok() const { return store != nullptr; }
 };

@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 
+#include "core/data_range.h"
+#include "core/track_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "views/palette.h"
@@ -150,7 +152,10 @@ bool Layout::select_rows(std::string& error) {
     bool whole = !o_.tracks.empty() && filter.matches(g.label);
     for (uint32_t t : store_.processes[p].tracks) {
       std::string label = track_label(store_, t);
-      if (!whole && !filter.matches(label) && !filter.matches(g.label + " " + label)) continue;
+      // The raw ids match too ("tid 19392"): rows are named for people, scripts may know the tid.
+      if (!whole && !filter.matches(label) && !filter.matches(g.label + " " + label) &&
+          !filter.matches(track_raw_ids(store_, t)))
+        continue;
       if (o_.keep_track && !o_.keep_track(t)) continue;
       auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
       if (lanes.empty()) continue;
@@ -158,6 +163,11 @@ bool Layout::select_rows(std::string& error) {
     }
     if (!g.tracks.empty()) groups_.push_back(std::move(g));
   }
+  // GPU streams first, the reason for the figure (their group first, and first in their group);
+  // the rest in the trace's order.
+  auto gpu = [&](const TrackRows& t) { return store_.tracks[t.track].kind == TrackKind::GpuStream; };
+  for (Group& g : groups_) std::stable_partition(g.tracks.begin(), g.tracks.end(), gpu);
+  std::stable_partition(groups_.begin(), groups_.end(), [&](const Group& g) { return gpu(g.tracks.front()); });
   if (groups_.empty()) {
     error = o_.tracks.empty() ? "no slices in the range" : "no row with slices in the range matches '" + o_.tracks + "'";
     return false;
@@ -297,8 +307,11 @@ size_t Layout::emit_rows(Scene& out, float y, float fold_px, TimelineFigureStats
       float height = float(t.lanes.size()) * s_.lane;
       out.line(Role::Decoration, label_x, y - s_.lane * 0.125f, f_.x1, y - s_.lane * 0.125f, s_.grid, s_.outline_width);
       if (store_.tracks[t.track].kind == TrackKind::GpuStream) emit_gaps(out, t.track, y, height, st);
-      out.text(Role::Label, label_x + s_.small * 0.8f, y + s_.lane * 0.5f + s_.small * 0.36f,
-               fit_text(t.label, label_w - s_.small * 0.8f, s_.small), s_.small, s_.ink);
+      // A label too long for the column wraps onto the track's further lanes (their room is free).
+      std::vector<std::string> lines = wrap_text(t.label, label_w - s_.small * 0.8f, s_.small, t.lanes.size());
+      for (size_t k = 0; k < lines.size(); ++k)
+        out.text(Role::Label, label_x + s_.small * 0.8f, y + s_.lane * (0.5f + float(k)) + s_.small * 0.36f, lines[k],
+                 s_.small, s_.ink);
       for (size_t lane = 0; lane < t.lanes.size(); ++lane)
         emit_lane(out, t.track, t.lanes[lane], y + float(lane) * s_.lane, fold_px, st);
       st.lanes += t.lanes.size();
@@ -315,8 +328,10 @@ void Layout::emit_axis(Scene& out, float y_top, float y_axis) {
 }
 
 bool Layout::select(std::string& error) {
-  t0_ = o_.end > o_.start ? o_.start : 0;
-  t1_ = o_.end > o_.start ? o_.end : std::max<TimeNs>(store_.end_ns, 1);
+  // Without a range: the data, not the metadata after it (data_range.h).
+  auto [first, last] = data_time_range(store_);
+  t0_ = o_.end > o_.start ? o_.start : first;
+  t1_ = o_.end > o_.start ? o_.end : std::max<TimeNs>(last, first + 1);
   if (!select_rows(error)) return false;
   if (idle_) {
     gaps_by_track_.assign(store_.tracks.size(), {});
@@ -428,28 +443,31 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
 
 }  // namespace
 
-std::string process_label(const TraceStore& store, uint32_t p) {
-  const Process& process = store.processes[p];
-  std::string name(store.strings.view(process.name));
-  bool gpu = !process.tracks.empty() && store.tracks[process.tracks[0]].kind == TrackKind::GpuStream;
-  if (gpu) {
-    int64_t device = store.tracks[process.tracks[0]].device;
-    std::string label = "GPU " + std::to_string(device);
-    for (const Device& d : store.meta.devices)
-      if (d.id == device && !d.name.empty()) label += " · " + d.name;
-    return label;
-  }
-  return (name.empty() ? "process" : name) + " " + std::string(store.strings.view(process.pid_text));
-}
+// Rows are named as in the timeline (core/track_names.h).
+std::string process_label(const TraceStore& store, uint32_t p) { return process_display_name(store, p); }
 
-std::string track_label(const TraceStore& store, uint32_t track) {
-  const Track& t = store.tracks[track];
-  std::string label;
-  if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) label = "stream " + std::to_string(t.stream);
-  else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
-  else label = std::string(store.strings.view(t.name));
-  if (t.kind == TrackKind::CpuThread && label == std::string(store.strings.view(t.tid_text))) label = "thread " + label;
-  return label;
+std::string track_label(const TraceStore& store, uint32_t track) { return track_display_name(store, track); }
+
+std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines) {
+  if (max_lines <= 1 || text_width(text, size) <= width) return {fit_text(text, width, size)};
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size() && lines.size() + 1 < max_lines) {
+    size_t space = text.find(' ', at);
+    std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
+    std::string longer = line.empty() ? word : line + " " + word;
+    if (!line.empty() && text_width(longer, size) > width) {  // the word starts the next line
+      lines.push_back(fit_text(line, width, size));
+      line.clear();
+      continue;
+    }
+    line = longer;
+    at = space == std::string::npos ? text.size() : space + 1;
+  }
+  std::string rest = line.empty() ? text.substr(at) : at < text.size() ? line + " " + text.substr(at) : line;
+  lines.push_back(fit_text(rest, width, size));
+  return lines;
 }
 
 std::string fit_text(const std::string& text, float width, float size, bool bold) {

@@ -82,5 +82,7 @@ std::string track_label(const TraceStore& store, uint32_t track);
 
 // Shortens `text` with "…" until it fits `width` px at `size`; empty when not even one letter fits.
 std::string fit_text(const std::string& text, float width, float size, bool bold = false);
+// `text` on at most `max_lines` lines of `width`, broken at spaces; the last line is cut with "…".
+std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines);
 
 }  // namespace sl::fig

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "views/pattern_model.h"
 #include "views/time_axis.h"
@@ -73,7 +74,7 @@ void BreakdownView::build(ViewContext& ctx) {
     for (const KernelStats& k : r.kernels->per_kernel_full) total += k.sum;
     for (const KernelStats& k : r.kernels->per_kernel_full)
       kernels_.add_row({DataTable::text(std::string(kernel_type_name(k.type))),
-                        DataTable::number(std::to_string(k.count), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
+                        DataTable::number(human::count(int64_t(k.count)), double(k.count)), dur_cell(k.sum), dur_cell(k.mean),
                         dur_cell(k.median.value_or(0)), dur_cell(k.p95.value_or(0)),
                         DataTable::number(fixed(total > 0 ? k.sum / total * 100 : 0, 1, "%"), total > 0 ? k.sum / total : 0),
                         DataTable::text(short_name(k.name))});
@@ -81,13 +82,16 @@ void BreakdownView::build(ViewContext& ctx) {
     for (const KernelTypeShare& s : r.kernels->by_type)
       types_.add_row({DataTable::text(s.label), dur_cell(double(s.time)), DataTable::number(fixed(s.pct, 1, "%"), s.pct)});
   }
-  coupling_.headers = {"iteration", "kernels", "TKLQT", "mean kernel", "GPU busy", "latency", "utilisation", "HDBI", "verdict"};
+  // TKLQT (with queue time) beside the queue-free host orchestration the HDBI uses: a long TKLQT
+  // on a device-bound step is the device's queue, not the host.
+  coupling_.headers = {"iteration", "kernels", "TKLQT (incl. queue)", "host orchestration", "mean kernel", "GPU busy", "latency", "utilisation", "HDBI", "verdict"};
   if (r.coupling)
     for (const CouplingRow& c : r.coupling->rows) {
       coupling_iteration_.push_back(c.iteration.value_or(-1));
       coupling_.add_row({c.iteration ? DataTable::number("step " + std::to_string(*c.iteration), double(*c.iteration))
                                      : DataTable::number("whole trace", 1e18),
-                         DataTable::number(std::to_string(c.kernels), double(c.kernels)), dur_cell(double(c.tklqt)), dur_cell(c.akd),
+                         DataTable::number(human::count(int64_t(c.kernels)), double(c.kernels)), dur_cell(double(c.tklqt)),
+                         dur_cell(double(c.host_orchestration)), dur_cell(c.akd),
                          dur_cell(double(c.gpu_busy)), dur_cell(double(c.latency)),
                          DataTable::number(fixed(c.utilization * 100, 1, "%"), c.utilization), DataTable::number(fixed(c.hdbi, 2), c.hdbi),
                          DataTable::text(std::string(boundness_name(c.bound)) + "-bound")});
@@ -132,11 +136,10 @@ void BreakdownView::draw_iterations(ViewContext& ctx, ImVec2 size) {
     bool over = ImGui::IsItemHovered() && mouse.x >= p.x + slot * float(i) && mouse.x < p.x + slot * float(i + 1);
     if (over) {
       double step = double(s.end - s.start);
-      ImGui::SetTooltip("step %lld: %s\ncompute %s (%.0f%%)\ncommunication %s (%.0f%%)\nmemory %s (%.0f%%)\nGPU idle %s (%.0f%%)\nclick: show on the timeline",
-                        (long long)s.iteration, format_duration(step).c_str(), format_duration(double(s.compute)).c_str(), s.compute / step * 100,
-                        format_duration(double(s.communication)).c_str(), s.communication / step * 100,
-                        format_duration(double(s.memory)).c_str(), s.memory / step * 100, format_duration(double(s.idle)).c_str(),
-                        s.idle / step * 100);
+      auto part = [&](TimeNs t) { return format_duration(double(t)) + " (" + human::percent(double(t) / step * 100) + ")"; };
+      ImGui::SetTooltip("step %lld: %s\ncompute %s\ncommunication %s\nmemory %s\nGPU idle %s\nclick: show on the timeline",
+                        (long long)s.iteration, format_duration(step).c_str(), part(s.compute).c_str(), part(s.communication).c_str(),
+                        part(s.memory).c_str(), part(s.idle).c_str());
       if (ImGui::IsItemClicked()) go_to_iteration(ctx, s.iteration);
     }
   }

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include "core/analysis/launch_stats.h"
+#include "core/track_names.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -32,7 +34,6 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     ImGui::TextDisabled("Click a slice to see its details. Shift-drag selects a time range.");
     return;
   }
-  const Track& track = store.tracks[s.track];
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(std::string(store.name(s)).c_str());
   ImGui::PopTextWrapPos();
@@ -48,8 +49,7 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     row("start", format_duration(double(store.start(s))) + " from trace start");
     row("duration", format_duration(double(store.dur(s))));
     row("self time", format_duration(double(self_time(store, s))));
-    row("track", track.kind == TrackKind::GpuStream ? "GPU " + std::to_string(track.device) + " stream " + std::to_string(track.stream)
-                                                    : "thread " + std::string(store.strings.view(track.tid_text)));
+    row("track", track_full_name(store, s.track) + "  (" + track_raw_ids(store, s.track) + ")");
     if (auto c = store.correlation_id(s)) row("correlation", std::to_string(*c));
     ImGui::EndTable();
   }
@@ -58,6 +58,10 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     link_button(store, timeline, "launched by", launch, id++);
     ImGui::SameLine();
     ImGui::TextDisabled("launch → start %s", format_duration(double(store.start(s) - store.start(launch))).c_str());
+    if (analysis::is_graph_launch_name(store.name(launch)))  // one call, many kernels: its latency is not this kernel's
+      ImGui::TextDisabled("replayed by a CUDA graph launch (one call for %zu activities); the launch statistics measure "
+                          "kernel → kernel inside the graph",
+                          store.activities_of(launch).size());
   }
   auto activities = store.is_gpu(s) ? std::span<const SliceRef>{} : store.activities_of(s);
   for (size_t i = 0; i < activities.size() && i < 32; ++i) link_button(store, timeline, "runs", activities[i], id++);

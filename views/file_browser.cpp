@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 
 static bool is_trace(const fs::path& p) {
   std::string name = p.filename().string();
-  return name.ends_with(".json") || name.ends_with(".json.gz");
+  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite") ||
+         name.ends_with(".sqlite.gz") || name.ends_with(".nsys-rep");  // Nsight Systems reports
 }
 
 FileBrowser::FileBrowser() { set_folder(fs::current_path()); }

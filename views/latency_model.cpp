@@ -82,8 +82,10 @@ LatencyBins bin_latency(const EventTable& t, const LaunchStats& stats, const std
     values.push_back(v);
     lo = std::min(lo, v);
     hi = std::max(hi, v);
-    if (p.runtime <= cut.runtime && p.gpu < p.runtime) ++out.short_kernels;
-    if (p.runtime > cut.runtime) ++out.runtime_outliers;
+    if (p.graph_position <= 0) {  // a graph launch is one call: counted on its first activity
+      if (p.runtime <= cut.runtime && p.gpu < p.runtime) ++out.short_kernels;
+      if (p.runtime > cut.runtime) ++out.runtime_outliers;
+    }
     if (p.delay > cut.launch_delay) ++out.launch_delay_outliers;
   }
   out.edges = log_bins(lo, hi, bins);

@@ -113,6 +113,11 @@ void LatencyView::draw_controls(ViewContext& ctx) {
   help_marker("Short kernel: the launch call took no longer than the runtime cutoff and the kernel ran shorter than its launch call. "
               "Runtime outlier: launch call longer than the runtime cutoff. Launch-delay outlier: the kernel waited longer than the "
               "delay cutoff between the end of its launch call and its start on the GPU.");
+  if (const auto& s = *ctx.model.report.launches; s.graph_launches) {
+    ImGui::TextDisabled("%llu of these kernels were replayed by %llu CUDA graph launches (one call each, counted once): their "
+                        "latency is launch → first kernel of the graph, then kernel → kernel inside the graph.",
+                        (unsigned long long)s.graph_activities, (unsigned long long)s.graph_launches);
+  }
 }
 
 void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {

@@ -1,5 +1,7 @@
 #include "views/pattern_model.h"
 
+#include "core/analysis/launch_stats.h"
+
 #include <algorithm>
 #include <climits>
 #include <unordered_map>
@@ -46,6 +48,9 @@ std::vector<Occurrence> fusion_occurrences(const EventTable& t, const FusionCand
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;
   for (uint32_t i : t.gpu)
     if (t.rows[i].launch >= 0 && is_kernel_cat(t.cat(t.rows[i]))) by_stream[t.rows[i].stream].push_back(i);
+  // Like fusion_candidates: communication and graph-replayed kernels are never part of a chain.
+  std::vector<int32_t> graph = graph_positions(t);
+  auto excluded = [&](uint32_t i) { return graph[i] >= 0 || KernelType(t.rows[i].kernel_type) == KernelType::Communication; };
   std::vector<TimeNs> blocking;
   for (uint32_t i : t.cpu)
     if (blocking_host_call(t.name(t.rows[i]))) blocking.push_back(t.rows[i].ts);
@@ -60,7 +65,7 @@ std::vector<Occurrence> fusion_occurrences(const EventTable& t, const FusionCand
     for (size_t a = 0; a + ids.size() <= v.size(); ++a) {
       bool match = true;
       for (size_t k = 0; k < ids.size() && match; ++k) {
-        match = t.rows[v[a + k]].name == ids[k];
+        match = t.rows[v[a + k]].name == ids[k] && !excluded(v[a + k]);
         if (match && k > 0) match = !cut_between(v[a + k - 1], v[a + k]);
       }
       if (match) out.push_back(make_occurrence(t, std::vector<uint32_t>(v.begin() + long(a), v.begin() + long(a + ids.size())), {}));

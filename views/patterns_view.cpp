@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "core/format.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -28,17 +29,17 @@ std::string fixed(double v, int digits) {
 
 void PatternsView::build_tables(ViewContext& ctx) {
   built_ = true;
-  fusion_table_.headers = {"kernels", "count", "proximity", "launch overhead saved", "stream", "chain (launch order)"};
+  fusion_table_.headers = {"kernels", "count", "proximity", "saving (launches + gaps)", "stream", "chain (launch order)"};
   if (ctx.model.report.fusion)
     for (const FusionCandidate& c : *ctx.model.report.fusion)
       fusion_table_.add_row({DataTable::number(std::to_string(c.chain.size()), double(c.chain.size())),
-                             DataTable::number(std::to_string(c.count), double(c.count)), DataTable::number(fixed(c.proximity, 2), c.proximity),
-                             DataTable::number(format_duration(double(c.launch_overhead)), double(c.launch_overhead)),
+                             DataTable::number(human::count(int64_t(c.count)), double(c.count)), DataTable::number(fixed(c.proximity, 2), c.proximity),
+                             DataTable::number(format_duration(double(c.saving)), double(c.saving)),
                              DataTable::number(std::to_string(c.stream), double(c.stream)), DataTable::text(chain_text(c.chain))});
   repeated_table_.headers = {"count", "total", "mean", "kernel"};
   if (ctx.model.report.repeated)
     for (const RepeatedKernel& k : *ctx.model.report.repeated)
-      repeated_table_.add_row({DataTable::number(std::to_string(k.count), double(k.count)),
+      repeated_table_.add_row({DataTable::number(human::count(int64_t(k.count)), double(k.count)),
                                DataTable::number(format_duration(double(k.sum)), double(k.sum)),
                                DataTable::number(format_duration(k.mean), k.mean), DataTable::text(short_name(k.name))});
   if (op_.empty() && !ctx.model.launching_ops.empty()) {
@@ -57,7 +58,7 @@ bool PatternsView::set_operator(ViewContext& ctx, const std::string& op) {
   seq_table_.headers = {"length", "count", "GPU kernel time", "CPU operator time", "kernels (by GPU start)"};
   for (const KernelSequence& s : sequences_)
     seq_table_.add_row({DataTable::number(std::to_string(s.pattern.size() - 1), double(s.pattern.size() - 1)),
-                        DataTable::number(std::to_string(s.count), double(s.count)),
+                        DataTable::number(human::count(int64_t(s.count)), double(s.count)),
                         DataTable::number(format_duration(double(s.gpu_kernel_time)), double(s.gpu_kernel_time)),
                         DataTable::number(format_duration(double(s.cpu_op_time)), double(s.cpu_op_time)),
                         DataTable::text(chain_text(s.pattern, 1))});

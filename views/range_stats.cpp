@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/format.h"
 #include "views/time_axis.h"
 #include "views/timeline_view.h"
 
@@ -124,7 +125,7 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
             timeline.set_highlights(slices_in_range(store, r.name, t0, t1));
           if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(store.strings.view(r.name).substr(0, 400)).c_str());
           ImGui::TableNextColumn();
-          ImGui::Text("%llu", (unsigned long long)r.count);
+          ImGui::TextUnformatted(human::count(int64_t(r.count)).c_str());
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(format_duration(double(r.total)).c_str());
           ImGui::TableNextColumn();
@@ -132,7 +133,7 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(format_duration(double(r.total) / double(r.count)).c_str());
           ImGui::TableNextColumn();
-          ImGui::Text("%.1f%%", r.share * 100);
+          ImGui::TextUnformatted(human::percent(r.share * 100).c_str());
         }
       }
       ImGui::EndTable();

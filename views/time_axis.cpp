@@ -1,5 +1,7 @@
 #include "views/time_axis.h"
 
+#include "core/format.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,15 +24,8 @@ const Unit& unit_for(double ns) {
 
 }  // namespace
 
-std::string format_duration(double ns) {
-  const Unit& u = unit_for(ns);
-  double v = ns / u.ns;
-  char buf[48];
-  int decimals = std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 10 ? 1 : 2;
-  if (u.ns == 1) decimals = 0;
-  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, u.name);
-  return buf;
-}
+// One rule for every duration a person reads (core/format.h).
+std::string format_duration(double ns) { return human::duration(ns); }
 
 int64_t tick_step(double min_ns) {
   int64_t step = 1;

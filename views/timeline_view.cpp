@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/analysis/idle_time.h"
+#include "core/data_range.h"
+#include "core/format.h"
+#include "core/track_names.h"
 #include "views/palette.h"
 #include "views/range_stats.h"
 #include "views/time_axis.h"
@@ -49,6 +53,8 @@ TimelineView::TimelineView(const TraceStore& store) : store_(store) {
   gaps_drawn_.assign(store.tracks.size(), 0);
   idle_share_.assign(store.tracks.size(), -1);
   track_y_.assign(store.tracks.size(), NAN);
+  unfolded_.assign(store.tracks.size(), 0);
+  std::tie(data_start_, data_end_) = data_time_range(store);
   build_lane_index();
   show_all();
 }
@@ -74,8 +80,19 @@ void TimelineView::build_lane_index() {
 }
 
 void TimelineView::show_all() {
-  double span = std::max<double>(double(store_.end_ns), 1000.0);
-  zoom_to(-span * 0.01, span * 1.01);
+  double span = std::max<double>(double(data_end_ - data_start_), 1000.0);
+  zoom_to(double(data_start_) - span * 0.01, double(data_start_) + span * 1.01);
+}
+
+bool TimelineView::folded(uint32_t track) const {
+  if (track >= unfolded_.size() || unfolded_[track]) return false;
+  const Track& t = store_.tracks[track];
+  // Folding fewer than kFoldedLevels levels is not worth a fold row; GPU streams are never deep.
+  return t.kind != TrackKind::GpuStream && t.row_count() >= 2 * kFoldedLevels;
+}
+
+void TimelineView::set_folded(uint32_t track, bool folded) {
+  if (track < unfolded_.size()) unfolded_[track] = !folded;
 }
 
 void TimelineView::zoom_to(double t0, double t1) {
@@ -145,6 +162,7 @@ void TimelineView::frame(SliceRef s) {
   double start = double(store_.start(s)), dur = std::max<double>(double(store_.dur(s)), 100);
   zoom_to(start - dur * 0.5, start + dur * 1.5);
   if (collapsed_[store_.tracks[s.track].process]) collapsed_[store_.tracks[s.track].process] = 0;
+  if (folded(s.track) && store_.tracks[s.track].row_of(s.index) >= kFoldedLevels) unfolded_[s.track] = 1;
   layout_rows();
   for (const Row& r : rows_)
     if (r.kind == Row::Lane && r.track == s.track) {
@@ -253,8 +271,13 @@ void TimelineView::set_hidden(uint32_t track, bool hidden) {
 void TimelineView::add_track_rows(uint32_t t, float& y) {
   const Track& track = store_.tracks[t];
   uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
-  for (uint32_t lane = 0; lane < lanes; ++lane) {
+  uint32_t shown = folded(t) ? kFoldedLevels : lanes;
+  for (uint32_t lane = 0; lane < shown; ++lane) {
     rows_.push_back({Row::Lane, track.process, t, lane, kNone, y, lane_height_});
+    y += lane_height_;
+  }
+  if (shown < lanes) {  // lane_row: how many levels the fold hides
+    rows_.push_back({Row::MoreLevels, track.process, t, lanes - shown, kNone, y, lane_height_});
     y += lane_height_;
   }
   if (lanes) y += 3;  // a little air between tracks
@@ -317,7 +340,9 @@ void TimelineView::layout_rows() {
 float TimelineView::row_y_of(SliceRef s) const {
   float base = s.track < track_y_.size() ? track_y_[s.track] : NAN;
   if (std::isnan(base)) return NAN;
-  return base + float(store_.tracks[s.track].row_of(s.index)) * lane_height_;
+  uint32_t row = store_.tracks[s.track].row_of(s.index);
+  if (folded(s.track)) row = std::min(row, kFoldedLevels);  // below the fold: its "N more levels" row
+  return base + float(row) * lane_height_;
 }
 
 void TimelineView::draw(ImVec2 size) {
@@ -335,8 +360,12 @@ void TimelineView::draw(ImVec2 size) {
   draw_overview(dl, ImVec2(canvas_x0_, origin.y), ImVec2(canvas_x1_, origin.y + kOverviewHeight));
   draw_ruler(dl, ImVec2(canvas_x0_, origin.y + kOverviewHeight), ImVec2(canvas_x1_, origin.y + kOverviewHeight + kRulerHeight));
   ImGui::Dummy(ImVec2(size.x, kOverviewHeight + kRulerHeight));
+  // The legend has its own strip above the rows, so it never covers a slice.
+  float legend_height = show_legend ? draw_legend(dl, ImVec2(origin.x, origin.y + kOverviewHeight + kRulerHeight), size.x) : 0;
+  if (!show_legend) legend_rect_ = {};
+  if (legend_height > 0) ImGui::Dummy(ImVec2(size.x, legend_height));
 
-  ImVec2 child_size(size.x, std::max(10.f, size.y - kOverviewHeight - kRulerHeight));
+  ImVec2 child_size(size.x, std::max(10.f, size.y - kOverviewHeight - kRulerHeight - legend_height));
   ImGui::BeginChild("rows", child_size, false, ImGuiWindowFlags_NoScrollWithMouse);
   if (pending_scroll_y_ >= 0) ImGui::SetScrollY(pending_scroll_y_), pending_scroll_y_ = -1;
   ImDrawList* rows_dl = ImGui::GetWindowDrawList();
@@ -344,13 +373,13 @@ void TimelineView::draw(ImVec2 size) {
   float scroll_y = ImGui::GetScrollY();
   ImVec2 view_min = ImGui::GetWindowPos();
   ImVec2 view_max(view_min.x + ImGui::GetWindowWidth(), view_min.y + ImGui::GetWindowHeight());
+  rows_rect_ = {canvas_x0_, view_min.y, canvas_x1_, view_max.y};
   handle_input(ImVec2(canvas_x0_, view_min.y), ImVec2(canvas_x1_, view_max.y));
   ns_per_px_ = (t1_ - t0_) / std::max(1.f, canvas_x1_ - canvas_x0_);
   draw_rows(rows_dl, ImVec2(rows_min.x, rows_min.y), view_max, scroll_y);
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
   draw_track_menu();
-  if (show_legend) draw_legend(rows_dl, ImVec2(canvas_x1_, view_max.y));
   ImGui::EndChild();
 
   ImDrawList* all = ImGui::GetWindowDrawList();
@@ -364,13 +393,18 @@ void TimelineView::draw_track_menu() {
     bool pinned = pinned_[menu_track_];
     if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_track_, !pinned);
     if (ImGui::MenuItem("Hide")) set_hidden(menu_track_, true);
+    if (folded(menu_track_) && ImGui::MenuItem("Unfold all levels")) set_folded(menu_track_, false);
+    if (unfolded_[menu_track_] && store_.tracks[menu_track_].row_count() >= 2 * kFoldedLevels &&
+        ImGui::MenuItem("Fold deep levels"))
+      set_folded(menu_track_, true);
     if (ImGui::MenuItem("Show all hidden tracks")) std::fill(hidden_.begin(), hidden_.end(), 0);
   }
   ImGui::EndPopup();
 }
 
 // What the colours mean: kernel types when colouring by type, idle causes when the overlay is on.
-void TimelineView::draw_legend(ImDrawList* dl, ImVec2 max) {
+// One strip from `min`, `width` wide, entries left to right, wrapping; returns its height (0: none).
+float TimelineView::draw_legend(ImDrawList* dl, ImVec2 min, float width) {
   std::vector<std::pair<ImU32, const char*>> items;
   if (color_mode == ColorMode::ByKernelType)
     for (KernelKind k : {KernelKind::Computation, KernelKind::Communication, KernelKind::Memory, KernelKind::Sync, KernelKind::Other})
@@ -383,19 +417,21 @@ void TimelineView::draw_legend(ImDrawList* dl, ImVec2 max) {
     for (int c = 0; c < analysis::kIdleCauseCount; ++c)
       items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[c]});
   }
-  if (items.empty()) return;
-  float line = ImGui::GetFontSize() + 3, width = 0;
-  for (auto& [color, text] : items) width = std::max(width, ImGui::CalcTextSize(text).x);
-  ImVec2 a(max.x - width - 52, max.y - line * float(items.size()) - 16), b(max.x - 14, max.y - 8);
+  legend_rect_ = {};
+  if (items.empty()) return 0;
+  float line = ImGui::GetFontSize() + 4, x = min.x + 6, y = min.y + 2;
   bool light = theme == Theme::Light;
-  dl->AddRectFilled(a, b, light ? IM_COL32(255, 255, 255, 230) : IM_COL32(30, 30, 34, 230), 4);
-  dl->AddRect(a, b, light ? IM_COL32(0, 0, 0, 60) : IM_COL32(255, 255, 255, 60), 4);
-  float y = a.y + 6;
+  ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(220, 220, 220, 255);
   for (auto& [color, text] : items) {
-    dl->AddRectFilled(ImVec2(a.x + 8, y + 2), ImVec2(a.x + 20, y + line - 3), color);
-    dl->AddText(ImVec2(a.x + 26, y), light ? IM_COL32(30, 30, 30, 255) : IM_COL32(220, 220, 220, 255), text);
-    y += line;
+    float item = 18 + ImGui::CalcTextSize(text).x + 16;
+    if (x + item > min.x + width && x > min.x + 6) x = min.x + 6, y += line;
+    dl->AddRectFilled(ImVec2(x, y + 3), ImVec2(x + 12, y + line - 4), color);
+    dl->AddText(ImVec2(x + 18, y + 1), ink, text);
+    x += item;
   }
+  float height = y + line + 2 - min.y;
+  legend_rect_ = {min.x, min.y, min.x + width, min.y + height};
+  return height;
 }
 
 void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
@@ -479,8 +515,10 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
 void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(232, 234, 238, 255) : IM_COL32(28, 28, 32, 255));
-  dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 5), light ? IM_COL32(90, 90, 90, 255) : IM_COL32(180, 180, 180, 255), "overview");
-  double total = std::max<double>(double(store_.end_ns), 1);
+  // The strip spans the data (data_range), labelled with it: the trace's own time range.
+  std::string range = format_duration(double(data_start_)) + " \xE2\x80\x93 " + format_duration(double(data_end_));
+  dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 5), light ? IM_COL32(90, 90, 90, 255) : IM_COL32(180, 180, 180, 255), range.c_str());
+  double offset = double(data_start_), total = std::max<double>(double(data_end_ - data_start_), 1);
   int columns = std::max(1, int(max.x - min.x));
   double per_col = total / columns;
   std::vector<float> busy(columns, 0.f);
@@ -491,7 +529,7 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
     const SliceColumns& c = track.slices;
     // Pixel-bounded: one binary search per column, not a walk over every kernel.
     for (int col = 0; col < columns; ++col) {
-      TimeNs a = TimeNs(col * per_col), b = TimeNs((col + 1) * per_col);
+      TimeNs a = TimeNs(offset + col * per_col), b = TimeNs(offset + (col + 1) * per_col);
       auto it = std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return c.end(r) <= a; });
       if (it != row.end() && c.start[*it] < b) busy[col] = std::max(busy[col], 1.f);
     }
@@ -499,11 +537,11 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   for (int col = 0; col < columns; ++col)
     if (busy[col] > 0)
       dl->AddRectFilled(ImVec2(min.x + col, max.y - 4 - 14 * busy[col]), ImVec2(min.x + col + 1, max.y - 4), IM_COL32(0, 114, 178, 200));
-  float a = min.x + float(t0_ / total) * (max.x - min.x), b = min.x + float(t1_ / total) * (max.x - min.x);
+  float a = min.x + float((t0_ - offset) / total) * (max.x - min.x), b = min.x + float((t1_ - offset) / total) * (max.x - min.x);
   dl->AddRect(ImVec2(std::max(a, min.x), min.y + 1), ImVec2(std::min(b, max.x), max.y - 1), IM_COL32(213, 94, 0, 255), 0, 0, 2);
   ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsMouseHoveringRect(min, max) && ImGui::IsMouseDown(0) && !dragging_ && !range_dragging_) {
-    double center = double(io.MousePos.x - min.x) / double(max.x - min.x) * total, half = (t1_ - t0_) / 2;
+    double center = offset + double(io.MousePos.x - min.x) / double(max.x - min.x) * total, half = (t1_ - t0_) / 2;
     zoom_to(center - half, center + half);
   }
 }
@@ -525,6 +563,10 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
       draw_header(dl, row, min.x, y, header_width_);
       continue;
     }
+    if (row.kind == Row::MoreLevels) {
+      draw_more_levels(dl, row, min.x, y);
+      continue;
+    }
     if (row.kind == Row::Counter) {
       draw_header(dl, row, min.x, y, header_width_);
       draw_counter(dl, row, canvas_x0_, y, canvas_x1_);
@@ -542,6 +584,18 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
   }
 }
 
+// The fold of a deep track: "▸ N more levels" across the row; a click unfolds it.
+void TimelineView::draw_more_levels(ImDrawList* dl, const Row& row, float x, float y) {
+  bool light = theme == Theme::Light;
+  ImVec2 a(x, y), b(canvas_x1_, y + row.height);
+  bool over = ImGui::IsMouseHoveringRect(a, b);
+  dl->AddRectFilled(ImVec2(canvas_x0_, y + 1), ImVec2(canvas_x1_, y + row.height - 1),
+                    light ? IM_COL32(0, 0, 0, over ? 22 : 10) : IM_COL32(255, 255, 255, over ? 30 : 14));
+  std::string text = "\xE2\x96\xB8 " + std::to_string(row.lane_row) + " more levels (click to unfold)";
+  dl->AddText(ImVec2(x + 14, y + 2), light ? IM_COL32(0, 90, 150, 255) : IM_COL32(120, 190, 240, 255), text.c_str());
+  if (over && ImGui::IsMouseClicked(0)) unfolded_[row.track] = 1;
+}
+
 void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y, float width) {
   bool light = theme == Theme::Light;
   ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(225, 225, 225, 255);
@@ -550,17 +604,7 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     label = "Pinned (right-click a track name to unpin)";
   } else if (row.kind == Row::ProcessHeader) {
     const Process& p = store_.processes[row.process];
-    std::string name(store_.strings.view(p.name));
-    bool gpu = !p.tracks.empty() && store_.tracks[p.tracks[0]].kind == TrackKind::GpuStream;
-    if (gpu) {
-      int64_t device = store_.tracks[p.tracks[0]].device;
-      label = "GPU " + std::to_string(device);
-      for (const Device& d : store_.meta.devices)
-        if (d.id == device && !d.name.empty()) label += " · " + d.name;
-    } else {
-      label = (name.empty() ? "process" : name) + " " + std::string(store_.strings.view(p.pid_text));
-    }
-    label = (collapsed_[row.process] ? "▸ " : "▾ ") + label;
+    label = (collapsed_[row.process] ? "▸ " : "▾ ") + process_display_name(store_, row.process);
     size_t hidden = 0;
     for (uint32_t t : p.tracks) hidden += hidden_[t];
     bool over = ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + row.height));
@@ -572,19 +616,9 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
     label = std::string(store_.strings.view(store_.counters[row.counter].name));
   } else {
     const Track& t = store_.tracks[row.track];
-    // Tracks under a device's pid without GPU work (device-wide syncs, or host threads that
-    // Kineto files there) keep the thread's own name.
-    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0)
-      label = (pinned_[row.track] ? "GPU " + std::to_string(t.device) + " " : std::string()) + "stream " + std::to_string(t.stream);
-    else if (t.kind == TrackKind::GpuStream && t.stream < 0) label = "device-wide";
-    else label = std::string(store_.strings.view(t.name));
-    if (t.kind == TrackKind::CpuThread && label == std::string(store_.strings.view(t.tid_text))) label = "thread " + label;
+    label = pinned_[row.track] ? track_full_name(store_, row.track) : track_display_name(store_, row.track);
     if (idle_share_[row.track] >= 0 && show_idle) {
-      char buf[32];
-      // One decimal near the ends, so a stream that did run never reads "idle 100%" (nor 0%).
-      const double share = idle_share_[row.track] * 100;
-      std::snprintf(buf, sizeof buf, share > 99.5 || share < 0.5 ? "  idle %.1f%%" : "  idle %.0f%%", share);
-      label += buf;
+      label += "  idle " + human::percent(idle_share_[row.track] * 100);
     }
     if (t.overlapping) label += "  ⚠" + std::to_string(t.overlapping);
   }
@@ -597,7 +631,8 @@ void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y,
       ImGui::OpenPopup("track menu");
     }
     const Track& t = store_.tracks[row.track];
-    ImGui::SetTooltip("%s\n%zu slices, %u lanes%s\nright-click: pin or hide", label.c_str(), t.slices.size(), t.row_count(),
+    ImGui::SetTooltip("%s\n%s\n%s slices, %u lanes%s\nright-click: pin or hide", track_full_name(store_, row.track).c_str(),
+                      track_raw_ids(store_, row.track).c_str(), human::count(int64_t(t.slices.size())).c_str(), t.row_count(),
                       t.overlapping ? "\noverlapping slices are drawn on extra lanes (⚠)" : "");
   }
 }
@@ -658,8 +693,8 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
         if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
           fold_hovered_ = true;
           fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
-          ImGui::SetTooltip("%u slices folded (%s, %.0f%% busy)\nclick to zoom in", uint32_t(j - i),
-                            format_duration(double(c.end(last) - c.start[r])).c_str(), fraction * 100);
+          ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
+                            format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
         }
         ++stats_.folded_blocks;
       }

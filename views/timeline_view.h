@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -109,9 +110,27 @@ public:
   const TimelineStats& stats() const { return stats_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // idle gaps drawn on a track last frame
 
+  // Deep stacks (Python with_stack traces nest twenty frames and more; 2 × kFoldedLevels levels
+  // or more) start folded to kFoldedLevels levels under a "N more levels" row; a click on it, or
+  // the track menu, unfolds.
+  static constexpr uint32_t kFoldedLevels = 4;
+  bool folded(uint32_t track) const;
+  void set_folded(uint32_t track, bool folded);
+  // The time the data covers: first slice start to last slice end. Metadata (Kineto's "Record
+  // Window End" instant) can sit far beyond; opening and "show everything" frame this range.
+  std::pair<TimeNs, TimeNs> data_range() const { return {data_start_, data_end_}; }
+  // Last frame's layout in screen pixels, for tests (state JSON): where the legend strip and the
+  // slice area are, and each track's first lane (NaN when not laid out).
+  struct Rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  };
+  Rect legend_rect() const { return legend_rect_; }  // zero size when no legend is drawn
+  Rect rows_rect() const { return rows_rect_; }
+  float track_screen_y(uint32_t track) const { return track < track_y_.size() ? track_y_[track] : NAN; }
+
 private:
   struct Row {
-    enum Kind { ProcessHeader, Lane, Counter } kind;
+    enum Kind { ProcessHeader, Lane, Counter, MoreLevels } kind;
     uint32_t process = kNone, track = kNone, lane_row = 0, counter = kNone;
     float y = 0, height = 0;
   };
@@ -132,7 +151,8 @@ private:
   void draw_flows(ImDrawList* dl, float x0, float x1);
   void draw_header(ImDrawList* dl, const Row& row, float x, float y, float width);
   void draw_track_menu();
-  void draw_legend(ImDrawList* dl, ImVec2 max);
+  float draw_legend(ImDrawList* dl, ImVec2 min, float width);
+  void draw_more_levels(ImDrawList* dl, const Row& row, float x, float y);
   void add_track_rows(uint32_t track, float& y);
   void slice_tooltip(SliceRef s);
   void gap_tooltip(const IdleGapMark& gap);
@@ -146,6 +166,9 @@ private:
   std::vector<Row> rows_;
   std::vector<uint8_t> collapsed_;  // per process
   std::vector<uint8_t> pinned_, hidden_;  // per track
+  std::vector<uint8_t> unfolded_;         // per track: deep levels shown
+  TimeNs data_start_ = 0, data_end_ = 0;
+  Rect legend_rect_, rows_rect_;
   uint32_t menu_track_ = kNone;
   std::vector<std::vector<IdleGapMark>> gaps_;  // per track, by start
   std::vector<double> idle_share_;             // per track: idle / span of its activity

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <unordered_map>
 
@@ -35,8 +37,22 @@ bool contains_icase(std::string_view s, std::string_view p) {
   return false;
 }
 
-TimeNs floor_us(TimeNs ns) { return ns >= 0 ? ns / 1000 * 1000 : -((-ns + 999) / 1000 * 1000); }
-TimeNs ceil_us(TimeNs ns) { return -floor_us(-ns); }
+// (HTA) pandas holds `ts` and `dur` as float64 microseconds: the double nearest the decimal
+// written in the file (Python's float() is correctly rounded). Sightline keeps the exact ns, so
+// the decimal is rebuilt and parsed the same way. At epoch scale (~1.7e15 µs) a double has a
+// 0.25 µs step, so `...689.047` is already `...689.0` before HTA's ceil; exact ns arithmetic
+// would give 690 and drift every analysis by up to 1 µs per event (hta_ns_resolution_v100).
+// Digits beyond the ns were rounded by the loader; that changes the double only when it sits
+// within 1 ns of a step boundary.
+double hta_float64_us(TimeNs ns) {
+  char text[48];
+  uint64_t mag = ns < 0 ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+  std::snprintf(text, sizeof text, "%s%llu.%03llu", ns < 0 ? "-" : "", static_cast<unsigned long long>(mag / 1000),
+                static_cast<unsigned long long>(mag % 1000));
+  return std::strtod(text, nullptr);
+}
+
+TimeNs us_to_ns(double whole_us) { return TimeNs(whole_us) * 1000; }
 
 // (HTA) `"rank":` followed by at least one whitespace and digits, first match in the file text.
 std::optional<int64_t> rank_from_text(std::string_view text) {
@@ -139,6 +155,18 @@ void build_sightline(const TraceStore& store, EventTable& t) {
   }
 }
 
+// (HTA) pandas' `ts` column turns float64 when any element of traceEvents has a fractional ts, row
+// or not (an instant, an event without `cat`, an async slice all count). Flows keep no time in
+// the store and are not seen here.
+bool any_fractional_ts(const TraceStore& store) {
+  auto fractional = [&](TimeNs ts) { return (store.origin_ns + ts) % 1000 != 0; };
+  for (const Track& track : store.tracks) {
+    if (std::any_of(track.slices.start.begin(), track.slices.start.end(), fractional)) return true;
+    if (std::any_of(track.instants.ts.begin(), track.instants.ts.end(), fractional)) return true;
+  }
+  return false;
+}
+
 bool hta_gpu_pair_row(const EventTable& t, const Row& r) {
   if (r.stream >= 0 && r.corr >= 0) return true;
   std::string_view n = t.name(r);
@@ -151,13 +179,13 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.order < b.order; });
 
   // Rule 2: any fractional timestamp switches HTA to ceil(ts), floor(end).
-  bool fractional = std::any_of(rows.begin(), rows.end(),
-                                [&](const Row& r) { return (store.origin_ns + r.ts) % 1000 != 0; });
+  bool fractional = any_fractional_ts(store);
   if (fractional) {
     t.rounded = true;
     for (Row& r : rows) {
-      TimeNs abs = store.origin_ns + r.ts;
-      TimeNs end = floor_us(abs + r.dur), ts = ceil_us(abs);
+      // end = floor(ts + dur) and ts = ceil(ts), each in float64 exactly as pandas computes them.
+      const double ts_us = hta_float64_us(store.origin_ns + r.ts), dur_us = hta_float64_us(r.dur);
+      const TimeNs end = us_to_ns(std::floor(ts_us + dur_us)), ts = us_to_ns(std::ceil(ts_us));
       r.ts = ts - store.origin_ns;
       r.dur = end - ts;
     }

@@ -1,6 +1,9 @@
 #include "core/analysis/coupling.h"
 
 #include <algorithm>
+#include <unordered_map>
+
+#include "core/analysis/launch_stats.h"
 
 namespace sl::analysis {
 
@@ -37,14 +40,40 @@ namespace {
 
 struct Acc {
   uint64_t kernels = 0;
-  TimeNs tklqt = 0, kernel_time = 0;
+  TimeNs tklqt = 0, kernel_time = 0, host = 0;
   TimeNs first_op = INT64_MAX, last_kernel_end = INT64_MIN;
   std::vector<Interval> busy;
-  std::vector<TimeNs> to_start;  // per launched kernel
 };
 
-CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration, TimeNs t_sys,
-                   const CouplingOptions& o) {
+// Per GPU row, the host orchestration §5 charges to its launch: T_sys plus, when the stream was
+// idle as the launch call started (every earlier activity on it had ended), the stream gap after
+// the call's start up to the kernel. A kernel queued behind earlier work on a busy stream adds
+// only T_sys: that wait is the device's. Activities replayed by a graph after its first cost the
+// host nothing (one call launched them all). "Earlier activity" counts kernels, memcpy and memset:
+// a copy on the stream keeps it busy just as a kernel does (our reading of "previous kernel").
+std::vector<TimeNs> host_orchestration_per_row(const EventTable& t, TimeNs t_sys) {
+  std::vector<TimeNs> host(t.rows.size(), 0);
+  std::vector<int32_t> graph = graph_positions(t);
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;
+  for (uint32_t i : t.gpu)
+    if (is_kernel_memcpy_memset_cat(t.cat(t.rows[i]))) by_stream[t.rows[i].stream].push_back(i);
+  for (auto& [stream, v] : by_stream) {
+    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return t.rows[a].ts < t.rows[b].ts; });
+    TimeNs busy_until = INT64_MIN;
+    for (uint32_t i : v) {
+      const Row& r = t.rows[i];
+      if (r.launch >= 0 && graph[i] <= 0 && is_kernel_cat(t.cat(r))) {
+        TimeNs call = t.rows[size_t(r.launch)].ts;
+        TimeNs waited = call >= busy_until ? std::max<TimeNs>(0, r.ts - call) : 0;
+        host[i] = t_sys + waited;
+      }
+      busy_until = std::max(busy_until, r.end());
+    }
+  }
+  return host;
+}
+
+CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration, const CouplingOptions& o) {
   CouplingRow r;
   r.rank = rank;
   r.iteration = iteration;
@@ -55,10 +84,8 @@ CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration,
   if (a.first_op != INT64_MAX && a.last_kernel_end != INT64_MIN) r.latency = std::max<TimeNs>(0, a.last_kernel_end - a.first_op);
   r.utilization = r.latency > 0 ? double(r.gpu_busy) / double(r.latency) : 0;
   r.exposed_host = std::max<TimeNs>(0, r.latency - r.gpu_busy);
-  double host = 0;
-  for (TimeNs l : a.to_start) host += double(std::max<TimeNs>(0, l - t_sys));
-  host += double(a.to_start.size()) * double(t_sys);
-  double denom = double(a.kernel_time) + host;
+  r.host_orchestration = a.host;
+  double denom = double(a.kernel_time) + double(a.host);
   r.hdbi = denom > 0 ? double(a.kernel_time) / denom : 0;
   r.bound = r.hdbi < o.host_bound_below ? Boundness::Host
             : r.hdbi > o.device_bound_above ? Boundness::Device
@@ -68,20 +95,23 @@ CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration,
 
 }  // namespace
 
+TimeNs null_launch_floor(const EventTable& t, const CouplingOptions& o) {
+  if (o.t_sys) return *o.t_sys;
+  // Graph activities after the first are excluded: their launch-to-start includes the graph's run.
+  std::vector<int32_t> graph = graph_positions(t);
+  std::vector<double> ls;
+  for (uint32_t i : t.gpu)
+    if (t.rows[i].launch >= 0 && graph[i] <= 0 && is_kernel_cat(t.cat(t.rows[i])))
+      ls.push_back(double(t.rows[i].ts - t.rows[size_t(t.rows[i].launch)].ts));
+  std::sort(ls.begin(), ls.end());
+  return ls.empty() ? 0 : TimeNs(quantile_sorted(ls, 0.05));
+}
+
 Coupling coupling(const EventTable& t, const CouplingOptions& o) {
   Coupling out;
   std::vector<int64_t> iter = iteration_of_rows(t);
-  // T_sys: fixed floor, or the 5th percentile of launch-to-start.
-  if (o.t_sys) {
-    out.t_sys = *o.t_sys;
-  } else {
-    std::vector<double> ls;
-    for (uint32_t i : t.gpu)
-      if (t.rows[i].launch >= 0 && is_kernel_cat(t.cat(t.rows[i])))
-        ls.push_back(double(t.rows[i].ts - t.rows[size_t(t.rows[i].launch)].ts));
-    std::sort(ls.begin(), ls.end());
-    out.t_sys = ls.empty() ? 0 : TimeNs(quantile_sorted(ls, 0.05));
-  }
+  out.t_sys = null_launch_floor(t, o);
+  std::vector<TimeNs> host = host_orchestration_per_row(t, out.t_sys);
   std::vector<int64_t> numbers;
   for (const auto& it : t.store->iterations) numbers.push_back(it.number);
   std::sort(numbers.begin(), numbers.end());
@@ -118,12 +148,12 @@ Coupling coupling(const EventTable& t, const CouplingOptions& o) {
       if (r.launch >= 0) {
         TimeNs l = r.ts - t.rows[size_t(r.launch)].ts;
         acc->tklqt += l;
-        acc->to_start.push_back(l);
+        acc->host += host[i];
       }
     }
   }
-  for (size_t k = 0; k < numbers.size(); ++k) out.rows.push_back(finish(per[k], t.rank, numbers[k], out.t_sys, o));
-  out.rows.push_back(finish(all, t.rank, std::nullopt, out.t_sys, o));
+  for (size_t k = 0; k < numbers.size(); ++k) out.rows.push_back(finish(per[k], t.rank, numbers[k], o));
+  out.rows.push_back(finish(all, t.rank, std::nullopt, o));
   return out;
 }
 

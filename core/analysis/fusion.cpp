@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/analysis/launch_stats.h"
+
 namespace sl::analysis {
 
 namespace {
@@ -16,10 +18,35 @@ bool is_blocking_host_call(std::string_view n) {
 
 struct ChainEntry {
   uint64_t count = 0;
-  TimeNs overhead = 0;
+  TimeNs saving = 0;
   int64_t stream = 0;
   const std::vector<uint32_t>* seq = nullptr;  // kernels of the first occurrence's segment
   size_t at = 0, length = 0;
+  // The last occurrence whose saving was counted: a repetitive chain (A A A ...) has overlapping
+  // windows, and fusing can only take each kernel once, so savings count non-overlapping ones.
+  const std::vector<uint32_t>* saved_seq = nullptr;
+  size_t saved_until = 0;
+};
+
+// A stream's busy time (kernels, memcpy, memset merged), to measure its idle time between two instants.
+class StreamBusy {
+public:
+  explicit StreamBusy(std::vector<Interval> busy) : merged_(merge_intervals(std::move(busy))) {
+    prefix_.push_back(0);
+    for (const Interval& i : merged_) prefix_.push_back(prefix_.back() + (i.end - i.start));
+  }
+  TimeNs idle_between(TimeNs a, TimeNs b) const { return b > a ? (b - a) - (busy_before(b) - busy_before(a)) : 0; }
+
+private:
+  TimeNs busy_before(TimeNs x) const {  // busy length in (-inf, x]
+    auto it = std::upper_bound(merged_.begin(), merged_.end(), x, [](TimeNs v, const Interval& i) { return v < i.start; });
+    size_t k = size_t(it - merged_.begin());
+    TimeNs s = prefix_[k];
+    if (k > 0 && merged_[k - 1].end > x) s -= merged_[k - 1].end - x;
+    return s;
+  }
+  std::vector<Interval> merged_;
+  std::vector<TimeNs> prefix_;
 };
 
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -30,55 +57,86 @@ uint64_t mix(uint64_t h, uint64_t v) {
 }  // namespace
 
 std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const FusionOptions& o) {
-  // Launched kernels per stream, in launch order.
+  // Launched kernels per stream, in launch order; communication and graph-replayed kernels stay in
+  // the list only to cut chains.
+  std::vector<int32_t> graph = graph_positions(t);
+  auto excluded = [&](uint32_t i) { return graph[i] >= 0 || KernelType(t.rows[i].kernel_type) == KernelType::Communication; };
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;
-  for (uint32_t i : t.gpu)
-    if (t.rows[i].launch >= 0 && is_kernel_cat(t.cat(t.rows[i]))) by_stream[t.rows[i].stream].push_back(i);
+  std::unordered_map<int64_t, std::vector<Interval>> busy_by_stream;
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (is_kernel_memcpy_memset_cat(t.cat(r))) busy_by_stream[r.stream].push_back({r.ts, r.end()});
+    if (r.launch >= 0 && is_kernel_cat(t.cat(r))) by_stream[r.stream].push_back(i);
+  }
   std::vector<TimeNs> blocking;
   for (uint32_t i : t.cpu)
     if (is_blocking_host_call(t.name(t.rows[i]))) blocking.push_back(t.rows[i].ts);
   std::sort(blocking.begin(), blocking.end());
   auto launch_ts = [&](uint32_t k) { return t.rows[size_t(t.rows[k].launch)].ts; };
 
-  // Segments: cut wherever a blocking call starts between two consecutive launches.
-  std::vector<std::pair<int64_t, std::vector<uint32_t>>> segments;
+  // Segments: cut wherever a blocking call starts between two consecutive launches, and at every
+  // excluded kernel. gap[k]: the stream's idle time between a segment's kernel k-1 and k.
+  struct Segment {
+    int64_t stream;
+    std::vector<uint32_t> rows;
+    std::vector<TimeNs> gap;
+  };
+  std::vector<Segment> segments;
   std::vector<int64_t> streams;
   for (auto& [stream, v] : by_stream) streams.push_back(stream);
   std::sort(streams.begin(), streams.end());
   std::unordered_map<StringId, uint64_t> name_count;
   for (int64_t stream : streams) {
     auto& v = by_stream[stream];
+    StreamBusy busy(std::move(busy_by_stream[stream]));
     std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return launch_ts(a) < launch_ts(b); });
-    segments.push_back({stream, {}});
+    segments.push_back({stream, {}, {}});
     for (size_t k = 0; k < v.size(); ++k) {
-      ++name_count[t.rows[v[k]].name];
-      if (k > 0) {
-        auto it = std::upper_bound(blocking.begin(), blocking.end(), launch_ts(v[k - 1]));
-        if (it != blocking.end() && *it < launch_ts(v[k])) segments.push_back({stream, {}});
+      if (excluded(v[k])) {
+        if (!segments.back().rows.empty()) segments.push_back({stream, {}, {}});
+        continue;
       }
-      segments.back().second.push_back(v[k]);
+      ++name_count[t.rows[v[k]].name];
+      Segment* seg = &segments.back();
+      if (!seg->rows.empty()) {
+        auto it = std::upper_bound(blocking.begin(), blocking.end(), launch_ts(seg->rows.back()));
+        if (it != blocking.end() && *it < launch_ts(v[k])) {
+          segments.push_back({stream, {}, {}});
+          seg = &segments.back();
+        }
+      }
+      seg->gap.push_back(seg->rows.empty() ? 0 : busy.idle_between(t.rows[seg->rows.back()].end(), t.rows[v[k]].ts));
+      seg->rows.push_back(v[k]);
     }
   }
-  // Count every window of length min..max by a hash of its name ids.
+  // Count every window of length min..max by a hash of its name ids; its saving per occurrence is
+  // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
+  // over occurrences that do not overlap (greedy, in launch order).
   std::unordered_map<uint64_t, ChainEntry> chains;
-  for (auto& [stream, seg] : segments) {
-    for (size_t a = 0; a < seg.size(); ++a) {
+  for (const Segment& seg : segments) {
+    for (size_t a = 0; a < seg.rows.size(); ++a) {
       uint64_t h = 0;
-      TimeNs overhead = 0;
-      for (size_t n = 1; n <= o.max_length && a + n <= seg.size(); ++n) {
-        const Row& r = t.rows[seg[a + n - 1]];
+      TimeNs saving = 0, last_end = INT64_MIN;
+      const TimeNs first_start = t.rows[seg.rows[a]].ts;
+      for (size_t n = 1; n <= o.max_length && a + n <= seg.rows.size(); ++n) {
+        const Row& r = t.rows[seg.rows[a + n - 1]];
         h = mix(h, r.name);
-        if (n > 1) overhead += r.ts - t.rows[size_t(r.launch)].ts;
+        last_end = std::max(last_end, r.end());
+        if (n > 1) saving += o.t_sys + seg.gap[a + n - 1];
         if (n < o.min_length) continue;
         ChainEntry& e = chains[mix(h, n)];
         if (e.count == 0) {
-          e.stream = stream;
-          e.seq = &seg;
+          e.stream = seg.stream;
+          e.seq = &seg.rows;
           e.at = a;
           e.length = n;
         }
         ++e.count;
-        e.overhead += overhead;
+        if (e.saved_seq != &seg.rows || a >= e.saved_until) {
+          e.saving += std::min(saving, std::max<TimeNs>(0, last_end - first_start));
+          e.saved_seq = &seg.rows;
+          e.saved_until = a + n;
+        }
       }
     }
   }
@@ -89,16 +147,24 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
     double proximity = double(e.count) / double(name_count[first]);
     if (proximity < o.min_proximity) continue;
     FusionCandidate c;
-    for (size_t k = 0; k < e.length; ++k) c.chain.emplace_back(t.name(t.rows[(*e.seq)[e.at + k]]));
+    c.first_start = t.rows[(*e.seq)[e.at]].ts;
+    c.first_end = c.first_start;
+    c.anchor = t.rows[(*e.seq)[e.at]].ref;
+    for (size_t k = 0; k < e.length; ++k) {
+      const Row& r = t.rows[(*e.seq)[e.at + k]];
+      c.chain.emplace_back(t.name(r));
+      c.first_end = std::max(c.first_end, r.end());
+    }
     c.count = e.count;
     c.proximity = proximity;
-    c.launch_overhead = e.overhead;
+    c.saving = e.saving;
     c.stream = e.stream;
     out.push_back(std::move(c));
   }
+  // By the time fusing would save (§5), then the more occurrences, the longer chain, the names.
   std::sort(out.begin(), out.end(), [](const FusionCandidate& a, const FusionCandidate& b) {
-    uint64_t sa = a.count * (a.chain.size() - 1), sb = b.count * (b.chain.size() - 1);
-    if (sa != sb) return sa > sb;
+    if (a.saving != b.saving) return a.saving > b.saving;
+    if (a.count != b.count) return a.count > b.count;
     if (a.chain.size() != b.chain.size()) return a.chain.size() > b.chain.size();
     return a.chain < b.chain;
   });

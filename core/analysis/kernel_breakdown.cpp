@@ -5,11 +5,64 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/analysis/numpy_sort.h"
+
 namespace sl::analysis {
 
 namespace {
 
 constexpr KernelType kTypes[] = {KernelType::Computation, KernelType::Communication, KernelType::Memory};
+
+std::string type_set_label(int set) {
+  std::string label;
+  for (int b = 0; b < 3; ++b) {
+    if (!(set & (1 << b))) continue;
+    if (!label.empty()) label += " overlapping ";
+    label += kernel_type_name(kTypes[b]);
+  }
+  return label;
+}
+
+// (HTA) the sweep as HTA runs it: per type in order, append the merged intervals' starts (+bit)
+// then their ends (-bit) and re-sort everything with numpy's unstable quicksort; the running sum
+// after each point is a state, credited with the time to the next point. Every state with a
+// positive sum is a row, even at zero time: a zero-length interval, or a start and an end at the
+// same time sorted start-first, gives rows such as `COMPUTATION overlapping MEMORY, 0`.
+// Rows then go by time, descending; equal times keep the group-by's alphabetical order.
+std::vector<KernelTypeShare> by_type_hta(std::vector<std::vector<Interval>> per) {
+  std::vector<int64_t> time;
+  std::vector<int> status;
+  for (int b = 0; b < 3; ++b) {
+    std::vector<Interval> merged = merge_intervals(std::move(per[size_t(b)]));
+    for (const Interval& m : merged) time.push_back(m.start), status.push_back(1 << b);
+    for (const Interval& m : merged) time.push_back(m.end), status.push_back(-(1 << b));
+    std::vector<uint32_t> order = numpy_quicksort_argsort(time);
+    std::vector<int64_t> sorted_time(time.size());
+    std::vector<int> sorted_status(status.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted_time[i] = time[order[i]], sorted_status[i] = status[order[i]];
+    time = std::move(sorted_time);
+    status = std::move(sorted_status);
+  }
+  std::map<std::string, TimeNs> per_label;
+  int running = 0;
+  // The last point has no successor (HTA's NaN); it always closes the last interval.
+  for (size_t i = 0; i + 1 < time.size(); ++i) {
+    running += status[i];
+    if (running > 0) per_label[type_set_label(running)] += time[i + 1] - time[i];
+  }
+  std::vector<KernelTypeShare> out;
+  TimeNs total = 0;
+  for (auto& [label, time_sum] : per_label) {
+    KernelTypeShare share;
+    share.label = label;
+    share.time = time_sum;
+    total += time_sum;
+    out.push_back(std::move(share));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.time > b.time; });
+  for (auto& sh : out) sh.pct = total > 0 ? round_to(double(sh.time) / double(total) * 100.0, 1) : 0;
+  return out;
+}
 
 // Merge each type separately, then sweep the boundaries and credit each stretch to the set of
 // types running in it (bit i = kTypes[i]).
@@ -21,6 +74,7 @@ std::vector<KernelTypeShare> by_type(const EventTable& t) {
     for (int b = 0; b < 3; ++b)
       if (k == kTypes[b]) per[size_t(b)].push_back({r.ts, r.end()});
   }
+  if (t.mode == Mode::Hta) return by_type_hta(std::move(per));
   struct Point {
     TimeNs time;
     int delta;

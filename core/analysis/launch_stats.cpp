@@ -7,6 +7,36 @@
 
 namespace sl::analysis {
 
+bool is_graph_launch_name(std::string_view name) {
+  // cudaGraphLaunch (and its _v10000 / _ptsz variants), cuGraphLaunch, hipGraphLaunch.
+  return name.find("GraphLaunch") != std::string_view::npos;
+}
+
+namespace {
+
+// The activities (kernels, memcpy, memset) of each graph launch call, in start order.
+std::unordered_map<int32_t, std::vector<uint32_t>> graph_activities(const EventTable& t) {
+  std::unordered_map<int32_t, std::vector<uint32_t>> by_launch;
+  if (t.mode == Mode::Hta) return by_launch;  // HTA has no notion of graphs
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (r.launch < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
+    if (is_graph_launch_name(t.name(t.rows[size_t(r.launch)]))) by_launch[r.launch].push_back(i);
+  }
+  for (auto& [launch, v] : by_launch)
+    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return t.rows[a].ts < t.rows[b].ts; });
+  return by_launch;
+}
+
+}  // namespace
+
+std::vector<int32_t> graph_positions(const EventTable& t) {
+  std::vector<int32_t> pos(t.rows.size(), -1);
+  for (const auto& [launch, v] : graph_activities(t))
+    for (size_t k = 0; k < v.size(); ++k) pos[v[k]] = int32_t(k);
+  return pos;
+}
+
 namespace {
 
 void add_pair(LaunchStats& s, const EventTable& t, uint32_t cpu, uint32_t gpu) {
@@ -43,14 +73,27 @@ void collect_hta(LaunchStats& s, const EventTable& t) {
   }
 }
 
-// Sightline: every GPU activity with a resolved launch, whatever the API.
+// Sightline: every GPU activity with a resolved launch, whatever the API. A graph launch's
+// activities after its first get the in-graph latencies (from the previous activity of the graph).
 void collect_sightline(LaunchStats& s, const EventTable& t) {
+  auto graphs = graph_activities(t);
+  std::unordered_map<uint32_t, std::pair<int32_t, uint32_t>> in_graph;  // row -> (position, previous row)
+  for (const auto& [launch, v] : graphs)
+    for (size_t k = 0; k < v.size(); ++k) in_graph[v[k]] = {int32_t(k), k ? v[k - 1] : v[k]};
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
     if (r.launch < 0) continue;
     std::string_view cat = t.cat(r);
     if (!is_kernel_memcpy_memset_cat(cat)) continue;
     add_pair(s, t, uint32_t(r.launch), i);
+    auto g = in_graph.find(i);
+    if (g == in_graph.end()) continue;
+    LaunchPair& p = s.pairs.back();
+    p.graph_position = g->second.first;
+    if (p.graph_position == 0) continue;
+    const Row& prev = t.rows[g->second.second];
+    p.delay = std::max<TimeNs>(0, r.ts - prev.end());
+    p.to_start = r.ts - prev.ts;
   }
   std::stable_sort(s.pairs.begin(), s.pairs.end(), [&](const LaunchPair& a, const LaunchPair& b) {
     return t.rows[a.launch].ts < t.rows[b.launch].ts;
@@ -80,11 +123,19 @@ LaunchStats launch_stats(const EventTable& t, const LaunchStatsOptions& o) {
   else collect_sightline(s, t);
   if (s.pairs.empty()) return s;
   std::vector<double> delays, to_start;
+  std::vector<double> graph_first, graph_inner;
   for (const auto& p : s.pairs) {
-    if (p.runtime <= o.runtime_cutoff && p.gpu < p.runtime) ++s.short_kernels;
-    if (p.runtime > o.runtime_cutoff) ++s.runtime_outliers;
+    if (p.graph_position >= 0) {
+      ++s.graph_activities;
+      (p.graph_position == 0 ? graph_first : graph_inner).push_back(double(p.delay));
+      if (p.graph_position == 0) ++s.graph_launches, s.graph_runtime_sum += p.runtime;
+    }
     if (p.delay > o.launch_delay_cutoff) ++s.launch_delay_outliers;
-    s.runtime_sum += p.runtime;
+    if (p.graph_position <= 0) {  // a graph's one launch call counts once, on its first activity
+      if (p.runtime <= o.runtime_cutoff && p.gpu < p.runtime) ++s.short_kernels;
+      if (p.runtime > o.runtime_cutoff) ++s.runtime_outliers;
+      s.runtime_sum += p.runtime;
+    }
     s.gpu_sum += p.gpu;
     s.delay_sum += p.delay;
     s.delay_max = std::max(s.delay_max, p.delay);
@@ -96,6 +147,10 @@ LaunchStats launch_stats(const EventTable& t, const LaunchStatsOptions& o) {
   s.delay_mean = double(s.delay_sum) / double(s.pairs.size());
   s.delay_median = quantile_sorted(delays, 0.5);
   s.to_start_median = quantile_sorted(to_start, 0.5);
+  std::sort(graph_first.begin(), graph_first.end());
+  std::sort(graph_inner.begin(), graph_inner.end());
+  s.graph_first_delay_median = graph_first.empty() ? 0 : quantile_sorted(graph_first, 0.5);
+  s.graph_inner_delay_median = graph_inner.empty() ? 0 : quantile_sorted(graph_inner, 0.5);
   s.histograms.push_back(histogram(s, "runtime", &LaunchPair::runtime, o.histogram_bins));
   s.histograms.push_back(histogram(s, "launch_delay", &LaunchPair::delay, o.histogram_bins));
   s.histograms.push_back(histogram(s, "launch_to_start", &LaunchPair::to_start, o.histogram_bins));

@@ -10,7 +10,8 @@ const std::vector<std::string>& analysis_names() {
       "temporal_breakdown", "idle_breakdown",   "idle_causes",        "kernel_type_breakdown",
       "kernel_breakdown",   "kernel_durations", "launch_stats",       "queue_length",
       "memory_bw",          "memory_in_use",    "comm_comp_overlap",  "coupling",
-      "fusion_candidates",  "repeated_kernels", "kernel_sequences"};
+      "fusion_candidates",  "repeated_kernels", "kernel_sequences", "insights",
+      "cupti_counters"};
   return names;
 }
 
@@ -39,6 +40,9 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
       if (r.wants(n)) return true;
     return false;
   };
+  // Insights (Sightline mode) read these analyses: asking for insights runs them too.
+  const bool insights = o.table.mode == Mode::Sightline && r.wants("insights");
+  auto want_for_insights = [&](std::initializer_list<const char*> names) { return insights || want(names); };
   timed(r, "table", [&] { r.table = build_table(store, o.table); });
   const EventTable& t = r.table;
   const bool no_gpu = t.gpu.empty();
@@ -46,19 +50,24 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   if (t.last_step_filtered) r.notes.push_back("hta: events of the last ProfilerStep dropped (HTA's last-step filter)");
   if (t.rounded) r.notes.push_back("hta: fractional timestamps rounded (ceil start, floor end)");
 
-  if (want({"temporal_breakdown", "temporal_breakdown_streams"})) timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
+  if (want_for_insights({"temporal_breakdown", "temporal_breakdown_streams"}))
+    timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
   if (want({"idle_breakdown", "idle_interval_stats"})) timed(r, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
-  if (want({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
+  if (want_for_insights({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
   if (want({"kernel_type_breakdown", "kernel_breakdown"}))
     timed(r, "kernel_breakdown", [&] { r.kernels = kernel_breakdown(t); });
   if (want({"kernel_durations"})) timed(r, "kernel_durations", [&] { r.durations = duration_distributions(t); });
-  if (want({"launch_stats"})) timed(r, "launch_stats", [&] { r.launches = launch_stats(t); });
+  if (want_for_insights({"launch_stats"})) timed(r, "launch_stats", [&] { r.launches = launch_stats(t); });
   if (want({"queue_length", "queue_length_summary"})) timed(r, "queue_length", [&] { r.queues = queue_length(t); });
   if (want({"memory_bw", "memory_bw_summary"})) timed(r, "memory_bw", [&] { r.bandwidth = memory_bandwidth(t); });
   if (want({"memory_in_use"})) timed(r, "memory_in_use", [&] { r.memory = memory_in_use(store); });
-  if (want({"comm_comp_overlap"})) timed(r, "comm_comp_overlap", [&] { r.overlap = comm_comp_overlap(t); });
-  if (want({"coupling"})) timed(r, "coupling", [&] { r.coupling = coupling(t, o.coupling); });
-  if (want({"fusion_candidates"})) timed(r, "fusion_candidates", [&] { r.fusion = fusion_candidates(t); });
+  if (want_for_insights({"comm_comp_overlap"})) timed(r, "comm_comp_overlap", [&] { r.overlap = comm_comp_overlap(t); });
+  if (want_for_insights({"coupling"})) timed(r, "coupling", [&] { r.coupling = coupling(t, o.coupling); });
+  if (want_for_insights({"fusion_candidates"})) {
+    FusionOptions fo;
+    fo.t_sys = r.coupling ? r.coupling->t_sys : null_launch_floor(t, o.coupling);  // one T_sys for §5
+    timed(r, "fusion_candidates", [&] { r.fusion = fusion_candidates(t, fo); });
+  }
   if (want({"repeated_kernels"})) timed(r, "repeated_kernels", [&] { r.repeated = repeated_kernels(t); });
   if (want({"kernel_sequences"})) {
     if (o.operator_name.empty()) {
@@ -71,8 +80,24 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     }
   }
 
+  if (want({"cupti_counters"})) {
+    timed(r, "cupti_counters", [&] { r.cupti = cupti_counters(t); });
+    // "No counters" is news only to someone who asked for them; a full report of an ordinary
+    // trace stays quiet. Ranges that cannot be tied to launches are always worth a note.
+    const bool asked = !r.only.empty();
+    if (!r.cupti->note.empty() && (asked || !r.cupti->kernels.empty() || r.cupti->ranges > 0))
+      r.notes.push_back(r.cupti->note);
+  }
+
+  if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });
+
   if (r.launches && r.launches->pairs.empty() && !no_gpu)
     r.notes.push_back("launch_stats: no GPU activity with a recognised launch");
+  if (r.launches && r.launches->graph_launches)
+    r.notes.push_back("launch_stats: " + std::to_string(r.launches->graph_activities) + " GPU activities replayed by " +
+                      std::to_string(r.launches->graph_launches) +
+                      " CUDA graph launches: each launch call's runtime counts once; their launch delay is launch → "
+                      "first activity, then activity → activity inside the graph (table graph_launches)");
   if (r.overlap && !r.overlap->overlap_pct) r.notes.push_back("comm_comp_overlap: no communication kernels");
   if (r.memory && r.memory->empty()) r.notes.push_back("memory_in_use: no [memory] events");
   return r;

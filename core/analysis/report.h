@@ -10,8 +10,10 @@
 #include "core/analysis/common.h"
 #include "core/analysis/counters.h"
 #include "core/analysis/coupling.h"
+#include "core/analysis/cupti_counters.h"
 #include "core/analysis/fusion.h"
 #include "core/analysis/idle_time.h"
+#include "core/analysis/insights.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/kernel_sequences.h"
 #include "core/analysis/launch_stats.h"
@@ -45,6 +47,8 @@ struct Report {
   std::optional<std::vector<FusionCandidate>> fusion;
   std::optional<std::vector<RepeatedKernel>> repeated;
   std::optional<std::vector<KernelSequence>> sequences;
+  std::optional<std::vector<Insight>> insights;  // Sightline mode only; ranked, costs bounded
+  std::optional<CuptiCounters> cupti;
   std::vector<std::string> notes;
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;

@@ -1,5 +1,6 @@
 #include "core/analysis/report_tables.h"
 
+#include "core/format.h"
 #include "core/json_writer.h"
 
 #include <charconv>
@@ -30,6 +31,54 @@ void add_describe(std::vector<Cell>& row, const Describe& d, bool in_ns) {
   row.push_back(v(d.p50));
   row.push_back(v(d.p75));
   row.push_back(v(d.max));
+}
+
+}  // namespace
+
+namespace {
+
+// Derived columns shared by the per-kernel and per-operator CUPTI tables.
+const std::vector<std::string> kCuptiDerived = {"flops", "dram_bytes", "kernel_time_us", "gflop_per_s",
+                                                "dram_gb_per_s", "flop_per_byte"};
+
+void add_cupti_derived(std::vector<Cell>& row, std::optional<double> flops, std::optional<double> bytes,
+                       std::optional<double> seconds) {
+  auto opt = [](std::optional<double> v, double scale = 1) { return v ? Cell::num(*v * scale) : Cell::null(); };
+  row.push_back(opt(flops));
+  row.push_back(opt(bytes));
+  row.push_back(opt(seconds, 1e6));
+  row.push_back(opt(per_second(flops, seconds), 1e-9));
+  row.push_back(opt(per_second(bytes, seconds), 1e-9));
+  row.push_back(opt(intensity(flops, bytes)));
+}
+
+// cupti_counters: one row per profiled kernel; cupti_counters_by_operator (Sightline mode): the
+// same summed per innermost operator. (HTA) a metric a range lacks reads -1, HTA's default.
+void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out) {
+  std::vector<std::string> cols = {"rank", "kernel", "operator", "top_level_op", "op_stack", "ts_us", "dur_us"};
+  cols.insert(cols.end(), c.metrics.begin(), c.metrics.end());
+  cols.insert(cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table t{"cupti_counters", cols};
+  for (const CuptiKernelCounters& k : c.kernels) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(k.kernel), C::str(k.bottom_op), C::str(k.top_op),
+                             C::strs(k.op_stack),  C::ns(k.ts),      C::ns(k.dur)};
+    for (const auto& v : k.values) row.push_back(v ? C::num(*v) : mode == Mode::Hta ? C::num(-1) : C::null());
+    add_cupti_derived(row, k.flops, k.dram_bytes, k.seconds);
+    t.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(t));
+  if (c.operators.empty()) return;
+  std::vector<std::string> op_cols = {"rank", "operator", "kernels"};
+  op_cols.insert(op_cols.end(), c.metrics.begin(), c.metrics.end());
+  op_cols.insert(op_cols.end(), kCuptiDerived.begin(), kCuptiDerived.end());
+  Table ops{"cupti_counters_by_operator", op_cols};
+  for (const CuptiOperatorCounters& o : c.operators) {
+    std::vector<Cell> row = {C::integer(c.rank), C::str(o.op), C::integer(int64_t(o.kernels))};
+    for (double v : o.sums) row.push_back(C::num(v));
+    add_cupti_derived(row, o.flops, o.dram_bytes, o.seconds);
+    ops.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(ops));
 }
 
 }  // namespace
@@ -121,6 +170,13 @@ std::vector<Table> report_tables(const Report& r) {
       h.rows.push_back({C::str(x.quantity), C::nums_of(std::move(edges)), C::nums_of(std::move(counts))});
     }
     out.push_back(std::move(h));
+    if (s.graph_launches) {  // Sightline mode: graph kernels' own latencies (see launch_stats.h)
+      Table g{"graph_launches", {"rank", "graph_launches", "graph_activities", "runtime_sum_us",
+                                 "first_activity_delay_median_us", "in_graph_delay_median_us"}};
+      g.rows.push_back({C::integer(s.rank), C::integer(int64_t(s.graph_launches)), C::integer(int64_t(s.graph_activities)),
+                        C::ns(s.graph_runtime_sum), C::ns(s.graph_first_delay_median), C::ns(s.graph_inner_delay_median)});
+      out.push_back(std::move(g));
+    }
   }
   if (r.queues) {
     Table t{"queue_length_summary", {"rank", "stream", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_max_us"}};
@@ -154,12 +210,14 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(t));
   }
   if (r.coupling) {
-    Table t{"coupling", {"rank", "iteration", "tklqt_us", "akd_us", "latency_us", "gpu_busy_us", "utilization",
-                         "exposed_host_us", "hdbi", "bound"}};
+    // tklqt_us (SKIP, queue time included) beside host_orchestration_us (queue-free, the HDBI's
+    // host term), so a reader sees why a long TKLQT can still be device-bound.
+    Table t{"coupling", {"rank", "iteration", "tklqt_us", "host_orchestration_us", "akd_us", "latency_us", "gpu_busy_us",
+                         "utilization", "exposed_host_us", "hdbi", "bound"}};
     for (const auto& c : r.coupling->rows) {
       if (c.kernels == 0 && c.iteration) continue;  // an iteration without kernels says nothing
       t.rows.push_back({C::integer(c.rank), c.iteration ? C::integer(*c.iteration) : C::null(), C::ns(c.tklqt),
-                        C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
+                        C::ns(c.host_orchestration), C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
                         C::ns(c.exposed_host), C::num(c.hdbi),
                         c.kernels ? C::str(std::string(boundness_name(c.bound))) : C::null()});
     }
@@ -169,7 +227,7 @@ std::vector<Table> report_tables(const Report& r) {
     Table t{"fusion_candidates", {"chain", "length", "count", "proximity", "launch_overhead_us"}};
     for (const auto& f : *r.fusion)
       t.rows.push_back({C::strs(f.chain), C::integer(int64_t(f.chain.size())), C::integer(int64_t(f.count)),
-                        C::num(f.proximity), C::ns(f.launch_overhead)});
+                        C::num(f.proximity), C::ns(f.saving)});
     out.push_back(std::move(t));
   }
   if (r.repeated) {
@@ -185,6 +243,16 @@ std::vector<Table> report_tables(const Report& r) {
                         C::ns(k.cpu_op_time)});
     out.push_back(std::move(t));
   }
+  if (r.insights) {
+    Table t{"insights", {"position", "kind", "cost_us", "start_us", "end_us", "title", "detail"}};
+    for (size_t i = 0; i < r.insights->size(); ++i) {
+      const Insight& in = (*r.insights)[i];
+      t.rows.push_back({C::integer(int64_t(i + 1)), C::str(in.kind), C::ns(in.cost), C::ns(in.t0), C::ns(in.t1),
+                        C::str(in.title), C::str(in.detail)});
+    }
+    out.push_back(std::move(t));
+  }
+  if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
   return out;
 }
 
@@ -322,6 +390,51 @@ std::string render_csv(const Table& t) {
   return o;
 }
 
+// The text format is for people (core/format.h): durations in the unit that fits, percentages
+// with one decimal, counts with thousands separators. Identifier columns (rank, stream, ...) print
+// as they are; JSON and CSV keep full precision.
+namespace {
+
+bool is_identifier_column(std::string_view column) {
+  for (std::string_view id : {"rank", "stream", "device", "pid", "tid"})
+    if (column == id) return true;
+  return column.rfind("iteration", 0) == 0;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string text_cell(std::string_view column, const Cell& c) {
+  switch (c.kind) {
+    case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
+    case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
+    case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
+    default: return cell_text(c);
+  }
+}
+
+// Characters on screen, not bytes: "µs" is two bytes, one column.
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// A column of durations drops its "_us": its cells carry their own unit ("1.62 ms").
+std::vector<std::string> text_header(const Table& t) {
+  std::vector<std::string> header = t.columns;
+  for (size_t k = 0; k < header.size(); ++k) {
+    bool durations = !t.rows.empty() && ends_with(header[k], "_us");
+    for (const auto& row : t.rows)
+      if (k < row.size() && row[k].kind != Cell::Ns && row[k].kind != Cell::Null) durations = false;
+    if (durations) header[k].resize(header[k].size() - 3);
+  }
+  return header;
+}
+
+}  // namespace
+
 void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
   o += "\n== " + t.name + " ==\n";
   if (t.rows.empty()) {
@@ -329,19 +442,15 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     return;
   }
   std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header = text_header(t);
   std::vector<size_t> width(t.columns.size());
-  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = t.columns[k].size();
+  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = header[k].size();
   for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
     std::vector<std::string> line;
     for (size_t k = 0; k < t.rows[i].size(); ++k) {
       const Cell& cell = t.rows[i][k];
-      std::string s = shorten(cell_text(cell), clip_width);
-      if (cell.kind == Cell::Num && s.size() > 12) {  // people read 4 decimals
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4f", cell.d);
-        s = buf;
-      }
-      width[k] = std::max(width[k], s.size());
+      std::string s = shorten(text_cell(t.columns[k], cell), clip_width);
+      width[k] = std::max(width[k], display_width(s));
       line.push_back(std::move(s));
     }
     cells.push_back(std::move(line));
@@ -349,11 +458,11 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
   auto emit = [&](const std::vector<std::string>& line) {
     for (size_t k = 0; k < line.size(); ++k) {
       o += line[k];
-      if (k + 1 < line.size()) o += std::string(width[k] - line[k].size() + 2, ' ');
+      if (k + 1 < line.size()) o += std::string(width[k] - display_width(line[k]) + 2, ' ');
     }
     o += "\n";
   };
-  emit(t.columns);
+  emit(header);
   for (const auto& line : cells) emit(line);
   if (t.rows.size() > max_rows)
     o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
@@ -361,8 +470,10 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
 
 std::string render_text(const Report& r, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
+  o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);  // those: JSON only
+    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights")
+      append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";

@@ -177,7 +177,7 @@ with tempfile.TemporaryDirectory() as tmp:
     counts = {}
     for depth in ("0", "2"):
         svg = os.path.join(tmp, f"depth{depth}.svg")
-        p = render(SAMPLE, "-o", svg, "--tracks", "thread 19392", "--max-depth", depth)
+        p = render(SAMPLE, "-o", svg, "--tracks", "tid 19392", "--max-depth", depth)
         m = re.search(r"(\d+) slices, (\d+) folded runs.*stacks cut below depth \d+: (\d+) slices not drawn", p.stderr)
         check(p.returncode == 0 and m, f"--max-depth {depth}: {p.stderr}")
         if not m:
@@ -188,7 +188,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"stacks cut below depth {depth}: {cut} slices not drawn" in labels, f"no depth note in the figure: {labels}")
         counts[depth] = drawn
     check(counts.get("0") == 2 and counts.get("2", 0) > counts.get("0", 0), f"depth-0 slices {counts}")  # `:` and ProfilerStep#6
-    p = render(SAMPLE, "-o", os.path.join(tmp, "x.svg"), "--tracks", "thread 19392")
+    p = render(SAMPLE, "-o", os.path.join(tmp, "x.svg"), "--tracks", "tid 19392")
     check("stacks cut" not in p.stderr, "a cut reported without --max-depth")
 
 print("figures: %d failure(s)" % len(failures))

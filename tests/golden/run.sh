@@ -28,17 +28,45 @@ for trace in kin_docs_after_fix_h100 hta_inference_rank1_oldfmt hta_amd_mi250_mi
   check "info_$trace.txt" "$data" info "$trace.json.gz"
   check "info_$trace.json" "$data" info "$trace.json.gz" --format json
 done
+# Nsight Systems reports: a real export (gzip), a truncated one, an SQLite file of something else.
+check info_fuser_nsys_h200_electsync.txt "$data" info fuser_nsys_h200_electsync.sqlite.gz
+check info_fuser_nsys_h200_electsync.json "$data" info fuser_nsys_h200_electsync.sqlite.gz --format json
+check report_nsys_electsync.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check report_nsys_electsync_hta.txt "$data" report fuser_nsys_h200_electsync.sqlite.gz --mode hta --only temporal_breakdown,launch_stats,kernel_type_breakdown
+check error_nsys_truncated.txt "$inputs" info truncated_nsys.sqlite
+check error_nsys_not_nsight.txt "$inputs" info not_nsight.sqlite
 check diff_compare_pair.txt "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz
 check diff_compare_pair_hta.json "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --mode hta --format json
 check diff_compare_pair_ops.csv "$data" diff hta_trace_compare_base.json.gz hta_trace_compare_test.json.gz --format csv --table ops
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
+# The headline (three costliest findings, idle split) and the analyses Insights reads.
+check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
 check error_truncated.txt "$inputs" info truncated.json
+check error_truncated_gz.txt "$inputs" info truncated.json.gz
+check error_cut_before_events.txt "$inputs" info cut_before_events.json
+check error_not_events.txt "$inputs" info not_events.json
+check info_trailing_commas.txt "$inputs" info trailing_commas.json
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json
 check error_missing_file.txt "$inputs" info no_such_file.json
 check usage_missing_argument.txt "$inputs" info
 check usage_bad_format.txt "$data" info kin_docs_after_fix_h100.json.gz --format xml
+# Jobs: a directory of rank traces, --job files, and the folder errors.
+check info_job_small.txt "$inputs" info job_small
+check info_job_small.json "$inputs" info job_small --format json
+check info_job_files.txt "$inputs" info --job job_small/rank_2.trace.json job_small/worker0.json job_small/notes.txt
+check report_job_small_collectives.txt "$inputs" report job_small --only collectives,stragglers,clock_offsets
+check report_job_small.json "$inputs" report job_small --format json --only temporal_breakdown,collectives,stragglers
+check report_job_small_rank1.csv "$inputs" report job_small --rank 1 --format csv --table collectives
+check usage_job_no_such_rank.txt "$inputs" report job_small --rank 9
+check error_job_truncated_rank.txt "$inputs" info job_truncated
+check error_job_duplicate_rank.txt "$inputs" info job_dup
+check error_job_not_traces.txt "$inputs" info job_not_traces
+empty_parent=$(mktemp -d)
+mkdir "$empty_parent/empty_job"
+check error_job_empty.txt "$empty_parent" info empty_job
+rm -rf "$empty_parent"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

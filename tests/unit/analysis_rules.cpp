@@ -352,13 +352,15 @@ TEST_CASE("coupling: TKLQT / AKD / latency / utilisation / HDBI verdict") {
   const CouplingRow& all = c.rows.back();
   CHECK_FALSE(all.iteration.has_value());
   CHECK(all.tklqt == usec(9));
+  // The stream was idle when the launch call started: T_sys + the 9 µs the device waited.
+  CHECK(all.host_orchestration == TimeNs(4500) + usec(9));
   CHECK(all.akd == doctest::Approx(usec(20)));
   CHECK(all.latency == usec(30));
   CHECK(all.gpu_busy == usec(20));
   CHECK(all.exposed_host == usec(10));
   CHECK(all.utilization == doctest::Approx(20.0 / 30.0));
-  CHECK(all.hdbi == doctest::Approx(20.0 / 29.0));
-  CHECK(all.bound == Boundness::Device);
+  CHECK(all.hdbi == doctest::Approx(20.0 / 33.5));
+  CHECK(all.bound == Boundness::Balanced);
 }
 
 TEST_CASE("fusion candidates and repeated kernels") {
@@ -374,8 +376,9 @@ TEST_CASE("fusion candidates and repeated kernels") {
   CHECK(f[0].chain == std::vector<std::string>{"A", "B"});
   CHECK(f[0].count == 3);
   CHECK(f[0].proximity == doctest::Approx(1.0));
-  // B's launch-to-start: 2010-1010, 2030-1030, 2050-1050 = 1000 µs each.
-  CHECK(f[0].launch_overhead == usec(3000));
+  // Per occurrence: T_sys (4.5 µs) for B plus the stream's 5 µs idle gap between A and B; the
+  // 1000 µs launch-to-start of B is queue-free here but is not what fusing would save.
+  CHECK(f[0].saving == 3 * (TimeNs(4500) + usec(5)));
   auto rep = repeated_kernels(table(*s, Mode::Sightline));
   REQUIRE(rep.size() == 2);
   CHECK(rep[0].count == 3);

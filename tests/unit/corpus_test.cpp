@@ -33,6 +33,7 @@ std::string corpus_path(const std::string& short_name) {
   auto dir = test::shared_dir() / "corpus";
   // Multi-rank directories list files by their .json name; the corpus holds them gzipped.
   if (short_name.find('/') != std::string::npos) return (dir / (short_name + ".gz")).string();
+  if (short_name.ends_with(".sqlite")) return (dir / (short_name + ".gz")).string();  // Nsight reports
   return (dir / (short_name + ".json.gz")).string();
 }
 

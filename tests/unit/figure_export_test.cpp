@@ -2,6 +2,7 @@
 // collapsed processes), the exported range, and export_figure's results and errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "views/analysis_model.h"
@@ -15,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using sl::views::ExportWhat;
 
-// GPU stream 7 (pinned on top by default), a CPU thread, and a process holding only an instant
+// GPU stream 7 (pinned on top by default), two CPU threads (tid 1 is pid 1's "main thread"), and a process holding only an instant
 // (collapsed by default).
 const char* kRows = R"JSON({"traceEvents":[
  {"ph":"M","name":"process_name","pid":0,"args":{"name":"python"}},
@@ -38,7 +39,7 @@ fs::path temp_file(const char* name) { return fs::temp_directory_path() / (std::
 TEST_CASE("export: visible rows follow pins and hidden rows and skip collapsed processes") {
   auto store = sl::test::load_ok(kRows);
   sl::views::TimelineView tl(*store);
-  uint32_t gpu = track_named(*store, "stream 7"), t1 = track_named(*store, "thread 1"), t2 = track_named(*store, "thread 2");
+  uint32_t gpu = track_named(*store, "stream 7"), t1 = track_named(*store, "main thread"), t2 = track_named(*store, "thread 2");
   // Pinned GPU stream first, then the CPU threads in process order; the instant-only process is collapsed.
   CHECK(tl.visible_tracks() == std::vector<uint32_t>{gpu, t1, t2});
   tl.set_hidden(t1, true);
@@ -109,7 +110,7 @@ TEST_CASE("export: screen, selection and analysis figures and their errors") {
   CHECK(fs::file_size(q.path) > 1000);
   CHECK(r.summary().starts_with("wrote " + q.path + ": "));
 
-  tl.set_hidden(track_named(*store, "thread 1"), true);
+  tl.set_hidden(track_named(*store, "main thread"), true);
   r = sl::views::export_figure(src, q);
   REQUIRE(r.ok);
   CHECK(r.timeline.slices == 2);
@@ -162,13 +163,16 @@ TEST_CASE("export: analysis views of the sample trace from its analysis model") 
     CHECK(r.elements > 10);
     CHECK(r.rows.empty());
   }
-  // The screen's whole-trace view: every visible row with slices, the view clipped to the trace.
+  // The screen's initial view: the data framed (the last slice ends at 4.97 ms, the trace's
+  // "Record Window End" marker at 8.39 ms is left out), clipped to the trace.
   sl::views::ExportRequest q;
   q.path = temp_file("view.svg").string();
   sl::views::ExportResult r = sl::views::export_figure(src, q);
   REQUIRE(r.ok);
   CHECK(r.start == 0);
-  CHECK(r.end == loaded.store->end_ns);
+  CHECK(r.end == sl::TimeNs(std::ceil(src.timeline.view_end())));
+  CHECK(r.end < loaded.store->end_ns);
+  CHECK(double(r.end) <= 1.05 * double(src.timeline.data_range().second));
   CHECK(r.timeline.gaps > 0);  // the idle overlay is on
   src.idle_overlay = false;
   CHECK(sl::views::export_figure(src, q).timeline.gaps == 0);

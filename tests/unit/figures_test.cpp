@@ -99,6 +99,24 @@ TEST_CASE("figures: fit_text shortens with an ellipsis") {
   CHECK(sl::fig::fit_text(name, 2, 12).empty());
 }
 
+TEST_CASE("figures: wrap_text uses the lanes below a long track label") {
+  using sl::fig::text_width;
+  using sl::fig::wrap_text;
+  float word = text_width("Python", 12);
+  CHECK(wrap_text("Python main thread", 1000, 12, 3) == std::vector<std::string>{"Python main thread"});
+  // Room for one or two words a line: broken at spaces, never mid-word.
+  auto lines = wrap_text("Python main thread", text_width("Python main", 12) + 1, 12, 3);
+  CHECK(lines == std::vector<std::string>{"Python main", "thread"});
+  // One lane: cut as fit_text would.
+  CHECK(wrap_text("Python main thread", word * 1.5f, 12, 1) == std::vector<std::string>{sl::fig::fit_text("Python main thread", word * 1.5f, 12)});
+  // Too few lines for all words: the last line is cut with an ellipsis.
+  lines = wrap_text("thread 3113936 of process python3", text_width("thread 3113936", 12) + 1, 12, 2);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "thread 3113936");
+  CHECK(lines[1].ends_with("…"));
+  for (const auto& l : lines) CHECK(text_width(l, 12) <= text_width("thread 3113936", 12) + 1);
+}
+
 TEST_CASE("figures: colours by name are stable") {
   CHECK(sl::views::key_rgb("aten::mm", false) == sl::views::key_rgb("aten::mm", false));
   CHECK_FALSE(sl::views::key_rgb("aten::mm", false) == sl::views::key_rgb("aten::add", false));

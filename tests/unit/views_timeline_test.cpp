@@ -3,6 +3,7 @@
 #include "views/range_stats.h"
 #include "views/style.h"
 #include "views/time_axis.h"
+#include "views/timeline_view.h"
 
 using namespace sl;
 using namespace sl::views;
@@ -77,4 +78,39 @@ TEST_CASE("duration distribution of a kernel: log bins that hold every occurrenc
   CHECK(d.counts.back() == 1);   // 100 µs
   CHECK(d.edges.front() <= 1000);
   CHECK(d.edges.back() >= 100000);
+}
+
+TEST_CASE("timeline: deep stacks start folded to a few levels") {
+  // Thread 1: a stack 9 deep (folded); thread 2: 5 deep (not worth a fold).
+  std::string json = R"({"traceEvents":[)";
+  for (int d = 0; d < 9; ++d)
+    json += R"({"ph":"X","name":"f)" + std::to_string(d) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(d) +
+            R"(,"dur":)" + std::to_string(100 - 2 * d) + "},";
+  for (int d = 0; d < 5; ++d)
+    json += R"({"ph":"X","name":"g)" + std::to_string(d) + R"(","pid":1,"tid":2,"ts":)" + std::to_string(d) +
+            R"(,"dur":)" + std::to_string(100 - 2 * d) + "},";
+  json.back() = ']';
+  json += "}";
+  auto store = sl::test::load_ok(json);
+  sl::views::TimelineView tl(*store);
+  sl::SliceRef deep = sl::test::find_slice(*store, "f8"), shallow = sl::test::find_slice(*store, "g4");
+  REQUIRE(deep.valid());
+  REQUIRE(shallow.valid());
+  CHECK(tl.folded(deep.track));
+  CHECK_FALSE(tl.folded(shallow.track));
+  tl.set_folded(deep.track, false);  // the "N more levels" row's click
+  CHECK_FALSE(tl.folded(deep.track));
+  tl.set_folded(deep.track, true);
+  CHECK(tl.folded(deep.track));
+}
+
+TEST_CASE("timeline: the initial view frames the data, not a trailing marker") {
+  auto store = sl::test::load_ok(R"({"traceEvents":[
+    {"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1000},
+    {"ph":"i","name":"Record Window End","s":"g","ts":9000}]})");
+  sl::views::TimelineView tl(*store);
+  CHECK(tl.data_range().second == 1'000'000);
+  CHECK(tl.view_end() >= 1'000'000);
+  CHECK(tl.view_end() <= 1'050'000);  // within 5 % of the last slice's end
+  CHECK(tl.view_start() <= 0);
 }

@@ -1,0 +1,30 @@
+// GUI automation (cli.md "GUI automation"): a script of one command per line, run against the
+// active tab once it is loaded. The commands and their arguments are listed in one table in
+// gui_script.cpp (kCommands).
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "app/gui_tabs.h"
+
+namespace sl::gui {
+
+class Script {
+public:
+  explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
+  bool done() const { return lines_.empty() && wait_ == 0; }
+  // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
+  bool step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code);
+
+private:
+  std::deque<std::string> lines_;
+  int wait_ = 0;
+  double live_deadline_ = -1;  // waitlive: when to give up (glfwGetTime seconds)
+};
+
+// Saves the back buffer (the frame just rendered) as a PNG.
+bool save_screenshot(const std::string& path, int width, int height);
+
+}  // namespace sl::gui

@@ -1,0 +1,467 @@
+#include "core/analysis/collectives.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+
+#include "core/analysis/idle_time.h"
+#include "core/analysis/interval_index.h"
+#include "core/analysis/report_tables.h"
+#include "core/job.h"
+
+namespace sl::analysis {
+
+std::string collective_op_name(std::string_view n) {
+  n = n.substr(0, n.find('('));
+  size_t k = n.find("Kernel_");
+  if (k != std::string_view::npos) {
+    std::string_view op = n.substr(k + 7);
+    return std::string(op.substr(0, op.find('_')));
+  }
+  return std::string(n);
+}
+
+namespace {
+
+// One collective call on one rank; times absolute ns on the rank's own clock.
+struct Occurrence {
+  std::string name, group;
+  std::vector<int64_t> group_ranks;  // from `Process Group Ranks`; empty when absent
+  std::optional<int64_t> seq;
+  TimeNs start = 0, end = 0;
+  std::optional<TimeNs> cpu_start;
+  SliceRef slice;
+  int32_t row = -1;  // GPU row in the rank's EventTable, -1 for CPU-only occurrences
+};
+
+struct RankData {
+  int64_t rank = 0;
+  const TraceStore* store = nullptr;
+  EventTable own_table;  // built here unless the caller passed one
+  IdleCauses own_causes;
+  const EventTable* table_ptr = nullptr;
+  const IdleCauses* causes_ptr = nullptr;
+  IntervalIndex busy, compute;  // GPU activity; the non-communication part of it
+  std::vector<Occurrence> occ;
+  TimeNs offset = 0;            // applied offset (0 unless aligned)
+  const EventTable& table() const { return *table_ptr; }
+  const IdleCauses& causes() const { return *causes_ptr; }
+};
+
+std::vector<int64_t> integers_in(std::string_view text) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < text.size();) {
+    if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+      int64_t v = 0;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) v = v * 10 + (text[i++] - '0');
+      out.push_back(v);
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// Reads the process-group and sequence args of one slice into `o` (keeps what is already set).
+void read_comm_args(const TraceStore& s, SliceRef ref, Occurrence& o, std::string& collective_name) {
+  uint32_t args = s.tracks[ref.track].slices.args[ref.index];
+  if (args == kNone) return;
+  for (auto& [key, value] : s.decode_args(args)) {
+    if (key == "Process Group Name" && o.group.empty()) o.group = value;
+    else if (key == "Process Group Ranks" && o.group_ranks.empty()) o.group_ranks = integers_in(value);
+    else if ((key == "Seq" || key == "seq") && !o.seq) {
+      auto v = integers_in(value);
+      if (v.size() == 1) o.seq = v[0];
+    } else if (key == "Collective name" && collective_name.empty()) collective_name = value;
+  }
+}
+
+SliceRef enclosing_named(const TraceStore& s, SliceRef ref, std::string_view name) {
+  for (SliceRef p = ref; p.valid(); p = s.parent(p))
+    if (s.name(p) == name) return p;
+  return {};
+}
+
+void collect_occurrences(RankData& d) {
+  const TraceStore& s = *d.store;
+  const EventTable& t = d.table();
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (KernelType(r.kernel_type) != KernelType::Communication || !is_kernel_cat(t.cat(r))) continue;
+    Occurrence o;
+    o.start = s.origin_ns + r.ts;
+    o.end = s.origin_ns + r.end();
+    o.slice = r.ref;
+    o.row = int32_t(i);
+    std::string cname;
+    read_comm_args(s, r.ref, o, cname);
+    SliceRef launch = s.launch_of(r.ref);
+    if (launch.valid()) {
+      SliceRef call = enclosing_named(s, launch, "record_param_comms");
+      if (call.valid()) read_comm_args(s, call, o, cname);
+      o.cpu_start = s.origin_ns + s.start(call.valid() ? call : launch);
+    }
+    o.name = cname.empty() ? collective_op_name(t.name(r)) : cname;
+    d.occ.push_back(std::move(o));
+  }
+  auto by_start = [](const Occurrence& a, const Occurrence& b) { return a.start < b.start; };
+  if (!d.occ.empty()) {
+    std::stable_sort(d.occ.begin(), d.occ.end(), by_start);
+    return;
+  }
+  // No communication kernel (CPU-only backends such as gloo): the CPU calls are the collectives.
+  StringId id = s.strings.find("record_param_comms");
+  if (id == StringPool::kNotFound) return;
+  for (SliceRef ref : s.slices_named(id)) {
+    if (s.tracks[ref.track].kind != TrackKind::CpuThread) continue;
+    Occurrence o;
+    o.start = s.origin_ns + s.start(ref);
+    o.end = s.origin_ns + s.end(ref);
+    o.cpu_start = o.start;
+    o.slice = ref;
+    std::string cname;
+    read_comm_args(s, ref, o, cname);
+    o.name = cname.empty() ? "record_param_comms" : cname;
+    d.occ.push_back(std::move(o));
+  }
+  std::stable_sort(d.occ.begin(), d.occ.end(), by_start);
+}
+
+void index_gpu(RankData& d) {
+  std::vector<Interval> busy, compute;
+  for (uint32_t i : d.table().gpu) {
+    const Row& r = d.table().rows[i];
+    if (!is_kernel_memcpy_memset_cat(d.table().cat(r))) continue;
+    busy.push_back({r.ts, r.end()});
+    if (KernelType(r.kernel_type) != KernelType::Communication) compute.push_back({r.ts, r.end()});
+  }
+  d.busy = IntervalIndex(std::move(busy));
+  d.compute = IntervalIndex(std::move(compute));
+}
+
+// An instance before timing: (rank index, occurrence index) per participant.
+struct Match {
+  std::string group, name;
+  std::vector<std::pair<size_t, size_t>> parts;
+  std::vector<size_t> members;  // rank indices expected in this group
+};
+
+using Key = std::pair<std::string, std::string>;  // (group, name)
+
+struct KeyOccurrences {
+  std::vector<size_t> members;
+  std::map<size_t, std::vector<size_t>> by_rank;  // rank index -> occurrence indices, by start
+};
+
+std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
+  std::map<Key, KeyOccurrences> keys;
+  std::unordered_map<int64_t, size_t> index_of;
+  for (size_t r = 0; r < ranks.size(); ++r) index_of[ranks[r].rank] = r;
+  for (size_t r = 0; r < ranks.size(); ++r)
+    for (size_t k = 0; k < ranks[r].occ.size(); ++k) {
+      Occurrence& o = ranks[r].occ[k];
+      if (o.group.empty()) o.group = "default";
+      KeyOccurrences& ko = keys[{o.group, o.name}];
+      ko.by_rank[r].push_back(k);
+      if (ko.members.empty())
+        for (int64_t g : o.group_ranks)
+          if (auto it = index_of.find(g); it != index_of.end()) ko.members.push_back(it->second);
+    }
+  for (auto& [key, ko] : keys) {
+    if (ko.members.empty())
+      for (auto& [r, v] : ko.by_rank) ko.members.push_back(r);
+    for (auto& [r, v] : ko.by_rank)  // a rank outside the declared group still takes part
+      if (std::find(ko.members.begin(), ko.members.end(), r) == ko.members.end()) ko.members.push_back(r);
+    std::sort(ko.members.begin(), ko.members.end());
+  }
+  return keys;
+}
+
+// Matches that need no clock: by seq, or by order when every member has the same count.
+// Returns false when the key needs the clock-based matching.
+bool match_without_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
+                         std::vector<Match>& out) {
+  bool all_seq = true;
+  size_t count = SIZE_MAX;
+  bool equal = ko.by_rank.size() == ko.members.size();
+  for (auto& [r, v] : ko.by_rank) {
+    for (size_t k : v) all_seq = all_seq && ranks[r].occ[k].seq.has_value();
+    if (count != SIZE_MAX && v.size() != count) equal = false;
+    count = v.size();
+  }
+  if (all_seq) {
+    std::map<int64_t, Match> by_seq;
+    for (auto& [r, v] : ko.by_rank)
+      for (size_t k : v) by_seq[*ranks[r].occ[k].seq].parts.push_back({r, k});
+    for (auto& [seq, m] : by_seq) {
+      m.group = key.first, m.name = key.second, m.members = ko.members;
+      out.push_back(std::move(m));
+    }
+    return true;
+  }
+  if (!equal) return false;
+  for (size_t i = 0; i < count; ++i) {
+    Match m{key.first, key.second, {}, ko.members};
+    for (auto& [r, v] : ko.by_rank) m.parts.push_back({r, v[i]});
+    out.push_back(std::move(m));
+  }
+  return true;
+}
+
+// Each instance takes every rank's next occurrence that started before the earliest end among
+// those next occurrences (times with offsets applied).
+void match_by_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
+                    std::vector<Match>& out) {
+  std::map<size_t, size_t> next;
+  for (auto& [r, v] : ko.by_rank) next[r] = 0;
+  for (;;) {
+    TimeNs earliest_end = INT64_MAX;
+    for (auto& [r, i] : next) {
+      const auto& v = ko.by_rank.at(r);
+      if (i < v.size()) earliest_end = std::min(earliest_end, ranks[r].occ[v[i]].end + ranks[r].offset);
+    }
+    if (earliest_end == INT64_MAX) return;
+    Match m{key.first, key.second, {}, ko.members};
+    for (auto& [r, i] : next) {
+      const auto& v = ko.by_rank.at(r);
+      if (i < v.size() && ranks[r].occ[v[i]].start + ranks[r].offset <= earliest_end) m.parts.push_back({r, v[i++]});
+    }
+    out.push_back(std::move(m));
+  }
+}
+
+TimeNs median_of(std::vector<TimeNs> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+// Offsets so that matched instances end together: the first rank with collectives is the
+// reference; each other rank takes the median over instances shared with ranks already placed.
+std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const std::vector<Match>& matches) {
+  std::vector<TimeNs> off(ranks.size(), 0);
+  std::vector<char> placed(ranks.size(), 0);
+  for (size_t r = 0; r < ranks.size(); ++r)
+    if (!ranks[r].occ.empty()) {
+      placed[r] = 1;
+      break;
+    }
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (placed[r]) continue;
+      std::vector<TimeNs> diffs;
+      for (const Match& m : matches) {
+        auto mine = std::find_if(m.parts.begin(), m.parts.end(), [&](auto& p) { return p.first == r; });
+        if (mine == m.parts.end()) continue;
+        for (auto& [q, k] : m.parts)
+          if (placed[q]) {
+            diffs.push_back(ranks[q].occ[k].end + off[q] - ranks[r].occ[mine->second].end);
+            break;
+          }
+      }
+      if (diffs.empty()) continue;
+      off[r] = median_of(std::move(diffs));
+      placed[r] = 1;
+      progress = true;
+    }
+  }
+  return off;
+}
+
+// What the last rank did in [w0, w1) (its own relative clock): compute, communication, or the
+// idle cause of the gaps covering the device-idle part of the window.
+std::string cause_in_window(const RankData& d, TimeNs w0, TimeNs w1) {
+  TimeNs busy = d.busy.covered(w0, w1), compute = d.compute.covered(w0, w1);
+  TimeNs idle = (w1 - w0) - busy, comm = busy - compute;
+  if (compute >= idle && compute >= comm && compute > 0) return "compute";
+  if (comm > idle) return "communication";
+  TimeNs by_cause[kIdleCauseCount] = {};
+  for (const IdleGap& g : d.causes().gaps) {
+    TimeNs a = std::max(g.start, w0), b = std::min(g.end, w1);
+    if (a < b) by_cause[int(g.cause)] += (b - a) - d.busy.covered(a, b);
+  }
+  int best = -1;
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    if (by_cause[c] > 0 && (best < 0 || by_cause[c] > by_cause[best])) best = c;
+  return best < 0 ? "idle" : std::string(idle_cause_name(IdleCause(best)));
+}
+
+CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ranks, TimeNs origin) {
+  CollectiveInstance in;
+  in.name = m.name;
+  in.group = m.group;
+  for (auto& [r, k] : m.parts) {
+    const Occurrence& o = ranks[r].occ[k];
+    CollectiveArrival a;
+    a.rank = ranks[r].rank;
+    a.arrival = o.start + ranks[r].offset - origin;
+    if (o.cpu_start) a.cpu_arrival = *o.cpu_start + ranks[r].offset - origin;
+    a.end = o.end + ranks[r].offset - origin;
+    a.slice = o.slice;
+    in.arrivals.push_back(a);
+  }
+  std::sort(in.arrivals.begin(), in.arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
+  for (size_t r : m.members)
+    if (std::none_of(m.parts.begin(), m.parts.end(), [&](auto& p) { return p.first == r; }))
+      in.missing.push_back(ranks[r].rank);
+  TimeNs first = INT64_MAX, last = INT64_MIN;
+  for (const auto& a : in.arrivals) {
+    first = std::min(first, a.arrival);
+    if (a.arrival > last) last = a.arrival, in.last_rank = a.rank;  // ties: the lowest rank
+  }
+  in.skew = last - first;
+  for (auto& a : in.arrivals) a.wait = std::max<TimeNs>(0, std::min(last, a.end) - a.arrival);
+  return in;
+}
+
+void add_cause(CollectiveInstance& in, const std::vector<RankData>& ranks, TimeNs origin) {
+  if (in.skew <= 0) return;
+  auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankData& d) { return d.rank == in.last_rank; });
+  const RankData& d = *it;
+  TimeNs to_local = origin - d.offset - d.store->origin_ns;
+  TimeNs last = 0;
+  for (const auto& a : in.arrivals)
+    if (a.rank == in.last_rank) last = a.arrival;
+  in.last_cause = d.occ.front().row < 0 ? "host" : cause_in_window(d, last - in.skew + to_local, last + to_local);
+}
+
+std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
+                                         const std::vector<CollectiveInstance>& instances) {
+  std::vector<StragglerRow> rows;
+  std::map<int64_t, std::map<std::string, TimeNs>> cause_delay;
+  for (const RankData& d : ranks) {
+    StragglerRow s;
+    s.rank = d.rank;
+    s.iterations = d.store->iterations.size();
+    if (s.iterations) {
+      double sum = 0;
+      for (const Iteration& it : d.store->iterations) sum += double(it.end - it.start);
+      s.iteration_mean = sum / double(s.iterations);
+    }
+    const auto& merged = d.busy.merged();
+    if (!merged.empty()) {
+      s.compute = d.compute.covered(merged.front().start, merged.back().end);
+      s.communication = d.busy.covered(merged.front().start, merged.back().end) - s.compute;
+      s.idle = (merged.back().end - merged.front().start) - (s.compute + s.communication);
+    }
+    rows.push_back(std::move(s));
+  }
+  auto row_of = [&](int64_t rank) -> StragglerRow& {
+    return *std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.rank == rank; });
+  };
+  for (const auto& in : instances) {
+    TimeNs others = 0;
+    for (const auto& a : in.arrivals) {
+      StragglerRow& s = row_of(a.rank);
+      ++s.collectives;
+      s.wait += a.wait;
+      if (a.rank != in.last_rank) others += a.wait;
+    }
+    if (in.skew <= 0) continue;
+    StragglerRow& last = row_of(in.last_rank);
+    ++last.late_count;
+    last.delay_caused += others;
+    cause_delay[in.last_rank][in.last_cause] += others;
+  }
+  for (auto& s : rows) {
+    TimeNs best = -1;
+    for (auto& [cause, t] : cause_delay[s.rank])
+      if (t > best) best = t, s.top_cause = cause;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.delay_caused > b.delay_caused; });
+  return rows;
+}
+
+}  // namespace
+
+CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& inputs, const CollectiveOptions& options) {
+  CollectiveAnalysis out;
+  std::vector<RankData> ranks(inputs.size());
+  parallel_for(inputs.size(), options.threads, [&](size_t r) {
+    RankData& d = ranks[r];
+    d.rank = inputs[r].rank;
+    d.store = inputs[r].store;
+    if (inputs[r].table && inputs[r].causes) {
+      d.table_ptr = inputs[r].table;
+      d.causes_ptr = inputs[r].causes;
+    } else {
+      TableOptions to;
+      to.rank = d.rank;
+      d.own_table = build_table(*d.store, to);
+      d.own_causes = idle_causes(d.own_table);
+      d.table_ptr = &d.own_table;
+      d.causes_ptr = &d.own_causes;
+    }
+    index_gpu(d);
+    collect_occurrences(d);
+  });
+  for (const RankData& d : ranks) out.ranks.push_back(d.rank);
+  auto keys = group_occurrences(ranks);
+  std::vector<Match> matches;
+  std::vector<const Key*> deferred;
+  for (auto& [key, ko] : keys)
+    if (!match_without_clock(key, ko, ranks, matches)) deferred.push_back(&key);
+  out.offsets = estimate_offsets(ranks, matches);
+  TimeNs largest = 0;
+  for (TimeNs o : out.offsets) largest = std::max(largest, o < 0 ? -o : o);
+  out.aligned = options.align == Align::Collectives || (options.align == Align::Auto && largest > options.align_noise);
+  if (out.aligned)
+    for (size_t r = 0; r < ranks.size(); ++r) ranks[r].offset = out.offsets[r];
+  for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
+
+  out.origin_ns = INT64_MAX;
+  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.store->origin_ns + d.offset);
+  if (ranks.empty()) out.origin_ns = 0;
+  for (const Match& m : matches) out.instances.push_back(time_instance(m, ranks, out.origin_ns));
+  auto first_arrival = [](const CollectiveInstance& in) {
+    TimeNs f = INT64_MAX;
+    for (const auto& a : in.arrivals) f = std::min(f, a.arrival);
+    return f;
+  };
+  std::stable_sort(out.instances.begin(), out.instances.end(),
+                   [&](auto& a, auto& b) { return first_arrival(a) < first_arrival(b); });
+  std::map<Key, uint64_t> numbering;
+  for (auto& in : out.instances) {
+    in.instance = numbering[{in.group, in.name}]++;
+    add_cause(in, ranks, out.origin_ns);
+  }
+  out.stragglers = straggler_rows(ranks, out.instances);
+  if (out.instances.empty()) out.notes.push_back("collectives: no NCCL/RCCL kernel or record_param_comms call on any rank");
+  if (!deferred.empty())
+    out.notes.push_back("collectives: " + std::to_string(deferred.size()) +
+                        " collective(s) differ in count between ranks; matched on the clock, missing ranks listed");
+  return out;
+}
+
+std::vector<Table> collective_tables(const CollectiveAnalysis& a) {
+  std::vector<Table> out;
+  Table c("collectives", {"rank", "name", "instance", "group", "arrival_us", "end_us", "wait_us", "last_rank",
+                          "skew_us", "cpu_arrival_us", "last_cause"});
+  for (const auto& in : a.instances)
+    for (const auto& ar : in.arrivals)
+      c.rows.push_back({Cell::integer(ar.rank), Cell::str(in.name), Cell::integer(int64_t(in.instance)),
+                        Cell::str(in.group), Cell::ns(ar.arrival), Cell::ns(ar.end), Cell::ns(ar.wait),
+                        Cell::integer(in.last_rank), Cell::ns(in.skew),
+                        ar.cpu_arrival ? Cell::ns(*ar.cpu_arrival) : Cell::null(),
+                        in.last_cause.empty() ? Cell::null() : Cell::str(in.last_cause)});
+  out.push_back(std::move(c));
+  // The columns first, then the per-rank breakdown the Ranks view shows beside them.
+  Table s("stragglers", {"rank", "late_count", "delay_caused_us", "wait_us", "iteration_mean_us", "top_cause",
+                         "collectives", "iterations", "compute_us", "communication_us", "idle_us"});
+  for (const auto& r : a.stragglers)
+    s.rows.push_back({Cell::integer(r.rank), Cell::integer(int64_t(r.late_count)), Cell::ns(r.delay_caused),
+                      Cell::ns(r.wait), r.iteration_mean ? Cell::ns(*r.iteration_mean) : Cell::null(),
+                      r.top_cause.empty() ? Cell::null() : Cell::str(r.top_cause),
+                      Cell::integer(int64_t(r.collectives)), Cell::integer(int64_t(r.iterations)),
+                      Cell::ns(r.compute), Cell::ns(r.communication), Cell::ns(r.idle)});
+  out.push_back(std::move(s));
+  Table o("clock_offsets", {"rank", "offset_us", "applied"});
+  for (size_t i = 0; i < a.ranks.size(); ++i)
+    o.rows.push_back({Cell::integer(a.ranks[i]), Cell::ns(a.offsets[i]), Cell::str(a.aligned ? "yes" : "no")});
+  out.push_back(std::move(o));
+  return out;
+}
+
+}  // namespace sl::analysis

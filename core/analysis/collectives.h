@@ -1,0 +1,100 @@
+// Collectives across the ranks of a job: which instance of which collective each rank's kernel
+// belongs to, who arrived last and why, and which ranks make the others wait (stragglers).
+//
+// A collective occurrence on a rank is an NCCL/RCCL/HCCL communication kernel (its CPU call is
+// the enclosing `record_param_comms`, else the launch); a rank with no such kernel contributes
+// its `record_param_comms` CPU calls instead. Occurrences are grouped by process group
+// (`Process Group Name` arg, else "default") and collective name (`Collective name` arg, else
+// the kernel name's operation, e.g. AllReduce of ncclKernel_AllReduce_RING_LL_Sum_float), then
+// matched into instances:
+//   - by `Seq`/`seq` arg when every occurrence of the group has one,
+//   - else by order, when every member rank has the same count,
+//   - else greedily on the aligned clock: an instance takes each rank's next occurrence that
+//     started before the earliest end among them (no rank can finish a collective before the
+//     last one arrived), so a rank that missed an instance is listed as missing, not shifted.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/common.h"
+
+namespace sl::analysis {
+
+struct Table;
+
+struct IdleCauses;
+
+struct RankInput {
+  int64_t rank = 0;
+  const TraceStore* store = nullptr;
+  // Optional: the rank's Sightline-mode table and idle causes when a report already built them
+  // (both or neither); otherwise they are built here.
+  const EventTable* table = nullptr;
+  const IdleCauses* causes = nullptr;
+};
+
+// none: raw clocks; collectives: apply the estimated offsets; auto: apply them only when one
+// exceeds `align_noise` (ranks on one host share a clock, so their offsets stay within noise).
+enum class Align : uint8_t { None, Collectives, Auto };
+
+struct CollectiveOptions {
+  Align align = Align::Auto;
+  TimeNs align_noise = 50'000;  // 50 µs: well above kernel-end jitter of one host's ranks
+  unsigned threads = 0;         // ranks prepared in parallel; 0 = one per core
+};
+
+struct CollectiveArrival {
+  int64_t rank = 0;
+  TimeNs arrival = 0;                // kernel start (CPU call start for CPU-only ranks), job clock
+  std::optional<TimeNs> cpu_arrival;  // the CPU call's start, job clock
+  TimeNs end = 0;
+  TimeNs wait = 0;                   // inside the collective before the last rank arrived
+  SliceRef slice;                    // the kernel (or the CPU call) in the rank's store
+};
+
+struct CollectiveInstance {
+  std::string name;
+  std::string group;
+  uint64_t instance = 0;                    // 0-based within (group, name)
+  std::vector<CollectiveArrival> arrivals;  // by rank
+  std::vector<int64_t> missing;             // member ranks without this instance
+  int64_t last_rank = -1;
+  TimeNs skew = 0;                          // last arrival - first arrival
+  std::string last_cause;                   // what the last rank did just before (empty: skew 0)
+};
+
+struct StragglerRow {
+  int64_t rank = 0;
+  uint64_t collectives = 0;      // instances it took part in
+  uint64_t late_count = 0;       // instances where it arrived last (skew > 0)
+  TimeNs delay_caused = 0;       // sum, over those, of the other ranks' waits
+  TimeNs wait = 0;               // its own waits
+  std::optional<double> iteration_mean;  // ns, over ProfilerStep#N
+  uint64_t iterations = 0;
+  TimeNs compute = 0, communication = 0, idle = 0;  // GPU time (union) and idle within the GPU span
+  std::string top_cause;         // cause behind most of delay_caused (empty when never late)
+};
+
+struct CollectiveAnalysis {
+  std::vector<CollectiveInstance> instances;  // by first arrival
+  std::vector<StragglerRow> stragglers;       // most delay caused first
+  std::vector<int64_t> ranks;                 // as given
+  std::vector<TimeNs> offsets;                // estimated, per rank as given (add to its clock)
+  bool aligned = false;                       // offsets applied to the times above
+  TimeNs origin_ns = 0;                       // job clock zero: earliest rank origin (aligned)
+  std::vector<std::string> notes;
+};
+
+// Per-rank clock offsets (ns to add) from matched collective ends, relative to the first rank
+// with collectives; ranks linked only through others are chained; unlinked ranks get 0.
+CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& ranks, const CollectiveOptions& options = {});
+
+// The `collectives`, `stragglers` and `clock_offsets` report tables.
+std::vector<Table> collective_tables(const CollectiveAnalysis& analysis);
+
+// "AllReduce" of "ncclKernel_AllReduce_RING_LL_Sum_float(...)"; the name up to '(' otherwise.
+std::string collective_op_name(std::string_view kernel_name);
+
+}  // namespace sl::analysis

@@ -1,0 +1,195 @@
+#include "core/analysis/job_report.h"
+
+#include <algorithm>
+#include <chrono>
+
+
+namespace sl::analysis {
+
+bool is_job_table_name(std::string_view n) {
+  return n == "collectives" || n == "stragglers" || n == "clock_offsets";
+}
+
+namespace {
+
+bool wants_collectives(const ReportOptions& o) {
+  if (o.only.empty()) return true;
+  return std::any_of(o.only.begin(), o.only.end(), [](const std::string& n) { return is_job_table_name(n); });
+}
+
+// Keeps only the job tables --only asked for (all three when none was named).
+void keep_wanted(std::vector<Table>& tables, const ReportOptions& o) {
+  if (o.only.empty()) return;
+  std::erase_if(tables, [&](const Table& t) { return std::find(o.only.begin(), o.only.end(), t.name) == o.only.end(); });
+}
+
+void keep_rank(std::vector<Table>& tables, int64_t rank) {
+  for (Table& t : tables) {
+    auto col = std::find(t.columns.begin(), t.columns.end(), "rank");
+    if (col == t.columns.end()) continue;
+    size_t k = size_t(col - t.columns.begin());
+    std::erase_if(t.rows, [&](const std::vector<Cell>& row) { return row[k].kind == Cell::Int && row[k].i != rank; });
+  }
+}
+
+// (HTA) get_gpu_kernel_breakdown over a job: each rank's type shares (whole µs) summed per
+// label over the ranks, largest first, share of the job total rounded to 1 decimal.
+Table hta_kernel_types_over_ranks(const std::vector<RankReport>& ranks) {
+  std::vector<std::pair<std::string, TimeNs>> sums;  // label order of first appearance
+  for (const RankReport& rr : ranks) {
+    if (!rr.report.kernels) continue;
+    for (const KernelTypeShare& share : rr.report.kernels->by_type) {
+      auto it = std::find_if(sums.begin(), sums.end(), [&](auto& p) { return p.first == share.label; });
+      if (it == sums.end()) sums.push_back({share.label, share.time});
+      else it->second += share.time;
+    }
+  }
+  std::stable_sort(sums.begin(), sums.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  TimeNs total = 0;
+  for (auto& [label, t] : sums) total += t;
+  Table out("kernel_type_breakdown", {"kernel_type", "sum_us", "pct"});
+  for (auto& [label, t] : sums)
+    out.rows.push_back({Cell::str(label), Cell::ns(t),
+                        Cell::num(total > 0 ? round_to(double(t) / double(total) * 100.0, 1) : 0.0)});
+  return out;
+}
+
+// (HTA) the per-kernel tables over a job are sorted by kernel type, name, then rank.
+void sort_by_type_name_rank(Table& t) {
+  auto col = [&](const char* name) {
+    return size_t(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  size_t type = col("kernel_type"), name = col("name"), rank = col("rank");
+  if (type >= t.columns.size() || name >= t.columns.size() || rank >= t.columns.size()) return;
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const std::vector<Cell>& a, const std::vector<Cell>& b) {
+    if (a[type].s != b[type].s) return a[type].s < b[type].s;
+    if (a[name].s != b[name].s) return a[name].s < b[name].s;
+    return a[rank].i < b[rank].i;
+  });
+}
+
+// HTA's multi-rank outputs differ from the per-rank concatenation in two tables (see README).
+void apply_hta_job_rules(std::vector<Table>& tables, const std::vector<RankReport>& ranks) {
+  for (Table& t : tables) {
+    if (t.name == "kernel_type_breakdown") t = hta_kernel_types_over_ranks(ranks);
+    else if (t.name == "kernel_breakdown" || t.name == "kernel_breakdown_full") sort_by_type_name_rank(t);
+  }
+}
+
+}  // namespace
+
+std::vector<Table> merge_rank_tables(const std::vector<RankReport>& ranks) {
+  std::vector<Table> merged;
+  for (const RankReport& rr : ranks) {
+    for (Table& t : report_tables(rr.report)) {
+      bool has_rank = std::find(t.columns.begin(), t.columns.end(), "rank") != t.columns.end();
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const Table& m) { return m.name == t.name; });
+      if (it == merged.end()) {
+        std::vector<std::string> cols = t.columns;
+        if (!has_rank) cols.insert(cols.begin(), "rank");
+        merged.emplace_back(t.name, std::move(cols));
+        it = merged.end() - 1;
+      }
+      for (auto& row : t.rows) {
+        if (!has_rank) row.insert(row.begin(), Cell::integer(rr.rank));
+        it->rows.push_back(std::move(row));
+      }
+    }
+  }
+  return merged;
+}
+
+JobReport run_job_report(const Job& job, const JobReportOptions& o) {
+  JobReport out;
+  std::vector<const JobRank*> chosen;
+  for (const JobRank& r : job.ranks) {
+    if (o.only_rank && r.rank != *o.only_rank) continue;
+    if (r.ok()) chosen.push_back(&r);
+    else out.notes.push_back("rank " + std::to_string(r.rank) + " failed to load: " + r.error.to_string());
+  }
+  if (o.only_rank && !job.find(*o.only_rank)) out.notes.push_back("no rank " + std::to_string(*o.only_rank) + " in the job");
+  out.ranks.resize(chosen.size());
+  auto t0 = std::chrono::steady_clock::now();
+  parallel_for(chosen.size(), o.threads, [&](size_t i) {
+    ReportOptions ro = o.report;
+    ro.table.rank = chosen[i]->rank;
+    // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
+    if (ro.table.mode == Mode::Hta) ro.table.file_text = chosen[i]->store->source_text();
+    out.ranks[i] = {chosen[i]->rank, run_report(*chosen[i]->store, ro)};
+  });
+  out.seconds.push_back({"ranks", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  for (const RankReport& rr : out.ranks)
+    for (const auto& n : rr.report.notes) out.notes.push_back("rank " + std::to_string(rr.rank) + ": " + n);
+  out.tables = merge_rank_tables(out.ranks);
+  if (o.report.table.mode == Mode::Hta) apply_hta_job_rules(out.tables, out.ranks);
+  if (wants_collectives(o.report)) {
+    auto t1 = std::chrono::steady_clock::now();
+    std::vector<RankInput> inputs;
+    for (const JobRank& r : job.ranks) {
+      if (!r.ok()) continue;
+      RankInput in{r.rank, r.store.get()};
+      // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
+      for (const RankReport& rr : out.ranks)
+        if (rr.rank == r.rank && rr.report.table.mode == Mode::Sightline && rr.report.causes) {
+          in.table = &rr.report.table;
+          in.causes = &*rr.report.causes;
+        }
+      inputs.push_back(in);
+    }
+    CollectiveOptions co = o.collectives;
+    if (!co.threads) co.threads = o.threads;
+    out.collectives = analyze_collectives(inputs, co);
+    std::vector<Table> job_tables = collective_tables(*out.collectives);
+    keep_wanted(job_tables, o.report);
+    if (o.only_rank) keep_rank(job_tables, *o.only_rank);
+    for (auto& t : job_tables) out.tables.push_back(std::move(t));
+    for (const auto& n : out.collectives->notes) out.notes.push_back(n);
+    out.seconds.push_back({"collectives", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()});
+  }
+  return out;
+}
+
+namespace {
+
+std::string job_json(const Job& job, const JobReport& report) {
+  std::string o = "{\"source\": " + json_escape(job.source) + ", \"aligned\": ";
+  o += report.collectives && report.collectives->aligned ? "true" : "false";
+  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) + "}";
+}
+
+}  // namespace
+
+std::string render_job_json(const Job& job, const JobReport& report, const JobReportOptions& opt) {
+  std::string o = "{\n";
+  o += "  \"mode\": " + json_escape(mode_name(opt.report.table.mode)) + ",\n";
+  o += "  \"rank\": " + (opt.only_rank ? std::to_string(*opt.only_rank) : std::string("null")) + ",\n";
+  o += "  \"job\": " + job_json(job, report) + ",\n";
+  for (const Table& t : report.tables) {
+    o += "  " + json_escape(t.name) + ": [";
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      o += i ? ",\n    {" : "\n    {";
+      for (size_t k = 0; k < t.columns.size(); ++k)
+        o += (k ? ", " : "") + json_escape(t.columns[k]) + ": " + cell_json(t.rows[i][k]);
+      o += "}";
+    }
+    o += t.rows.empty() ? "],\n" : "\n  ],\n";
+  }
+  o += "  \"notes\": [";
+  for (size_t i = 0; i < report.notes.size(); ++i) o += (i ? ", " : "") + json_escape(report.notes[i]);
+  o += "]\n}\n";
+  return o;
+}
+
+std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt) {
+  std::string o = "mode: " + std::string(mode_name(opt.report.table.mode)) + "   job: " + job.source + "   ranks: " +
+                  std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
+  for (const Table& t : report.tables)
+    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);
+  if (!report.notes.empty()) {
+    o += "\nnotes:\n";
+    for (const auto& n : report.notes) o += "  - " + n + "\n";
+  }
+  return o;
+}
+
+}  // namespace sl::analysis

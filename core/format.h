@@ -1,0 +1,24 @@
+// Numbers for people: what text tables, tooltips and views print. Machine outputs (JSON, CSV) keep
+// full precision and never go through here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace sl::human {
+
+// A duration in the unit that fits, three significant digits: "840 ns", "12.4 µs", "1.62 ms",
+// "3.20 s"; from 1000 s on, whole seconds with separators ("1,234 s"). Integer nanoseconds below
+// 1 µs are exact. Zero is "0"; negative durations (diff deltas) keep their sign.
+std::string duration(double ns);
+std::string duration(int64_t ns);
+// A percentage with one decimal: "12.3%", "100.0%", "0.0%".
+std::string percent(double pct);
+// A count with thousands separators: "1,234,567".
+std::string count(int64_t n);
+// A plain number: from 1000 on rounded to an integer with separators ("313,269"); below, four
+// significant digits with trailing zeros dropped ("2.333", "0.9994", "12.5"); below 0.0001
+// (nonzero) "<0.0001".
+std::string number(double v);
+
+}  // namespace sl::human

@@ -1,0 +1,1216 @@
+// Nsight Systems SQLite export → TraceStore. See nsys_loader.h for the mapping.
+//
+// Reading: the database is opened read-only in place (a `.sqlite.gz` is first decompressed to a
+// temporary file, removed afterwards). Columns are looked up with PRAGMA table_info, never
+// assumed: a column a schema version lacks is selected as NULL, so one query shape serves
+// nsys 2024.6 (schema 3.16) and 2025.1 (schema 3.17) alike. Each event table is scanned once
+// with a prepared statement; strings come from StringIds, interned once each.
+//
+// Order of the rows as they would sit in a Kineto file (what `--mode hta` sees as file order):
+// host events first (CUDA API, OS runtime, NVTX), then GPU activities, each in table order.
+#include "core/nsys_loader.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/capture/record_events.h"
+#include "core/json_writer.h"
+#include "core/nsys_sqlite.h"
+#include "core/trace_builder.h"
+
+namespace sl {
+namespace {
+
+using nsys::Statement;
+using nsys::kGpuColumns;
+using nsys::kKernelColumns;
+using nsys::kRuntimeColumns;
+using nsys::quote_identifier;
+
+// Times beyond ±146 years are refused so that differences never overflow int64 (as for JSON).
+constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
+// CUPTI's "no stream" (context-wide synchronisation) and "no event".
+constexpr int64_t kNoId = 0xFFFFFFFF;
+constexpr uint64_t kProgressEvery = 1 << 16;
+
+// nsys NVTX_EVENTS.eventType values (ENUM_NSYS_EVENT_TYPE).
+enum NvtxType : int64_t {
+  kNvtxCategory = 33,
+  kNvtxMark = 34,
+  kNvtxThread = 39,
+  kNvtxPushPop = 59,
+  kNvtxStartEnd = 60,
+  kNvtxtCategory = 64,
+  kNvtxtMark = 65,
+  kNvtxtPushPop = 70,
+  kNvtxtStartEnd = 71,
+  kNvtxtMetaThread = 72,
+  kNvtxtMetaProcess = 73,
+  kNvtxtMetaFile = 74,
+  kNvtxDomainCreate = 75,
+};
+
+// Sums of numbers read from an untrusted file: wrap instead of overflowing (undefined behaviour).
+int64_t wrapping_add(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+
+// ---------------------------------------------------------------- args text
+
+// Args stay JSON text, as for loaded traces, written straight into one buffer the store owns.
+class ArgsText {
+public:
+  explicit ArgsText(TraceStore& store) : store_(store), buffer_(std::make_shared<TraceStore::Buffer>()) {
+    grow(1 << 16);
+    index_ = store.adopt_buffer(buffer_);
+  }
+  ~ArgsText() {
+    if (buffer_->data) std::memset(buffer_->data + buffer_->size, 0, TraceStore::Buffer::kPadding);
+  }
+
+  void begin() {
+    start_ = buffer_->size;
+    put('{');
+    first_ = true;
+  }
+  uint32_t end() {
+    put('}');
+    return store_.add_args({start_, uint32_t(buffer_->size - start_), index_});
+  }
+  void number(std::string_view k, int64_t v) {
+    key(k);
+    char tmp[24];
+    append(std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp)));
+  }
+  void real(std::string_view k, double v) {
+    key(k);
+    char tmp[32];
+    auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+    append(ec == std::errc() ? std::string_view(tmp, size_t(end - tmp)) : std::string_view("null"));
+  }
+  void text(std::string_view k, std::string_view v) {
+    key(k);
+    scratch_.clear();
+    append_json_string(scratch_, v);
+    append(scratch_);
+  }
+  void triple(std::string_view k, int64_t a, int64_t b, int64_t c) {
+    key(k);
+    put('[');
+    for (int64_t v : {a, b, c}) {
+      char tmp[24];
+      append(std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp)));
+      put(',');
+    }
+    buffer_->data[buffer_->size - 1] = ']';
+  }
+
+private:
+  void key(std::string_view k) {
+    if (!first_) put(',');
+    first_ = false;
+    put('"');
+    append(k);
+    put('"');
+    put(':');
+  }
+  void grow(size_t need) {
+    if (!buffer_->reserve(std::max(need, buffer_->capacity * 2))) throw std::bad_alloc();
+  }
+  void put(char c) {
+    if (buffer_->size + 1 > buffer_->capacity) grow(buffer_->size + 1);
+    buffer_->data[buffer_->size++] = c;
+  }
+  void append(std::string_view s) {
+    if (buffer_->size + s.size() > buffer_->capacity) grow(buffer_->size + s.size());
+    std::memcpy(buffer_->data + buffer_->size, s.data(), s.size());
+    buffer_->size += s.size();
+  }
+
+  TraceStore& store_;
+  std::shared_ptr<TraceStore::Buffer> buffer_;
+  uint32_t index_ = 0;
+  uint64_t start_ = 0;
+  bool first_ = true;
+  std::string scratch_;
+};
+
+// ---------------------------------------------------------------- the loader
+
+struct Launch {
+  uint32_t track;
+  TimeNs ts;
+  StringId name;
+};
+
+// int64 key → uint32 row, open addressing with keys inline: one cache miss per lookup where
+// std::unordered_map costs an allocation per entry (millions of API calls).
+class FlatIndex {
+public:
+  uint32_t find(int64_t key) const {
+    if (rows_.empty()) return kNone;
+    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
+      if (rows_[slot] == kNone || keys_[slot] == key) return rows_[slot];
+    }
+  }
+  // Keeps the first row given for a key.
+  void insert(int64_t key, uint32_t row) {
+    if ((size_ + 1) * 2 > rows_.size()) grow();
+    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
+      if (rows_[slot] == kNone) {
+        keys_[slot] = key;
+        rows_[slot] = row;
+        ++size_;
+        return;
+      }
+      if (keys_[slot] == key) return;
+    }
+  }
+
+private:
+  static uint64_t mix(int64_t key) {
+    uint64_t x = uint64_t(key) * 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+  }
+  void grow() {
+    std::vector<int64_t> keys = std::move(keys_);
+    std::vector<uint32_t> rows = std::move(rows_);
+    size_t n = std::max<size_t>(1024, rows.size() * 2);
+    keys_.assign(n, 0);
+    rows_.assign(n, kNone);
+    mask_ = n - 1;
+    size_ = 0;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] != kNone) insert(keys[i], rows[i]);
+  }
+  std::vector<int64_t> keys_;
+  std::vector<uint32_t> rows_;
+  size_t mask_ = 0, size_ = 0;
+};
+
+// Correlation keys with GPU work: a bitmap for the usual small ids (runtime rows come in id
+// order, so tests walk it almost sequentially), a hash for the rest.
+class KeySet {
+public:
+  void insert(int64_t key) {
+    if (key >= 0 && key < kDense) {
+      if (size_t(key >> 6) >= bits_.size()) bits_.resize(size_t(key >> 6) + 1, 0);
+      bits_[size_t(key >> 6)] |= uint64_t(1) << (key & 63);
+    } else {
+      others_.insert(key, 0);
+    }
+  }
+  bool contains(int64_t key) const {
+    if (key >= 0 && key < kDense) return size_t(key >> 6) < bits_.size() && (bits_[size_t(key >> 6)] >> (key & 63) & 1);
+    return others_.find(key) != kNone;
+  }
+
+private:
+  static constexpr int64_t kDense = int64_t(1) << 28;  // at most 32 MB of bits
+  std::vector<uint64_t> bits_;
+  FlatIndex others_;
+};
+
+// Tables whose rows become events.
+constexpr const char* kEventTables[] = {
+    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+    "NVTX_EVENTS", "OSRT_API", "GPU_METRICS"};
+constexpr const char* kGpuTables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                      "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                      "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"};
+// Tables read for names, devices and times: used, not events.
+constexpr const char* kReferenceTables[] = {"StringIds", "PROCESSES", "ThreadNames", "TARGET_INFO_GPU",
+                                            "TARGET_INFO_SESSION_START_TIME", "TARGET_INFO_CUDA_CONTEXT_INFO",
+                                            "META_DATA_EXPORT", "TARGET_INFO_GPU_METRICS"};
+
+class NsysLoader {
+public:
+  NsysLoader(sqlite3* db, std::string file, uint64_t bytes, const LoadOptions& options)
+      : db_(db), options_(options), bytes_(bytes) {
+    error_.file = std::move(file);
+  }
+
+  LoadResult run();
+
+private:
+  bool load();
+  bool fail(std::string message) {
+    if (error_.message.empty()) error_.message = std::move(message);
+    return false;
+  }
+  bool sql_fail(std::string_view what) {
+    return fail(std::string(what) + ": " + sqlite3_errmsg(db_) + describe_corruption());
+  }
+  std::string describe_corruption() const {
+    int code = sqlite3_errcode(db_) & 0xFF;
+    if (code == SQLITE_NOTADB) return " (not an SQLite database, or one truncated or damaged)";
+    if (code == SQLITE_CORRUPT || code == SQLITE_IOERR)
+      return " (the file is not a complete SQLite database: truncated or damaged)";
+    return {};
+  }
+
+  // --- schema ---
+  bool read_schema();
+  bool has_table(std::string_view t) const { return columns_.count(std::string(t)) > 0; }
+  bool has_column(std::string_view t, std::string_view c) const;
+  std::string select(std::string_view table, std::initializer_list<const char*> columns) const;
+  template <size_t N>
+  std::string select(std::string_view table, const char* const (&columns)[N]) const;
+  bool require(std::string_view table, std::initializer_list<const char*> columns);
+  template <class Row>
+  bool scan(std::string_view table, const std::string& sql, Row&& row);
+  bool check_export();
+
+  // --- reference tables ---
+  bool read_strings();
+  bool read_processes();
+  bool read_threads();
+  bool read_devices();
+  bool read_session_start();
+  StringId string_id(std::optional<int64_t> nsys_id);
+  StringId api_name(std::optional<int64_t> nsys_id);
+
+  // --- placement ---
+  uint32_t host_process(int64_t global_pid);
+  uint32_t thread_track(int64_t global_tid);
+  uint32_t device_process(int64_t device);
+  uint32_t stream_track(int64_t device, int64_t stream);
+  int64_t correlation_key(int64_t global_pid, int64_t id);
+  static int64_t pid_of(int64_t global_tid) { return global_tid & ~int64_t(0xFFFFFF); }
+
+  // --- rows ---
+  bool time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open);
+  bool absolute(int64_t t, TimeNs& out);
+  void skip_row(IssueKind kind) {
+    store_->issues.add_count(kind, 1);
+    ++store_->counts.skipped;
+  }
+  bool find_gpu_work();
+  bool read_runtime();
+  bool read_osrt();
+  bool read_nvtx_names();
+  bool read_nvtx();
+  bool read_kernels();
+  bool read_memcpy();
+  bool read_memset();
+  bool read_sync();
+  bool read_graphs();
+  bool read_gpu_metrics();
+  struct GpuRow {
+    TimeNs start = 0, dur = 0;
+    int64_t device = 0, context = 0, stream = -1, global_pid = 0;
+    std::optional<int64_t> correlation;
+  };
+  bool gpu_row(const Statement& s, GpuRow& row);
+  void gpu_args(const GpuRow& row);
+  void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
+  bool note_tables();
+  void progress();
+  void report_progress();
+  void check_cancel();
+
+  sqlite3* db_;
+  LoadOptions options_;
+  uint64_t bytes_;
+  LoadError error_;
+  std::unique_ptr<TraceStore> store_;
+  std::unique_ptr<TraceBuilder> builder_;
+  std::unique_ptr<ArgsText> args_;
+  std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
+  std::vector<std::string> table_order_;
+  std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
+  TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
+  uint64_t rows_ = 0;
+  const char* phase_ = "reading";
+  uint64_t event_tables_ = 0, tables_done_ = 0;  // scans of event tables, for progress
+
+  // StringIds: dense ids in a vector, sparse ones in a map.
+  std::vector<StringId> strings_;
+  std::unordered_map<int64_t, StringId> sparse_strings_;
+  std::unordered_map<int64_t, StringId> api_names_;
+  std::vector<StringId> api_dense_;  // by StringIds id, like strings_
+
+  struct ProcessInfo {
+    int64_t pid;
+    std::string name;
+  };
+  std::unordered_map<int64_t, ProcessInfo> process_info_;  // globalPid → PROCESSES row
+  std::unordered_map<int64_t, int64_t> thread_names_;      // globalTid → StringIds id
+  std::unordered_map<int64_t, uint32_t> host_processes_;   // globalPid → store process
+  std::unordered_map<int64_t, uint32_t> thread_tracks_;    // globalTid → track
+  int64_t last_tid_ = 0;
+  uint32_t last_track_ = kNone;
+  std::unordered_map<int64_t, std::string> device_names_;
+  std::unordered_map<int64_t, uint32_t> device_processes_;
+  std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
+  std::unordered_set<uint32_t> gpu_work_tracks_;           // stream tracks with more than syncs
+  std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
+  int64_t last_space_pid_ = 0, last_space_ = -1;
+  KeySet gpu_work_;                                        // correlation keys of GPU activities
+  FlatIndex launch_index_;                                 // correlation key → launches_ row
+  std::vector<Launch> launches_;
+  std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
+  uint64_t flow_ids_ = 0;
+  StringId cat_runtime_ = 0, cat_driver_ = 0, cat_kernel_ = 0, cat_memcpy_ = 0, cat_memset_ = 0, cat_sync_ = 0;
+  StringId cat_annotation_ = 0, cat_osrt_ = 0, cat_graph_ = 0, cat_flow_ = 0;
+};
+
+LoadResult NsysLoader::run() {
+  auto t0 = std::chrono::steady_clock::now();
+  LoadResult result;
+  bool ok = false;
+  try {
+    ok = load();
+  } catch (const std::bad_alloc&) {
+    ok = fail("out of memory");
+  }
+  if (ok) {
+    result.store = std::move(store_);
+  } else {
+    result.error = error_;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+bool NsysLoader::load() {
+  store_ = std::make_unique<TraceStore>();
+  builder_ = std::make_unique<TraceBuilder>(*store_);
+  // Buffer 0 is "the text the trace was loaded from" (TraceStore::source_text): there is none
+  // here, and HTA mode then takes the rank from the metadata instead of a regex over args.
+  store_->adopt_buffer(std::make_shared<TraceStore::Buffer>());
+  args_ = std::make_unique<ArgsText>(*store_);
+  store_->meta.format = "nsys-sqlite";
+  store_->meta.file = error_.file;
+  store_->meta.bytes = bytes_;
+  StringPool& s = store_->strings;
+  cat_runtime_ = s.intern("cuda_runtime");
+  cat_driver_ = s.intern("cuda_driver");
+  cat_kernel_ = s.intern("kernel");
+  cat_memcpy_ = s.intern("gpu_memcpy");
+  cat_memset_ = s.intern("gpu_memset");
+  cat_sync_ = s.intern("cuda_sync");
+  cat_annotation_ = s.intern("user_annotation");
+  cat_osrt_ = s.intern("os_runtime");
+  cat_graph_ = s.intern("cuda_graph");
+  cat_flow_ = s.intern("ac2g");
+
+  if (!read_schema() || !check_export()) return false;
+  // Every scan of an event table: each once, the GPU tables' correlation pre-scan, NVTX's names.
+  for (const char* t : kEventTables) event_tables_ += has_table(t) * (std::string_view(t) == "NVTX_EVENTS" ? 2 : 1);
+  for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
+  if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
+  // Host side first (launches must be known before the GPU rows that name them).
+  if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
+  if (!read_gpu_metrics()) return false;
+  // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
+  // but not GPU work: it is not counted among the streams.
+  for (auto [key, track] : stream_tracks_)
+    if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+  if (!note_tables()) return false;
+  args_.reset();
+  builder_->finish();
+  return true;
+}
+
+// The bytes read are not known: "done" advances by event table (a fraction of the file size), the
+// phase names the table being read.
+void NsysLoader::report_progress() {
+  if (!options_.on_progress) return;
+  LoadProgress p;
+  p.phase = phase_;
+  p.events = rows_;
+  p.bytes_total = bytes_;
+  p.bytes_done = event_tables_ ? bytes_ * std::min(tables_done_, event_tables_) / event_tables_ : 0;
+  options_.on_progress(p);
+}
+
+void NsysLoader::progress() {
+  if (++rows_ % kProgressEvery) return;
+  report_progress();
+  check_cancel();
+}
+
+void NsysLoader::check_cancel() {
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
+    error_.cancelled = true;
+    fail("cancelled");
+  }
+}
+
+// ---------------------------------------------------------------- schema
+
+bool NsysLoader::read_schema() {
+  Statement tables(db_, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  if (!tables.prepared()) return sql_fail("not a readable SQLite database");
+  int rc;
+  while ((rc = tables.step()) == SQLITE_ROW) table_order_.emplace_back(tables.text(0));
+  if (rc != SQLITE_DONE) return sql_fail("reading the list of tables");
+  for (const std::string& t : table_order_) {
+    Statement columns(db_, "SELECT name FROM pragma_table_info(?1)");
+    if (!columns.prepared()) return sql_fail("reading the columns of " + t);
+    columns.bind(1, t);
+    auto& list = columns_[t];
+    while ((rc = columns.step()) == SQLITE_ROW) list.emplace_back(columns.text(0));
+    if (rc != SQLITE_DONE) return sql_fail("reading the columns of " + t);
+  }
+  return true;
+}
+
+bool NsysLoader::has_column(std::string_view t, std::string_view c) const {
+  auto it = columns_.find(std::string(t));
+  return it != columns_.end() && std::find(it->second.begin(), it->second.end(), c) != it->second.end();
+}
+
+// "SELECT a, NULL, c FROM t": a column this schema version lacks reads as NULL, so the column
+// indexes of a query never change.
+std::string NsysLoader::select(std::string_view table, std::initializer_list<const char*> columns) const {
+  std::string sql = "SELECT ";
+  bool first = true;
+  for (const char* c : columns) {
+    if (!first) sql += ", ";
+    first = false;
+    sql += has_column(table, c) ? quote_identifier(c) : std::string("NULL");
+  }
+  return sql + " FROM " + quote_identifier(table);
+}
+
+template <size_t N>
+std::string NsysLoader::select(std::string_view table, const char* const (&columns)[N]) const {
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < N; ++i) {
+    if (i) sql += ", ";
+    sql += has_column(table, columns[i]) ? quote_identifier(columns[i]) : std::string("NULL");
+  }
+  return sql + " FROM " + quote_identifier(table);
+}
+
+// A table without the columns an event cannot do without is not read, and says so in `info`.
+bool NsysLoader::require(std::string_view table, std::initializer_list<const char*> columns) {
+  if (!has_table(table)) return false;
+  std::string missing;
+  for (const char* c : columns)
+    if (!has_column(table, c)) missing += (missing.empty() ? "" : ", ") + std::string(c);
+  if (missing.empty()) return true;
+  unreadable_.push_back(std::string(table) + " lacks column(s) " + missing);
+  return false;
+}
+
+template <class Row>
+bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row) {
+  Statement s(db_, sql);
+  if (!s.prepared()) return sql_fail("reading " + std::string(table));
+  bool events = std::find(std::begin(kEventTables), std::end(kEventTables), table) != std::end(kEventTables);
+  if (events) {
+    phase_ = table.data();  // every caller passes a literal
+    report_progress();
+    check_cancel();
+    if (!error_.message.empty()) return false;
+  }
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    row(s);
+    progress();
+    if (!error_.message.empty()) return false;
+  }
+  tables_done_ += events;
+  return rc == SQLITE_DONE || sql_fail("reading " + std::string(table));
+}
+
+// An Nsight export has StringIds and event tables; its schema version is 3.x.
+bool NsysLoader::check_export() {
+  bool any_events = false;
+  for (const char* t : kEventTables) any_events |= has_table(t);
+  if (!has_table("StringIds")) {
+    std::string found;
+    for (size_t i = 0; i < table_order_.size() && i < 8; ++i) found += (i ? ", " : "") + table_order_[i];
+    if (table_order_.size() > 8) found += ", ...";
+    return fail("not an Nsight Systems export: no StringIds table (" +
+                (found.empty() ? std::string("the database has no tables") : "its tables: " + found) + ")");
+  }
+  if (!any_events)
+    return fail("an Nsight Systems export without event tables: none of CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API");
+  std::string schema, product;
+  if (require("META_DATA_EXPORT", {"name", "value"})) {
+    bool ok = scan("META_DATA_EXPORT", "SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
+      if (s.text(0) == "EXPORT_SCHEMA_VERSION") schema = s.text(1);
+      if (s.text(0) == "EXPORT_PRODUCT_VERSION") product = s.text(1);
+    });
+    if (!ok) return false;
+  }
+  if (!schema.empty() && !schema.starts_with("3."))
+    return fail("unsupported Nsight Systems export schema version " + schema +
+                " (Sightline reads schema 3.x, written by nsys 2021 to 2025)");
+  JsonWriter w;
+  w.begin_object().field("schema_version", schema.empty() ? "unknown" : schema);
+  w.field("product_version", product.empty() ? "unknown" : product).end_object();
+  store_->meta.top_level.emplace_back("nsys_export", w.str());
+  return true;
+}
+
+// ---------------------------------------------------------------- reference tables
+
+bool NsysLoader::read_strings() {
+  if (!require("StringIds", {"id", "value"})) return fail("StringIds lacks its id or value column");
+  std::vector<std::pair<int64_t, StringId>> all;
+  int64_t max_id = -1;
+  bool ok = scan("StringIds", "SELECT id, value FROM StringIds", [&](const Statement& s) {
+    all.emplace_back(s.i64(0), store_->strings.intern(s.text(1)));
+    max_id = std::max(max_id, s.i64(0));
+  });
+  if (!ok) return false;
+  // Ids are dense from 0 in every export seen; anything else goes to a map.
+  bool dense = max_id < int64_t(4 * all.size() + 1024);
+  if (dense) strings_.assign(size_t(max_id + 1), StringPool::kNotFound);
+  api_dense_.assign(strings_.size(), StringPool::kNotFound);
+  for (auto [id, sid] : all) {
+    if (dense && id >= 0) strings_[size_t(id)] = sid;
+    else sparse_strings_[id] = sid;
+  }
+  return true;
+}
+
+StringId NsysLoader::string_id(std::optional<int64_t> id) {
+  if (!id) return 0;
+  if (*id >= 0 && size_t(*id) < strings_.size() && strings_[size_t(*id)] != StringPool::kNotFound)
+    return strings_[size_t(*id)];
+  auto it = sparse_strings_.find(*id);
+  if (it != sparse_strings_.end()) return it->second;
+  // A dangling id: keep the event, named by the id.
+  StringId sid = store_->strings.intern("<string " + std::to_string(*id) + ">");
+  sparse_strings_[*id] = sid;
+  return sid;
+}
+
+// "cudaLaunchKernel_v7000" → "cudaLaunchKernel": Kineto and CUPTI callback names carry no
+// version suffix, and the analyses match API names exactly.
+StringId NsysLoader::api_name(std::optional<int64_t> id) {
+  int64_t key = id.value_or(INT64_MIN);
+  bool dense = id && *id >= 0 && size_t(*id) < api_dense_.size();
+  if (dense && api_dense_[size_t(*id)] != StringPool::kNotFound) return api_dense_[size_t(*id)];
+  auto it = dense ? api_names_.end() : api_names_.find(key);
+  if (it != api_names_.end()) return it->second;
+  std::string_view name = store_->strings.view(string_id(id));
+  size_t v = name.rfind("_v");
+  if (v != std::string_view::npos && v + 2 < name.size() &&
+      name.find_first_not_of("0123456789", v + 2) == std::string_view::npos)
+    name = name.substr(0, v);
+  StringId sid = store_->strings.intern(name.empty() ? std::string_view("<unnamed API call>") : name);
+  if (dense) api_dense_[size_t(*id)] = sid;
+  else api_names_[key] = sid;
+  return sid;
+}
+
+bool NsysLoader::read_session_start() {
+  if (!require("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"})) return true;
+  return scan("TARGET_INFO_SESSION_START_TIME", "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
+              [&](const Statement& s) {
+                int64_t t = s.i64(0);
+                if (t > -kMaxAbsNs / 2 && t < kMaxAbsNs / 2) session_ns_ = t;
+              });
+}
+
+bool NsysLoader::read_processes() {
+  if (!require("PROCESSES", {"globalPid", "pid"})) return true;
+  return scan("PROCESSES", select("PROCESSES", {"globalPid", "pid", "name"}), [&](const Statement& s) {
+    process_info_[s.i64(0)] = {s.i64(1), std::string(s.text(2))};
+  });
+}
+
+bool NsysLoader::read_threads() {
+  if (!require("ThreadNames", {"globalTid", "nameId"})) return true;
+  return scan("ThreadNames", "SELECT globalTid, nameId FROM ThreadNames",
+              [&](const Statement& s) { thread_names_[s.i64(0)] = s.i64(1); });
+}
+
+// TARGET_INFO_GPU → devices, with the keys Kineto writes in deviceProperties (and the clocks,
+// bandwidth and cache nsys adds, under their nsys names).
+bool NsysLoader::read_devices() {
+  if (require("TARGET_INFO_CUDA_CONTEXT_INFO", {"deviceId"})) {
+    bool ok = scan("TARGET_INFO_CUDA_CONTEXT_INFO", "SELECT deviceId FROM TARGET_INFO_CUDA_CONTEXT_INFO",
+                   [&](const Statement& s) { device_names_.try_emplace(s.i64(0)); });
+    if (!ok) return false;
+  }
+  if (!require("TARGET_INFO_GPU", {"id"})) return true;
+  static constexpr std::pair<const char*, const char*> kNumbers[] = {
+      {"totalMemory", "totalGlobalMem"},  {"computeMajor", "computeMajor"},
+      {"computeMinor", "computeMinor"},   {"maxThreadsPerBlock", "maxThreadsPerBlock"},
+      {"maxRegistersPerBlock", "regsPerBlock"}, {"threadsPerWarp", "warpSize"},
+      {"maxShmemPerBlock", "sharedMemPerBlock"}, {"smCount", "numSms"},
+      {"maxRegistersPerSm", "regsPerMultiprocessor"}, {"maxShmemPerBlockOptin", "sharedMemPerBlockOptin"},
+      {"maxShmemPerSm", "sharedMemPerMultiprocessor"}, {"clockRate", "clockRate"},
+      {"memoryBandwidth", "memoryBandwidth"}, {"l2CacheSize", "l2CacheSize"}};
+  std::string sql = "SELECT id, " + std::string(has_column("TARGET_INFO_GPU", "cuDevice") ? "cuDevice" : "NULL") +
+                    ", " + (has_column("TARGET_INFO_GPU", "name") ? "name" : "NULL") + ", " +
+                    (has_column("TARGET_INFO_GPU", "maxWarpsPerSm") ? "maxWarpsPerSm" : "NULL");
+  for (auto [column, key] : kNumbers) sql += ", " + std::string(has_column("TARGET_INFO_GPU", column) ? column : "NULL");
+  for (const char* text : {"busLocation", "uuid", "chipName"})
+    sql += ", " + std::string(has_column("TARGET_INFO_GPU", text) ? text : "NULL");
+  sql += " FROM TARGET_INFO_GPU";
+  return scan("TARGET_INFO_GPU", sql, [&](const Statement& s) {
+    // Kernel rows name the CUDA device (cuDevice); `id` is nsys's own GPU number.
+    int64_t id = s.opt(1).value_or(s.i64(0));
+    std::string name(s.text(2));
+    JsonWriter w;
+    w.begin_object().field("id", id).field("name", name);
+    int c = 4;
+    for (auto [column, key] : kNumbers) {
+      if (!s.null(c)) w.field(key, s.i64(c));
+      ++c;
+    }
+    constexpr int kWarpSize = 4 + 5;  // threadsPerWarp's place in kNumbers, after the 4 leading columns
+    int64_t threads = 0;  // warps per SM × warp size
+    if (!s.null(3) && !s.null(kWarpSize) && !__builtin_mul_overflow(s.i64(3), s.i64(kWarpSize), &threads))
+      w.field("maxThreadsPerMultiprocessor", threads);
+    for (const char* text : {"busLocation", "uuid", "chipName"}) {
+      if (!s.null(c)) w.field(text, s.text(c));
+      ++c;
+    }
+    w.end_object();
+    device_names_[id] = name;
+    store_->meta.devices.push_back({id, name, w.str()});
+  });
+}
+
+// ---------------------------------------------------------------- placement
+
+// Kineto files GPU work under pid = device id: a host process whose pid equals a device id
+// (pid 1 in a container) moves to pid + 2^32 so the two never merge.
+uint32_t NsysLoader::host_process(int64_t global_pid) {
+  auto it = host_processes_.find(global_pid);
+  if (it != host_processes_.end()) return it->second;
+  auto info = process_info_.find(global_pid);
+  int64_t pid = info != process_info_.end() ? info->second.pid : int64_t((uint64_t(global_pid) >> 24) & 0xFFFFFF);
+  int64_t key = device_names_.count(pid) ? pid + (int64_t(1) << 32) : pid;
+  uint32_t p = builder_->process(std::to_string(key), key);
+  if (info != process_info_.end() && !info->second.name.empty())
+    builder_->set_process_name(p, store_->strings.intern(info->second.name));
+  builder_->set_process_labels(p, store_->strings.intern("CPU"));
+  builder_->set_process_sort_index(p, pid);
+  host_processes_[global_pid] = p;
+  return p;
+}
+
+// nsys global thread ids pack the process (bits 24 and up) and the thread id (low 24 bits).
+uint32_t NsysLoader::thread_track(int64_t global_tid) {
+  if (last_track_ != kNone && global_tid == last_tid_) return last_track_;
+  auto it = thread_tracks_.find(global_tid);
+  uint32_t track;
+  if (it != thread_tracks_.end()) {
+    track = it->second;
+  } else {
+    int64_t tid = int64_t(uint64_t(global_tid) & 0xFFFFFF);
+    track = builder_->thread_track(host_process(pid_of(global_tid)), std::to_string(tid), tid);
+    auto name = thread_names_.find(global_tid);
+    if (name != thread_names_.end()) builder_->set_thread_name(track, string_id(name->second));
+    thread_tracks_[global_tid] = track;
+  }
+  last_tid_ = global_tid;
+  last_track_ = track;
+  return track;
+}
+
+uint32_t NsysLoader::device_process(int64_t device) {
+  auto it = device_processes_.find(device);
+  if (it != device_processes_.end()) return it->second;
+  uint32_t p = builder_->process(std::to_string(device), device);
+  std::string label = "GPU " + std::to_string(device);
+  auto name = device_names_.find(device);
+  builder_->set_process_name(p, store_->strings.intern(name != device_names_.end() && !name->second.empty()
+                                                           ? name->second : label));
+  builder_->set_process_labels(p, store_->strings.intern(label));
+  builder_->set_process_sort_index(p, wrapping_add(5000000, device));  // after the host processes, as Kineto sorts
+  device_processes_[device] = p;
+  return p;
+}
+
+uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
+  uint64_t key = uint64_t(device) << 32 ^ uint64_t(stream);
+  auto it = stream_tracks_.find(key);
+  if (it != stream_tracks_.end()) return it->second;
+  uint32_t track = builder_->thread_track(device_process(device), std::to_string(stream), stream);
+  builder_->mark_gpu(track, device, stream);
+  builder_->set_thread_name(track, store_->strings.intern(stream >= 0 ? "stream " + std::to_string(stream)
+                                                                      : std::string("context-wide")));
+  builder_->set_thread_sort_index(track, stream);
+  stream_tracks_[key] = track;
+  return track;
+}
+
+// CUPTI correlation ids count from 1 in every process: the first process keeps its ids, the
+// others get theirs offset by ordinal × 2^32, so launches never link across processes.
+int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
+  if (global_pid != last_space_pid_ || last_space_ < 0) {
+    auto [it, added] = correlation_space_.try_emplace(global_pid, int64_t(correlation_space_.size()));
+    last_space_pid_ = global_pid;
+    last_space_ = it->second;
+  }
+  return last_space_ == 0 ? id : (last_space_ << 32) | (id & 0xFFFFFFFF);
+}
+
+// ---------------------------------------------------------------- rows
+
+bool NsysLoader::absolute(int64_t t, TimeNs& out) {
+  if (__builtin_add_overflow(t, session_ns_, &out) || out > kMaxAbsNs || out < -kMaxAbsNs) {
+    skip_row(IssueKind::TimestampOutOfRange);
+    return false;
+  }
+  return true;
+}
+
+// Columns start_col and start_col + 1 are start and end. A missing end leaves `open` set.
+bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
+  std::optional<int64_t> begin = s.opt(start_col), finish = s.opt(start_col + 1);
+  if (!begin) return skip_row(IssueKind::MissingField), false;
+  if (!absolute(*begin, start)) return false;
+  open = !finish;
+  dur = 0;
+  if (open) return true;
+  TimeNs end = 0;
+  if (!absolute(*finish, end)) return false;
+  dur = end - start;
+  if (dur < 0) store_->issues.add_count(IssueKind::NegativeDuration, 1), dur = 0;
+  return true;
+}
+
+// The correlation keys of every GPU activity, from a scan of two columns per table.
+bool NsysLoader::find_gpu_work() {
+  for (const char* table : kGpuTables) {
+    if (!has_column(table, "correlationId")) continue;
+    std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
+    bool ok = scan(table, sql, [&](const Statement& s) {
+      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
+      --rows_;  // not rows of the report's events: progress counts those once
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool NsysLoader::read_runtime() {
+  const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
+  return scan(table, select(table, kRuntimeColumns), [&](const Statement& s) {
+    ++store_->counts.events;
+    TimeNs start, dur;
+    bool open;
+    std::optional<int64_t> thread = s.opt(3);
+    if (!thread) return skip_row(IssueKind::MissingField);
+    if (!time_span(s, 0, start, dur, open)) return;
+    if (open) store_->issues.add_count(IssueKind::MissingField, 1);
+    StringId name = api_name(s.opt(5));
+    // eventClass (ENUM_NSYS_EVENT_CLASS): 0 CUDA runtime, 1 CUDA driver; else by the name.
+    std::optional<int64_t> event_class = s.opt(2);
+    bool runtime = event_class ? *event_class == 0 : store_->strings.view(name).starts_with("cuda");
+    int64_t gtid = *thread;
+    uint32_t track = thread_track(gtid);
+    std::optional<int64_t> corr, id = s.opt(4), result = s.opt(6);
+    args_->begin();
+    if (id) {
+      args_->number("correlation", *id);
+      // Only calls that launched GPU work join the correlation table: the links are the same,
+      // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
+      int64_t key = correlation_key(pid_of(gtid), *id);
+      if (gpu_work_.contains(key)) {
+        corr = key;
+        launch_index_.insert(key, uint32_t(launches_.size()));
+        if (launch_index_.find(key) == launches_.size()) launches_.push_back({track, start, name});
+      }
+    }
+    if (result) args_->number("return value", *result);
+    uint32_t args = args_->end();
+    builder_->add_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
+  });
+}
+
+bool NsysLoader::read_osrt() {
+  const char* table = "OSRT_API";
+  if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
+  return scan(table, select(table, {"start", "end", "globalTid", "nameId", "returnValue"}), [&](const Statement& s) {
+    ++store_->counts.events;
+    TimeNs start, dur;
+    bool open;
+    if (s.null(2)) return skip_row(IssueKind::MissingField);
+    if (!time_span(s, 0, start, dur, open)) return;
+    if (open) store_->issues.add_count(IssueKind::MissingField, 1);
+    uint32_t args = kNone;
+    if (!s.null(4)) {
+      args_->begin();
+      args_->number("return value", s.i64(4));
+      args = args_->end();
+    }
+    builder_->add_slice(thread_track(s.i64(2)), start, dur, string_id(s.opt(3)), cat_osrt_, args, std::nullopt);
+  });
+}
+
+// Domain and category names are rows of NVTX_EVENTS themselves; read them before the ranges.
+bool NsysLoader::read_nvtx_names() {
+  std::string sql = select("NVTX_EVENTS", {"eventType", "domainId", "category", "text", "textId"}) +
+                    " WHERE eventType IN (33, 64, 75)";
+  return scan("NVTX_EVENTS", sql, [&](const Statement& s) {
+    std::string name(s.null(3) ? store_->strings.view(string_id(s.opt(4))) : s.text(3));
+    uint64_t domain = uint64_t(s.opt(1).value_or(0));
+    if (s.i64(0) == kNvtxDomainCreate) nvtx_domains_[domain] = name;
+    else nvtx_categories_[domain << 32 ^ uint64_t(s.opt(2).value_or(0))] = name;
+  });
+}
+
+bool NsysLoader::read_nvtx() {
+  const char* table = "NVTX_EVENTS";
+  if (!require(table, {"start", "eventType"})) return true;
+  if (!read_nvtx_names()) return false;
+  std::string sql = select(table, {"start", "end", "eventType", "globalTid", "text", "textId", "domainId", "category",
+                                   "color", "int64Value", "uint64Value", "doubleValue", "int32Value",
+                                   "uint32Value", "floatValue", "rangeId"});
+  uint64_t row = 0;
+  return scan(table, sql, [&](const Statement& s) {
+    ++row;
+    int64_t type = s.opt(2).value_or(-1);
+    if (type == kNvtxCategory || type == kNvtxtCategory || type == kNvtxDomainCreate || type == kNvtxThread ||
+        type == kNvtxtMetaThread || type == kNvtxtMetaProcess || type == kNvtxtMetaFile) {
+      ++store_->counts.metadata;
+      return;
+    }
+    ++store_->counts.events;
+    bool range = type == kNvtxPushPop || type == kNvtxtPushPop, async = type == kNvtxStartEnd || type == kNvtxtStartEnd;
+    bool mark = type == kNvtxMark || type == kNvtxtMark;
+    if (!range && !async && !mark) return skip_row(IssueKind::SkippedPhase);
+    if (s.null(3)) return skip_row(IssueKind::MissingField);
+    TimeNs start, dur;
+    bool open;
+    if (!time_span(s, 0, start, dur, open)) return;
+    StringId name = s.null(4) ? string_id(s.opt(5)) : store_->strings.intern(s.text(4));
+    uint64_t domain = uint64_t(s.opt(6).value_or(0));
+    args_->begin();
+    if (domain) {
+      auto d = nvtx_domains_.find(domain);
+      d != nvtx_domains_.end() ? args_->text("domain", d->second) : args_->number("domain", int64_t(domain));
+    }
+    if (int64_t category = s.opt(7).value_or(0)) {
+      auto c = nvtx_categories_.find(domain << 32 ^ uint64_t(category));
+      c != nvtx_categories_.end() ? args_->text("category", c->second) : args_->number("category", category);
+    }
+    if (!s.null(8)) {
+      char color[8];
+      std::snprintf(color, sizeof color, "#%06x", unsigned(uint64_t(s.i64(8)) & 0xFFFFFF));  // ARGB → #rrggbb
+      args_->text("color", color);
+    }
+    for (int c = 9; c <= 14; ++c) {
+      if (s.null(c)) continue;
+      c == 11 || c == 14 ? args_->real("payload", s.f64(c)) : args_->number("payload", s.i64(c));
+      break;
+    }
+    uint32_t args = args_->end();
+    int64_t gtid = s.i64(3);
+    if (mark) return builder_->add_instant(thread_track(gtid), start, name, cat_annotation_, args, 't');
+    if (range) {
+      uint32_t track = thread_track(gtid);
+      if (open) return builder_->add_begin(track, start, name, cat_annotation_, args, std::nullopt, row);
+      return builder_->add_slice(track, start, dur, name, cat_annotation_, args, std::nullopt);
+    }
+    // Start/end ranges may end on another thread: one async track per process and domain.
+    uint32_t process = host_process(pid_of(gtid));
+    auto [it, added] = nvtx_async_.try_emplace({process, domain}, 0);
+    if (added) {
+      auto d = nvtx_domains_.find(domain);
+      std::string track_name = d != nvtx_domains_.end() ? "NVTX " + d->second : std::string("NVTX");
+      it->second = builder_->async_track(process, cat_annotation_, store_->strings.intern(track_name));
+    }
+    if (open) return builder_->add_async_begin(it->second, ~row, start, name, cat_annotation_, args, row);
+    builder_->add_slice(it->second, start, dur, name, cat_annotation_, args, std::nullopt);
+  });
+}
+
+// Columns 0-6 of every GPU query: start, end, deviceId, contextId, streamId, correlationId, globalPid.
+bool NsysLoader::gpu_row(const Statement& s, GpuRow& row) {
+  ++store_->counts.events;
+  bool open;
+  if (!time_span(s, 0, row.start, row.dur, open)) return false;
+  if (open) store_->issues.add_count(IssueKind::MissingField, 1);
+  row.device = s.opt(2).value_or(0);
+  row.context = s.opt(3).value_or(0);
+  std::optional<int64_t> stream = s.opt(4);
+  row.stream = !stream || *stream == kNoId || *stream < 0 ? -1 : *stream;
+  row.correlation = s.opt(5);
+  row.global_pid = s.opt(6).value_or(0);
+  return true;
+}
+
+// The fields every Kineto GPU activity carries, in Kineto's order.
+void NsysLoader::gpu_args(const GpuRow& row) {
+  args_->begin();
+  args_->number("device", row.device);
+  args_->number("context", row.context);
+  args_->number("stream", row.stream);
+  if (row.correlation) args_->number("correlation", *row.correlation);
+}
+
+void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
+  uint32_t track = stream_track(row.device, row.stream);
+  if (cat != cat_sync_) gpu_work_tracks_.insert(track);
+  std::optional<int64_t> corr;
+  if (row.correlation) corr = correlation_key(row.global_pid, *row.correlation);
+  builder_->add_slice(track, row.start, row.dur, name, cat, args, corr);
+  if (!corr) return;
+  uint32_t launch = launch_index_.find(*corr);
+  if (launch == kNone) return;
+  uint64_t id = ++flow_ids_;
+  builder_->add_flow_point(launches_[launch].track, id, cat_flow_, 's', launches_[launch].ts, true, 0);
+  builder_->add_flow_point(track, id, cat_flow_, 'f', row.start, true, 0);
+  store_->counts.flows += 2;
+}
+
+bool NsysLoader::read_kernels() {
+  const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!require(table, {"start", "end"})) return true;
+  return scan(table, select(table, kKernelColumns), [&](const Statement& s) {
+    GpuRow row;
+    if (!gpu_row(s, row)) return;
+    // Kineto shows demangled names; the short and mangled ones are fallbacks.
+    std::optional<int64_t> demangled = s.opt(7), short_name = demangled ? demangled : s.opt(8);
+    StringId name = string_id(short_name ? short_name : s.opt(9));
+    if (name == 0) name = store_->strings.intern("<unnamed kernel>");
+    gpu_args(row);
+    std::optional<int64_t> v[25];
+    for (int c = 10; c < 25; ++c) v[c] = s.opt(c);
+    auto n = [&](int c) { return v[c].value_or(0); };
+    args_->number("registers per thread", n(16));
+    args_->number("shared memory", wrapping_add(n(17), n(18)));
+    args_->triple("grid", n(10), n(11), n(12));
+    args_->triple("block", n(13), n(14), n(15));
+    args_->number("static shared memory", n(17));
+    args_->number("dynamic shared memory", n(18));
+    args_->number("local memory per thread", n(19));
+    args_->number("local memory total", n(20));
+    if (v[21]) args_->number("shared memory executed", *v[21]);
+    if (v[22]) args_->number("grid id", *v[22]);
+    if (v[23]) args_->number("graph node id", *v[23]);
+    if (v[24]) args_->number("launch type", *v[24]);
+    add_gpu(row, name, cat_kernel_, args_->end());
+  });
+}
+
+// nsys numbers memory kinds from 0 = Pageable (ENUM_CUDA_MEM_KIND, 7 = Unknown); CUPTI, whose
+// names record_events.h writes, from 0 = Unknown.
+uint8_t cupti_memory_kind(std::optional<int64_t> nsys_kind) {
+  return nsys_kind && *nsys_kind >= 0 && *nsys_kind <= 6 ? uint8_t(*nsys_kind + 1) : 0;
+}
+
+bool NsysLoader::read_memcpy() {
+  const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  if (!require(table, {"start", "end"})) return true;
+  std::unordered_map<uint32_t, StringId> names;
+  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"});
+  return scan(table, sql, [&](const Statement& s) {
+    GpuRow row;
+    if (!gpu_row(s, row)) return;
+    // ENUM_CUDA_MEMCPY_OPER numbers copy kinds as CUPTI does (1 HtoD, 2 DtoH, ... 10 PtoP).
+    int64_t kind = s.opt(8).value_or(0);
+    uint8_t copy = kind >= 0 && kind <= 10 ? uint8_t(kind) : 0;
+    uint8_t src = cupti_memory_kind(s.opt(9)), dst = cupti_memory_kind(s.opt(10));
+    auto [it, added] = names.try_emplace(uint32_t(copy) << 16 | uint32_t(src) << 8 | dst, 0);
+    if (added) it->second = store_->strings.intern(capture::memcpy_name(copy, src, dst));
+    int64_t bytes = s.opt(7).value_or(0);
+    gpu_args(row);
+    args_->number("bytes", bytes);
+    // bytes per ns is GB/s (10^9 bytes per second).
+    if (row.dur > 0) args_->real("memory bandwidth (GB/s)", double(bytes) / double(row.dur));
+    if (!s.null(11)) args_->number("graph node id", s.i64(11));
+    add_gpu(row, it->second, cat_memcpy_, args_->end());
+  });
+}
+
+bool NsysLoader::read_memset() {
+  const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
+  if (!require(table, {"start", "end"})) return true;
+  std::unordered_map<uint8_t, StringId> names;
+  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "value", "memKind", "graphNodeId"});
+  return scan(table, sql, [&](const Statement& s) {
+    GpuRow row;
+    if (!gpu_row(s, row)) return;
+    uint8_t kind = cupti_memory_kind(s.opt(9));
+    auto [it, added] = names.try_emplace(kind, 0);
+    if (added) it->second = store_->strings.intern(capture::memset_name(kind));
+    int64_t bytes = s.opt(7).value_or(0);
+    gpu_args(row);
+    args_->number("bytes", bytes);
+    args_->number("value", s.opt(8).value_or(0));
+    if (row.dur > 0) args_->real("memory bandwidth (GB/s)", double(bytes) / double(row.dur));
+    if (!s.null(10)) args_->number("graph node id", s.i64(10));
+    add_gpu(row, it->second, cat_memset_, args_->end());
+  });
+}
+
+// The kind of a synchronisation, by the API call that made it when known. The stored syncType
+// does not follow ENUM_CUPTI_SYNC_TYPE's labels: in both corpus versions (2024.6, 2025.1)
+// cudaStreamSynchronize gives 2 (labelled "Stream wait sync") and cudaDeviceSynchronize 4; so
+// the number is only the fallback, read as 1 event, 2 stream, 3 stream-wait-event, 4 context.
+std::string_view sync_kind(std::string_view api, int64_t type) {
+  if (api.find("StreamWaitEvent") != std::string_view::npos) return "Stream Wait Event";
+  if (api.find("StreamSynchronize") != std::string_view::npos) return "Stream Sync";
+  if (api.find("EventSynchronize") != std::string_view::npos) return "Event Sync";
+  if (api.find("DeviceSynchronize") != std::string_view::npos || api.find("CtxSynchronize") != std::string_view::npos)
+    return "Context Sync";
+  switch (type) {
+    case 1: return "Event Sync";
+    case 2: return "Stream Sync";
+    case 3: return "Stream Wait Event";
+    case 4: return "Context Sync";
+    default: return "Unknown Sync";
+  }
+}
+
+bool NsysLoader::read_sync() {
+  const char* table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  if (!require(table, {"start", "end"})) return true;
+  // 2025.1 moved the old column to deprecatedSyncType and added syncType; 2024.6 has syncType only.
+  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "syncType", "deprecatedSyncType", "eventId"});
+  return scan(table, sql, [&](const Statement& s) {
+    GpuRow row;
+    if (!gpu_row(s, row)) return;
+    std::string_view api;
+    if (row.correlation) {
+      uint32_t launch = launch_index_.find(correlation_key(row.global_pid, *row.correlation));
+      if (launch != kNone) api = store_->strings.view(launches_[launch].name);
+    }
+    std::string_view kind = sync_kind(api, s.opt(7).value_or(s.opt(8).value_or(0)));
+    args_->begin();
+    args_->text("cuda_sync_kind", kind);
+    args_->number("stream", row.stream);
+    if (row.correlation) args_->number("correlation", *row.correlation);
+    args_->number("device", row.device);
+    args_->number("context", row.context);
+    if (!s.null(9) && s.i64(9) != kNoId) args_->number("cuda event", s.i64(9));
+    add_gpu(row, store_->strings.intern(kind), cat_sync_, args_->end());
+  });
+}
+
+// Whole-graph activity (nsys --cuda-graph-trace=graph): one slice per graph launch.
+bool NsysLoader::read_graphs() {
+  const char* table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+  if (!require(table, {"start", "end"})) return true;
+  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "graphId", "graphExecId"});
+  return scan(table, sql, [&](const Statement& s) {
+    GpuRow row;
+    if (!gpu_row(s, row)) return;
+    gpu_args(row);
+    if (!s.null(7)) args_->number("graph id", s.i64(7));
+    if (!s.null(8)) args_->number("graph exec id", s.i64(8));
+    std::string name = "CUDA graph " + (s.null(7) ? std::string("?") : std::to_string(s.i64(7)));
+    add_gpu(row, store_->strings.intern(name), cat_graph_, args_->end());
+  });
+}
+
+// GPU metrics sampling (nsys --gpu-metrics-devices): one counter series per metric, in a
+// process per metric set (typeId), named by TARGET_INFO_GPU_METRICS.
+bool NsysLoader::read_gpu_metrics() {
+  const char* table = "GPU_METRICS";
+  if (!require(table, {"timestamp", "metricId", "value"})) return true;
+  std::unordered_map<uint64_t, std::string> metric_names;  // typeId << 32 ^ metricId → name
+  std::unordered_map<int64_t, std::string> type_names;
+  if (require("TARGET_INFO_GPU_METRICS", {"metricId", "metricName"})) {
+    std::string sql = select("TARGET_INFO_GPU_METRICS", {"typeId", "metricId", "metricName", "typeName"});
+    bool ok = scan("TARGET_INFO_GPU_METRICS", sql, [&](const Statement& s) {
+      int64_t type = s.opt(0).value_or(0);
+      metric_names[uint64_t(type) << 32 ^ uint64_t(s.i64(1))] = std::string(s.text(2));
+      if (!s.null(3)) type_names[type] = std::string(s.text(3));
+      --rows_;
+    });
+    if (!ok) return false;
+  }
+  std::unordered_map<int64_t, uint32_t> processes;
+  std::unordered_map<uint64_t, std::string> fallback_names;
+  return scan(table, select(table, {"timestamp", "typeId", "metricId", "value"}), [&](const Statement& s) {
+    ++store_->counts.events;
+    TimeNs ts;
+    if (s.null(0) || s.null(2)) return skip_row(IssueKind::MissingField);
+    if (!absolute(s.i64(0), ts)) return;
+    int64_t type = s.opt(1).value_or(0);
+    auto [p, added] = processes.try_emplace(type, 0);
+    if (added) {
+      std::string key = "gpu metrics " + std::to_string(type);
+      p->second = builder_->process(key, std::nullopt);
+      auto name = type_names.find(type);
+      builder_->set_process_name(p->second, store_->strings.intern(name != type_names.end() ? "GPU metrics: " + name->second
+                                                                                            : key));
+      builder_->set_process_sort_index(p->second, wrapping_add(6000000, type));
+    }
+    uint64_t metric = uint64_t(type) << 32 ^ uint64_t(s.i64(2));
+    auto name = metric_names.find(metric);
+    if (name == metric_names.end()) {
+      name = fallback_names.try_emplace(metric, "metric " + std::to_string(s.i64(2))).first;
+    }
+    ++store_->counts.counters;
+    builder_->add_counter(p->second, name->second, ts, s.f64(3));
+  });
+}
+
+// What the report holds that Sightline does not show, and what it lacks: for `info`.
+bool NsysLoader::note_tables() {
+  auto listed = [](std::string_view t, const auto& list) {
+    return std::find(std::begin(list), std::end(list), t) != std::end(list);
+  };
+  JsonWriter unmapped;
+  unmapped.begin_object();
+  for (const std::string& t : table_order_) {
+    // ENUM_* are the enumerations decoded above with fixed tables; they hold no events.
+    if (listed(t, kEventTables) || listed(t, kReferenceTables) || t.starts_with("ENUM_") || t.starts_with("sqlite_"))
+      continue;
+    Statement count(db_, "SELECT count(*) FROM " + quote_identifier(t));
+    if (!count.prepared() || count.step() != SQLITE_ROW) return sql_fail("counting the rows of " + t);
+    if (int64_t rows = count.i64(0)) unmapped.field(t, rows);
+  }
+  unmapped.end_object();
+  store_->meta.top_level.emplace_back("nsys_unmapped_tables", unmapped.str());
+  auto rows_in = [&](std::initializer_list<const char*> tables) {
+    for (const char* t : tables) {
+      if (!has_table(t)) continue;
+      Statement any(db_, "SELECT 1 FROM " + quote_identifier(t) + " LIMIT 1");
+      if (any.prepared() && any.step() == SQLITE_ROW) return true;
+    }
+    return false;
+  };
+  JsonWriter missing;
+  missing.begin_array();
+  if (!rows_in({"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                "CUPTI_ACTIVITY_KIND_MEMSET"}))
+    missing.value("CUDA trace");
+  else if (!rows_in({"CUPTI_ACTIVITY_KIND_KERNEL"})) missing.value("CUDA kernels");
+  if (!rows_in({"NVTX_EVENTS"})) missing.value("NVTX");
+  if (!rows_in({"OSRT_API"})) missing.value("OS runtime trace");
+  if (!rows_in({"TARGET_INFO_GPU"})) missing.value("GPU descriptions");
+  missing.end_array();
+  store_->meta.top_level.emplace_back("nsys_missing", missing.str());
+  JsonWriter unreadable;
+  unreadable.begin_array();
+  for (const std::string& why : unreadable_) unreadable.value(why);
+  unreadable.end_array();
+  store_->meta.top_level.emplace_back("nsys_unreadable_tables", unreadable.str());
+  return true;
+}
+
+}  // namespace
+
+namespace nsys {
+
+LoadResult load_database(sqlite3* db, const std::string& shown, uint64_t bytes, const LoadOptions& options) {
+  return NsysLoader(db, shown, bytes, options).run();
+}
+
+}  // namespace nsys
+}  // namespace sl

@@ -1,0 +1,500 @@
+// Distributed jobs: opening a folder of rank traces, matching collectives across ranks,
+// stragglers and clock offsets, on hand-made jobs with known answers (and the corpus job).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unistd.h>
+
+#include "analysis_test_util.h"
+#include "core/analysis/collectives.h"
+#include "core/analysis/job_report.h"
+#include "core/job.h"
+#include "test_support.h"
+
+using namespace sl;
+using namespace sl::analysis;
+using sl::analysis::test::kernel;
+using sl::analysis::test::launch;
+using sl::analysis::test::trace;
+using sl::analysis::test::usec;
+using sl::analysis::test::X;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() / ("sightline_job_test_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(counter++) + "_" + name);
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string write(const std::string& file, const std::string& text) const {
+    std::ofstream(path / file, std::ios::binary) << text;
+    return (path / file).string();
+  }
+};
+
+std::string dist(int rank, int world = 4) {
+  return R"("distributedInfo": {"backend": "nccl", "rank": )" + std::to_string(rank) +
+         R"(, "world_size": )" + std::to_string(world) + "}";
+}
+
+std::string us_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// One all-reduce on (pid 1, tid 1) and stream 7: record_param_comms around the launch, the
+// kernel from `start` to `end` (µs), in process group `group` over `ranks`.
+void add_collective(std::vector<std::string>& ev, int& corr, double start, double end, const std::string& group = "",
+                    const std::string& ranks = "", const std::string& kernel_name =
+                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)") {
+  std::string args = "{}";
+  if (!group.empty())
+    args = R"({"Process Group Name": ")" + group + R"(", "Process Group Ranks": ")" + ranks + R"("})";
+  ev.push_back(X("cpu_op", "record_param_comms", 1, 1, us_text(start - 75), "20", args));
+  ev.push_back(launch("cudaLaunchKernel", us_text(start - 70), "5", ++corr));
+  ev.push_back(kernel(kernel_name, 7, us_text(start), us_text(end - start), corr));
+}
+
+// The straggler job: 4 iterations of 5 ms; every rank computes 1 ms then all-reduces; rank 2
+// first spends 3 ms in the data loader, so it arrives 3 ms after the others at every all-reduce.
+// All all-reduces end together at b + 4600 µs.
+std::string straggler_rank(int rank) {
+  std::vector<std::string> ev;
+  int corr = 0;
+  const double t0 = 1'000'000;
+  // Warm-up kernel, so iteration 0 also starts after an idle gap.
+  ev.push_back(launch("cudaLaunchKernel", us_text(t0 - 1500), "5", ++corr));
+  ev.push_back(kernel("warmup_kernel", 7, us_text(t0 - 1400), "1000", corr));
+  for (int k = 0; k < 4; ++k) {
+    double b = t0 + 5000.0 * k, d = rank == 2 ? 3000 : 0;
+    ev.push_back(X("user_annotation", "ProfilerStep#" + std::to_string(k), 1, 1, us_text(b), "4900"));
+    if (rank == 2)
+      ev.push_back(X("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1,
+                     us_text(b + 1), "2999"));
+    ev.push_back(launch("cudaLaunchKernel", us_text(b + d + 10), "5", ++corr));
+    ev.push_back(kernel("gemm_kernel", 7, us_text(b + d + 20), "1000", corr));
+    add_collective(ev, corr, b + d + 1100, b + 4600, "0", "[0, 1, 2, 3]");
+  }
+  return trace(ev, dist(rank));
+}
+
+std::vector<RankInput> inputs_of(const std::vector<std::unique_ptr<TraceStore>>& stores) {
+  std::vector<RankInput> in;
+  for (size_t r = 0; r < stores.size(); ++r) in.push_back({int64_t(r), stores[r].get()});
+  return in;
+}
+
+std::vector<std::unique_ptr<TraceStore>> load_ranks(const std::vector<std::string>& texts) {
+  std::vector<std::unique_ptr<TraceStore>> out;
+  for (const auto& t : texts) out.push_back(analysis::test::load(t));
+  return out;
+}
+
+const CollectiveArrival& arrival_of(const CollectiveInstance& in, int64_t rank) {
+  auto it = std::find_if(in.arrivals.begin(), in.arrivals.end(), [&](auto& a) { return a.rank == rank; });
+  REQUIRE(it != in.arrivals.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("job: rank numbers from file names") {
+  CHECK(rank_from_file_name("rank-3.json") == 3);
+  CHECK(rank_from_file_name("trace_rank_12.pt.trace.json.gz") == 12);
+  CHECK(rank_from_file_name("worker7_step_12.1694128201553.pt.trace.json.gz") == 7);
+  CHECK(rank_from_file_name("Worker_5.json") == 5);
+  CHECK_FALSE(rank_from_file_name("trace.json").has_value());
+  CHECK_FALSE(rank_from_file_name("ranking.json").has_value());
+}
+
+TEST_CASE("job: a directory of ranks loads in parallel, ranks from distributedInfo, file name, order") {
+  TempDir dir("naming");
+  using analysis::test::kernel;
+  std::string body_only = trace({kernel("k", 7, "10", "5", 1)});
+  dir.write("b_trace.json", trace({kernel("k", 7, "10", "5", 1)}, dist(5)));  // distributedInfo wins
+  dir.write("rank_9.json", body_only);                                         // file name
+  dir.write("zz.json", body_only);                                             // file order (3rd file)
+  dir.write("README.md", "not a trace");
+  dir.write("config.json", R"({"lr": 0.1})");
+  std::atomic<int> done{0};
+  std::mutex progress_mutex;
+  std::set<size_t> progressed;
+  JobOptions o;
+  o.threads = 2;
+  o.on_rank_done = [&](size_t, const JobRank&) { ++done; };
+  o.on_rank_progress = [&](size_t file, const LoadProgress&) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    progressed.insert(file);
+  };
+  JobPlan plan = plan_job_dir(dir.path.string());
+  REQUIRE(plan.files.size() == 4);  // b_trace, config, rank_9, zz (natural order)
+  JobResult r = load_job(plan, o);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(done == 4);
+  CHECK(progressed == std::set<size_t>{0, 1, 2, 3});  // every file reports at least its reading phase
+  const Job& job = *r.job;
+  REQUIRE(job.ranks.size() == 3);
+  CHECK(job.ranks[0].rank == 2);
+  CHECK(job.ranks[0].rank_source == RankSource::FileOrder);
+  CHECK(fs::path(job.ranks[0].path).filename() == "zz.json");
+  CHECK(job.ranks[1].rank == 5);
+  CHECK(job.ranks[1].rank_source == RankSource::DistributedInfo);
+  CHECK(job.ranks[2].rank == 9);
+  CHECK(job.ranks[2].rank_source == RankSource::FileName);
+  REQUIRE(job.skipped.size() == 2);
+  CHECK(fs::path(job.skipped[0].path).filename() == "README.md");
+  CHECK(fs::path(job.skipped[1].path).filename() == "config.json");
+  CHECK(job.skipped[1].reason.find("traceEvents") != std::string::npos);
+}
+
+TEST_CASE("job: bad input gives clear errors") {
+  SUBCASE("empty directory") {
+    TempDir dir("empty");
+    JobResult r = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.find("empty directory") != std::string::npos);
+  }
+  SUBCASE("missing directory") {
+    JobResult r = load_job(plan_job_dir("/nonexistent/sightline/job"));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.find("/nonexistent/sightline/job") != std::string::npos);
+  }
+  SUBCASE("a directory of non-traces") {
+    TempDir dir("nontraces");
+    dir.write("notes.txt", "hello");
+    dir.write("config.json", R"({"lr": 0.1})");
+    JobPlan plan = plan_job_dir(dir.path.string());
+    CHECK(plan.skipped.size() == 1);
+    JobResult r = load_job(plan);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.find("no Kineto traces") != std::string::npos);
+  }
+  SUBCASE("two files with the same rank") {
+    TempDir dir("dup");
+    std::string a = dir.write("a.json", trace({kernel("k", 7, "10", "5", 1)}, dist(1)));
+    std::string b = dir.write("b.json", trace({kernel("k", 7, "10", "5", 1)}, dist(1)));
+    JobResult r = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.find("rank 1") != std::string::npos);
+    CHECK(r.error.find(a) != std::string::npos);
+    CHECK(r.error.find(b) != std::string::npos);
+  }
+  SUBCASE("one truncated rank fails alone") {
+    TempDir dir("truncated");
+    for (int r = 0; r < 3; ++r) {
+      std::string text = straggler_rank(r);
+      // Cut inside its first event: a cut after complete events would load them (issue 17).
+      if (r == 1) text = text.substr(0, text.find("\"ph\"") + 4);
+      dir.write("rank_" + std::to_string(r) + ".json", text);
+    }
+    JobResult r = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    REQUIRE(r.job->ranks.size() == 3);
+    CHECK(r.job->loaded_count() == 2);
+    const JobRank* bad = r.job->find(1);
+    REQUIRE(bad);
+    CHECK_FALSE(bad->ok());
+    CHECK(bad->rank_source == RankSource::FileName);
+    CHECK(bad->error.to_string().find("rank_1.json") != std::string::npos);
+    CHECK(bad->error.byte_offset > 0);
+    // The others stay usable: the job report runs on them and names the failed rank.
+    JobReport report = run_job_report(*r.job, {});
+    CHECK(report.ranks.size() == 2);
+    CHECK(std::any_of(report.notes.begin(), report.notes.end(),
+                      [](auto& n) { return n.find("rank 1 failed") != std::string::npos; }));
+    REQUIRE(report.collectives);
+    CHECK(report.collectives->instances.size() == 4);
+  }
+  SUBCASE("cancel stops the job") {
+    TempDir dir("cancel");
+    dir.write("rank_0.json", straggler_rank(0));
+    std::atomic<bool> cancel{true};
+    JobOptions o;
+    o.cancel = &cancel;
+    JobResult r = load_job(plan_job_dir(dir.path.string()), o);
+    CHECK_FALSE(r.ok());
+    CHECK(r.error == "cancelled");
+  }
+}
+
+TEST_CASE("collectives: rank 2 arrives 3 ms late at every all-reduce after data loading") {
+  auto stores = load_ranks({straggler_rank(0), straggler_rank(1), straggler_rank(2), straggler_rank(3)});
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  CHECK_FALSE(a.aligned);
+  for (TimeNs o : a.offsets) CHECK(o == 0);
+  REQUIRE(a.instances.size() == 4);
+  for (size_t k = 0; k < 4; ++k) {
+    const CollectiveInstance& in = a.instances[k];
+    CAPTURE(k);
+    CHECK(in.name == "AllReduce");
+    CHECK(in.group == "0");
+    CHECK(in.instance == k);
+    CHECK(in.arrivals.size() == 4);
+    CHECK(in.missing.empty());
+    CHECK(in.last_rank == 2);
+    CHECK(in.skew == usec(3000));
+    CHECK(in.last_cause == "data_loading");
+    for (int64_t r : {0, 1, 3}) CHECK(arrival_of(in, r).wait == usec(3000));
+    CHECK(arrival_of(in, 2).wait == 0);
+    // Job clock: zero at the earliest rank start (the warm-up launch at 998500 µs).
+    CHECK(arrival_of(in, 0).arrival == usec(1500 + 5000 * int64_t(k) + 1100));
+    CHECK(arrival_of(in, 2).arrival == usec(1500 + 5000 * int64_t(k) + 4100));
+    CHECK(arrival_of(in, 2).cpu_arrival == usec(1500 + 5000 * int64_t(k) + 4025));
+    CHECK(arrival_of(in, 1).end == usec(1500 + 5000 * int64_t(k) + 4600));
+  }
+  REQUIRE(a.stragglers.size() == 4);
+  const StragglerRow& top = a.stragglers[0];
+  CHECK(top.rank == 2);
+  CHECK(top.late_count == 4);
+  CHECK(top.delay_caused == usec(4 * 3 * 3000));
+  CHECK(top.wait == 0);
+  CHECK(top.top_cause == "data_loading");
+  CHECK(top.iterations == 4);
+  REQUIRE(top.iteration_mean);
+  CHECK(*top.iteration_mean == doctest::Approx(4900e3));
+  CHECK(top.collectives == 4);
+  CHECK(top.compute == usec(5 * 1000));        // warm-up + 4 gemms
+  CHECK(top.communication == usec(4 * 500));   // it arrives last: its all-reduces are short
+  CHECK(top.idle == usec(21000 - 7000));       // GPU span 998.6 ms .. 1019.6 ms
+  CHECK(a.stragglers[1].communication == usec(4 * 3500));
+  CHECK(a.stragglers[1].idle == usec(21000 - 19000));
+  for (size_t i = 1; i < 4; ++i) {
+    CHECK(a.stragglers[i].late_count == 0);
+    CHECK(a.stragglers[i].delay_caused == 0);
+    CHECK(a.stragglers[i].wait == usec(4 * 3000));
+    CHECK(a.stragglers[i].top_cause.empty());
+  }
+  // The report tables: one row per rank and instance, then the straggler ranking.
+  std::vector<Table> tables = collective_tables(a);
+  REQUIRE(tables.size() == 3);
+  CHECK(tables[0].name == "collectives");
+  CHECK(tables[0].rows.size() == 16);
+  CHECK(tables[1].name == "stragglers");
+  CHECK(cell_json(tables[1].rows[0][2]) == "36000");
+  CHECK(cell_json(tables[1].rows[0][5]) == "\"data_loading\"");
+}
+
+TEST_CASE("collectives: two process groups match separately") {
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    // Everyone: 2 all-reduces in group "0"; pairs {0,1} and {2,3}: 3 all-gathers in groups "1"/"2".
+    for (int k = 0; k < 2; ++k) add_collective(ev, corr, 1000 + 10000 * k + 10 * rank, 1000 + 10000 * k + 500, "0", "[0, 1, 2, 3]");
+    std::string pair_group = rank < 2 ? "1" : "2", pair_ranks = rank < 2 ? "[0, 1]" : "[2, 3]";
+    for (int k = 0; k < 3; ++k)
+      add_collective(ev, corr, 3000 + 2000 * k + (rank % 2) * 40, 3000 + 2000 * k + 300, pair_group, pair_ranks,
+                     "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)");
+    texts.push_back(trace(ev, dist(rank)));
+  }
+  auto stores = load_ranks(texts);
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  REQUIRE(a.instances.size() == 8);
+  std::map<std::string, int> per_group;
+  for (const auto& in : a.instances) {
+    ++per_group[in.group + "/" + in.name];
+    CHECK(in.missing.empty());
+    if (in.group == "0") {
+      CHECK(in.arrivals.size() == 4);
+      CHECK(in.last_rank == 3);
+      CHECK(in.skew == usec(30));
+    } else {
+      REQUIRE(in.arrivals.size() == 2);
+      CHECK(in.arrivals[0].rank == (in.group == "1" ? 0 : 2));
+      CHECK(in.last_rank == (in.group == "1" ? 1 : 3));
+      CHECK(in.skew == usec(40));
+      CHECK(in.arrivals[0].wait == usec(40));
+    }
+  }
+  CHECK(per_group["0/AllReduce"] == 2);
+  CHECK(per_group["1/AllGather"] == 3);
+  CHECK(per_group["2/AllGather"] == 3);
+}
+
+TEST_CASE("collectives: a rank missing a collective is listed as missing, later instances stay matched") {
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    for (int k = 0; k < 4; ++k) {
+      if (rank == 3 && k == 2) continue;  // rank 3 never calls the third all-reduce
+      add_collective(ev, corr, 1000 + 5000 * k + 20 * rank, 1000 + 5000 * k + 800);
+    }
+    texts.push_back(trace(ev, dist(rank)));
+  }
+  auto stores = load_ranks(texts);
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  REQUIRE(a.instances.size() == 4);
+  for (size_t k = 0; k < 4; ++k) {
+    const CollectiveInstance& in = a.instances[k];
+    CAPTURE(k);
+    CHECK(in.group == "default");
+    CHECK(in.instance == k);
+    if (k == 2) {
+      CHECK(in.arrivals.size() == 3);
+      CHECK(in.missing == std::vector<int64_t>{3});
+      CHECK(in.last_rank == 2);
+    } else {
+      CHECK(in.arrivals.size() == 4);
+      CHECK(in.missing.empty());
+      CHECK(in.last_rank == 3);
+      CHECK(in.skew == usec(60));
+    }
+  }
+  CHECK_FALSE(a.notes.empty());
+}
+
+TEST_CASE("collectives: the Seq arg matches instances even when a rank missed one") {
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 3; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    for (int seq = 0; seq < 3; ++seq) {
+      if (rank == 1 && seq == 1) continue;
+      double start = 1000 + 3000 * seq + 10 * rank;
+      std::string args = R"({"Process Group Name": "7", "Seq": )" + std::to_string(seq) + "}";
+      ev.push_back(X("cpu_op", "record_param_comms", 1, 1, us_text(start - 75), "20", args));
+      ev.push_back(launch("cudaLaunchKernel", us_text(start - 70), "5", ++corr));
+      ev.push_back(kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 7,
+                          us_text(start), us_text(1000 + 3000 * seq + 500 - start), corr));
+    }
+    texts.push_back(trace(ev, dist(rank, 3)));
+  }
+  auto stores = load_ranks(texts);
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  REQUIRE(a.instances.size() == 3);
+  CHECK(a.notes.empty());  // no clock-based matching was needed
+  CHECK(a.instances[1].arrivals.size() == 2);
+  CHECK(a.instances[1].missing == std::vector<int64_t>{1});
+  CHECK(a.instances[2].arrivals.size() == 3);
+  CHECK(a.instances[2].group == "7");
+  CHECK(a.instances[2].skew == usec(20));
+  CHECK(arrival_of(a.instances[2], 0).wait == usec(20));
+}
+
+TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us") {
+  // Ranks 2 and 3 run on a host whose clock is 1234.567 ms ahead; each kernel end jitters by a
+  // few µs, as real collectives do.
+  const double host_b = 1234.567 * 1000;  // µs
+  const int jitter[4][6] = {{0, 2, -1, 3, 0, 1}, {1, -2, 0, 2, -3, 0}, {-1, 0, 3, -2, 1, 2}, {2, 1, -3, 0, 2, -1}};
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    double shift = rank >= 2 ? host_b : 0;
+    for (int k = 0; k < 6; ++k) {
+      double start = 5000 + 4000 * k + 100 * ((rank + k) % 4);
+      add_collective(ev, corr, start + shift, 5000 + 4000 * k + 900 + jitter[rank][k] + shift);
+    }
+    texts.push_back(trace(ev, dist(rank)));
+  }
+  auto stores = load_ranks(texts);
+  SUBCASE("auto: offsets above the noise are applied") {
+    CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+    REQUIRE(a.offsets.size() == 4);
+    CHECK(a.offsets[0] == 0);
+    CHECK(std::abs(a.offsets[1]) <= usec(10));
+    CHECK(std::abs(a.offsets[2] + TimeNs(host_b * 1000)) <= usec(10));
+    CHECK(std::abs(a.offsets[3] + TimeNs(host_b * 1000)) <= usec(10));
+    CHECK(a.aligned);
+    REQUIRE(a.instances.size() == 6);
+    for (const auto& in : a.instances) CHECK(in.skew <= usec(300 + 10));
+  }
+  SUBCASE("none: raw clocks") {
+    CollectiveOptions o;
+    o.align = Align::None;
+    CollectiveAnalysis a = analyze_collectives(inputs_of(stores), o);
+    CHECK_FALSE(a.aligned);
+    REQUIRE(a.instances.size() == 6);
+    for (const auto& in : a.instances) CHECK(in.skew >= usec(1234000));
+  }
+}
+
+TEST_CASE("job report: every analysis per rank with its rank column, --rank picks one") {
+  TempDir dir("report");
+  for (int r = 0; r < 4; ++r) dir.write("rank_" + std::to_string(r) + ".json", straggler_rank(r));
+  JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+  JobReportOptions o;
+  JobReport all = run_job_report(*loaded.job, o);
+  auto table = [](const JobReport& r, const std::string& name) -> const Table& {
+    auto it = std::find_if(r.tables.begin(), r.tables.end(), [&](auto& t) { return t.name == name; });
+    REQUIRE(it != r.tables.end());
+    return *it;
+  };
+  const Table& tb = table(all, "temporal_breakdown");
+  REQUIRE(tb.rows.size() == 4);
+  for (int r = 0; r < 4; ++r) CHECK(tb.rows[size_t(r)][0].i == r);
+  const Table& kt = table(all, "kernel_type_breakdown");
+  CHECK(kt.columns.front() == "rank");
+  CHECK(table(all, "stragglers").rows.size() == 4);
+  o.only_rank = 2;
+  JobReport one = run_job_report(*loaded.job, o);
+  CHECK(table(one, "temporal_breakdown").rows.size() == 1);
+  CHECK(table(one, "stragglers").rows.size() == 1);
+  CHECK(table(one, "collectives").rows.size() == 4);
+  std::string json = render_job_json(*loaded.job, one, o);
+  CHECK(json.find("\"rank\": 2,") != std::string::npos);
+  CHECK(json.find("\"stragglers\": [") != std::string::npos);
+}
+
+TEST_CASE("job report on the corpus: per-rank numbers equal the report of each rank file alone") {
+  if (!sl::test::have_shared()) return;
+  std::string dir = (sl::test::shared_dir() / "corpus" / "param_dlrm_8rank").string();
+  JobResult loaded = load_job(plan_job_dir(dir));
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+  REQUIRE(loaded.job->ranks.size() == 8);
+  CHECK(loaded.job->loaded_count() == 8);
+  JobReport job = run_job_report(*loaded.job, {});
+  for (const JobRank& rank : loaded.job->ranks) {
+    CAPTURE(rank.rank);
+    CHECK(rank.rank_source == RankSource::DistributedInfo);
+    LoadResult alone = load_trace(rank.path);
+    REQUIRE(alone.ok());
+    Report r = run_report(*alone.store, {});
+    for (const Table& t : report_tables(r)) {
+      CAPTURE(t.name);
+      auto merged = std::find_if(job.tables.begin(), job.tables.end(), [&](auto& m) { return m.name == t.name; });
+      REQUIRE(merged != job.tables.end());
+      bool added_rank = std::find(t.columns.begin(), t.columns.end(), "rank") == t.columns.end();
+      size_t rank_col = size_t(std::find(merged->columns.begin(), merged->columns.end(), "rank") - merged->columns.begin());
+      std::vector<std::string> mine, expected;
+      for (const auto& row : merged->rows) {
+        if (row[rank_col].kind != Cell::Int || row[rank_col].i != rank.rank) continue;
+        std::string s;
+        for (size_t k = added_rank ? 1 : 0; k < row.size(); ++k) s += cell_json(row[k]) + ",";
+        mine.push_back(s);
+      }
+      for (const auto& row : t.rows) {
+        std::string s;
+        for (const auto& c : row) s += cell_json(c) + ",";
+        expected.push_back(s);
+      }
+      CHECK(mine == expected);
+    }
+  }
+  // Ranks of one host: offsets within noise, so the clocks stay raw.
+  REQUIRE(job.collectives);
+  CHECK_FALSE(job.collectives->aligned);
+  CHECK(job.collectives->instances.size() == 8);
+  for (const auto& in : job.collectives->instances) CHECK(in.arrivals.size() == 8);
+}

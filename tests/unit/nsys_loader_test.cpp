@@ -1,0 +1,550 @@
+// Nsight Systems SQLite exports: a hand-made report built here with the SQLite API (so a plain
+// clone tests itself), broken files, and the three corpus reports against independent SQL counts.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/analysis/common.h"
+#include "core/diff/trace_diff.h"
+#include "core/file_reader.h"
+#include "core/nsys_loader.h"
+#include "core/trace_info.h"
+#include "figures/timeline_figure.h"
+#include "test_support.h"
+
+using namespace sl;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch folder removed at the end of the test.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "sightline-nsys-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const char* name) const { return (path / name).string(); }
+};
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  INFO(sql << ": " << (error ? error : ""));
+  sqlite3_free(error);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+void write_db(const std::string& path, const std::string& sql) {
+  fs::remove(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, sql);
+  sqlite3_close(db);
+}
+
+// The schema of nsys 2024.6 (sync has `syncType` only) or 2025.1 (`deprecatedSyncType` too),
+// trimmed to the columns the loader reads, and a handful of rows with known answers:
+// process 100 (thread 101 "main"), device 0 "NVIDIA Test GPU", session start 1e18 ns.
+std::string tiny_report(bool schema_2025, const char* schema_version = "3.16.1") {
+  std::string sync_columns = schema_2025 ? "deprecatedSyncType INTEGER, syncType INTEGER" : "syncType INTEGER";
+  std::string sync_values = schema_2025 ? "NULL, 2" : "2";
+  // globalPid = 1 << 40 | pid << 24; globalTid = globalPid | tid.
+  const std::string gpid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24));
+  const std::string gtid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24) | 101);
+  return R"(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMemcpyAsync_v3020'),
+  (3, 'cudaStreamSynchronize_v3020'), (4, 'cuLaunchKernel'), (5, 'main'),
+  (6, 'void add<float>(float*, float const*)'), (7, '_Z3addIfEvPT_PKS0_'), (8, 'add'),
+  (9, 'cudaGetDeviceProperties_v2_v12000'), (10, 'step'), (11, 'read');
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', ')" + std::string(schema_version) + R"('),
+  ('EXPORT_PRODUCT_VERSION', '2024.6.2.25');
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1000000000000000000, '', '');
+CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+INSERT INTO PROCESSES VALUES ()" + gpid + R"(, 100, 'trainer');
+CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (5, 20, )" + gtid + R"();
+CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, totalMemory INTEGER, smCount INTEGER,
+  threadsPerWarp INTEGER, maxWarpsPerSm INTEGER, computeMajor INTEGER, computeMinor INTEGER, cuDevice INTEGER);
+INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA Test GPU', 1000, 132, 32, 64, 9, 0, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,
+  globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (1000, 1500, 0, )" + gtid + R"(, 1, 1, 0, NULL),
+  (2000, 2600, 0, )" + gtid + R"(, 2, 2, 0, NULL),
+  (3000, 9000, 0, )" + gtid + R"(, 3, 3, 0, NULL),
+  (9500, 9700, 1, )" + gtid + R"(, 4, 4, 0, NULL),
+  (9800, 9900, 0, )" + gtid + R"(, 5, 9, 0, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER, shortName INTEGER, mangledName INTEGER, launchType INTEGER, registersPerThread INTEGER,
+  gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER,
+  staticSharedMemory INTEGER, dynamicSharedMemory INTEGER, graphNodeId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (1600, 2100, 0, 1, 0, 7, 1, )" + gpid + R"(, 6, 8, 7, 0, 32, 64, 2, 1, 256, 1, 1, 1024, 2048, NULL),
+  (9750, 9990, 0, 1, 0, 7, 4, )" + gpid + R"(, 6, 8, 7, 0, 32, 1, 1, 1, 32, 1, 1, 0, 0, 17);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER, graphNodeId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2700, 4700, 0, 1, 0, 7, 2, )" + gpid + R"(, 4000, 2, 2, 1, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  value INTEGER, bytes INTEGER, graphNodeId INTEGER, memKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (4800, 4900, 0, 1, 0, 7, NULL, )" + gpid + R"(, 0, 100, NULL, 2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  )" + sync_columns + R"(, eventId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+  (4000, 8900, 0, 1, NULL, 7, 3, )" + gpid + ", " + sync_values + R"(, 4294967295);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
+  category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,
+  domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER,
+  int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (0, NULL, 75, 'trainer', )" + gtid + R"(, 3);
+INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid, color, int64Value)
+  VALUES (900, 9950, 59, 10, )" + gtid + R"(, 4294901760, 42);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (2500, NULL, 34, 'mark', )" + gtid + R"(, 3);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (1200, 8000, 60, 'load', )" + gtid + R"(, 3);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (9960, NULL, 59, 'unclosed', )" + gtid + R"();
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER, returnValue INTEGER, nestingLevel INTEGER, callchainId INTEGER);
+INSERT INTO OSRT_API VALUES (9100, 9400, 27, )" + gtid + R"(, 0, 11, 4096, 0, NULL);
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, sourceId INTEGER, typeName TEXT, metricId INTEGER, metricName TEXT);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65536, 0, 'GH100', 1, 'SM Active [Throughput %]'), (65536, 0, 'GH100', 2, 'DRAM Read Bandwidth [Throughput %]');
+CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER, metricId INTEGER, value INTEGER);
+INSERT INTO GPU_METRICS VALUES (1000, 65536, 1, 10), (1000, 65536, 2, 3), (2000, 65536, 1, 55), (2000, 65536, 2, 7), (3000, 65536, 1, 0);
+CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER, isSchedIn INTEGER, globalTid INTEGER);
+INSERT INTO SCHED_EVENTS VALUES (5, 0, 1, )" + gtid + R"(), (6, 0, 0, )" + gtid + R"();
+CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0, 'PAGEABLE', 'Pageable');
+)";
+}
+
+std::unique_ptr<TraceStore> load_tiny(const ScratchDir& dir, bool schema_2025) {
+  std::string path = dir.file(schema_2025 ? "tiny2025.sqlite" : "tiny.sqlite");
+  write_db(path, tiny_report(schema_2025));
+  REQUIRE(nsys_file_kind(path) == NsysFileKind::Sqlite);
+  LoadResult r = load_trace(path);
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  return std::move(r.store);
+}
+
+uint64_t count_cat(const TraceStore& s, std::string_view cat) {
+  uint64_t n = 0;
+  StringId id = s.strings.find(cat);
+  for (const Track& t : s.tracks)
+    for (StringId c : t.slices.cat) n += c == id;
+  return n;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("nsys: a hand-made report maps every kind of row") {
+  ScratchDir dir;
+  for (bool schema_2025 : {false, true}) {
+    CAPTURE(schema_2025);
+    auto s = load_tiny(dir, schema_2025);
+    CHECK(s->meta.format == "nsys-sqlite");
+    // 5 runtime/driver + 2 kernels + 1 memcpy + 1 memset + 1 sync + 4 NVTX events + 1 OS runtime
+    // + 5 GPU metric samples.
+    CHECK(s->counts.events == 20);
+    CHECK(s->counts.counters == 5);
+    REQUIRE(s->counters.size() == 2);
+    const CounterSeries& sm = s->counters[0];
+    CHECK(s->strings.view(sm.name) == "SM Active [Throughput %]");
+    CHECK(sm.ts == std::vector<TimeNs>{100, 1100, 2100});
+    CHECK(sm.value == std::vector<double>{10, 55, 0});
+    CHECK(s->strings.view(s->processes[sm.process].name) == "GPU metrics: GH100");
+    CHECK(s->counts.metadata == 1);  // the domain's name
+    CHECK(s->kernel_count() == 2);
+    CHECK(s->gpu_activity_count() == 5);
+    CHECK(count_cat(*s, "cuda_runtime") == 4);
+    CHECK(count_cat(*s, "cuda_driver") == 1);
+    CHECK(count_cat(*s, "gpu_memcpy") == 1);
+    CHECK(count_cat(*s, "gpu_memset") == 1);
+    CHECK(count_cat(*s, "cuda_sync") == 1);
+    CHECK(count_cat(*s, "user_annotation") == 3);  // push/pop, start/end, the unclosed one
+    CHECK(count_cat(*s, "os_runtime") == 1);
+    CHECK(s->issues.count(IssueKind::BeginWithoutEnd) == 1);
+    // Times: exact integer ns, session start + row time, rebased to the earliest (the NVTX range at 900).
+    CHECK(s->origin_ns == 1000000000000000900);
+    SliceRef launch = test::find_slice(*s, "cudaLaunchKernel");  // "_v7000" stripped
+    REQUIRE(launch.valid());
+    CHECK(s->start(launch) == 100);
+    CHECK(s->dur(launch) == 500);
+    CHECK(test::find_slice(*s, "cudaGetDeviceProperties_v2").valid());  // only the version suffix goes
+    // The kernel: demangled name, Kineto's args, its launch by correlation and an ac2g flow.
+    SliceRef kernel = test::find_slice(*s, "void add<float>(float*, float const*)");
+    REQUIRE(kernel.valid());
+    CHECK(s->is_gpu(kernel));
+    CHECK(s->start(kernel) == 700);
+    CHECK(s->dur(kernel) == 500);
+    CHECK(s->launch_of(kernel) == launch);
+    CHECK(s->slice_args_json(kernel) ==
+          R"({"device":0,"context":1,"stream":7,"correlation":1,"registers per thread":32,"shared memory":3072,)"
+          R"("grid":[64,2,1],"block":[256,1,1],"static shared memory":1024,"dynamic shared memory":2048,)"
+          R"("local memory per thread":0,"local memory total":0,"launch type":0})");
+    CHECK(s->flows_from(launch).size() == 1);
+    const Track& stream = s->tracks[kernel.track];
+    CHECK(stream.device == 0);
+    CHECK(stream.stream == 7);
+    CHECK(s->strings.view(stream.name) == "stream 7");
+    CHECK(s->strings.view(s->processes[stream.process].name) == "NVIDIA Test GPU");
+    // The driver launch's kernel links to cuLaunchKernel; it carries its graph node.
+    SliceRef driver = test::find_slice(*s, "cuLaunchKernel");
+    REQUIRE(driver.valid());
+    auto driven = s->activities_of(driver);
+    REQUIRE(driven.size() == 1);
+    CHECK(s->slice_args_json(driven[0]).find(R"("graph node id":17)") != std::string_view::npos);
+    // Copies and sets are named as Kineto names them, with the bandwidth in GB/s (bytes per ns).
+    SliceRef copy = test::find_slice(*s, "Memcpy DtoH (Device -> Pinned)");
+    REQUIRE(copy.valid());
+    CHECK(s->slice_args_json(copy) ==
+          R"j({"device":0,"context":1,"stream":7,"correlation":2,"bytes":4000,"memory bandwidth (GB/s)":2})j");
+    CHECK(s->name(s->launch_of(copy)) == "cudaMemcpyAsync");
+    SliceRef set = test::find_slice(*s, "Memset (Device)");
+    REQUIRE(set.valid());
+    CHECK_FALSE(s->launch_of(set).valid());  // no correlation id
+    // The sync is named by its API call, whatever the version numbered it.
+    SliceRef sync = test::find_slice(*s, "Stream Sync");
+    REQUIRE(sync.valid());
+    CHECK(s->name(s->launch_of(sync)) == "cudaStreamSynchronize");
+    // NVTX: the push/pop range by its textId, with colour and payload; the mark in its domain.
+    SliceRef step = test::find_slice(*s, "step");
+    REQUIRE(step.valid());
+    CHECK(s->slice_args_json(step) == R"({"color":"#ff0000","payload":42})");
+    CHECK(s->strings.view(s->tracks[step.track].name) == "main");
+    CHECK(s->strings.view(s->processes[s->tracks[step.track].process].name) == "trainer");
+    CHECK(s->is_gpu(launch) == false);
+    CHECK(launch.track == step.track);
+    SliceRef load = test::find_slice(*s, "load");
+    REQUIRE(load.valid());
+    CHECK(s->tracks[load.track].kind == TrackKind::Async);
+    CHECK(s->strings.view(s->tracks[load.track].name) == "NVTX trainer");
+    CHECK(s->slice_args_json(load) == R"({"domain":"trainer"})");
+    const InstantColumns& marks = s->tracks[step.track].instants;
+    REQUIRE(marks.size() == 1);
+    CHECK(s->strings.view(marks.name[0]) == "mark");
+    // The GPU description, with Kineto's keys.
+    REQUIRE(s->meta.devices.size() == 1);
+    CHECK(s->meta.devices[0].name == "NVIDIA Test GPU");
+    CHECK(s->meta.devices[0].properties_json.find(R"("numSms":132)") != std::string::npos);
+    CHECK(s->meta.devices[0].properties_json.find(R"("maxThreadsPerMultiprocessor":2048)") != std::string::npos);
+    // Unmapped tables and missing content are said in `info`, never dropped silently.
+    std::string info = info_text(*s);
+    CHECK(info.find("not mapped      SCHED_EVENTS (2 rows)") != std::string::npos);
+    CHECK(info.find("not recorded    GPU descriptions") == std::string::npos);
+    CHECK(info_json(*s).find(R"("nsys":{"export":{"schema_version":"3.16.1")") != std::string::npos);
+  }
+}
+
+TEST_CASE("nsys: progress names each table, and cancelling stops the load") {
+  ScratchDir dir;
+  std::string path = dir.file("tiny.sqlite");
+  write_db(path, tiny_report(false));
+  std::vector<std::string> phases;
+  uint64_t last_done = 0, total = 0;
+  bool monotonic = true;
+  LoadOptions options;
+  options.on_progress = [&](const LoadProgress& p) {
+    phases.emplace_back(p.phase);
+    monotonic &= p.bytes_done >= last_done && p.bytes_done <= p.bytes_total;
+    last_done = p.bytes_done;
+    total = p.bytes_total;
+  };
+  LoadResult r = load_trace(path, options);
+  REQUIRE(r.ok());
+  CHECK(monotonic);
+  CHECK(total == fs::file_size(path));
+  CHECK(std::find(phases.begin(), phases.end(), "CUPTI_ACTIVITY_KIND_KERNEL") != phases.end());
+  CHECK(std::find(phases.begin(), phases.end(), "NVTX_EVENTS") != phases.end());
+  std::atomic<bool> cancel{true};
+  LoadOptions cancelling;
+  cancelling.cancel = &cancel;
+  LoadResult c = load_trace(path, cancelling);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error.cancelled);
+}
+
+TEST_CASE("nsys: HTA mode reads an Nsight report as if Kineto had written it") {
+  ScratchDir dir;
+  auto s = load_tiny(dir, false);
+  CHECK(s->source_text().empty());  // no file text: rank from the metadata, not a regex over args
+  analysis::TableOptions options;
+  options.mode = analysis::Mode::Hta;
+  analysis::EventTable hta = analysis::build_table(*s, options);
+  analysis::EventTable own = analysis::build_table(*s, {});
+  CHECK(hta.rounded);  // ns timestamps are fractional µs: HTA's ceil/floor rule applies
+  CHECK(hta.gpu.size() == 5);  // kernels, copy, set and sync: args.stream is 7 on each
+  CHECK(own.gpu.size() == 5);
+  CHECK(hta.cpu.size() == own.cpu.size());
+}
+
+TEST_CASE("nsys: a .sqlite.gz is read through a temporary file that is removed") {
+  ScratchDir dir, tmp;
+  std::string path = dir.file("tiny.sqlite");
+  write_db(path, tiny_report(false));
+  std::string raw = read_file(path);
+  // gzip it with the system's gzip (-n: no name or time, so the bytes are reproducible).
+  REQUIRE(std::system(("gzip -n -k '" + path + "'").c_str()) == 0);
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  REQUIRE(nsys_file_kind(path + ".gz") == NsysFileKind::SqliteGz);
+  LoadResult r = load_trace(path + ".gz");
+  old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  CHECK(r.store->kernel_count() == 2);
+  CHECK(r.store->meta.bytes == raw.size());
+  CHECK(fs::is_empty(tmp.path));
+}
+
+TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
+  ScratchDir dir;
+  std::string good = dir.file("good.sqlite");
+  write_db(good, tiny_report(false));
+  std::string bytes = read_file(good);
+  REQUIRE(bytes.size() > 8192);
+
+  SUBCASE("truncated") {
+    for (size_t keep : {bytes.size() / 2, size_t(4096), size_t(100)}) {
+      CAPTURE(keep);
+      std::string path = dir.file("truncated.sqlite");
+      std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(keep));
+      LoadResult r = load_trace(path);
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.error.to_string().starts_with(path + ": "));
+      CHECK(r.error.message.find("truncated") != std::string::npos);
+      LoadResult m = load_nsys_bytes(std::string_view(bytes.data(), keep), "memory");
+      CHECK_FALSE(m.ok());
+    }
+  }
+  SUBCASE("the SQLite magic on something else") {
+    std::string path = dir.file("fake.sqlite");
+    std::string fake = std::string("SQLite format 3", 16) + std::string(4000, 'x');
+    std::ofstream(path, std::ios::binary) << fake;
+    LoadResult r = load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("not an SQLite database") != std::string::npos);
+  }
+  SUBCASE("an SQLite database that is not an Nsight export") {
+    std::string path = dir.file("other.sqlite");
+    write_db(path, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');");
+    LoadResult r = load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message == "not an Nsight Systems export: no StringIds table (its tables: people)");
+  }
+  SUBCASE("an export without event tables") {
+    std::string path = dir.file("empty.sqlite");
+    write_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
+    LoadResult r = load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("without event tables") != std::string::npos);
+  }
+  SUBCASE("an unknown schema version") {
+    std::string path = dir.file("future.sqlite");
+    write_db(path, tiny_report(false, "4.0.0"));
+    LoadResult r = load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("unsupported Nsight Systems export schema version 4.0.0") != std::string::npos);
+  }
+  SUBCASE("a table without a column it needs is skipped and named") {
+    std::string path = dir.file("odd.sqlite");
+    write_db(path, tiny_report(false) + "DROP TABLE OSRT_API; CREATE TABLE OSRT_API (start INTEGER, end INTEGER);"
+                                        "INSERT INTO OSRT_API VALUES (1, 2);");
+    LoadResult r = load_trace(path);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    CHECK(count_cat(*r.store, "os_runtime") == 0);
+    CHECK(info_text(*r.store).find("unreadable      OSRT_API lacks column(s) globalTid, nameId") != std::string::npos);
+  }
+  SUBCASE("rows with impossible values are counted, not kept") {
+    std::string path = dir.file("values.sqlite");
+    write_db(path, tiny_report(false) +
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (9223372036854775807, 1, 0, 5, 9, 1, 0, NULL);"
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 5, 0, 5, 10, 1, 0, NULL);"
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, 0, NULL, 11, 1, 0, NULL);");
+    LoadResult r = load_trace(path);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    CHECK(r.store->issues.count(IssueKind::TimestampOutOfRange) == 1);
+    CHECK(r.store->issues.count(IssueKind::NegativeDuration) == 1);
+    CHECK(r.store->issues.count(IssueKind::MissingField) == 1);
+    CHECK(count_cat(*r.store, "cuda_runtime") == 5);
+  }
+  SUBCASE("a .nsys-rep without nsys on PATH names the command to run") {
+    std::string path = dir.file("report1.nsys-rep");
+    std::ofstream(path) << "not really";
+    const char* old = std::getenv("PATH");
+    std::string saved = old ? old : "";
+    ::setenv("PATH", dir.path.c_str(), 1);
+    LoadResult r = load_trace(path);
+    ::setenv("PATH", saved.c_str(), 1);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("nsys export --type sqlite --output '" + dir.file("report1.sqlite") + "' '" + path + "'") !=
+          std::string::npos);
+  }
+}
+
+// The corpus reports against counts taken with plain SQL on the same file.
+TEST_CASE("nsys: corpus reports match independent SQL counts") {
+  if (!test::have_shared()) return;
+  struct Expected {
+    const char* name;
+    uint64_t kernels, memcpy, api, nvtx;
+  };
+  for (Expected e : {Expected{"fuser_nsys_h200_electsync", 19, 1, 968, 652},
+                     Expected{"fuser_nsys_h200_regsteal", 19, 1, 968, 652},
+                     Expected{"fuser_nsys_h200_xent", 18, 3, 990, 13513}}) {
+    CAPTURE(e.name);
+    std::string path = (test::shared_dir() / "corpus" / (std::string(e.name) + ".sqlite.gz")).string();
+    LoadResult r = load_trace(path);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    const TraceStore& s = *r.store;
+    // The same numbers from SQL on the decompressed bytes.
+    FileBytes bytes = read_trace_file(path, {});
+    REQUIRE(bytes.buffer);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    std::string copy(bytes.buffer->view());
+    REQUIRE(sqlite3_deserialize(db, "main", reinterpret_cast<unsigned char*>(copy.data()), sqlite3_int64(copy.size()),
+                                sqlite3_int64(copy.size()), SQLITE_DESERIALIZE_READONLY) == SQLITE_OK);
+    auto count = [&](const char* sql) {
+      sqlite3_stmt* st = nullptr;
+      REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK);
+      REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+      uint64_t n = uint64_t(sqlite3_column_int64(st, 0));
+      sqlite3_finalize(st);
+      return n;
+    };
+    CHECK(count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL") == e.kernels);
+    CHECK(count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY") == e.memcpy);
+    CHECK(count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") == e.api);
+    CHECK(count("SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)") == e.nvtx);
+    CHECK(s.kernel_count() == e.kernels);
+    CHECK(count_cat(s, "gpu_memcpy") == e.memcpy);
+    CHECK(count_cat(s, "cuda_runtime") + count_cat(s, "cuda_driver") == e.api);
+    CHECK(count_cat(s, "user_annotation") == e.nvtx);
+    CHECK(count_cat(s, "gpu_memset") == count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET"));
+    CHECK(count_cat(s, "cuda_sync") == count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"));
+    CHECK(s.counts.events == e.kernels + e.api + e.nvtx + count_cat(s, "gpu_memcpy") + count_cat(s, "gpu_memset") +
+                                 count_cat(s, "cuda_sync"));
+    // A kernel's launch is the API call with the same correlation id (in the same process).
+    uint64_t linked = 0;
+    for (uint32_t t = 0; t < s.tracks.size(); ++t) {
+      const SliceColumns& c = s.tracks[t].slices;
+      for (uint32_t i = 0; i < c.size(); ++i) {
+        SliceRef k{t, i};
+        if (s.cat(k) != "kernel") continue;
+        SliceRef launch = s.launch_of(k);
+        REQUIRE(launch.valid());
+        std::string sql = "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON "
+                          "r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24) JOIN "
+                          "StringIds s ON s.id = r.nameId WHERE k.start = " +
+                          std::to_string(s.origin_ns + s.start(k) - 0) + " - (SELECT utcEpochNs FROM "
+                          "TARGET_INFO_SESSION_START_TIME)";
+        sqlite3_stmt* st = nullptr;
+        REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+        REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+        std::string api = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        CHECK(api.starts_with(std::string(s.name(launch))));
+        ++linked;
+      }
+    }
+    CHECK(linked == e.kernels);
+    sqlite3_close(db);
+  }
+}
+
+// The corpus pair (the same nvFuser benchmark at two commits): `diff` works on Nsight reports.
+TEST_CASE("nsys: diff of the electsync and regsteal reports") {
+  if (!test::have_shared()) return;
+  auto load = [](const char* name) {
+    LoadResult r = load_trace((test::shared_dir() / "corpus" / name).string());
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    return std::move(r.store);
+  };
+  auto a = load("fuser_nsys_h200_electsync.sqlite.gz");
+  auto b = load("fuser_nsys_h200_regsteal.sqlite.gz");
+  diff::TraceDiff d = diff::trace_diff(*a, *b, {});
+  REQUIRE(d.aligned);
+  CHECK(d.aligned->matched_fraction == doctest::Approx(1.0));
+  CHECK(d.ops.rows.size() == 118);
+  // The nvFuser kernel the two commits generate differently: 132.511 µs → 124.702 µs.
+  auto kernel = std::find_if(d.ops.rows.begin(), d.ops.rows.end(),
+                             [](const diff::OpsDiffRow& r) { return r.name.starts_with("<unnamed>::nvfuser_none_f0_c0_r0_g0"); });
+  REQUIRE(kernel != d.ops.rows.end());
+  CHECK(kernel->control_total == 132511);
+  CHECK(kernel->test_total == 124702);
+  CHECK(kernel->diff_count() == 0);
+}
+
+// `render` draws an Nsight report like any trace: the committed report (a plain clone has it).
+TEST_CASE("nsys: the timeline figure of a report") {
+  LoadResult r = load_trace(test::test_data("fuser_nsys_h200_electsync.sqlite.gz"));
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  fig::Style style = fig::make_style(fig::FigureTheme::Paper, 1200);
+  fig::Scene scene;
+  fig::TimelineFigureStats stats;
+  std::string error;
+  REQUIRE(fig::timeline_figure(*r.store, nullptr, style, {}, scene, stats, error));
+  CHECK(stats.tracks >= 2);
+  auto has_text = [&](std::string_view text) {
+    return std::any_of(scene.items.begin(), scene.items.end(),
+                       [&](const fig::Item& i) { return i.kind == fig::Item::Text && i.text.find(text) != std::string::npos; });
+  };
+  CHECK(has_text("stream 7"));
+  CHECK(has_text("NVIDIA H200"));
+}
+
+// `.nsys-rep` with an `nsys` on PATH: a stand-in script that "exports" a prepared database,
+// recording its arguments; the export lands in the cache and is reused the second time.
+TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
+  ScratchDir dir;
+  std::string db = dir.file("prepared.sqlite");
+  write_db(db, tiny_report(false));
+  fs::create_directory(dir.path / "bin");
+  std::string log = dir.file("nsys.log");
+  {
+    std::ofstream script(dir.path / "bin" / "nsys");
+    script << "#!/bin/sh\necho \"$@\" >> '" << log << "'\n"
+           << "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+           << "cp '" << db << "' \"$out\"\n";
+  }
+  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
+  std::string rep = dir.file("run.nsys-rep");
+  std::ofstream(rep) << "a report";
+  const char* old_path = std::getenv("PATH");
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
+  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
+  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  LoadResult first = load_trace(rep);
+  LoadResult second = load_trace(rep);
+  ::setenv("PATH", saved_path.c_str(), 1);
+  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  REQUIRE_MESSAGE(first.ok(), first.error.to_string());
+  REQUIRE_MESSAGE(second.ok(), second.error.to_string());
+  CHECK(first.store->kernel_count() == 2);
+  CHECK(first.store->meta.file == rep);
+  std::string calls = read_file(log);
+  CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + (dir.path / "cache").string() +
+                          "/sightline/nsys/run-"));
+  CHECK(std::count(calls.begin(), calls.end(), '\n') == 1);  // the second load used the cache
+}
