@@ -95,6 +95,14 @@ std::vector<Table> report_tables(const Report& r) {
       t.rows.push_back({C::integer(rank), C::ns(x.idle), C::ns(x.compute), C::ns(x.non_compute), C::ns(x.span),
                         C::num(x.idle_pct), C::num(x.compute_pct), C::num(x.non_compute_pct)});
     out.push_back(std::move(t));
+    if (!hta) {  // Sightline: the same split per stream; its idle_us is the sum of the stream's idle_causes
+      Table s{"temporal_breakdown_streams", {"rank", "stream", "idle_us", "compute_us", "non_compute_us", "span_us",
+                                             "idle_pct", "compute_pct", "non_compute_pct"}};
+      for (const StreamTemporal& y : x.streams)
+        s.rows.push_back({C::integer(rank), C::integer(y.stream), C::ns(y.idle), C::ns(y.compute), C::ns(y.non_compute),
+                          C::ns(y.span), C::num(y.idle_pct), C::num(y.compute_pct), C::num(y.non_compute_pct)});
+      out.push_back(std::move(s));
+    }
   }
   if (r.idle) {
     Table a{"idle_breakdown", {"rank", "stream", "category", "idle_us", "ratio"}};
