@@ -12,6 +12,7 @@
 
 #include "app/commands.h"
 #include "core/json_writer.h"
+#include "views/job_view.h"
 #include "views/workspace.h"
 
 namespace sl::cli {
@@ -21,6 +22,51 @@ double thread_cpu_ms() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// The script: the whole span, then zooming in ×1.5 per frame towards five points down to ~1 µs
+// across, panning at each level; every zoom level is visited.
+std::vector<std::pair<double, double>> zoom_script(double span) {
+  std::vector<std::pair<double, double>> views_to_draw{{0, span}};  // never empty, even for a tiny trace
+  for (double center : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    for (double width = span; width > 1000; width /= 1.5) {
+      double c = center * span;
+      views_to_draw.push_back({c - width / 2, c + width / 2});
+      views_to_draw.push_back({c - width / 2 + width * 0.1, c + width / 2 + width * 0.1});
+    }
+  }
+  return views_to_draw;
+}
+
+// `bench frame DIR`: the job tab (rank overview with the worst-skew collective marked, the Ranks
+// table) through the same script; every frame changes the window, so every frame re-bins.
+std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks) {
+  views::JobView job([] {});
+  job.open(dir, {});
+  while (!job.poll()) {
+    timespec pause{0, 5'000'000};
+    nanosleep(&pause, nullptr);
+  }
+  std::vector<double> ms;
+  if (!job.error().empty()) {
+    std::fprintf(stderr, "sightline: %s\n", job.error().c_str());
+    return ms;
+  }
+  ranks = job.job()->ranks.size();
+  job.select_worst_skew();
+  for (auto [a, b] : zoom_script(std::max<double>(double(job.span()), 1000))) {
+    job.zoom_to(a, b);
+    double t0 = thread_cpu_ms();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration);
+    job.draw(ImGui::GetContentRegionAvail());
+    ImGui::End();
+    ImGui::Render();
+    ms.push_back(thread_cpu_ms() - t0);
+  }
+  return ms;
 }
 }  // namespace
 
@@ -32,9 +78,41 @@ void register_bench_frame(CLI::App& bench) {
     int width = 1600, height = 1000;
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file")->required();
+  cmd->add_option("trace", options->file, "Trace file, or a job folder (the rank overview)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options] {
+    if (is_job_dir(options->file)) {
+      ImGui::CreateContext();
+      ImGuiIO& io = ImGui::GetIO();
+      io.IniFilename = nullptr;
+      io.DisplaySize = ImVec2(float(options->width), float(options->height));
+      io.DeltaTime = 1.f / 60;
+      io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the GUI's OpenGL 3 renderer: > 64k vertices per list
+      views::load_fonts(1.f);
+      unsigned char* pixels = nullptr;
+      int w = 0, h = 0;
+      io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+      size_t ranks = 0;
+      std::vector<double> ms = job_frames(options->file, io, ranks);
+      ImGui::DestroyContext();
+      if (ms.empty()) {
+        exit_code = 1;
+        return;
+      }
+      std::sort(ms.begin(), ms.end());
+      auto pct = [&](double q) { return ms[std::min(ms.size() - 1, size_t(q * double(ms.size())))]; };
+      if (options->format == "json") {
+        JsonWriter j;
+        j.begin_object().field("ranks", uint64_t(ranks)).field("frames", uint64_t(ms.size())).field("frame_ms_p50", pct(0.5));
+        j.field("frame_ms_p99", pct(0.99)).field("frame_ms_max", ms.back()).end_object();
+        std::printf("%s\n", j.str().c_str());
+        return;
+      }
+      std::printf("job             %s (%zu ranks, rank overview re-binned every frame)\n", options->file.c_str(), ranks);
+      std::printf("frames          %zu (zoom levels from the whole job down to ~1 us, with pans)\n", ms.size());
+      std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f\n", pct(0.5), pct(0.99), ms.back());
+      return;
+    }
     views::Workspace ws;
     if (!ws.open_now(options->file)) {
       std::fprintf(stderr, "sightline: %s\n", ws.error().c_str());
@@ -52,16 +130,7 @@ void register_bench_frame(CLI::App& bench) {
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
     views::TimelineView& tl = *ws.timeline();
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
-    // The script: whole trace, then zooming in ×1.5 per frame towards five points down to
-    // ~1 µs across, panning at each level; every zoom level is visited.
-    std::vector<std::pair<double, double>> views_to_draw{{0, span}};  // never empty, even for a tiny trace
-    for (double center : {0.1, 0.3, 0.5, 0.7, 0.9}) {
-      for (double width = span; width > 1000; width /= 1.5) {
-        double c = center * span;
-        views_to_draw.push_back({c - width / 2, c + width / 2});
-        views_to_draw.push_back({c - width / 2 + width * 0.1, c + width / 2 + width * 0.1});
-      }
-    }
+    std::vector<std::pair<double, double>> views_to_draw = zoom_script(span);
     std::vector<double> ms;
     uint32_t max_commands = 0, max_vertices = 0;
     for (auto [a, b] : views_to_draw) {

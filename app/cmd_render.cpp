@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/job_open.h"
+#include "core/analysis/job_overview.h"
 #include "core/analysis/common.h"
 #include "core/analysis/idle_time.h"
 #include "core/analysis/kernel_breakdown.h"
@@ -20,6 +22,7 @@
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
 #include "figures/diff_figure.h"
+#include "figures/ranks_figure.h"
 #include "figures/timeline_figure.h"
 #include "views/time_axis.h"
 
@@ -118,6 +121,39 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
   return 0;
 }
 
+// `sightline render DIR --view ranks`: the job's rank overview with the straggler bars. Failed
+// ranks are drawn as failed; the figure is still written, and the exit status is 1 (as info/report).
+int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
+                 std::chrono::steady_clock::time_point started) {
+  if (!is_job_dir(o.traces[0])) return usage("--view ranks draws a job: sightline render DIR --view ranks -o FIG");
+  std::unique_ptr<Job> job = open_job(o.traces[0], {});
+  if (!job) return 1;
+  analysis::JobOverview overview = analysis::build_job_overview(*job);
+  fig::RanksFigureOptions options;
+  options.start = start, options.end = end;
+  std::filesystem::path dir = std::filesystem::path(o.traces[0]).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  options.title = o.title.empty() ? dir.filename().string() : o.title;
+  fig::Scene scene;
+  fig::RanksFigureStats stats;
+  std::string error;
+  if (!fig::ranks_figure(*job, overview, style, options, scene, stats, error)) {
+    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
+    return 1;
+  }
+  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
+    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
+    return 1;
+  }
+  if (!o.quiet)
+    report(o, scene,
+           " (" + std::to_string(stats.ranks) + " ranks, " + std::to_string(stats.failed) + " failed, " +
+               std::to_string(stats.runs) + " column runs, " + std::to_string(overview.collectives.instances.size()) +
+               " collectives)",
+           started);
+  return stats.failed ? 1 : 0;
+}
+
 int render(const RenderOptions& o) {
   auto started = std::chrono::steady_clock::now();
   fig::Format format;
@@ -139,6 +175,7 @@ int render(const RenderOptions& o) {
 
   fig::Style style = fig::make_style(theme, o.width);
   if (o.view == "diff") return render_diff(o, format, style, start, end, started);
+  if (o.view == "ranks") return render_ranks(o, format, style, start, end, started);
 
   LoadResult loaded;
   if (!load(o.traces[0], loaded)) return 1;
@@ -168,7 +205,7 @@ int render(const RenderOptions& o) {
   } else if (o.view == "idle") {
     ok = fig::idle_figure(analysis::idle_causes(table), style, title, scene, error);
   } else {
-    return usage("--view wants timeline, histogram, breakdown, idle or diff; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, diff or ranks; got '" + o.view + "'");
   }
   if (!ok) {
     std::fprintf(stderr, "sightline render: %s\n", error.c_str());
@@ -189,7 +226,7 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff")->required()->expected(1, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder for --view ranks")->required()->expected(1, 2);
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
   cmd->add_option("--range", o->range,
                   "Time range START:END (12.5ms:14ms, 3s:4s, raw µs): since the trace start; for diff, since each run's "
@@ -200,7 +237,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff, ranks (a job folder)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

@@ -44,8 +44,8 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Names --only accepts: the analyses and the tables they produce.
 bool known_name(const std::string& n) {
-  static const char* tables[] = {"idle_interval_stats", "queue_length_summary", "memory_bw_summary",
-                                 "launch_histograms", "kernel_breakdown_full"};
+  static const char* tables[] = {"temporal_breakdown_streams", "idle_interval_stats", "queue_length_summary",
+                                 "memory_bw_summary", "launch_histograms", "kernel_breakdown_full"};
   const auto& names = analysis::analysis_names();
   if (std::find(names.begin(), names.end(), n) != names.end()) return true;
   if (analysis::is_job_table_name(n)) return true;

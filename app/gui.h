@@ -1,4 +1,4 @@
-// The GUI entry point: `sightline [FILE...] [--diff A B] [--live [--socket PATH]] [--screenshot OUT.png] [--size WxH] [--script S]`.
+// The GUI entry point: `sightline [FILE|DIR...] [--job A B ...] [--diff A B] [--live [--socket PATH]] [--screenshot OUT.png] [--size WxH] [--script S]`.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,7 @@ namespace sl::gui {
 
 struct Options {
   std::vector<std::string> files;
+  std::vector<std::string> job;   // --job A B C: one job tab over these rank files
   std::vector<std::string> diff;  // --diff A B: a diff tab comparing A (control) with B (test)
   std::string sample;      // opened when no file is given
   std::string screenshot;  // save after the first full view, then exit

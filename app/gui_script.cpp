@@ -78,7 +78,7 @@ Outcome fail(int exit_code, const std::string& message) {
 Outcome fail_in(Call& c, const std::string& error) { return fail(1, error + " in '" + c.line + "'"); }
 
 // What a command needs before its handler runs.
-enum class Needs { Nothing, Trace, Panel, Diff, Live };
+enum class Needs { Nothing, Trace, Panel, Diff, Live, Job };
 
 // "" when `c` has what `needs` asks for, else the error (all exit 1).
 std::string missing(Call& c, Needs needs) {
@@ -93,6 +93,8 @@ std::string missing(Call& c, Needs needs) {
       return "'" + c.line + "' needs a diff tab with a computed diff" + (c.diff ? ": " + c.diff->error() : "");
     case Needs::Live:
       return c.tabs.current().live ? "" : "'" + c.line + "' needs a live capture tab (sightline --live)";
+    case Needs::Job:
+      return c.tabs.current().job ? "" : "'" + c.line + "' needs a job tab (sightline DIR, or --job A B ...)";
   }
   return "";
 }
@@ -260,6 +262,8 @@ Outcome cmd_state(Call& c) {
     c.diff ? c.diff->write_state(w) : void(w.null());
     w.key("live");
     tab.live ? tab.live->write_state(w, c.ws) : void(w.null());
+    w.key("job");
+    tab.job ? tab.job->write_state(w) : void(w.null());
     w.key("last_export");
     c.exporter.write_state(w, c.ws.store());
     w.key("import_badge");  // the menu bar's import-issues button
@@ -338,6 +342,18 @@ Outcome cmd_waitlive(Call& c) {
   return retry();
 }
 
+// --- the job tab ---------------------------------------------------------------------------
+
+// collective, expand, collapse, focus, ranksort, rankselect, align, jobexport: the job view parses
+// the arguments (JobView::command); its errors (a rank not in the job, ...) exit 1.
+Outcome cmd_job(Call& c) {
+  std::istringstream again(c.line);
+  std::string verb;
+  again >> verb;
+  if (std::string error = c.tabs.current().job->command(verb, c.rest_of_line()); !error.empty()) return fail_in(c, error);
+  return next();
+}
+
 // --- the table -----------------------------------------------------------------------------
 
 struct Command {
@@ -378,6 +394,19 @@ const Command kCommands[] = {
     {"diffcolors", "diffcolors on|off: colour slices by their change", Needs::Diff, cmd_diffcolors},
     {"waitlive", "waitlive KERNELS|end [TIMEOUT_S]: wait for a live capture's data", Needs::Live, cmd_waitlive},
     {"savelive", "savelive PATH: save the live capture as a trace", Needs::Live, cmd_savelive},
+    {"collective", "collective N|next|prev|worst: select a collective instance (by first arrival) on every rank",
+     Needs::Job, cmd_job},
+    {"expand", "expand R: show rank R's timeline under the rank overview", Needs::Job, cmd_job},
+    {"collapse", "collapse R: hide rank R's timeline", Needs::Job, cmd_job},
+    {"focus", "focus R: expand rank R and scroll to it", Needs::Job, cmd_job},
+    {"ranksort", "ranksort rank|status|collectives|late|delay|wait|iteration|compute|communication|idle|cause "
+                 "[asc|desc]: sort the Ranks table", Needs::Job, cmd_job},
+    {"rankselect", "rankselect R NAME [N]: select the Nth (from 0, by start) slice named NAME of rank R, as a click",
+     Needs::Job, cmd_job},
+    {"align", "align collectives|none|auto: the job clock (report --align), re-analysed in the background",
+     Needs::Job, cmd_job},
+    {"jobexport", "jobexport PATH: write the rank overview figure of the shown window (.svg, .pdf, .png), "
+                  "as render DIR --view ranks", Needs::Job, cmd_job},
 };
 
 const Command* find_command(const std::string& name) {

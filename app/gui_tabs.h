@@ -1,4 +1,4 @@
-// The window's tabs (one trace, a diff of two runs, or a live capture each), shared by the window
+// The window's tabs (one trace, a diff of two runs, a live capture, or a job each), shared by the window
 // loop (gui_window.cpp) and the automation script (gui_script.cpp).
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include "views/diff_view.h"
 #include "views/export_dialog.h"
+#include "views/job_view.h"
 #include "views/live_view.h"
 #include "views/workspace.h"
 
@@ -20,12 +21,13 @@ struct Tab {
   std::unique_ptr<views::Workspace> ws_b;  // the second run of a diff tab
   std::unique_ptr<views::DiffView> diff;   // declared last: destroyed before the workspaces
   std::unique_ptr<views::LiveView> live;   // a live capture tab: snapshots land in `ws`
+  std::unique_ptr<views::JobView> job;     // a job tab (every rank of a run); `ws` stays empty
   std::string pending, pending_b;
   int id = 0;
   bool loaded() const { return ws->timeline() && !ws->loading() && (!ws_b || (ws_b->timeline() && !ws_b->loading())); }
   // Ready for the script: loaded, and a diff tab's diff computed. A live tab is always ready
-  // (`waitlive` waits for its data).
-  bool ready() const { return live || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
+  // (`waitlive` waits for its data); a job tab once its ranks are loaded and analysed.
+  bool ready() const { return live || (job && job->ready()) || (loaded() && (!ws_b || (diff && (diff->ready() || !diff->error().empty())))); }
 };
 
 struct Tabs {

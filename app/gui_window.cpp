@@ -75,6 +75,7 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.browser_open = true, ui.browser_compare = false;
+    if (ImGui::MenuItem("Open folder (a job)...")) ui.browser_open = true, ui.browser_compare = false;
     if (ImGui::MenuItem("Live capture...", nullptr, live_open)) toggle_live();
     if (ImGui::MenuItem("Save capture as...", nullptr, false, live && live->can_save())) live->open_save_popup();
     if (ImGui::MenuItem("Compare with...", nullptr, false, ws.store() != nullptr))
@@ -350,6 +351,7 @@ public:
 private:
   void start_load(Workspace& ws, const std::string& path);
   void open(const std::string& path);
+  void open_job(const std::string& dir, const std::vector<std::string>& files);
   void open_diff(const std::string& a, const std::string& b);
   bool open_live(const std::string& socket, std::string& error);
   void toggle_live();
@@ -391,10 +393,19 @@ void App::start_load(Workspace& ws, const std::string& path) {
   ws.open(path, [] { glfwPostEmptyEvent(); });
 }
 
-void App::open(const std::string& path) {  // a new tab per trace
+void App::open(const std::string& path) {  // a new tab per trace; a folder is a job
+  if (is_job_dir(path)) return open_job(path, {});
   Tab& t = tabs_.add();
   start_load(*t.ws, path);
   t.pending = path;
+}
+
+// One tab per job: a folder of rank traces, or the rank files of --job (dir empty).
+void App::open_job(const std::string& dir, const std::vector<std::string>& files) {
+  Tab& t = tabs_.add();
+  t.job = std::make_unique<views::JobView>([] { glfwPostEmptyEvent(); });
+  t.job->open(dir, files);
+  t.pending = dir.empty() ? "job" : dir;
 }
 
 void App::open_diff(const std::string& a, const std::string& b) {
@@ -425,7 +436,7 @@ void App::toggle_live() {
   tabs_.choose(std::min<int>(tabs_.active, int(tabs_.list.size()) - 1));
 }
 
-// The files, diff or live capture of the command line, or the bundled sample. False when --live
+// The files, job, diff or live capture of the command line, or the bundled sample. False when --live
 // cannot listen.
 bool App::open_initial_tabs() {
   if (options_.live) {
@@ -436,9 +447,10 @@ bool App::open_initial_tabs() {
       return false;
     }
   }
-  showing_sample_ = options_.files.empty() && options_.diff.empty() && !options_.live;
+  showing_sample_ = options_.files.empty() && options_.diff.empty() && options_.job.empty() && !options_.live;
   if (showing_sample_) open(options_.sample);
   for (const std::string& f : options_.files) open(f);
+  if (!options_.job.empty()) open_job("", options_.job);
   if (options_.diff.size() == 2) open_diff(options_.diff[0], options_.diff[1]);
   else if (!options_.live) tabs_.choose(0);  // `sightline A B C` starts on A
   return true;
@@ -449,7 +461,7 @@ bool App::open_initial_tabs() {
 void App::wait_for_events() {
   bool any_busy = false, any_live = false;
   for (const auto& t : tabs_.list) {
-    any_busy |= t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
+    any_busy |= (t->job && t->job->loading()) || t->ws->loading() || (t->ws_b && t->ws_b->loading()) || (t->diff && !t->diff->ready());
     any_live |= t->live != nullptr;
   }
   if (any_busy || automated_ || idle_frames_ < 3) glfwPollEvents();
@@ -474,11 +486,18 @@ bool App::poll_tabs() {
     if (t->ws_b && !t->diff && t->loaded()) t->diff = std::make_unique<views::DiffView>(*t->ws, *t->ws_b);
     if (t->diff && t->diff->poll()) idle_frames_ = 0;
     if (t->live && t->live->poll(*t->ws)) idle_frames_ = 0;  // a snapshot swaps in at a frame boundary
+    if (t->job && t->job->poll()) {
+      idle_frames_ = 0;
+      if (!t->job->error().empty()) load_failed = true;
+      else remember(ui_, t->pending);
+    }
   }
   if (!load_failed || !automated_) return true;
   for (const auto& t : tabs_.list)
     for (Workspace* w : {t->ws.get(), t->ws_b.get()})
       if (w && !w->error().empty()) std::fprintf(stderr, "sightline: %s\n", w->error().c_str());
+  for (const auto& t : tabs_.list)
+    if (t->job && !t->job->error().empty()) std::fprintf(stderr, "sightline: %s\n", t->job->error().c_str());
   exit_code_ = 1;
   return false;
 }
@@ -507,6 +526,7 @@ void App::draw_tab_bar() {
     std::string label = fs::path(t.pending).filename().string();
     if (t.ws_b) label = "diff: " + label + " vs " + fs::path(t.pending_b).filename().string();
     if (t.live) label = t.ws->path().empty() ? "live capture" : t.ws->path();
+    if (t.job) label = "job: " + t.job->title();
     label += "###tab" + std::to_string(t.id);
     bool keep = true;
     ImGuiTabItemFlags flags = tabs_.force_select == int(i) ? ImGuiTabItemFlags_SetSelected : 0;
@@ -596,7 +616,9 @@ void App::draw_tab(Tab& tab) {
   ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
   draw_tab_bar();
   Workspace& ws = *tab.ws;
-  if (tab.diff) {
+  if (tab.job) {
+    tab.job->draw(ImGui::GetContentRegionAvail());
+  } else if (tab.diff) {
     tab.diff->draw(ImGui::GetContentRegionAvail());
   } else if (tab.ws_b) {
     bool loading = tab.ws->loading() || tab.ws_b->loading();

@@ -154,7 +154,8 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   float x0 = s.pad, x1 = s.width - s.pad;
   // 1. The GPU's span: compute, non-compute, idle.
   y += s.small * 1.2f;
-  scene.text(Role::Label, x0, y, "GPU span " + views::format_duration(double(t.span)), s.font, s.ink, Anchor::Left, true);
+  scene.text(Role::Label, x0, y, "span " + views::format_duration(double(t.span)) + " (iterations, or the trace)", s.font,
+             s.ink, Anchor::Left, true);
   y += s.small * 0.6f;
   struct Part {
     TimeNs time;

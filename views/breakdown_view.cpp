@@ -162,7 +162,7 @@ void BreakdownView::draw_overview(ViewContext& ctx) {
   const Report& r = ctx.model.report;
   float w = ImGui::GetContentRegionAvail().x;
   ImGui::BeginChild("left", ImVec2(w * 0.42f, 0));
-  section_title("Temporal breakdown (GPU span)");
+  section_title("Temporal breakdown (over the iterations, or the trace when there are none)");
   if (r.temporal && r.temporal->valid) {
     const TemporalBreakdown& t = *r.temporal;
     ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -51,6 +51,9 @@ std::optional<std::string> FileBrowser::draw(bool* open) {
   }
   if (ImGui::Button("Up")) set_folder(folder_.parent_path());
   ImGui::SameLine();
+  // A folder of rank traces opens as one job tab (the window's open() treats a folder as a job).
+  if (ImGui::Button("Open this folder as a job")) chosen = folder_.string();
+  ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::InputText("##path", path_text_, sizeof path_text_, ImGuiInputTextFlags_EnterReturnsTrue)) {
     fs::path typed(path_text_);

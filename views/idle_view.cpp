@@ -30,6 +30,7 @@ const char* cause_label(IdleCause c) {
     case IdleCause::CrossStreamWait: return "cross-stream wait";
     case IdleCause::LaunchLatency: return "launch latency";
     case IdleCause::Other: return "other";
+    case IdleCause::CollectiveWait: return "collective wait";
   }
   return "";
 }
@@ -133,8 +134,11 @@ void IdleView::draw_stream(ViewContext& ctx, int64_t stream, float bar_w) {
   ImGui::AlignTextToFramePadding();
   ImGui::Text("stream %lld", (long long)stream);
   ImGui::SameLine(ImGui::GetFontSize() * 6);
-  ImGui::TextDisabled("%9s idle", format_duration(double(idle)).c_str());
-  ImGui::SameLine(ImGui::GetFontSize() * 12);
+  // Share of the idle window (the temporal breakdown's per-stream idle_pct: same window, same sum).
+  const TimeNs window = causes.window.end - causes.window.start;
+  if (window > 0) ImGui::TextDisabled("%9s idle, %.0f%%", format_duration(double(idle)).c_str(), 100.0 * double(idle) / double(window));
+  else ImGui::TextDisabled("%9s idle", format_duration(double(idle)).c_str());
+  ImGui::SameLine(ImGui::GetFontSize() * 14);
   ImGui::PushID(int(stream));
   int clicked = stacked_bar("causes", ImVec2(bar_w, ImGui::GetFrameHeight()), parts, tips, highlighted);
   if (clicked >= 0) pick(ctx, stream, which[size_t(clicked)]);
@@ -154,7 +158,7 @@ void IdleView::draw_stream(ViewContext& ctx, int64_t stream, float bar_w) {
 
 void IdleView::draw(ViewContext& ctx) {
   if (!ctx.model.report.causes || ctx.model.report.causes->gaps.empty()) {
-    ImGui::TextDisabled("No idle gaps between GPU activities in this trace.");
+    ImGui::TextDisabled("No idle time on the GPU streams of this trace.");
     return;
   }
   const IdleCauses& causes = *ctx.model.report.causes;
@@ -164,10 +168,10 @@ void IdleView::draw(ViewContext& ctx) {
   float avail = ImGui::GetContentRegionAvail().x;
   float left_w = avail * (picked_ ? 0.62f : 1.f);
   ImGui::BeginChild("bars", ImVec2(left_w, 0));
-  float bar_w = std::max(120.f, (left_w - ImGui::GetFontSize() * 14) / 1.5f);
-  ImGui::SameLine(ImGui::GetFontSize() * 12);
+  float bar_w = std::max(120.f, (left_w - ImGui::GetFontSize() * 16) / 1.5f);
+  ImGui::SameLine(ImGui::GetFontSize() * 14);
   ImGui::TextDisabled("idle causes (Sightline) — click a cause");
-  ImGui::SameLine(ImGui::GetFontSize() * 12 + bar_w + 24);
+  ImGui::SameLine(ImGui::GetFontSize() * 14 + bar_w + 24);
   ImGui::TextDisabled("HTA categories");
   ImGui::NewLine();
   for (int64_t s : streams) draw_stream(ctx, s, bar_w);

@@ -89,14 +89,15 @@ Rgb idle_cause_rgb(int cause) {
       {86, 180, 233},   // cross-stream wait
       {240, 228, 66},   // launch latency
       {160, 160, 160},  // other
+      {0, 128, 128},    // collective wait (teal: apart from the blues, the greys and communication's orange)
   };
-  return colors[std::clamp(cause, 0, 5)];
+  return colors[std::clamp(cause, 0, 6)];
 }
 
 const char* idle_cause_label(int cause) {
   static const char* labels[] = {"data loading", "host synchronisation", "host launch-bound",
-                                 "cross-stream wait", "launch latency", "other"};
-  return labels[std::clamp(cause, 0, 5)];
+                                 "cross-stream wait", "launch latency", "other", "collective wait"};
+  return labels[std::clamp(cause, 0, 6)];
 }
 
 bool prefers_dark_text(Rgb fill) { return 0.299f * fill.r + 0.587f * fill.g + 0.114f * fill.b > 0.55f * 255.f; }

@@ -13,10 +13,11 @@
 
 namespace sl::views {
 
-std::vector<RangeRow> aggregate_range(const TraceStore& store, TimeNs t0, TimeNs t1) {
+std::vector<RangeRow> aggregate_range(const TraceStore& store, TimeNs t0, TimeNs t1, uint32_t track) {
   std::unordered_map<StringId, RangeRow> by_name;
   auto clip = [&](const SliceColumns& c, uint32_t r) { return std::min(c.end(r), t1) - std::max(c.start[r], t0); };
   for (uint32_t t = 0; t < store.tracks.size(); ++t) {
+    if (track != kNone && t != track) continue;
     const SliceColumns& c = store.tracks[t].slices;
     auto [lo, hi] = store.rows_overlapping(t, t0, t1);
     for (uint32_t r = lo; r < hi; ++r) {

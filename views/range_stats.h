@@ -16,7 +16,8 @@ struct RangeRow {
   double share = 0;            // of the summed total
 };
 
-std::vector<RangeRow> aggregate_range(const TraceStore& store, TimeNs t0, TimeNs t1);
+// Every track, or only `track` (the idle-gap hover: what the launching thread did meanwhile).
+std::vector<RangeRow> aggregate_range(const TraceStore& store, TimeNs t0, TimeNs t1, uint32_t track = kNone);
 // The slices of `name` that intersect the range, in time order (for highlighting).
 std::vector<SliceRef> slices_in_range(const TraceStore& store, StringId name, TimeNs t0, TimeNs t1);
 

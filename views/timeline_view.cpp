@@ -8,10 +8,13 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/analysis/idle_time.h"
 #include "core/data_range.h"
 #include "core/format.h"
 #include "core/short_names.h"
 #include "core/track_names.h"
+#include "views/palette.h"
+#include "views/range_stats.h"
 #include "views/time_axis.h"
 
 namespace sl::views {
@@ -191,9 +194,16 @@ void TimelineView::set_idle_gaps(std::vector<IdleGapMark> gaps) {
   for (uint32_t t = 0; t < gaps_.size(); ++t) {
     auto& list = gaps_[t];
     std::sort(list.begin(), list.end(), [](const IdleGapMark& a, const IdleGapMark& b) { return a.start < b.start; });
+    // Over the idle window: edge gaps (before the first and after the last activity) widen the
+    // track's own span, so the share matches the temporal breakdown per stream.
     const SliceColumns& c = store_.tracks[t].slices;
-    TimeNs span = c.size() ? store_.tracks[t].max_end_prefix.back() - c.start.front() : 0;
-    idle_share_[t] = span > 0 && !list.empty() ? double(idle[t]) / double(span) : -1;
+    if (!c.size() || list.empty()) {
+      idle_share_[t] = -1;
+      continue;
+    }
+    TimeNs first = std::min(c.start.front(), list.front().start), last = store_.tracks[t].max_end_prefix.back();
+    for (const IdleGapMark& g : list) last = std::max(last, g.end);
+    idle_share_[t] = last > first ? double(idle[t]) / double(last - first) : -1;
   }
 }
 
@@ -401,9 +411,12 @@ float TimelineView::draw_legend(ImDrawList* dl, ImVec2 min, float width) {
     for (KernelKind k : {KernelKind::Computation, KernelKind::Communication, KernelKind::Memory, KernelKind::Sync, KernelKind::Other})
       items.push_back({kernel_kind_color(k), kernel_kind_name(k)});
   if (show_idle) {
-    static const char* causes[] = {"idle: data loading", "idle: host sync", "idle: host launch-bound",
-                                   "idle: cross-stream wait", "idle: launch latency", "idle: other"};
-    for (int c = 0; c < 6; ++c) items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[c]});
+    static const char* causes[] = {"idle: data loading",   "idle: host sync", "idle: host launch-bound",
+                                   "idle: cross-stream wait", "idle: launch latency", "idle: other",
+                                   "idle: collective wait"};
+    static_assert(std::size(causes) == analysis::kIdleCauseCount);
+    for (int c = 0; c < analysis::kIdleCauseCount; ++c)
+      items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[c]});
   }
   legend_rect_ = {};
   if (items.empty()) return 0;
@@ -752,11 +765,61 @@ void TimelineView::draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, 
     dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(it->cause), 90));
     ++stats_.gaps_drawn;
     ++gaps_drawn_[track];
-    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height)
-      ImGui::SetTooltip("idle %s\ncause: %s", format_duration(double(it->end - it->start)).c_str(),
-                        (const char*[]){"data loading", "host synchronisation", "host launch-bound", "cross-stream wait",
-                                        "launch latency", "other"}[std::clamp(it->cause, 0, 5)]);
+    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height) gap_tooltip(*it);
   }
+}
+
+namespace {
+
+// One line per cause: why the rule fired, in the user's words.
+const char* cause_explanation(int cause) {
+  switch (analysis::IdleCause(cause)) {
+    case analysis::IdleCause::DataLoading: return "the next launch came late: the CPU was loading data";
+    case analysis::IdleCause::HostSync: return "the next launch came late: the launching thread was blocked in a sync call";
+    case analysis::IdleCause::HostLaunchBound: return "the next launch came late: the CPU was busy elsewhere";
+    case analysis::IdleCause::CrossStreamWait: return "the work was queued but waited on another stream";
+    case analysis::IdleCause::LaunchLatency: return "the work was queued: a short launch-to-start delay";
+    case analysis::IdleCause::Other: return "the work was queued; no host or stream cause found";
+    case analysis::IdleCause::CollectiveWait: return "this stream runs only collectives: waiting for the next one";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap) {
+  std::string text = "idle " + format_duration(double(gap.end - gap.start)) + " · " + idle_cause_label(gap.cause) +
+                     "\n" + cause_explanation(gap.cause);
+  if (gap.host_track >= store.tracks.size()) return text;
+  const Track& host = store.tracks[gap.host_track];
+  std::string thread(store.strings.view(host.name));
+  if (thread.empty()) thread = "thread " + std::string(store.strings.view(host.tid_text));
+  std::vector<RangeRow> ops = aggregate_range(store, gap.start, gap.end, gap.host_track);
+  std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
+  text += "\n\nmeanwhile on " + thread +
+          (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
+  const double len = double(gap.end - gap.start);
+  auto add_line = [&](const std::string& name, TimeNs time) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
+    text += "\n  " + name + "  " + format_duration(double(time)) + pct;
+  };
+  TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
+  for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
+  for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
+    std::string name = short_name(store.strings.view(ops[i].name));
+    if (name.size() > 80) name = name.substr(0, 77) + "...";
+    add_line(name, ops[i].self);
+  }
+  if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
+  return text;
+}
+
+// Built when the hovered gap changes, so a still mouse costs nothing per frame.
+void TimelineView::gap_tooltip(const IdleGapMark& gap) {
+  if (gap_hover_.track != gap.track || gap_hover_.start != gap.start)
+    gap_hover_ = {gap.track, gap.start, idle_gap_explanation(store_, gap)};
+  ImGui::SetTooltip("%s", gap_hover_.text.c_str());
 }
 
 // Counters as step charts with min/max per pixel column, so dense series stay honest.

@@ -20,7 +20,13 @@ struct IdleGapMark {
   uint32_t track;
   TimeNs start, end;
   int cause;
+  uint32_t host_track = kNone;  // CPU thread whose activity the hover explains (IdleGap::host_track)
+  bool host_inferred = false;   // no launch link: host_track launches most of the stream's work
 };
+
+// The idle-gap hover text: length, cause and why, then what the gap's launching thread ran
+// meanwhile (top ops by self time in the gap, untraced time). No ImGui: tested headless.
+std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap);
 
 // One entry of the rows in display order (pinned tracks first, then process groups), without
 // geometry: what `layout_rows` lays out and what an export of the screen draws.
@@ -149,6 +155,7 @@ private:
   void draw_more_levels(ImDrawList* dl, const Row& row, float x, float y);
   void add_track_rows(uint32_t track, float& y);
   void slice_tooltip(SliceRef s);
+  void gap_tooltip(const IdleGapMark& gap);
   ImU32 slice_color(SliceRef s) const;
   float x_of(double t) const { return canvas_x0_ + float((t - t0_) / ns_per_px_); }
   double t_of(float x) const { return t0_ + double(x - canvas_x0_) * ns_per_px_; }
@@ -182,6 +189,12 @@ private:
     uint32_t count;
   } fold_hover_{};
   bool fold_hovered_ = false;
+  // The hovered idle gap's explanation, computed once when the hovered gap changes (not per frame).
+  struct GapHover {
+    uint32_t track = kNone;
+    TimeNs start = 0;
+    std::string text;
+  } gap_hover_;
   TimelineStats stats_;
 
 public:

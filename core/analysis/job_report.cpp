@@ -164,19 +164,7 @@ std::string render_job_json(const Job& job, const JobReport& report, const JobRe
   o += "  \"mode\": " + json_escape(mode_name(opt.report.table.mode)) + ",\n";
   o += "  \"rank\": " + (opt.only_rank ? std::to_string(*opt.only_rank) : std::string("null")) + ",\n";
   o += "  \"job\": " + job_json(job, report) + ",\n";
-  for (const Table& t : report.tables) {
-    o += "  " + json_escape(t.name) + ": [";
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      o += i ? ",\n    {" : "\n    {";
-      for (size_t k = 0; k < t.columns.size(); ++k)
-        o += (k ? ", " : "") + json_escape(t.columns[k]) + ": " + cell_json(t.rows[i][k]);
-      o += "}";
-    }
-    o += t.rows.empty() ? "],\n" : "\n  ],\n";
-  }
-  o += "  \"notes\": [";
-  for (size_t i = 0; i < report.notes.size(); ++i) o += (i ? ", " : "") + json_escape(report.notes[i]);
-  o += "]\n}\n";
+  append_tables_json(o, report.tables, report.notes);
   return o;
 }
 

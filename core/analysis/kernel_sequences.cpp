@@ -55,6 +55,23 @@ void order_by_start(const EventTable& t, std::vector<uint32_t>& kernels) {
   kernels = std::move(sorted);
 }
 
+// One occurrence of a pattern: the root op followed by its kernels in start order; patterns are
+// keyed by the names, so equal sequences under equal ops add up.
+void count_occurrence(const EventTable& t, const Row& root, std::vector<uint32_t>& kernels,
+                      std::map<std::vector<StringId>, KernelSequence>& groups) {
+  order_by_start(t, kernels);
+  std::vector<StringId> key{root.name};
+  for (uint32_t k : kernels) key.push_back(t.rows[k].name);
+  KernelSequence& g = groups[key];
+  if (g.count == 0) {
+    g.op = std::string(t.name(root));
+    for (StringId id : key) g.pattern.emplace_back(t.store->strings.view(id));
+  }
+  ++g.count;
+  for (uint32_t k : kernels) g.gpu_kernel_time += t.rows[k].dur;
+  g.cpu_op_time += root.dur;
+}
+
 void sort_by_count_then_pattern(std::vector<KernelSequence>& out) {
   std::sort(out.begin(), out.end(), [](const KernelSequence& a, const KernelSequence& b) {
     if (a.count != b.count) return a.count > b.count;
@@ -193,17 +210,7 @@ std::vector<KernelSequence> kernel_sequences_hta(const EventTable& t, const Kern
     }
     std::stable_sort(kernels.begin(), kernels.end());
     if (kernels.size() < o.min_pattern_length) continue;
-    order_by_start(t, kernels);
-    std::vector<StringId> key{root.name};
-    for (uint32_t k : kernels) key.push_back(t.rows[k].name);
-    KernelSequence& g = groups[key];
-    if (g.count == 0) {
-      g.op = std::string(t.name(root));
-      for (StringId id : key) g.pattern.emplace_back(s.strings.view(id));
-    }
-    ++g.count;
-    for (uint32_t k : kernels) g.gpu_kernel_time += t.rows[k].dur;
-    g.cpu_op_time += root.dur;
+    count_occurrence(t, root, kernels, groups);
   }
   for (auto& [k, g] : groups) out.push_back(std::move(g));
   return out;
@@ -259,17 +266,7 @@ std::vector<KernelSequence> kernel_sequences(const EventTable& t, const KernelSe
       if (it != gpu_by_corr.end()) kernels.insert(kernels.end(), it->second.begin(), it->second.end());
     }
     if (kernels.size() < o.min_pattern_length) continue;
-    order_by_start(t, kernels);
-    std::vector<StringId> key{root.name};
-    for (uint32_t k : kernels) key.push_back(t.rows[k].name);
-    KernelSequence& g = groups[key];
-    if (g.count == 0) {
-      g.op = std::string(t.name(root));
-      for (StringId id : key) g.pattern.emplace_back(s.strings.view(id));
-    }
-    ++g.count;
-    for (uint32_t k : kernels) g.gpu_kernel_time += t.rows[k].dur;
-    g.cpu_op_time += root.dur;
+    count_occurrence(t, root, kernels, groups);
   }
   for (auto& [k, g] : groups) out.push_back(std::move(g));
   sort_by_count_then_pattern(out);

@@ -50,7 +50,8 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   if (t.last_step_filtered) r.notes.push_back("hta: events of the last ProfilerStep dropped (HTA's last-step filter)");
   if (t.rounded) r.notes.push_back("hta: fractional timestamps rounded (ceil start, floor end)");
 
-  if (want_for_insights({"temporal_breakdown"})) timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
+  if (want_for_insights({"temporal_breakdown", "temporal_breakdown_streams"}))
+    timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
   if (want({"idle_breakdown", "idle_interval_stats"})) timed(r, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
   if (want_for_insights({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
   if (want({"kernel_type_breakdown", "kernel_breakdown"}))

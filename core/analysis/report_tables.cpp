@@ -96,6 +96,14 @@ std::vector<Table> report_tables(const Report& r) {
       t.rows.push_back({C::integer(rank), C::ns(x.idle), C::ns(x.compute), C::ns(x.non_compute), C::ns(x.span),
                         C::num(x.idle_pct), C::num(x.compute_pct), C::num(x.non_compute_pct)});
     out.push_back(std::move(t));
+    if (!hta) {  // Sightline: the same split per stream; its idle_us is the sum of the stream's idle_causes
+      Table s{"temporal_breakdown_streams", {"rank", "stream", "idle_us", "compute_us", "non_compute_us", "span_us",
+                                             "idle_pct", "compute_pct", "non_compute_pct"}};
+      for (const StreamTemporal& y : x.streams)
+        s.rows.push_back({C::integer(rank), C::integer(y.stream), C::ns(y.idle), C::ns(y.compute), C::ns(y.non_compute),
+                          C::ns(y.span), C::num(y.idle_pct), C::num(y.compute_pct), C::num(y.non_compute_pct)});
+      out.push_back(std::move(s));
+    }
   }
   if (r.idle) {
     Table a{"idle_breakdown", {"rank", "stream", "category", "idle_us", "ratio"}};
@@ -329,11 +337,7 @@ std::string cell_text(const Cell& c) {
   }
 }
 
-std::string render_json(const Report& r, const std::vector<Table>& tables, const std::string& info) {
-  std::string o = "{\n";
-  o += "  \"mode\": " + json_escape(mode_name(r.table.mode)) + ",\n";
-  o += "  \"rank\": " + std::to_string(r.table.rank) + ",\n";
-  o += "  \"trace\": " + (info.empty() ? std::string("null") : info) + ",\n";
+void append_tables_json(std::string& o, const std::vector<Table>& tables, const std::vector<std::string>& notes) {
   for (const Table& t : tables) {
     o += "  " + json_escape(t.name) + ": [";
     for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -345,8 +349,16 @@ std::string render_json(const Report& r, const std::vector<Table>& tables, const
     o += t.rows.empty() ? "],\n" : "\n  ],\n";
   }
   o += "  \"notes\": [";
-  for (size_t i = 0; i < r.notes.size(); ++i) o += (i ? ", " : "") + json_escape(r.notes[i]);
+  for (size_t i = 0; i < notes.size(); ++i) o += (i ? ", " : "") + json_escape(notes[i]);
   o += "]\n}\n";
+}
+
+std::string render_json(const Report& r, const std::vector<Table>& tables, const std::string& info) {
+  std::string o = "{\n";
+  o += "  \"mode\": " + json_escape(mode_name(r.table.mode)) + ",\n";
+  o += "  \"rank\": " + std::to_string(r.table.rank) + ",\n";
+  o += "  \"trace\": " + (info.empty() ? std::string("null") : info) + ",\n";
+  append_tables_json(o, tables, r.notes);
   return o;
 }
 

@@ -48,6 +48,8 @@ std::string cell_json(const Cell& c);
 std::string cell_text(const Cell& c);  // CSV/text: lists joined with '|'
 
 std::string render_json(const Report& report, const std::vector<Table>& tables, const std::string& trace_info_json);
+// The tables, then the notes, as the members of a report object that `o` has opened; closes it.
+void append_tables_json(std::string& o, const std::vector<Table>& tables, const std::vector<std::string>& notes);
 std::string render_text(const Report& report, const std::vector<Table>& tables);
 // One table as aligned text, at most `max_rows` rows. Name columns (name, operator, chain, ...)
 // show short names that stay distinct within the table and are never cut; other cells longer

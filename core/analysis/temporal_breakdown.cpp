@@ -1,38 +1,87 @@
 #include "core/analysis/temporal_breakdown.h"
 
+#include "core/analysis/idle_time.h"
+
 namespace sl::analysis {
 
-TemporalBreakdown temporal_breakdown(const EventTable& t) {
+namespace {
+
+// Fills idle / compute / non-compute of `out` from G's intervals over [window.start, window.end).
+// The window always contains G (idle_window widens to it; HTA's is G's own span).
+void split(const EventTable& t, Interval window, std::vector<Interval> g, std::vector<Interval> compute,
+           TemporalSplit& out) {
+  out.span = window.end - window.start;
+  out.idle = out.span - total_length(merge_intervals(std::move(g)));
+  out.compute = total_length(merge_intervals(std::move(compute)));
+  out.non_compute = out.span - out.compute - out.idle;
+  if (out.span <= 0) return;
+  double s = double(out.span);
+  if (t.mode == Mode::Hta) {
+    // HTA divides first, then rounds 100 * ratio to 2 decimals.
+    out.idle_pct = round_to(100.0 * (double(out.idle) / s), 2);
+    out.compute_pct = round_to(100.0 * (double(out.compute) / s), 2);
+    out.non_compute_pct = round_to(100.0 * (double(out.non_compute) / s), 2);
+  } else {
+    out.idle_pct = 100.0 * double(out.idle) / s;
+    out.compute_pct = 100.0 * double(out.compute) / s;
+    out.non_compute_pct = 100.0 * double(out.non_compute) / s;
+  }
+}
+
+TemporalBreakdown hta_breakdown(const EventTable& t) {
   TemporalBreakdown out;
   out.rank = t.rank;
-  if (t.gpu.empty()) return out;
-  // G = every row on the GPU side (HTA: stream != -1, any category, sync included).
+  // (HTA) G = every row on the GPU side (stream != -1, any category, annotations and sync included).
   std::vector<Interval> all, compute;
-  all.reserve(t.gpu.size());
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
     all.push_back({r.ts, r.end()});
     if (kernel_type(t, r) == KernelType::Computation) compute.push_back({r.ts, r.end()});
   }
-  std::vector<Interval> merged = merge_intervals(std::move(all));
+  if (all.empty()) return out;
+  std::vector<Interval> merged = merge_intervals(all);
   out.valid = true;
-  out.span = merged.back().end - merged.front().start;
-  out.idle = out.span - total_length(merged);
-  out.compute = total_length(merge_intervals(std::move(compute)));
-  out.non_compute = out.span - out.compute - out.idle;
-  if (out.span > 0) {
-    double s = double(out.span);
-    out.idle_pct = 100.0 * double(out.idle) / s;
-    out.compute_pct = 100.0 * double(out.compute) / s;
-    out.non_compute_pct = 100.0 * double(out.non_compute) / s;
-    if (t.mode == Mode::Hta) {
-      // HTA divides first, then rounds 100 * ratio to 2 decimals.
-      out.idle_pct = round_to(100.0 * (double(out.idle) / s), 2);
-      out.compute_pct = round_to(100.0 * (double(out.compute) / s), 2);
-      out.non_compute_pct = round_to(100.0 * (double(out.non_compute) / s), 2);
+  split(t, {merged.front().start, merged.back().end}, std::move(all), std::move(compute), out);
+  return out;
+}
+
+TemporalBreakdown sightline_breakdown(const EventTable& t) {
+  TemporalBreakdown out;
+  out.rank = t.rank;
+  // G = GPU work: annotations are not work, so a stream under one long ProfilerStep annotation
+  // still shows its idle time (analyses.md §1).
+  std::vector<Interval> all, compute;
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (!is_gpu_work(t, r)) continue;
+    all.push_back({r.ts, r.end()});
+    if (kernel_type(t, r) == KernelType::Computation) compute.push_back({r.ts, r.end()});
+  }
+  if (all.empty()) return out;
+  out.valid = true;
+  // Idle counts over the whole window, edges included, for the rank and for each stream alike.
+  const Interval window = idle_window(t);
+  split(t, window, std::move(all), std::move(compute), out);
+  // Per stream over the same window, the streams idle_causes reports (so idle == Σ causes).
+  for (const auto& [stream, rows] : gpu_work_by_stream(t)) {
+    std::vector<Interval> g, c;
+    for (uint32_t i : rows) {
+      const Row& r = t.rows[i];
+      g.push_back({r.ts, r.end()});
+      if (kernel_type(t, r) == KernelType::Computation) c.push_back({r.ts, r.end()});
     }
+    StreamTemporal row;
+    row.stream = stream;
+    split(t, window, std::move(g), std::move(c), row);
+    out.streams.push_back(row);
   }
   return out;
+}
+
+}  // namespace
+
+TemporalBreakdown temporal_breakdown(const EventTable& t) {
+  return t.mode == Mode::Hta ? hta_breakdown(t) : sightline_breakdown(t);
 }
 
 }  // namespace sl::analysis

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
@@ -32,21 +33,30 @@ std::string basic_trace() {
 
 TEST_CASE("temporal breakdown: span / idle / compute and non-compute") {
   auto s = load(basic_trace());
-  for (Mode m : {Mode::Sightline, Mode::Hta}) {
-    TemporalBreakdown t = temporal_breakdown(table(*s, m));
-    REQUIRE(t.valid);
-    CHECK(t.span == usec(35));
-    CHECK(t.idle == usec(10));
-    CHECK(t.compute == usec(20));
-    CHECK(t.non_compute == usec(5));
-    if (m == Mode::Hta) {
-      CHECK(t.idle_pct == doctest::Approx(28.57));
-      CHECK(t.compute_pct == doctest::Approx(57.14));
-      CHECK(t.non_compute_pct == doctest::Approx(14.29));
-    } else {
-      CHECK(t.idle_pct == doctest::Approx(100.0 * 10 / 35));
-    }
-  }
+  // (HTA) span = the GPU activities' own span, 1010 .. 1045.
+  TemporalBreakdown h = temporal_breakdown(table(*s, Mode::Hta));
+  REQUIRE(h.valid);
+  CHECK(h.span == usec(35));
+  CHECK(h.idle == usec(10));
+  CHECK(h.compute == usec(20));
+  CHECK(h.non_compute == usec(5));
+  CHECK(h.idle_pct == doctest::Approx(28.57));
+  CHECK(h.compute_pct == doctest::Approx(57.14));
+  CHECK(h.non_compute_pct == doctest::Approx(14.29));
+  CHECK(h.streams.empty());
+  // Sightline: the idle window is the trace's span (no ProfilerStep), 1000 .. 1045: the 10 µs
+  // before the first kernel, while the CPU launches, are idle too.
+  TemporalBreakdown t = temporal_breakdown(table(*s, Mode::Sightline));
+  REQUIRE(t.valid);
+  CHECK(t.span == usec(45));
+  CHECK(t.idle == usec(20));
+  CHECK(t.compute == usec(20));
+  CHECK(t.non_compute == usec(5));
+  CHECK(t.idle_pct == doctest::Approx(100.0 * 20 / 45));
+  REQUIRE(t.streams.size() == 1);
+  CHECK(t.streams[0].stream == 7);
+  CHECK(t.streams[0].idle == usec(20));
+  CHECK(t.streams[0].span == usec(45));
 }
 
 TEST_CASE("idle breakdown: host_wait / kernel_wait (negative and zero gaps) / other / event-0 quirk") {
@@ -73,12 +83,25 @@ TEST_CASE("idle breakdown: host_wait / kernel_wait (negative and zero gaps) / ot
   CHECK(find_idle(sl_rows, 7, IdleCategory::HostWait)->idle == usec(10));
   CHECK(find_idle(sl_rows, 7, IdleCategory::Other)->idle == usec(50 + 80));  // no launch: other
 
-  // Sightline's causes use the running maximum end: the overlap makes no negative gap.
+  // Sightline's 2a measures from the running maximum end: the overlapped kernel (1105 inside
+  // 1100..1110) has a zero gap, not -5 µs.
+  CHECK(find_idle(sl_rows, 7, IdleCategory::KernelWait)->idle == usec(5 + 0));
+  CHECK(find_idle(sl_rows, 7, IdleCategory::KernelWait)->stats.min == doctest::Approx(0));
+
+  // Sightline's causes use the running maximum end: the overlap makes no negative gap. The idle
+  // window is the trace's span (1000 .. 1510, aten::late's end): edges before the first kernel
+  // (10 µs) and after the last (300 µs) count.
   IdleCauses c = idle_causes(table(*s, Mode::Sightline));
   for (const auto& g : c.gaps) CHECK(g.length() > 0);
   TimeNs total = 0;
   for (const auto& g : c.gaps) total += g.length();
-  CHECK(total == usec(10 + 5 + 50 + 80));
+  CHECK(total == usec(10 + (10 + 5 + 50 + 80) + 300));
+  REQUIRE(c.gaps.size() == 6);
+  CHECK(c.gaps.front().edge == IdleGap::Edge::Leading);
+  CHECK(c.gaps.back().edge == IdleGap::Edge::Trailing);
+  CHECK(c.gaps.back().next == -1);
+  CHECK(c.window.start == 0);  // times are relative to the trace's start, 1000 µs
+  CHECK(c.window.end == usec(510));
 }
 
 TEST_CASE("idle breakdown: touching kernels give a zero kernel_wait gap - one kernel gives an empty stream") {
@@ -95,7 +118,14 @@ TEST_CASE("idle breakdown: touching kernels give a zero kernel_wait gap - one ke
   CHECK(lone->idle == 0);
   CHECK(lone->stats.count == 0);
   CHECK_FALSE(lone->ratio.has_value());  // 0 / 0, HTA prints NaN
-  CHECK(idle_causes(table(*s, Mode::Sightline)).gaps.empty());
+  // No gap between activities; only the edges of the window 1000 .. 1030 (stream 9 ends at 1020).
+  std::vector<std::tuple<int64_t, TimeNs, IdleGap::Edge>> edges;
+  for (const IdleGap& g : idle_causes(table(*s, Mode::Sightline)).gaps) edges.push_back({g.stream, g.length(), g.edge});
+  std::vector<std::tuple<int64_t, TimeNs, IdleGap::Edge>> want = {{7, usec(10), IdleGap::Edge::Leading},
+                                                                  {9, usec(10), IdleGap::Edge::Leading},
+                                                                  {9, usec(10), IdleGap::Edge::Trailing}};
+  CHECK(edges == want);
+  CHECK(idle_causes(table(*s, Mode::Hta)).gaps.empty());  // (HTA) mode: no window, no edges
 }
 
 TEST_CASE("idle causes: every cause") {
@@ -124,7 +154,9 @@ TEST_CASE("idle causes: every cause") {
   std::vector<std::pair<IdleCause, TimeNs>> got;
   for (const auto& g : c.gaps)
     if (g.stream == 7) got.push_back({g.cause, g.length()});
+  // The leading edge 1000 .. 1010: k1 was launched at the window's start, so it is launch latency.
   std::vector<std::pair<IdleCause, TimeNs>> want = {
+      {IdleCause::LaunchLatency, usec(10)},
       {IdleCause::DataLoading, usec(80)},     {IdleCause::HostSync, usec(80)},
       {IdleCause::HostLaunchBound, usec(90)}, {IdleCause::CrossStreamWait, usec(100)},
       {IdleCause::LaunchLatency, usec(10)},   {IdleCause::Other, usec(70)}};
@@ -146,8 +178,9 @@ TEST_CASE("idle causes: stream wait event between the launches means cross-strea
                        launch("cudaLaunchKernel", "1005", "2", 2), kernel("a", 7, "1010", "10", 1),
                        kernel("b", 7, "1100", "10", 2)}));
   IdleCauses c = idle_causes(table(*s, Mode::Sightline));
-  REQUIRE(c.gaps.size() == 1);
-  CHECK(c.gaps[0].cause == IdleCause::CrossStreamWait);
+  REQUIRE(c.gaps.size() == 2);
+  CHECK(c.gaps[0].edge == IdleGap::Edge::Leading);
+  CHECK(c.gaps[1].cause == IdleCause::CrossStreamWait);
 }
 
 TEST_CASE("launch stats: every launch API in Sightline mode / HTA's four names in HTA mode") {

@@ -71,7 +71,7 @@ TEST_CASE("figures: rows by label and kernel colours by type") {
   REQUIRE(sl::fig::timeline_figure(*store, &idle, style, options, scene, stats, error));
   CHECK(stats.tracks == 1);
   CHECK(stats.slices == 2);
-  CHECK(stats.gaps == 1);  // between the kernel and the copy
+  CHECK(stats.gaps == 3);  // before the kernel (the trace starts at 0), before the copy, after it (until 100)
   std::vector<sl::fig::Color> fills;
   for (const sl::fig::Item& i : scene.items)
     if (i.role == sl::fig::Role::Slice) fills.push_back(i.fill);

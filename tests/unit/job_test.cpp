@@ -14,6 +14,8 @@
 
 #include "analysis_test_util.h"
 #include "core/analysis/collectives.h"
+#include "core/analysis/interval_index.h"
+#include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
 #include "core/job.h"
 #include "test_support.h"
@@ -497,4 +499,66 @@ TEST_CASE("job report on the corpus: per-rank numbers equal the report of each r
   CHECK_FALSE(job.collectives->aligned);
   CHECK(job.collectives->instances.size() == 8);
   for (const auto& in : job.collectives->instances) CHECK(in.arrivals.size() == 8);
+}
+
+TEST_CASE("job overview: per-rank busy and idle-cause columns on the job clock, straggler insight") {
+  TempDir dir("overview");
+  for (int r = 0; r < 4; ++r) dir.write("rank" + std::to_string(r) + ".json", straggler_rank(r));
+  JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+  REQUIRE(loaded.ok());
+  JobOverview ov = build_job_overview(*loaded.job);
+  REQUIRE(ov.ranks.size() == 4);
+  CHECK(ov.collectives.instances.size() == 4);
+  // Every rank starts with the same warm-up launch, so the job clock is each rank's own.
+  for (const RankActivity& r : ov.ranks) CHECK(r.shift == 0);
+  CHECK(ov.span == usec(1500 + 3 * 5000 + 4600));
+  // Iteration 0 is job time 1500..6500 µs, binned into 1 ms columns.
+  auto bins_of = [&](int64_t rank) { return bin_rank(ov.ranks[size_t(rank)], usec(1500), usec(6500), 5); };
+  RankBins late = bins_of(2), early = bins_of(0);
+  // Rank 2: 3 ms in the data loader (GPU idle), gemm 4520..5520, all-reduce 5600..6100.
+  for (int c = 0; c < 3; ++c) {
+    CHECK(late.busy[size_t(c)] == doctest::Approx(0.0));
+    CHECK(late.cause[size_t(c)] == int(IdleCause::DataLoading));
+  }
+  CHECK(late.busy[3] == doctest::Approx(0.98));
+  CHECK(late.busy[4] == doctest::Approx(0.52));
+  // Rank 0: gemm 1520..2520, then the all-reduce waits for rank 2 from 2600 to 6100.
+  CHECK(early.busy[0] == doctest::Approx(0.98));
+  CHECK(early.busy[1] == doctest::Approx(0.92));
+  CHECK(early.busy[2] == doctest::Approx(1.0));
+  CHECK(early.busy[3] == doctest::Approx(1.0));
+  CHECK(early.busy[4] == doctest::Approx(0.6));
+  CHECK(early.cause[2] == -1);  // no idle gap inside the all-reduce
+  // Empty or inverted ranges give no columns; a zoom into one column keeps exact fractions.
+  CHECK(bin_rank(ov.ranks[0], usec(10), usec(10), 4).busy.empty());
+  CHECK(bin_rank(ov.ranks[0], usec(1520), usec(2520), 1).busy[0] == doctest::Approx(1.0));
+  CHECK(straggler_insight(ov.collectives) ==
+        "rank 2 made the others wait 36.0 ms over 4 collectives, mostly after data_loading");
+  REQUIRE(straggler_of(ov.collectives, 2) != nullptr);
+  CHECK(straggler_of(ov.collectives, 2)->late_count == 4);
+  CHECK(straggler_of(ov.collectives, 9) == nullptr);
+}
+
+TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at every edge") {
+  // Overlapping, touching and nested intervals; edges before, inside, between and after them,
+  // both dense (many edges per interval) and sparse (many intervals per edge: the gallop).
+  std::vector<Interval> intervals;
+  uint64_t seed = 12345;
+  auto next = [&](uint64_t mod) { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (seed >> 33) % mod; };
+  for (int i = 0; i < 2000; ++i) {
+    TimeNs s = TimeNs(next(1'000'000));
+    intervals.push_back({s, s + TimeNs(next(900)) + 1});
+  }
+  Coverage coverage(intervals);
+  IntervalIndex index(intervals);
+  for (TimeNs step : {TimeNs(7), TimeNs(1000), TimeNs(250'000)}) {
+    std::vector<TimeNs> edges, got;
+    for (TimeNs t = -5000; t < 1'010'000; t += step) edges.push_back(t);
+    coverage.cumulative(edges, got);
+    REQUIRE(got.size() == edges.size());
+    for (size_t k = 0; k < edges.size(); ++k) {
+      CAPTURE(edges[k]);
+      CHECK(got[k] == index.covered(INT64_MIN / 2, edges[k]));
+    }
+  }
 }

@@ -1,0 +1,72 @@
+// The rank overview of a job, GUI-free so the window and `render --view ranks` draw the same
+// thing: every loaded rank's GPU activity and idle gaps (by cause) on the job clock, binned on
+// demand into pixel columns, plus the collectives analysis that links the ranks.
+//
+// Binning costs O(columns · log n) per rank (prefix sums over merged intervals), so a view
+// re-bins on zoom changes only, never per event per frame.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/analysis/collectives.h"
+#include "core/analysis/idle_time.h"
+#include "core/job.h"
+
+namespace sl::analysis {
+
+// Merged intervals with running totals. `cumulative` gives "time covered before t" at many
+// increasing times in one forward pass, galloping over the intervals between them, so a whole
+// row of columns costs O(columns · log(intervals per column)), zoomed in or out.
+class Coverage {
+public:
+  Coverage() = default;
+  explicit Coverage(std::vector<Interval> intervals);
+  void cumulative(const std::vector<TimeNs>& increasing_times, std::vector<TimeNs>& out) const;
+  bool empty() const { return merged_.empty(); }
+  size_t size() const { return merged_.size(); }
+
+private:
+  std::vector<Interval> merged_;
+  std::vector<TimeNs> prefix_;  // prefix_[i]: total length of merged_[0, i)
+};
+
+struct RankActivity {
+  int64_t rank = 0;
+  size_t job_index = 0;  // into Job::ranks
+  TimeNs shift = 0;      // add to a rank-local store time (relative to its origin) for job time
+  TimeNs start = 0, end = 0;  // the rank's GPU activity span, job clock
+  Coverage busy;              // GPU kernels/memcpy/memset, merged, job clock
+  Coverage idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, job clock
+  IdleCauses causes;          // rank-local times (for the expanded timeline's overlay)
+};
+
+// Column-binned profile of one rank: `busy` in [0, 1]; `cause` the idle cause with the most gap
+// time in the column (by IdleCause), -1 where there is none.
+struct RankBins {
+  std::vector<float> busy;
+  std::vector<int8_t> cause;
+};
+
+struct JobOverview {
+  CollectiveAnalysis collectives;   // ranks in the order of `ranks` below
+  std::vector<RankActivity> ranks;  // loaded ranks, by rank
+  TimeNs span = 0;                  // job clock end (0 = earliest rank origin)
+};
+
+// Builds each loaded rank's table and idle causes (in parallel), the collectives (aligned as
+// `options` asks) and the per-rank activity on the job clock.
+JobOverview build_job_overview(const Job& job, const CollectiveOptions& options = {});
+
+// Bins [t0, t1) (job clock) into `columns` equal columns.
+RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns);
+
+// The straggler row of `rank`, or null.
+const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);
+
+// "rank 5 made the others wait 38 ms over 12 collectives, mostly after data loading": the
+// rank that caused the most delay, empty when no rank was ever last with a skew.
+std::string straggler_insight(const CollectiveAnalysis& a);
+
+}  // namespace sl::analysis

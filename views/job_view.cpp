@@ -1,0 +1,886 @@
+#include "views/job_view.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/json_writer.h"
+#include "figures/cairo_output.h"
+#include "figures/ranks_figure.h"
+#include "views/palette.h"
+#include "views/time_axis.h"
+#include "views/workspace.h"
+
+namespace sl::views {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr ImU32 kBusyColor = IM_COL32(0, 114, 178, 255);  // Okabe–Ito blue, as the figure
+constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
+constexpr float kLabelWidth = 74, kSummaryWidth = 200, kRulerHeight = 18;
+
+ImU32 cause_color(int cause, int alpha) {
+  Rgb c = idle_cause_rgb(cause);
+  return IM_COL32(c.r, c.g, c.b, alpha);
+}
+
+std::string ms(TimeNs ns) { return format_duration(double(ns)); }
+
+uint64_t slice_key(SliceRef s) { return (uint64_t(s.track) << 32) | s.index; }
+
+// One rank's columns in two layers, each merging equal neighbours into one rectangle: the idle
+// cause as background (where the column is not fully busy), then busy as bar height, quantised
+// to the row's pixel height. The vertex count follows the width and the row height, not events.
+void draw_profile(ImDrawList* dl, const analysis::RankBins& b, float x0, float y, float h) {
+  int levels = std::clamp(int(h), 1, 16);
+  size_t n = b.busy.size();
+  auto level = [&](size_t i) { return int(std::lround(b.busy[i] * float(levels))); };
+  auto idle = [&](size_t i) { return level(i) < levels ? int(b.cause[i]) : -1; };
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && idle(j) == idle(i);) ++j;
+    if (idle(i) >= 0) dl->AddRectFilled(ImVec2(x0 + float(i), y), ImVec2(x0 + float(j), y + h), cause_color(idle(i), 140));
+  }
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && level(j) == level(i);) ++j;
+    if (level(i) > 0)
+      dl->AddRectFilled(ImVec2(x0 + float(i), y + h - h * float(level(i)) / float(levels)), ImVec2(x0 + float(j), y + h), kBusyColor);
+  }
+}
+
+}  // namespace
+
+JobView::~JobView() {
+  cancel_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void JobView::open(const std::string& dir, const std::vector<std::string>& files) {
+  plan_ = dir.empty() ? plan_job_files(files) : plan_job_dir(dir);
+  fs::path p = fs::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  title_ = dir.empty() ? std::to_string(files.size()) + " ranks" : p.filename().string();
+  started_ = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0;
+  if (!plan_.ok()) {
+    auto failed = std::make_unique<Loaded>();
+    failed->error = plan_.error;
+    finished_ = std::move(failed);
+    return;
+  }
+  loads_ = std::make_unique<RankLoad[]>(plan_.files.size());
+  thread_ = std::thread([this] {
+    JobOptions options;
+    options.cancel = &cancel_;
+    options.on_rank_progress = [this](size_t i, const LoadProgress& p) {
+      loads_[i].done = p.bytes_done, loads_[i].total = p.bytes_total, loads_[i].status = 1;
+      wake_();
+    };
+    options.on_rank_done = [this](size_t i, const JobRank& r) {
+      loads_[i].status = r.ok() ? 2 : 3;
+      wake_();
+    };
+    JobResult result = load_job(plan_, options);
+    auto loaded = std::make_unique<Loaded>();
+    if (result.ok()) {
+      analysing_ = true;
+      wake_();
+      loaded->overview = analysis::build_job_overview(*result.job);
+      loaded->job = std::move(result.job);
+    } else {
+      loaded->error = result.error;
+    }
+    std::lock_guard lock(mutex_);
+    finished_ = std::move(loaded);
+    wake_();
+  });
+}
+
+bool JobView::poll() {
+  std::unique_ptr<Loaded> done;
+  {
+    std::lock_guard lock(mutex_);
+    done = std::move(finished_);
+  }
+  std::unique_ptr<analysis::JobOverview> realigned;
+  {
+    std::lock_guard lock(mutex_);
+    realigned = std::move(realigned_);
+  }
+  if (!done && !realigned) return false;
+  if (thread_.joinable()) thread_.join();
+  if (done) install(std::move(*done));
+  if (realigned) {
+    install_overview(std::move(*realigned));
+    realigning_ = false;
+  }
+  return true;
+}
+
+void JobView::realign(analysis::Align align) {
+  if (!job_ || realigning_) return;
+  if (thread_.joinable()) thread_.join();
+  realigning_ = true;
+  thread_ = std::thread([this, align] {
+    analysis::CollectiveOptions options;
+    options.align = align;
+    auto overview = std::make_unique<analysis::JobOverview>(analysis::build_job_overview(*job_, options));
+    std::lock_guard lock(mutex_);
+    realigned_ = std::move(overview);
+    wake_();
+  });
+}
+
+void JobView::install(Loaded loaded) {
+  if (!loaded.job) {
+    error_ = loaded.error.empty() ? "the job could not be opened" : loaded.error;
+    return;
+  }
+  job_ = std::move(loaded.job);
+  install_overview(std::move(loaded.overview));
+  double span = std::max<double>(double(overview_.span), 1000.0);
+  t0_ = -span * 0.01, t1_ = span * 1.01;
+}
+
+// A new collectives analysis (first load, or re-aligned clocks): the per-rank lookups, the
+// column cache, the expanded ranks' windows and the selection (kept by group, name, instance).
+void JobView::install_overview(analysis::JobOverview overview) {
+  std::string group, name;
+  uint64_t instance = 0;
+  if (selected_ >= 0) {
+    const auto& in = overview_.collectives.instances[size_t(selected_)];
+    group = in.group, name = in.name, instance = in.instance;
+  }
+  overview_ = std::move(overview);
+  bins_t0_ = -1;
+  // Per rank: its collective occurrences by start (for clicks) and slice → instance (for a
+  // kernel selected in its expanded timeline).
+  spans_.assign(overview_.ranks.size(), {});
+  instance_of_slice_.assign(overview_.ranks.size(), {});
+  const auto& instances = overview_.collectives.instances;
+  for (size_t i = 0; i < instances.size(); ++i)
+    for (const auto& a : instances[i].arrivals) {
+      int k = ov_index(a.rank);
+      if (k < 0) continue;
+      spans_[size_t(k)].push_back({a.arrival, a.end, int(i)});
+      instance_of_slice_[size_t(k)][slice_key(a.slice)] = int(i);
+    }
+  for (auto& s : spans_) std::sort(s.begin(), s.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+  int keep = -1;
+  for (size_t i = 0; i < instances.size() && !name.empty(); ++i)
+    if (instances[i].group == group && instances[i].name == name && instances[i].instance == instance) keep = int(i);
+  selected_ = keep;
+  sync_expanded();
+  apply_highlights();
+}
+
+int JobView::ov_index(int64_t rank) const {
+  for (size_t i = 0; i < overview_.ranks.size(); ++i)
+    if (overview_.ranks[i].rank == rank) return int(i);
+  return -1;
+}
+
+const analysis::CollectiveArrival* JobView::arrival_of(int instance, int64_t rank) const {
+  if (instance < 0 || size_t(instance) >= overview_.collectives.instances.size()) return nullptr;
+  for (const auto& a : overview_.collectives.instances[size_t(instance)].arrivals)
+    if (a.rank == rank) return &a;
+  return nullptr;
+}
+
+// ---- selection -------------------------------------------------------------------------
+
+void JobView::select_instance(int index) {
+  if (index < 0 || size_t(index) >= overview_.collectives.instances.size()) return;
+  selected_ = index;
+  show_instance(index);
+  apply_highlights();
+}
+
+void JobView::step_instance(int direction) {
+  int n = int(overview_.collectives.instances.size());
+  if (n == 0) return;
+  select_instance(selected_ < 0 ? (direction > 0 ? 0 : n - 1) : std::clamp(selected_ + direction, 0, n - 1));
+}
+
+void JobView::select_worst_skew() {
+  const auto& in = overview_.collectives.instances;
+  int worst = -1;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (worst < 0 || in[i].skew > in[size_t(worst)].skew) worst = int(i);
+  select_instance(worst);
+}
+
+// Keeps the zoom when the instance fits; otherwise frames it with room around it.
+void JobView::show_instance(int index) {
+  const auto& in = overview_.collectives.instances[size_t(index)];
+  if (in.arrivals.empty()) return;
+  TimeNs a = INT64_MAX, b = INT64_MIN;
+  for (const auto& x : in.arrivals) a = std::min(a, x.arrival), b = std::max(b, x.end);
+  double width = t1_ - t0_;
+  if (double(b - a) > width * 0.8) width = double(b - a) * 3;
+  if (double(a) < t0_ || double(b) > t1_ || double(b - a) > (t1_ - t0_) * 0.8) {
+    double mid = (double(a) + double(b)) / 2;
+    t0_ = mid - width / 2, t1_ = mid + width / 2;
+    sync_expanded();
+  }
+}
+
+void JobView::zoom_to(double t0, double t1) {
+  t0_ = t0, t1_ = std::max(t1, t0 + 100);
+  sync_expanded();
+}
+
+// Expanded ranks follow the overview's time window (each on its own clock).
+void JobView::sync_expanded() {
+  for (Expanded& e : expanded_) {
+    int k = ov_index(e.rank);
+    if (k < 0) continue;
+    double shift = double(overview_.ranks[size_t(k)].shift);
+    e.timeline->zoom_to(t0_ - shift, t1_ - shift);
+  }
+}
+
+void JobView::apply_highlights() {
+  for (Expanded& e : expanded_) {
+    const auto* a = arrival_of(selected_, e.rank);
+    e.timeline->set_highlights(a ? std::vector<SliceRef>{a->slice} : std::vector<SliceRef>{});
+  }
+}
+
+bool JobView::expand_rank(int64_t rank, bool expand) {
+  int k = ov_index(rank);
+  if (k < 0) return false;
+  auto it = std::find_if(expanded_.begin(), expanded_.end(), [&](const Expanded& e) { return e.rank == rank; });
+  if (!expand) {
+    if (it != expanded_.end()) expanded_.erase(it);
+    return true;
+  }
+  if (it != expanded_.end()) return true;
+  // Lazily: the rank's timeline (lane index, idle overlay) is built on first expand only.
+  const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
+  Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
+  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].causes));
+  e.timeline->show_legend = false;
+  double shift = double(overview_.ranks[size_t(k)].shift);
+  e.timeline->zoom_to(t0_ - shift, t1_ - shift);
+  expanded_.push_back(std::move(e));
+  std::sort(expanded_.begin(), expanded_.end(), [](const Expanded& a, const Expanded& b) { return a.rank < b.rank; });
+  apply_highlights();
+  return true;
+}
+
+bool JobView::focus_rank(int64_t rank) {
+  if (!job_ || !job_->find(rank)) return false;
+  focused_ = rank;
+  scroll_to_focus_ = true;
+  expand_rank(rank, true);  // a failed rank has nothing to expand; it stays focused in the table
+  return true;
+}
+
+int JobView::instance_at(size_t row, TimeNs t, TimeNs tolerance) const {
+  const std::vector<Span>& spans = spans_[row];
+  auto it = std::upper_bound(spans.begin(), spans.end(), t + tolerance, [](TimeNs v, const Span& s) { return v < s.start; });
+  int best = -1;
+  TimeNs best_distance = tolerance + 1;
+  // Occurrences never overlap much on one rank: look back a few from the first past `t`.
+  for (int k = 0; k < 8 && it != spans.begin(); ++k) {
+    --it;
+    TimeNs d = t < it->start ? it->start - t : t > it->end ? t - it->end : 0;
+    if (d < best_distance) best_distance = d, best = it->instance;
+  }
+  return best;
+}
+
+// ---- drawing ---------------------------------------------------------------------------
+
+void JobView::draw(ImVec2 size) {
+  if (!job_) {
+    if (error_.empty()) draw_loading();
+    else ImGui::TextColored(ImVec4(0.8f, 0.2f, 0.1f, 1), "Could not open the job: %s", error_.c_str());
+    return;
+  }
+  ImVec2 start = ImGui::GetCursorPos();
+  draw_toolbar();
+  float used = ImGui::GetCursorPos().y - start.y;
+  float avail = size.y - used;
+  size_t n = job_->ranks.size();
+  float overview_h = std::min(avail * (expanded_.empty() ? 0.55f : 0.35f), kRulerHeight + float(n) * 26 + 8);
+  overview_h = std::max(overview_h, kRulerHeight + 40);
+  draw_overview(overview_h);
+  float rest = size.y - (ImGui::GetCursorPos().y - start.y);
+  if (!expanded_.empty()) draw_expanded(std::max(200.f, rest * 0.62f));
+  ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);
+  draw_ranks_table();
+  ImGui::EndChild();
+}
+
+void JobView::draw_loading() {
+  size_t n = plan_.files.size(), done = 0;
+  double fraction = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int st = loads_[i].status;
+    uint64_t total = loads_[i].total;
+    done += st >= 2;
+    fraction += st >= 2 ? 1.0 : total ? double(loads_[i].done) / double(total) : 0.0;
+  }
+  ImGui::Text("Loading job %s: %zu of %zu ranks%s", title_.c_str(), done, n, analysing_ ? " · matching collectives..." : "");
+  ImGui::ProgressBar(n ? float(fraction / double(n)) : 0.f, ImVec2(-1, 0));
+  if (ImGui::Button("Cancel")) cancel_ = true;
+  ImGui::BeginChild("rank_loads", ImVec2(0, 0), true);
+  for (size_t i = 0; i < n; ++i) {
+    int st = loads_[i].status;
+    uint64_t total = loads_[i].total;
+    ImGui::TextUnformatted(fs::path(plan_.files[i]).filename().c_str());
+    ImGui::SameLine(std::max(260.f, ImGui::GetContentRegionAvail().x * 0.35f));
+    float f = st >= 2 ? 1.f : total ? float(double(loads_[i].done) / double(total)) : 0.f;
+    const char* what = st == 0 ? "waiting" : st == 1 ? "loading" : st == 2 ? "loaded" : "failed";
+    ImGui::ProgressBar(f, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), what);
+  }
+  ImGui::EndChild();
+}
+
+void JobView::draw_toolbar() {
+  const auto& a = overview_.collectives;
+  TimeNs largest = 0;
+  for (TimeNs o : a.offsets) largest = std::max(largest, o < 0 ? -o : o);
+  ImGui::Text("%zu ranks (%zu loaded) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
+              job_->loaded_count(), a.instances.size(), a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
+  if (ImGui::IsItemHovered() && !a.offsets.empty()) {
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");
+    for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i)
+      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], format_duration(double(a.offsets[i])).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::SameLine();
+  bool aligned = a.aligned;
+  ImGui::BeginDisabled(realigning_);
+  if (ImGui::Checkbox(realigning_ ? "Align clocks (working...)" : "Align clocks", &aligned))
+    realign(aligned ? analysis::Align::Collectives : analysis::Align::None);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Export figure...")) {
+    if (!export_path_[0]) std::snprintf(export_path_, sizeof export_path_, "%s-ranks.pdf", title_.c_str());
+    export_message_.clear();
+    ImGui::OpenPopup("Export the rank overview");
+  }
+  draw_export_popup();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Show all")) {
+    double span = std::max<double>(double(overview_.span), 1000.0);
+    t0_ = -span * 0.01, t1_ = span * 1.01;
+    sync_expanded();
+  }
+  bool any = !a.instances.empty();
+  ImGui::BeginDisabled(!any);
+  if (ImGui::SmallButton("< Prev")) step_instance(-1);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Next >")) step_instance(1);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Worst skew")) select_worst_skew();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (selected_ >= 0) {
+    const auto& in = a.instances[size_t(selected_)];
+    ImGui::Text("%s #%llu (group %s): skew %s, last rank %lld%s%s%s", in.name.c_str(), (unsigned long long)in.instance,
+                in.group.c_str(), ms(in.skew).c_str(), (long long)in.last_rank, in.last_cause.empty() ? "" : " after ",
+                in.last_cause.c_str(), in.missing.empty() ? "" : " · some ranks missing");
+  } else {
+    ImGui::TextDisabled(any ? "Click a collective in a row (or a kernel of an expanded rank) to link it across ranks."
+                            : "No collectives matched across ranks.");
+  }
+}
+
+std::string JobView::export_figure(const std::string& path) const {
+  if (!job_) return "the job is not loaded";
+  fig::Format format;
+  if (!fig::format_from_path(path, format)) return "the file must end in .svg, .pdf or .png";
+  fig::RanksFigureOptions options;
+  options.start = TimeNs(std::max(0.0, t0_)), options.end = TimeNs(t1_), options.title = title_;
+  fig::Scene scene;
+  fig::RanksFigureStats stats;
+  std::string error;
+  if (!fig::ranks_figure(*job_, overview_, fig::make_style(fig::FigureTheme::Paper), options, scene, stats, error)) return error;
+  if (!fig::write_scene(scene, path, format, 1, error)) return "cannot write " + error;
+  return "";
+}
+
+void JobView::draw_export_popup() {
+  if (!ImGui::BeginPopup("Export the rank overview")) return;
+  ImGui::TextUnformatted("The rank overview of the visible time window with the straggler bars, as `render DIR --view ranks`.");
+  ImGui::SetNextItemWidth(420);
+  ImGui::InputText("file (.pdf, .svg, .png)", export_path_, sizeof export_path_);
+  if (ImGui::Button("Save")) {
+    std::string error = export_figure(export_path_);
+    export_message_ = error.empty() ? std::string("wrote ") + export_path_ : error;
+  }
+  if (!export_message_.empty()) ImGui::TextUnformatted(export_message_.c_str());
+  ImGui::EndPopup();
+}
+
+void JobView::rebin(int columns) {
+  if (bins_t0_ == t0_ && bins_t1_ == t1_ && bins_columns_ == columns && bins_.size() == overview_.ranks.size()) return;
+  bins_.resize(overview_.ranks.size());
+  for (size_t i = 0; i < overview_.ranks.size(); ++i)
+    bins_[i] = analysis::bin_rank(overview_.ranks[i], TimeNs(t0_), TimeNs(t1_), columns);
+  bins_t0_ = t0_, bins_t1_ = t1_, bins_columns_ = columns;
+  ++bins_version_;
+}
+
+std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
+  return {row * group_, std::min(job_->ranks.size(), (row + 1) * group_)};
+}
+
+// Many ranks: each row stands for `group_` consecutive ranks, with their mean busy fraction and
+// the idle cause most of them show in the column.
+void JobView::rebuild_bands() {
+  if (group_ <= 1 || (bands_version_ == bins_version_ && bands_group_ == group_)) return;
+  size_t rows = (job_->ranks.size() + group_ - 1) / group_, columns = size_t(bins_columns_);
+  bands_.assign(rows, {});
+  for (size_t d = 0; d < rows; ++d) {
+    analysis::RankBins& band = bands_[d];
+    band.busy.assign(columns, 0.f);
+    band.cause.assign(columns, -1);
+    std::vector<std::array<uint16_t, analysis::kIdleCauseCount>> votes(columns);
+    size_t members = 0;
+    auto [a, b] = row_ranks(d);
+    for (size_t r = a; r < b; ++r) {
+      int k = ov_index(job_->ranks[r].rank);
+      if (k < 0) continue;
+      ++members;
+      const analysis::RankBins& bins = bins_[size_t(k)];
+      for (size_t c = 0; c < columns && c < bins.busy.size(); ++c) {
+        band.busy[c] += bins.busy[c];
+        if (bins.cause[c] >= 0) ++votes[c][size_t(bins.cause[c])];
+      }
+    }
+    for (size_t c = 0; c < columns; ++c) {
+      if (members) band.busy[c] /= float(members);
+      uint16_t best = 0;
+      for (int k = 0; k < analysis::kIdleCauseCount; ++k)
+        if (votes[c][size_t(k)] > best) best = votes[c][size_t(k)], band.cause[c] = int8_t(k);
+    }
+  }
+  bands_version_ = bins_version_, bands_group_ = group_;
+}
+
+void JobView::draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x) {
+  auto [a, b] = row_ranks(row);
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  size_t loaded = 0;
+  TimeNs worst_wait = 0;
+  for (size_t r = a; r < b; ++r) {
+    loaded += job_->ranks[r].ok();
+    if (const auto* s = analysis::straggler_of(overview_.collectives, job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
+  }
+  if (labelled) {
+    std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
+    dl->AddText(ImVec2(label_x + 2, y), loaded == b - a ? ink : kLastColor, label.c_str());
+    std::string summary = "max wait " + ms(worst_wait);
+    dl->AddText(ImVec2(x1 + 8, y), ink, summary.c_str());
+  }
+  if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+  else draw_profile(dl, bands_[row], x0, y, h);
+}
+
+void JobView::draw_overview(float height) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 origin = ImGui::GetCursorScreenPos();
+  float width = ImGui::GetContentRegionAvail().x;
+  float x0 = origin.x + kLabelWidth, x1 = origin.x + width - kSummaryWidth;
+  if (x1 - x0 < 50) x1 = x0 + 50;
+  double ns_per_px = (t1_ - t0_) / double(x1 - x0);
+  auto x_of = [&](double t) { return x0 + float((t - t0_) / ns_per_px); };
+  // Ruler on the job clock.
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  int64_t step = tick_step(90 * ns_per_px);
+  for (int64_t v = int64_t(std::ceil(t0_ / double(step))) * step; double(v) <= t1_; v += step) {
+    float x = x_of(double(v));
+    if (x > x1 - 40) break;  // keep clear of the summary column's header
+    dl->AddLine(ImVec2(x, origin.y + kRulerHeight - 5), ImVec2(x, origin.y + kRulerHeight), muted);
+    dl->AddText(ImVec2(x + 2, origin.y), muted, format_tick(v, step).c_str());
+  }
+  dl->AddText(ImVec2(x1 + 8, origin.y), muted, "iteration · wait");
+  ImGui::Dummy(ImVec2(width, kRulerHeight));
+
+  size_t n = job_->ranks.size();
+  float rows_h = height - kRulerHeight;
+  // Rows shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond that each row
+  // aggregates consecutive ranks, so every rank stays on screen.
+  size_t rows_fit = std::max<size_t>(1, size_t(rows_h / 3));
+  group_ = n > rows_fit ? (n + rows_fit - 1) / rows_fit : 1;
+  size_t rows = (n + group_ - 1) / group_;
+  row_height_ = std::clamp(std::floor(rows_h / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
+  ImGui::BeginChild("rank_rows", ImVec2(width, rows_h), false, ImGuiWindowFlags_NoScrollWithMouse);
+  ImVec2 top = ImGui::GetCursorScreenPos();
+  float content_h = float(rows) * row_height_;
+  ImGui::InvisibleButton("rows", ImVec2(width, std::max(content_h, 1.f)));
+  bool hovered = ImGui::IsItemHovered();
+  dl = ImGui::GetWindowDrawList();
+  int columns = std::max(1, int(x1 - x0));
+  rebin(columns);
+  rebuild_bands();
+  float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + rows_h;
+  rows_drawn_ = 0;
+  float gap = row_height_ >= 10 ? 2.f : 0.f;
+  // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
+  float font = ImGui::GetFontSize();
+  size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
+  for (size_t r = 0; r < rows; ++r) {
+    float y = top.y + float(r) * row_height_, h = row_height_ - gap;
+    if (y + row_height_ < clip_top || y > clip_bottom) continue;
+    ++rows_drawn_;
+    if (group_ > 1) {
+      draw_band(dl, r, x0, x1, y, h, r % label_every == 0, origin.x);
+      continue;
+    }
+    const JobRank& jr = job_->ranks[r];
+    bool focused = jr.rank == focused_;
+    if (focused) dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + row_height_), IM_COL32(255, 200, 0, 50));
+    bool labelled = r % label_every == 0;
+    float text_y = y + (label_every > 1 ? 0.f : (h - font) / 2);
+    if (labelled) {
+      std::string label = "rank " + std::to_string(jr.rank);
+      dl->AddText(ImVec2(origin.x + 2, text_y), jr.ok() ? ink : kLastColor, label.c_str());
+    }
+    int k = ov_index(jr.rank);
+    if (!jr.ok() || k < 0) {
+      std::string text = "failed to load: " + jr.error.message;
+      if (labelled) dl->AddText(ImVec2(x0 + 4, text_y), kLastColor, text.c_str());
+      else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+      continue;
+    }
+    draw_profile(dl, bins_[size_t(k)], x0, y, h);
+    if (labelled) {
+      const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
+      std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");
+      summary += " · " + (s ? ms(s->wait) : std::string("-"));
+      dl->AddText(ImVec2(x1 + 8, text_y), ink, summary.c_str());
+    }
+  }
+  // The selected collective: skew band over all rows, each rank's span and arrival, the last in red.
+  marked_ranks_.clear();
+  if (selected_ >= 0) {
+    const auto& in = overview_.collectives.instances[size_t(selected_)];
+    TimeNs first = INT64_MAX, last = INT64_MIN;
+    for (const auto& a : in.arrivals) first = std::min(first, a.arrival), last = std::max(last, a.arrival);
+    if (!in.arrivals.empty())
+      dl->AddRectFilled(ImVec2(std::max(x0, x_of(double(first))), top.y),
+                        ImVec2(std::min(x1, std::max(x_of(double(last)), x_of(double(first)) + 1)), top.y + content_h),
+                        IM_COL32(213, 30, 30, 40));
+    for (const auto& a : in.arrivals) {
+      auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
+      float y = top.y + float(size_t(it - job_->ranks.begin()) / group_) * row_height_, h = row_height_ - gap;
+      float xa = x_of(double(a.arrival)), xb = std::max(x_of(double(a.end)), xa + 1);
+      if (xb < x0 || xa > x1) continue;
+      xa = std::max(xa, x0), xb = std::min(xb, x1);
+      bool is_last = a.rank == in.last_rank;
+      if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
+        dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
+      dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
+      marked_ranks_.push_back(a.rank);
+    }
+  }
+  // Input: wheel zooms around the mouse, drag pans, a click selects the collective under the
+  // mouse (or, off any collective, expands/collapses that rank); hover tells the rank's numbers.
+  ImGuiIO& io = ImGui::GetIO();
+  if (hovered) {
+    float mx = io.MousePos.x;
+    size_t row = size_t(std::max(0.f, (io.MousePos.y - top.y) / row_height_));
+    // The rank under the mouse; in an aggregated row, the first member with a collective there.
+    size_t r = row < rows ? row_ranks(row).first : n;
+    int hit = -1;
+    for (size_t m = r; row < rows && m < row_ranks(row).second && hit < 0; ++m) {
+      int k = ov_index(job_->ranks[m].rank);
+      if (k >= 0 && mx >= x0 && mx <= x1) hit = instance_at(size_t(k), TimeNs(t0_ + double(mx - x0) * ns_per_px), TimeNs(4 * ns_per_px));
+      if (hit >= 0) r = m;
+    }
+    double t = t0_ + double(mx - x0) * ns_per_px;
+    if (io.MouseWheel != 0 && mx >= x0 && mx <= x1) {
+      double f = std::pow(0.8, double(io.MouseWheel));
+      t0_ = t - (t - t0_) * f, t1_ = t + (t1_ - t) * f;
+      if (t1_ - t0_ < 100) t1_ = t0_ + 100;
+      sync_expanded();
+    }
+    if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3)) {
+      double d = double(io.MouseDelta.x) * ns_per_px;
+      t0_ -= d, t1_ -= d;
+      sync_expanded();
+    } else if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && r < n &&
+               std::abs(io.MouseClickedPos[0].x - mx) < 3 && std::abs(io.MouseClickedPos[0].y - io.MousePos.y) < 3) {
+      const JobRank& jr = job_->ranks[r];
+      int k = ov_index(jr.rank);
+      if (hit >= 0) {
+        select_instance(hit);
+      } else if (k >= 0) {
+        bool open = std::any_of(expanded_.begin(), expanded_.end(), [&](const Expanded& e) { return e.rank == jr.rank; });
+        expand_rank(jr.rank, !open);
+      }
+    }
+    if (r < n && !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3)) {
+      const JobRank& jr = job_->ranks[r];
+      ImGui::BeginTooltip();
+      if (group_ > 1) {
+        auto [a, b] = row_ranks(row);
+        ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
+                    (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
+        int col = int(mx - x0);
+        if (col >= 0 && size_t(row) < bands_.size() && col < int(bands_[row].busy.size()))
+          ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
+      }
+      ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
+      if (!jr.ok()) {
+        ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+      } else if (const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank)) {
+        ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
+                    s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
+                    ms(s->wait).c_str(), (unsigned long long)s->collectives);
+        ImGui::Text("last in %llu · made the others wait %s%s%s", (unsigned long long)s->late_count, ms(s->delay_caused).c_str(),
+                    s->top_cause.empty() ? "" : ", mostly after ", s->top_cause.c_str());
+        ImGui::Text("GPU compute %s · communication %s · idle %s", ms(s->compute).c_str(), ms(s->communication).c_str(),
+                    ms(s->idle).c_str());
+      }
+      int k = ov_index(jr.rank);
+      int col = int(mx - x0);
+      if (k >= 0 && col >= 0 && col < int(bins_[size_t(k)].busy.size())) {
+        int c = bins_[size_t(k)].cause[size_t(col)];
+        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+                            c >= 0 ? ", idle mostly " : "", c >= 0 ? idle_cause_label(c) : "");
+      }
+      ImGui::TextDisabled("click: select a collective, or expand this rank");
+      ImGui::EndTooltip();
+    }
+  }
+  if (scroll_to_focus_) {
+    auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == focused_; });
+    if (it != job_->ranks.end()) ImGui::SetScrollY(float(size_t(it - job_->ranks.begin()) / group_) * row_height_ - rows_h / 2);
+    scroll_to_focus_ = false;
+  }
+  ImGui::EndChild();
+}
+
+void JobView::draw_expanded(float height) {
+  ImGui::BeginChild("expanded_ranks", ImVec2(0, height), true);
+  float each = std::max(220.f, (height - 16) / float(expanded_.size()) - ImGui::GetFrameHeightWithSpacing());
+  int64_t collapse = -1;
+  for (Expanded& e : expanded_) {
+    ImGui::PushID(int(e.rank));
+    int k = ov_index(e.rank);
+    const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
+    if (ImGui::SmallButton("x")) collapse = e.rank;
+    ImGui::SameLine();
+    ImGui::Text("rank %lld · %s", (long long)e.rank, fs::path(jr.path).filename().c_str());
+    e.timeline->draw(ImVec2(ImGui::GetContentRegionAvail().x, each));
+    // A kernel clicked here that belongs to a collective selects that instance on every rank.
+    if (e.timeline->selected() != e.seen_selection) {
+      e.seen_selection = e.timeline->selected();
+      auto found = instance_of_slice_[size_t(k)].find(slice_key(e.seen_selection));
+      if (e.seen_selection.valid() && found != instance_of_slice_[size_t(k)].end()) select_instance(found->second);
+    }
+    ImGui::PopID();
+  }
+  if (collapse >= 0) expand_rank(collapse, false);
+  ImGui::EndChild();
+}
+
+void JobView::draw_ranks_table() {
+  const auto& a = overview_.collectives;
+  ImGui::TextUnformatted("Ranks");
+  std::string insight = analysis::straggler_insight(a);
+  if (!insight.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "Stragglers: %s", insight.c_str());
+  }
+  for (const SkippedFile& s : job_->skipped) ImGui::TextDisabled("skipped %s: %s", s.path.c_str(), s.reason.c_str());
+  static const char* kColumns[] = {"rank", "status", "collectives", "last in", "made others wait", "waited", "iteration mean",
+                                   "compute", "communication", "idle", "top cause"};
+  constexpr int kCount = int(sizeof kColumns / sizeof *kColumns);
+  ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                          ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("ranks", kCount, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (int c = 0; c < kCount; ++c)
+    ImGui::TableSetupColumn(kColumns[c], c == 4 ? ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending : 0);
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
+    if (specs->SpecsCount > 0) {
+      sort_column_ = specs->Specs[0].ColumnIndex;
+      sort_descending_ = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
+    }
+    specs->SpecsDirty = false;
+  }
+  // Sort keys per column (time columns in ns; a failed rank sorts as 0 / empty).
+  auto key = [&](const JobRank& r) -> double {
+    const analysis::StragglerRow* s = analysis::straggler_of(a, r.rank);
+    switch (sort_column_) {
+      case 0: return double(r.rank);
+      case 1: return r.ok() ? 0 : 1;
+      case 2: return s ? double(s->collectives) : 0;
+      case 3: return s ? double(s->late_count) : 0;
+      case 4: return s ? double(s->delay_caused) : 0;
+      case 5: return s ? double(s->wait) : 0;
+      case 6: return s && s->iteration_mean ? *s->iteration_mean : 0;
+      case 7: return s ? double(s->compute) : 0;
+      case 8: return s ? double(s->communication) : 0;
+      case 9: return s ? double(s->idle) : 0;
+      default: return 0;
+    }
+  };
+  std::vector<const JobRank*> rows;
+  for (const JobRank& r : job_->ranks) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [&](const JobRank* x, const JobRank* y) {
+    if (sort_column_ == 10) {
+      const auto *sx = analysis::straggler_of(a, x->rank), *sy = analysis::straggler_of(a, y->rank);
+      std::string cx = sx ? sx->top_cause : "", cy = sy ? sy->top_cause : "";
+      return sort_descending_ ? cx > cy : cx < cy;
+    }
+    return sort_descending_ ? key(*x) > key(*y) : key(*x) < key(*y);
+  });
+  table_order_.clear();
+  for (const JobRank* r : rows) {
+    table_order_.push_back(r->rank);
+    const analysis::StragglerRow* s = analysis::straggler_of(a, r->rank);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    std::string label = std::to_string(r->rank);
+    if (ImGui::Selectable(label.c_str(), r->rank == focused_, ImGuiSelectableFlags_SpanAllColumns)) focus_rank(r->rank);
+    ImGui::TableNextColumn();
+    if (r->ok()) ImGui::TextUnformatted("loaded");
+    else ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", r->error.message.c_str());
+    if (!s) continue;
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", (unsigned long long)s->collectives);
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", (unsigned long long)s->late_count);
+    for (TimeNs v : {s->delay_caused, s->wait}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ms(v).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-");
+    for (TimeNs v : {s->compute, s->communication, s->idle}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ms(v).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(s->top_cause.c_str());
+  }
+  ImGui::EndTable();
+}
+
+// ---- automation ------------------------------------------------------------------------
+
+std::string JobView::command(const std::string& command, const std::string& args) {
+  if (!job_) return "the job is not loaded";
+  std::istringstream in(args);
+  if (command == "collective") {
+    std::string what;
+    in >> what;
+    if (overview_.collectives.instances.empty()) return "the job has no collectives";
+    if (what == "next") step_instance(1);
+    else if (what == "prev") step_instance(-1);
+    else if (what == "worst") select_worst_skew();
+    else {
+      char* end = nullptr;
+      long i = std::strtol(what.c_str(), &end, 10);
+      if (what.empty() || *end || i < 0 || size_t(i) >= overview_.collectives.instances.size())
+        return "collective wants next, prev, worst or an index below " + std::to_string(overview_.collectives.instances.size());
+      select_instance(int(i));
+    }
+    return "";
+  }
+  if (command == "jobexport") return args.empty() ? "jobexport wants a file (.pdf, .svg, .png)" : export_figure(args);
+  if (command == "align") {
+    std::string mode;
+    in >> mode;
+    if (mode == "collectives") realign(analysis::Align::Collectives);
+    else if (mode == "none") realign(analysis::Align::None);
+    else if (mode == "auto") realign(analysis::Align::Auto);
+    else return "align wants collectives, none or auto";
+    return "";
+  }
+  if (command == "ranksort") {
+    static const char* kKeys[] = {"rank", "status", "collectives", "late", "delay", "wait", "iteration", "compute",
+                                  "communication", "idle", "cause"};
+    std::string column, order;
+    in >> column >> order;
+    for (int c = 0; c < 11; ++c)
+      if (column == kKeys[c]) {
+        sort_column_ = c, sort_descending_ = order != "asc";
+        return "";
+      }
+    return "ranksort wants rank, status, collectives, late, delay, wait, iteration, compute, communication, idle or cause";
+  }
+  int64_t rank = -1;
+  if (!(in >> rank) || !job_->find(rank)) return "no rank '" + args + "' in the job";
+  if (command == "expand" || command == "collapse")
+    return expand_rank(rank, command == "expand") ? "" : "rank " + std::to_string(rank) + " did not load";
+  if (command == "focus") return focus_rank(rank) ? "" : "no rank " + std::to_string(rank);
+  // rankselect R NAME [N]: the N-th (by start) slice named NAME of rank R, as a click would.
+  std::string name;
+  std::getline(in >> std::ws, name);
+  size_t nth = 0, space = name.find_last_of(' ');
+  if (space != std::string::npos && space + 1 < name.size() &&
+      name.find_first_not_of("0123456789", space + 1) == std::string::npos)
+    nth = std::stoul(name.substr(space + 1)), name.erase(space);
+  if (!expand_rank(rank, true)) return "rank " + std::to_string(rank) + " did not load";
+  const TraceStore& s = *job_->find(rank)->store;
+  StringId id = s.strings.find(name);
+  if (id == StringPool::kNotFound) return "no slice '" + name + "' on rank " + std::to_string(rank);
+  std::vector<SliceRef> refs(s.slices_named(id).begin(), s.slices_named(id).end());
+  if (nth >= refs.size()) return "no slice '" + name + "' #" + std::to_string(nth) + " on rank " + std::to_string(rank);
+  std::sort(refs.begin(), refs.end(), [&](SliceRef x, SliceRef y) { return s.start(x) < s.start(y); });
+  for (Expanded& e : expanded_)
+    if (e.rank == rank) e.timeline->select(refs[nth], true);  // the next frame links it like a click
+  return "";
+}
+
+void JobView::write_state(JsonWriter& w) const {
+  w.begin_object().field("title", title_).field("loading", loading()).field("error", error_);
+  if (!job_) {
+    w.end_object();
+    return;
+  }
+  const auto& a = overview_.collectives;
+  w.field("source", job_->source).field("loaded", uint64_t(job_->loaded_count())).field("aligned", a.aligned);
+  w.key("ranks").begin_array();
+  for (const JobRank& r : job_->ranks) {
+    w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());
+    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string()).end_object();
+  }
+  w.end_array();
+  w.key("offsets_ns").begin_object();
+  for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i) w.field(std::to_string(a.ranks[i]), a.offsets[i]);
+  w.end_object();
+  w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", t0_).field("view_end_ns", t1_);
+  w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_)).field("ranks_per_row", uint64_t(group_));
+  w.key("selected_instance");
+  if (selected_ >= 0) {
+    const auto& in = a.instances[size_t(selected_)];
+    w.begin_object().field("index", selected_).field("name", in.name).field("group", in.group).field("instance", in.instance);
+    w.field("skew_ns", in.skew).field("last_rank", in.last_rank).field("last_cause", in.last_cause);
+    w.key("arrivals").begin_array();
+    for (const auto& x : in.arrivals)
+      w.begin_object().field("rank", x.rank).field("arrival_ns", x.arrival).field("end_ns", x.end).field("wait_ns", x.wait).end_object();
+    w.end_array().key("missing").begin_array();
+    for (int64_t m : in.missing) w.value(m);
+    w.end_array().end_object();
+  } else {
+    w.null();
+  }
+  w.key("highlighted_ranks").begin_array();
+  for (int64_t r : marked_ranks_) w.value(r);
+  w.end_array().key("expanded_ranks").begin_array();
+  for (const Expanded& e : expanded_) {
+    w.begin_object().field("rank", e.rank).field("highlights", uint64_t(e.timeline->highlights().size()));
+    w.field("selected", e.timeline->selected().valid()).end_object();
+  }
+  w.end_array().field("focused_rank", focused_).field("insight", analysis::straggler_insight(a));
+  w.key("ranks_table").begin_array();
+  for (int64_t r : table_order_) w.value(r);
+  w.end_array().end_object();
+}
+
+}  // namespace sl::views

@@ -1,0 +1,153 @@
+// A job tab: every rank of a distributed run in one view. On top the rank overview (one compact
+// row per rank on the job clock: GPU busy as bar height, the dominant idle cause as colour, a
+// summary column); below it the ranks the user expanded, each drawn by the single-trace
+// TimelineView over that rank's store (created on first expand); at the bottom the Ranks view
+// (straggler table and per-rank breakdown). Selecting a collective instance (in the overview, or
+// a kernel of an expanded rank) marks that instance on every rank: arrivals, skew, last rank.
+#pragma once
+
+#include <imgui.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/analysis/job_overview.h"
+#include "core/job.h"
+#include "views/timeline_view.h"
+
+namespace sl {
+class JsonWriter;
+}
+
+namespace sl::views {
+
+class JobView {
+public:
+  explicit JobView(std::function<void()> wake) : wake_(std::move(wake)) {}
+  ~JobView();
+  JobView(const JobView&) = delete;
+  JobView& operator=(const JobView&) = delete;
+
+  // Loads a folder (`dir`) or the given rank files in the background (core load_job: parallel).
+  void open(const std::string& dir, const std::vector<std::string>& files);
+  bool poll();  // installs a finished load; true when something changed
+  bool loading() const { return job_ == nullptr && error_.empty(); }
+  bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
+  void cancel() { cancel_ = true; }
+  const std::string& error() const { return error_; }  // the job could not be opened at all
+  const std::string& title() const { return title_; }
+  const Job* job() const { return job_.get(); }
+
+  void draw(ImVec2 size);
+
+  // Collective instances, by index in analysis order (first arrival).
+  void select_instance(int index);
+  void step_instance(int direction);
+  void select_worst_skew();
+  int selected_instance() const { return selected_; }
+  // Re-runs the collectives analysis with raw clocks (None), offsets applied (Collectives) or the
+  // default rule (Auto), in the background; the overview keeps showing the old one meanwhile.
+  void realign(analysis::Align align);
+  // The overview's time window (job clock ns), as a zoom or pan sets it; expanded ranks follow.
+  void zoom_to(double t0, double t1);
+  TimeNs span() const { return overview_.span; }
+  // Ranks by rank number.
+  bool expand_rank(int64_t rank, bool expand);
+  bool focus_rank(int64_t rank);
+
+  // Writes the rank overview figure (`render DIR --view ranks`) of the current time window:
+  // .svg, .pdf or .png by extension, paper theme. Empty on success, else the error.
+  std::string export_figure(const std::string& path) const;
+
+  // Automation (the script's job commands, listed in app/gui_script.cpp kCommands): `jobexport PATH`,
+  // `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
+  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R). Returns "" or the error.
+  std::string command(const std::string& command, const std::string& args);
+  void write_state(JsonWriter& w) const;
+
+private:
+  struct RankLoad {
+    std::atomic<uint64_t> done{0}, total{0};
+    std::atomic<int> status{0};  // 0 waiting, 1 loading, 2 loaded, 3 failed
+  };
+  struct Loaded {
+    std::unique_ptr<Job> job;
+    analysis::JobOverview overview;
+    std::string error;
+  };
+  struct Span {  // one collective occurrence on one rank, job clock
+    TimeNs start, end;
+    int instance;
+  };
+  struct Expanded {
+    int64_t rank;
+    std::unique_ptr<TimelineView> timeline;
+    SliceRef seen_selection;  // to notice a new click in it
+  };
+
+  void install(Loaded loaded);
+  void install_overview(analysis::JobOverview overview);
+  void draw_loading();
+  void draw_toolbar();
+  void draw_export_popup();
+  void draw_overview(float height);
+  void draw_expanded(float height);
+  void draw_ranks_table();
+  void rebin(int columns);
+  void rebuild_bands();
+  void draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x);
+  // The job ranks (indices into Job::ranks) drawn in overview row `row`.
+  std::pair<size_t, size_t> row_ranks(size_t row) const;
+  void show_instance(int index);
+  void sync_expanded();
+  void apply_highlights();
+  int instance_at(size_t ov_row, TimeNs t, TimeNs tolerance) const;
+  int ov_index(int64_t rank) const;  // into overview_.ranks, -1 when not loaded
+  const analysis::CollectiveArrival* arrival_of(int instance, int64_t rank) const;
+
+  std::function<void()> wake_;
+  std::string title_, error_;
+  JobPlan plan_;
+  std::unique_ptr<RankLoad[]> loads_;
+  std::atomic<bool> cancel_{false}, analysing_{false};
+  double started_ = 0;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::unique_ptr<Loaded> finished_;
+  std::unique_ptr<analysis::JobOverview> realigned_;  // a finished realign(), under mutex_
+  std::atomic<bool> realigning_{false};
+
+  std::unique_ptr<Job> job_;
+  analysis::JobOverview overview_;
+  std::vector<std::vector<Span>> spans_;  // per overview rank, by start
+  std::vector<std::unordered_map<uint64_t, int>> instance_of_slice_;  // per overview rank
+
+  double t0_ = 0, t1_ = 1;  // job clock shown
+  std::vector<analysis::RankBins> bins_;
+  double bins_t0_ = -1, bins_t1_ = -1;
+  int bins_columns_ = 0;
+  int selected_ = -1;
+  std::vector<int64_t> marked_ranks_;  // ranks whose arrival mark was drawn last frame
+  std::vector<Expanded> expanded_;
+  int64_t focused_ = -1;
+  bool scroll_to_focus_ = false;
+  int sort_column_ = 4;  // delay caused
+  bool sort_descending_ = true;
+  std::vector<int64_t> table_order_;  // ranks as the table shows them
+  char export_path_[512] = "";
+  std::string export_message_;
+  float row_height_ = 0;
+  size_t group_ = 1;                       // ranks per overview row (> 1: rows aggregate)
+  std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause
+  uint64_t bins_version_ = 0, bands_version_ = 0;
+  size_t bands_group_ = 0;
+  size_t rows_drawn_ = 0;
+};
+
+}  // namespace sl::views
