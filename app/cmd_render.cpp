@@ -46,6 +46,19 @@ int usage(const std::string& message) {
   return 2;
 }
 
+// Whether the figure was built and written to --output; says on stderr why not.
+bool figure_written(bool built, const fig::Scene& scene, const RenderOptions& o, fig::Format format, std::string& error) {
+  if (!built) {
+    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
+    return false;
+  }
+  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
+    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
+    return false;
+  }
+  return true;
+}
+
 // "START:END" with units on either side ("12.5ms:14ms", "3s:4s", raw µs "1500:2500").
 bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
   size_t colon = text.find(':');
@@ -105,14 +118,8 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
   fig::Scene scene;
   fig::DiffFigureStats stats;
   std::string error;
-  if (!fig::diff_figure(*a.store, *b.store, d, style, options, scene, stats, error)) {
-    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
-    return 1;
-  }
-  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
-    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
-    return 1;
-  }
+  bool built = fig::diff_figure(*a.store, *b.store, d, style, options, scene, stats, error);
+  if (!figure_written(built, scene, o, format, error)) return 1;
   if (!o.quiet)
     report(o, scene,
            " (A: " + rows_report(stats.a, options.max_depth) + "; B: " + rows_report(stats.b, options.max_depth) + "; " +
@@ -137,14 +144,8 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
   fig::Scene scene;
   fig::RanksFigureStats stats;
   std::string error;
-  if (!fig::ranks_figure(*job, overview, style, options, scene, stats, error)) {
-    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
-    return 1;
-  }
-  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
-    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
-    return 1;
-  }
+  bool built = fig::ranks_figure(*job, overview, style, options, scene, stats, error);
+  if (!figure_written(built, scene, o, format, error)) return 1;
   if (!o.quiet)
     report(o, scene,
            " (" + std::to_string(stats.ranks) + " ranks, " + std::to_string(stats.failed) + " failed, " +
@@ -207,14 +208,7 @@ int render(const RenderOptions& o) {
   } else {
     return usage("--view wants timeline, histogram, breakdown, idle, diff or ranks; got '" + o.view + "'");
   }
-  if (!ok) {
-    std::fprintf(stderr, "sightline render: %s\n", error.c_str());
-    return 1;
-  }
-  if (!fig::write_scene(scene, o.output, format, o.scale, error)) {
-    std::fprintf(stderr, "sightline render: cannot write %s\n", error.c_str());
-    return 1;
-  }
+  if (!figure_written(ok, scene, o, format, error)) return 1;
   if (!o.quiet) report(o, scene, o.view == "timeline" ? " (" + rows_report(stats, o.max_depth) + ")" : "", started);
   return 0;
 }

@@ -10,5 +10,5 @@ for preset in release asan; do
   ctest --preset "$preset"
 done
 cmake --preset fuzz
-cmake --build --preset fuzz --target fuzz_loader
+cmake --build --preset fuzz --target fuzz_loader fuzz_nsys
 ctest --preset fuzz -R "^fuzz"
