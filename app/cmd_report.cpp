@@ -31,6 +31,8 @@ struct ReportArgs {
   std::string tsys = "4.5";
   std::vector<std::string> job;
   std::string align = "auto";
+  std::string annotation = "ProfilerStep";
+  std::optional<int64_t> instance;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -45,7 +47,8 @@ std::vector<std::string> split_list(const std::string& s) {
 // Names --only accepts: the analyses and the tables they produce.
 bool known_name(const std::string& n) {
   static const char* tables[] = {"temporal_breakdown_streams", "idle_interval_stats", "queue_length_summary",
-                                 "memory_bw_summary", "launch_histograms", "kernel_breakdown_full"};
+                                 "memory_bw_summary", "launch_histograms", "kernel_breakdown_full",
+                                 "critical_path_summary"};
   const auto& names = analysis::analysis_names();
   if (std::find(names.begin(), names.end(), n) != names.end()) return true;
   if (analysis::is_job_table_name(n)) return true;
@@ -63,6 +66,8 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
       return false;
     }
   o.operator_name = a.op;
+  o.critical_path.annotation = a.annotation;
+  o.critical_path.instance = a.instance;
   if (a.tsys == "auto") {
     o.coupling.t_sys.reset();
   } else {
@@ -224,6 +229,9 @@ void register_report(CLI::App& app) {
   cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own); on a job, the one rank to show");
   cmd->add_option("--only", a->only, "Comma-separated analyses to run");
   cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
+  cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep)");
+  cmd->add_option("--instance", a->instance, "Instance of the annotation for critical_path (default: the first complete one)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--table", a->table, "Table to print with --format csv");
   cmd->add_option("--tsys", a->tsys, "Null-launch floor for HDBI in µs, or 'auto' (default 4.5)");

@@ -11,7 +11,7 @@ const std::vector<std::string>& analysis_names() {
       "kernel_breakdown",   "kernel_durations", "launch_stats",       "queue_length",
       "memory_bw",          "memory_in_use",    "comm_comp_overlap",  "coupling",
       "fusion_candidates",  "repeated_kernels", "kernel_sequences", "insights",
-      "cupti_counters"};
+      "cupti_counters",     "critical_path"};
   return names;
 }
 
@@ -87,6 +87,14 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     const bool asked = !r.only.empty();
     if (!r.cupti->note.empty() && (asked || !r.cupti->kernels.empty() || r.cupti->ranges > 0))
       r.notes.push_back(r.cupti->note);
+  }
+
+  // Critical path: only on request (one annotation instance, chosen by the user), so full reports
+  // and their golden files stay as they were.
+  auto asked_for = [&](std::string_view n) { return std::find(r.only.begin(), r.only.end(), n) != r.only.end(); };
+  if (asked_for("critical_path") || asked_for("critical_path_summary")) {
+    timed(r, "critical_path", [&] { r.critical_path = critical_path(t, o.critical_path); });
+    if (!r.critical_path->note.empty()) r.notes.push_back(r.critical_path->note);
   }
 
   if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });

@@ -10,6 +10,7 @@
 #include "core/analysis/common.h"
 #include "core/analysis/counters.h"
 #include "core/analysis/coupling.h"
+#include "core/analysis/critical_path.h"
 #include "core/analysis/cupti_counters.h"
 #include "core/analysis/fusion.h"
 #include "core/analysis/idle_time.h"
@@ -29,6 +30,7 @@ struct ReportOptions {
   std::vector<std::string> only;  // empty = all
   std::string operator_name;      // kernel_sequences; empty = skipped with a note
   CouplingOptions coupling;
+  CriticalPathOptions critical_path;  // --annotation, --instance
 };
 
 struct Report {
@@ -49,6 +51,7 @@ struct Report {
   std::optional<std::vector<KernelSequence>> sequences;
   std::optional<std::vector<Insight>> insights;  // Sightline mode only; ranked, costs bounded
   std::optional<CuptiCounters> cupti;
+  std::optional<CriticalPath> critical_path;  // only when asked for (--only critical_path)
   std::vector<std::string> notes;
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;

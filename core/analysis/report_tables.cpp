@@ -53,6 +53,20 @@ void add_cupti_derived(std::vector<Cell>& row, std::optional<double> flops, std:
   row.push_back(opt(intensity(flops, bytes)));
 }
 
+// critical_path: the path of one annotation instance; critical_path_summary: its edges by what
+// bounds them (bound_by "" = zero-weight dependency edges, as HTA lists them).
+void add_critical_path_tables(const CriticalPath& p, std::vector<Table>& out) {
+  Table t{"critical_path", {"rank", "annotation", "instance", "start_us", "end_us", "length_us"}};
+  t.rows.push_back({C::integer(p.rank), C::str(p.annotation), C::integer(p.instance), C::ns(p.start), C::ns(p.end),
+                    C::ns(p.length)});
+  out.push_back(std::move(t));
+  Table s{"critical_path_summary", {"bound_by", "sum_us", "count", "pct"}};
+  for (const auto& share : p.summary)
+    s.rows.push_back({C::str(std::string(bound_by_name(share.bound_by))), C::ns(share.sum),
+                      C::integer(int64_t(share.count)), C::num(share.pct)});
+  out.push_back(std::move(s));
+}
+
 // cupti_counters: one row per profiled kernel; cupti_counters_by_operator (Sightline mode): the
 // same summed per innermost operator. (HTA) a metric a range lacks reads -1, HTA's default.
 void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out) {
@@ -254,6 +268,7 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(t));
   }
   if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
+  if (r.critical_path && r.critical_path->valid) add_critical_path_tables(*r.critical_path, out);
   return out;
 }
 

@@ -1,0 +1,350 @@
+#include "core/analysis/critical_path.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+
+#include "core/analysis/args_util.h"
+
+namespace sl::analysis {
+
+std::string_view bound_by_name(BoundBy b) {
+  switch (b) {
+    case BoundBy::Dependency: return "";
+    case BoundBy::CpuBound: return "cpu_bound";
+    case BoundBy::GpuCompute: return "gpu_compute_bound";
+    case BoundBy::GpuCommunication: return "gpu_communication_bound";
+    case BoundBy::KernelLaunchOverhead: return "gpu_kernel_launch_overhead";
+    case BoundBy::KernelKernelOverhead: return "gpu_kernel_kernel_overhead";
+  }
+  return "";
+}
+
+namespace {
+
+// A kernel queued behind its predecessor waits for it only when the gap is short (§10); a longer
+// gap means something else held it back, and the launch is taken as its cause instead.
+constexpr TimeNs kKernelKernelMaxGap = 1500 * 1000;
+
+bool is_instance_of(std::string_view name, std::string_view annotation) {
+  if (name.substr(0, annotation.size()) != annotation) return false;
+  return name.size() == annotation.size() || name[annotation.size()] == '#';
+}
+
+// The graph over the selected events: node 2*i is event i's start, 2*i+1 its end.
+struct Graph {
+  const EventTable& table;
+  std::vector<uint32_t> events;  // EventTable rows
+  std::vector<CriticalPathEdge> edges;
+  std::vector<std::vector<uint32_t>> out;  // node -> edge indexes
+  std::vector<uint32_t> from, to;          // edge -> its source and target nodes
+
+  TimeNs node_ts(uint32_t node) const {
+    const Row& r = table.rows[events[node / 2]];
+    return node % 2 ? r.end() : r.ts;
+  }
+  void add(uint32_t from_node, uint32_t to_node, BoundBy by) {
+    CriticalPathEdge e;
+    e.from_row = events[from_node / 2];
+    e.to_row = events[to_node / 2];
+    e.from_start = from_node % 2 == 0;
+    e.to_start = to_node % 2 == 0;
+    // Dependency edges carry no time (§10); others the time between their endpoints, never
+    // negative (partially overlapping siblings, clock skew between CPU and GPU).
+    e.weight = by == BoundBy::Dependency ? 0 : std::max<TimeNs>(0, node_ts(to_node) - node_ts(from_node));
+    e.bound_by = by;
+    out[from_node].push_back(uint32_t(edges.size()));
+    from.push_back(from_node);
+    to.push_back(to_node);
+    edges.push_back(e);
+  }
+};
+
+uint32_t start_node(uint32_t i) { return 2 * i; }
+uint32_t end_node(uint32_t i) { return 2 * i + 1; }
+
+// Nesting and sequence on each CPU thread: parent start → first child start, child end → next
+// sibling start, last child end → parent end, a leaf's start → end, top-level end → next start.
+//
+// (Sightline) A host call that waits on the GPU (`waited`) has no start → end edge: its time is the
+// GPU's, reached through the sync dependency, not CPU work. (HTA) keeps the edge.
+void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std::vector<char>& waited) {
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_track;
+  for (uint32_t i : cpu_events) by_track[g.table.rows[g.events[i]].ref.track].push_back(i);
+  for (auto& [track, list] : by_track) {
+    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      const Row &x = g.table.rows[g.events[a]], &y = g.table.rows[g.events[b]];
+      if (x.ts != y.ts) return x.ts < y.ts;
+      if (x.dur != y.dur) return x.dur > y.dur;  // the enclosing one first
+      return x.order < y.order;
+    });
+    struct Open {
+      uint32_t event;
+      int64_t last_child = -1;
+    };
+    std::vector<Open> stack;
+    int64_t last_top = -1;
+    auto close_top = [&] {
+      Open o = stack.back();
+      stack.pop_back();
+      if (o.last_child >= 0) g.add(end_node(uint32_t(o.last_child)), end_node(o.event), BoundBy::CpuBound);
+      else if (!waited[o.event] || g.table.mode == Mode::Hta) g.add(start_node(o.event), end_node(o.event), BoundBy::CpuBound);
+      (stack.empty() ? last_top : stack.back().last_child) = o.event;
+    };
+    for (uint32_t i : list) {
+      const Row& r = g.table.rows[g.events[i]];
+      while (!stack.empty() && g.table.rows[g.events[stack.back().event]].end() < r.end()) close_top();
+      if (!stack.empty()) {
+        Open& parent = stack.back();
+        if (parent.last_child >= 0) g.add(end_node(uint32_t(parent.last_child)), start_node(i), BoundBy::CpuBound);
+        else g.add(start_node(parent.event), start_node(i), BoundBy::CpuBound);
+      } else if (last_top >= 0) {
+        g.add(end_node(uint32_t(last_top)), start_node(i), BoundBy::CpuBound);
+      }
+      stack.push_back({i});
+    }
+    while (!stack.empty()) close_top();
+  }
+}
+
+struct GpuStreams {
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;  // events, by start
+};
+
+// Launch or kernel-kernel edge into each GPU activity, and its start → end.
+void sort_streams(const Graph& g, GpuStreams& s) {
+  for (auto& [stream, list] : s.by_stream)
+    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      const Row &x = g.table.rows[g.events[a]], &y = g.table.rows[g.events[b]];
+      return x.ts != y.ts ? x.ts < y.ts : x.order < y.order;
+    });
+}
+
+// A kernel that waits on another stream's event (`waited`) gets no launch edge: the wait, not the
+// launch, is what held it back, and a launch edge would span the other stream's work.
+void add_gpu_edges(Graph& g, const GpuStreams& s, const std::unordered_map<uint32_t, uint32_t>& event_of_row,
+                   const std::vector<char>& waited) {
+  for (const auto& [stream, list] : s.by_stream) {
+    int64_t prev = -1;
+    for (uint32_t k : list) {
+      const Row& r = g.table.rows[g.events[k]];
+      const Row& launch = g.table.rows[r.launch];
+      uint32_t launch_event = event_of_row.at(uint32_t(r.launch));
+      // The stream was busy when the launch call returned: the kernel waited for its predecessor.
+      const bool queued = prev >= 0 && g.table.rows[g.events[prev]].end() > launch.end();
+      const bool kernel_kernel =
+          queued && r.ts - g.table.rows[g.events[prev]].end() < kKernelKernelMaxGap;
+      if (kernel_kernel) g.add(end_node(uint32_t(prev)), start_node(k), BoundBy::KernelKernelOverhead);
+      else if (!waited[k]) g.add(start_node(launch_event), start_node(k), BoundBy::KernelLaunchOverhead);
+      const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
+      g.add(start_node(k), end_node(k), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
+      prev = k;
+    }
+  }
+}
+
+// The last GPU activity on `stream` (any stream when < 0) launched before `before`.
+std::optional<uint32_t> last_launched_before(const Graph& g, const GpuStreams& s, int64_t stream, TimeNs before) {
+  std::optional<uint32_t> best;
+  TimeNs best_launch = 0;
+  for (const auto& [st, list] : s.by_stream) {
+    if (stream >= 0 && st != stream) continue;
+    for (uint32_t k : list) {
+      TimeNs lt = g.table.rows[g.table.rows[g.events[k]].launch].ts;
+      if (lt < before && (!best || lt > best_launch)) best = k, best_launch = lt;
+    }
+  }
+  return best;
+}
+
+std::optional<uint32_t> first_launched_after(const Graph& g, const GpuStreams& s, int64_t stream, TimeNs after) {
+  auto it = s.by_stream.find(stream);
+  if (it == s.by_stream.end()) return std::nullopt;
+  for (uint32_t k : it->second)
+    if (g.table.rows[g.table.rows[g.events[k]].launch].ts > after) return k;
+  return std::nullopt;
+}
+
+// Synchronisation: a `cuda_sync` activity (Kineto) names what it waits on (`wait_on_stream`, the
+// event record's correlation) and who waits (its `stream`, or the host when −1). A host
+// `*Synchronize` call without such an activity waits for the GPU work launched before it.
+// Marks in `waited` the GPU activities that wait on another stream and the host calls that wait
+// on the GPU.
+void add_sync_edges(Graph& g, const GpuStreams& s, const std::unordered_map<int64_t, uint32_t>& cpu_by_corr,
+                    const std::vector<uint32_t>& cpu_events, std::vector<char>& waited) {
+  const TraceStore& store = *g.table.store;
+  std::vector<char> covered(g.events.size(), 0);
+  for (const Row& r : g.table.rows) {
+    if (g.table.cat(r) != "cuda_sync" || r.corr < 0) continue;
+    auto call = cpu_by_corr.find(r.corr);
+    if (call == cpu_by_corr.end()) continue;
+    const Row& c = g.table.rows[g.events[call->second]];
+    std::string_view args = store.slice_args_json(r.ref);
+    int64_t wait_stream = find_int_arg(args, "wait_on_stream").value_or(-1);
+    int64_t record_corr = find_int_arg(args, "wait_on_cuda_event_record_corr_id").value_or(-1);
+    int64_t waiter = find_int_arg(args, "stream").value_or(-1);
+    TimeNs before = c.ts;
+    if (record_corr >= 0) {
+      auto rec = cpu_by_corr.find(record_corr);
+      if (rec == cpu_by_corr.end()) continue;
+      before = g.table.rows[g.events[rec->second]].ts;
+    }
+    auto src = last_launched_before(g, s, wait_stream, before);
+    if (!src) continue;
+    covered[call->second] = 1;
+    if (waiter >= 0) {
+      if (auto dst = first_launched_after(g, s, waiter, c.ts)) {
+        g.add(end_node(*src), start_node(*dst), BoundBy::Dependency);
+        waited[*dst] = 1;
+      }
+    } else {
+      g.add(end_node(*src), end_node(call->second), BoundBy::Dependency);
+      waited[call->second] = 1;
+    }
+  }
+  for (uint32_t i : cpu_events) {
+    const Row& c = g.table.rows[g.events[i]];
+    if (covered[i] || g.table.name(c).find("Synchronize") == std::string_view::npos) continue;
+    if (auto src = last_launched_before(g, s, -1, c.ts); src && g.table.rows[g.events[*src]].end() <= c.end()) {
+      g.add(end_node(*src), end_node(i), BoundBy::Dependency);
+      waited[i] = 1;
+    }
+  }
+}
+
+// Longest weighted path over the DAG in topological order (Kahn); every node may start a path.
+// Ties keep the first predecessor found and the earliest-numbered final node, so the result is
+// deterministic. Nodes on a cycle (inconsistent input) are left out with a note.
+void longest_path(const Graph& g, CriticalPath& cp) {
+  const size_t n = g.out.size();
+  std::vector<uint32_t> indegree(n, 0);
+  for (uint32_t v : g.to) ++indegree[v];
+  std::deque<uint32_t> ready;
+  for (uint32_t v = 0; v < n; ++v)
+    if (!indegree[v]) ready.push_back(v);
+  std::vector<TimeNs> dist(n, 0);
+  std::vector<int64_t> via(n, -1);  // edge into the node on its longest path
+  size_t visited = 0;
+  while (!ready.empty()) {
+    uint32_t v = ready.front();
+    ready.pop_front();
+    ++visited;
+    for (uint32_t ei : g.out[v]) {
+      uint32_t w = g.to[ei];
+      TimeNs d = dist[v] + g.edges[ei].weight;
+      if (via[w] < 0 || d > dist[w]) dist[w] = d, via[w] = ei;
+      if (--indegree[w] == 0) ready.push_back(w);
+    }
+  }
+  if (visited < n) cp.note = "critical_path: the event graph has a cycle; its nodes are left out";
+  uint32_t last = 0;
+  for (uint32_t v = 1; v < n; ++v)
+    if (dist[v] > dist[last]) last = v;
+  std::vector<uint32_t> path_edges;
+  uint32_t first = last;
+  for (uint32_t v = last; via[v] >= 0;) {
+    path_edges.push_back(uint32_t(via[v]));
+    v = g.from[size_t(via[v])];
+    first = v;
+  }
+  std::reverse(path_edges.begin(), path_edges.end());
+  cp.valid = true;
+  cp.length = dist[last];
+  cp.start = g.node_ts(first);
+  cp.end = g.node_ts(last);
+  std::vector<CriticalPathShare> shares;
+  for (uint32_t ei : path_edges) {
+    const CriticalPathEdge& e = g.edges[ei];
+    cp.path.push_back(e);
+    auto it = std::find_if(shares.begin(), shares.end(), [&](const auto& s) { return s.bound_by == e.bound_by; });
+    if (it == shares.end()) it = shares.insert(shares.end(), CriticalPathShare{e.bound_by});
+    it->sum += e.weight;
+    ++it->count;
+  }
+  std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.bound_by < b.bound_by; });
+  for (auto& s : shares) s.pct = cp.length > 0 ? 100.0 * double(s.sum) / double(cp.length) : 0.0;
+  cp.summary = std::move(shares);
+}
+
+struct Instance {
+  const Row* row = nullptr;
+  int64_t index = 0;
+};
+
+std::optional<Instance> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
+  std::vector<const Row*> found;
+  for (uint32_t i : t.cpu)
+    if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
+  std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
+  if (found.empty()) {
+    note = "critical_path: no '" + o.annotation + "' annotation";
+    return std::nullopt;
+  }
+  int64_t index = 0;
+  if (o.instance) {
+    index = *o.instance;
+    if (index < 0 || index >= int64_t(found.size())) {
+      note = "critical_path: instance " + std::to_string(index) + " out of range (" + std::to_string(found.size()) +
+             " instances of '" + o.annotation + "')";
+      return std::nullopt;
+    }
+  } else {
+    // "Complete": the profiler may cut the last instance short, so with several the first one is
+    // taken; with one, that one.
+    index = 0;
+  }
+  return Instance{found[size_t(index)], index};
+}
+
+}  // namespace
+
+CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
+  CriticalPath cp;
+  cp.rank = t.rank;
+  cp.annotation = o.annotation;
+  auto inst = pick_instance(t, o, cp.note);
+  if (!inst) return cp;
+  cp.instance = inst->index;
+  const Row& step = *inst->row;
+
+  Graph g{t, {}, {}, {}, {}, {}};
+  std::vector<uint32_t> cpu_events;
+  std::unordered_map<uint32_t, uint32_t> event_of_row;
+  std::unordered_map<int64_t, uint32_t> cpu_by_corr;
+  // CPU side: every CPU event inside the instance but the instance itself; Python stack frames
+  // would only lengthen CPU chains that their ops already cover.
+  for (uint32_t i : t.cpu) {
+    const Row& r = t.rows[i];
+    if (&r == &step || r.ts < step.ts || r.end() > step.end() || t.cat(r) == "python_function") continue;
+    if (t.cat(r) == "cuda_sync") continue;  // GPU-side record even when its stream is −1
+    event_of_row[i] = uint32_t(g.events.size());
+    cpu_events.push_back(uint32_t(g.events.size()));
+    if (r.corr >= 0) cpu_by_corr.emplace(r.corr, uint32_t(g.events.size()));
+    g.events.push_back(i);
+  }
+  // GPU side: kernels, copies and sets launched from inside the instance.
+  GpuStreams streams;
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (r.launch < 0 || !event_of_row.count(uint32_t(r.launch)) || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
+    streams.by_stream[r.stream].push_back(uint32_t(g.events.size()));
+    g.events.push_back(i);
+  }
+  g.out.resize(2 * g.events.size());
+  sort_streams(g, streams);
+  std::vector<char> waited(g.events.size(), 0);
+  add_sync_edges(g, streams, cpu_by_corr, cpu_events, waited);
+  add_cpu_edges(g, cpu_events, waited);
+  add_gpu_edges(g, streams, event_of_row, waited);
+  cp.graph_nodes = 2 * g.events.size();
+  cp.graph_edges = g.edges.size();
+  if (g.events.empty()) {
+    cp.note = "critical_path: the instance holds no events";
+    return cp;
+  }
+
+  longest_path(g, cp);
+  return cp;
+}
+
+}  // namespace sl::analysis
