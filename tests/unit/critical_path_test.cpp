@@ -145,3 +145,70 @@ TEST_CASE("critical path: annotation and instance choice, clear notes") {
   o.instance.reset();
   CHECK(critical_path(t, o).note.find("no 'Nope' annotation") != std::string::npos);
 }
+
+// HTA's critical_path_analysis on the two reference traces (reference-values.md). HTA mode does
+// not reproduce these yet (the gap is recorded in core/analysis/README.md), so the comparison is
+// may_fail: it runs, reports the difference, and becomes a hard check once it holds.
+namespace {
+
+#ifdef SIGHTLINE_SHARED_DIR
+const std::filesystem::path kCpShared = SIGHTLINE_SHARED_DIR;
+#else
+const std::filesystem::path kCpShared = "../shared";
+#endif
+
+struct CpReference {
+  const char* trace;
+  int64_t rank, instance, length_us;
+  std::vector<std::tuple<std::string, int64_t, uint64_t>> summary;  // bound_by, sum_us, count
+};
+
+void check_reference(const CpReference& ref) {
+  auto file = kCpShared / "corpus" / (std::string(ref.trace) + ".json.gz");
+  if (!std::filesystem::exists(file)) {
+    MESSAGE("skipped: " << file.string() << " absent (../shared not mounted)");
+    return;
+  }
+  LoadResult loaded = load_trace(file.string());
+  REQUIRE(loaded.ok());
+  TableOptions to;
+  to.mode = Mode::Hta;
+  to.file_text = loaded.store->source_text();
+  EventTable t = build_table(*loaded.store, to);
+  CriticalPathOptions o;
+  o.instance = ref.instance;
+  CriticalPath p = critical_path(t, o);
+  REQUIRE(p.valid);
+  CHECK(p.rank == ref.rank);
+  CHECK(p.instance == ref.instance);
+  CHECK(p.length == usec(ref.length_us));
+  for (const auto& [name, sum_us, count] : ref.summary) {
+    const CriticalPathShare* s = nullptr;
+    for (const auto& x : p.summary)
+      if (bound_by_name(x.bound_by) == name) s = &x;
+    CHECK_MESSAGE(s, "bound_by '" << name << "' missing");
+    if (!s) continue;
+    CHECK(s->sum == usec(sum_us));
+    CHECK(s->count == count);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("critical path: HTA reference, trace_diff_control rank 3 instance 1" * doctest::may_fail()) {
+  check_reference({"hta_trace_diff_control_a100", 3, 1, 40308,
+                   {{"", 0, 649},
+                    {"cpu_bound", 28953, 9547},
+                    {"gpu_compute_bound", 10791, 92},
+                    {"gpu_kernel_kernel_overhead", 550, 91},
+                    {"gpu_kernel_launch_overhead", 14, 1}}});
+}
+
+TEST_CASE("critical path: HTA reference, sampled_rank0 instance 0" * doctest::may_fail()) {
+  check_reference({"hta_sampled_rank0", 0, 0, 301476,
+                   {{"", 0, 265},
+                    {"cpu_bound", 300492, 3256},
+                    {"gpu_compute_bound", 948, 3},
+                    {"gpu_kernel_kernel_overhead", 30, 2},
+                    {"gpu_kernel_launch_overhead", 6, 1}}});
+}
