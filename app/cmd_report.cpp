@@ -246,6 +246,7 @@ void register_bench_report(CLI::App& bench) {
     std::string format = "text";
     std::string mode = "sightline";
     std::string op = "aten::linear";
+    std::string only;  // empty: every analysis a full report runs
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("trace", a->file, "Trace file")->required();
@@ -253,6 +254,7 @@ void register_bench_report(CLI::App& bench) {
   cmd->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--operator", a->op, "Operator for kernel_sequences");
+  cmd->add_option("--only", a->only, "Comma-separated analyses to time (e.g. critical_path, which a full report skips)");
   cmd->callback([a] {
     if (is_job_dir(a->file)) {
       bench_job_report(a->file, a->repeat, a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline,
@@ -268,6 +270,7 @@ void register_bench_report(CLI::App& bench) {
     analysis::ReportOptions o;
     o.table.mode = a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
     o.operator_name = a->op;
+    o.only = split_list(a->only);
     if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
     std::vector<double> totals;
     std::map<std::string, std::vector<double>> per;
