@@ -135,7 +135,10 @@ void add_gpu_edges(Graph& g, const GpuStreams& s, const std::unordered_map<uint3
       const bool kernel_kernel =
           queued && r.ts - g.table.rows[g.events[prev]].end() < kKernelKernelMaxGap;
       if (kernel_kernel) g.add(end_node(uint32_t(prev)), start_node(k), BoundBy::KernelKernelOverhead);
-      else if (!waited[k]) g.add(start_node(launch_event), start_node(k), BoundBy::KernelLaunchOverhead);
+      // §10 gives a launch edge only to a kernel that found its stream empty; a queued kernel whose
+      // gap after its predecessor is too long for a kernel-kernel edge gets neither (its wait was
+      // neither launch cost nor queueing, and a launch edge would charge the queue to the host).
+      else if (!queued && !waited[k]) g.add(start_node(launch_event), start_node(k), BoundBy::KernelLaunchOverhead);
       const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
       g.add(start_node(k), end_node(k), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
       prev = k;
