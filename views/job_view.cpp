@@ -10,8 +10,8 @@
 #include "core/json_writer.h"
 #include "figures/cairo_output.h"
 #include "figures/ranks_figure.h"
-#include "views/palette.h"
-#include "views/time_axis.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 #include "views/workspace.h"
 
 namespace sl::views {
@@ -24,11 +24,11 @@ constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
 constexpr float kLabelWidth = 74, kSummaryWidth = 200, kRulerHeight = 18;
 
 ImU32 cause_color(int cause, int alpha) {
-  Rgb c = idle_cause_rgb(cause);
+  present::Rgb c = present::idle_cause_rgb(cause);
   return IM_COL32(c.r, c.g, c.b, alpha);
 }
 
-std::string ms(TimeNs ns) { return format_duration(double(ns)); }
+std::string ms(TimeNs ns) { return present::format_duration(double(ns)); }
 
 uint64_t slice_key(SliceRef s) { return (uint64_t(s.track) << 32) | s.index; }
 
@@ -351,7 +351,7 @@ void JobView::draw_toolbar() {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");
     for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i)
-      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], format_duration(double(a.offsets[i])).c_str());
+      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], present::format_duration(double(a.offsets[i])).c_str());
     ImGui::EndTooltip();
   }
   ImGui::SameLine();
@@ -495,12 +495,12 @@ void JobView::draw_overview(float height) {
   auto x_of = [&](double t) { return x0 + float((t - t0_) / ns_per_px); };
   // Ruler on the job clock.
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  int64_t step = tick_step(90 * ns_per_px);
+  int64_t step = present::tick_step(90 * ns_per_px);
   for (int64_t v = int64_t(std::ceil(t0_ / double(step))) * step; double(v) <= t1_; v += step) {
     float x = x_of(double(v));
     if (x > x1 - 40) break;  // keep clear of the summary column's header
     dl->AddLine(ImVec2(x, origin.y + kRulerHeight - 5), ImVec2(x, origin.y + kRulerHeight), muted);
-    dl->AddText(ImVec2(x + 2, origin.y), muted, format_tick(v, step).c_str());
+    dl->AddText(ImVec2(x + 2, origin.y), muted, present::format_tick(v, step).c_str());
   }
   dl->AddText(ImVec2(x1 + 8, origin.y), muted, "iteration · wait");
   ImGui::Dummy(ImVec2(width, kRulerHeight));
@@ -646,8 +646,8 @@ void JobView::draw_overview(float height) {
       int col = int(mx - x0);
       if (k >= 0 && col >= 0 && col < int(bins_[size_t(k)].busy.size())) {
         int c = bins_[size_t(k)].cause[size_t(col)];
-        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
-                            c >= 0 ? ", idle mostly " : "", c >= 0 ? idle_cause_label(c) : "");
+        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+                            c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
       }
       ImGui::TextDisabled("click: select a collective, or expand this rank");
       ImGui::EndTooltip();
