@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/import_issues.h"
 #include "core/json_writer.h"
 #include "figures/cairo_output.h"
 #include "figures/ranks_figure.h"
@@ -21,6 +22,13 @@ namespace fs = std::filesystem;
 
 constexpr ImU32 kBusyColor = IM_COL32(0, 114, 178, 255);  // Okabe–Ito blue, as the figure
 constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
+constexpr ImU32 kCutColor = IM_COL32(230, 150, 0, 255);  // a rank whose file is cut off: amber, a warning
+const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
+
+// The single-trace banner's words for a rank whose file was cut off; "" when it was not.
+std::string cut_off_text(const JobRank& r) {
+  return r.ok() && r.store->issues.truncation ? describe(*r.store->issues.truncation) : std::string();
+}
 constexpr float kLabelWidth = 74, kSummaryWidth = 200, kRulerHeight = 18;
 
 ImU32 cause_color(int cause, int alpha) {
@@ -558,6 +566,10 @@ void JobView::draw_overview(float height) {
       std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");
       summary += " · " + (s ? ms(s->wait) : std::string("-"));
       dl->AddText(ImVec2(x1 + 8, text_y), ink, summary.c_str());
+      if (!cut_off_text(jr).empty()) {  // the marker; the hover tooltip carries the banner text
+        float after = x1 + 8 + ImGui::CalcTextSize(summary.c_str()).x;
+        dl->AddText(ImVec2(after, text_y), kCutColor, " \xC2\xB7 cut off");
+      }
     }
   }
   // The selected collective: skew band over all rows, each rank's span and arrival, the last in red.
@@ -631,9 +643,10 @@ void JobView::draw_overview(float height) {
           ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
       }
       ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
-      if (!jr.ok()) {
-        ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
-      } else if (const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank)) {
+      if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+      // A cut-off rank: the banner's words first, before the numbers it makes suspect.
+      if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
+      if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
         ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
                     s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
                     ms(s->wait).c_str(), (unsigned long long)s->collectives);
@@ -747,7 +760,10 @@ void JobView::draw_ranks_table() {
     std::string label = std::to_string(r->rank);
     if (ImGui::Selectable(label.c_str(), r->rank == focused_, ImGuiSelectableFlags_SpanAllColumns)) focus_rank(r->rank);
     ImGui::TableNextColumn();
-    if (r->ok()) ImGui::TextUnformatted("loaded");
+    if (std::string cut = cut_off_text(*r); !cut.empty()) {
+      ImGui::TextColored(kCutText, "loaded, cut off");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cut.c_str());
+    } else if (r->ok()) ImGui::TextUnformatted("loaded");
     else ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", r->error.message.c_str());
     if (!s) continue;
     ImGui::TableNextColumn();
@@ -848,7 +864,8 @@ void JobView::write_state(JsonWriter& w) const {
   w.key("ranks").begin_array();
   for (const JobRank& r : job_->ranks) {
     w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());
-    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string()).end_object();
+    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string());
+    w.field("cut_off", cut_off_text(r)).end_object();
   }
   w.end_array();
   w.key("offsets_ns").begin_object();

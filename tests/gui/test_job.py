@@ -90,6 +90,15 @@ if rc == 0:
           f"job_truncated ranks: {ranks}")
     check(st["open"]["job"]["loaded"] == 1, f"job_truncated loaded {st['open']['job']['loaded']}")
 
+# 3b. One rank cut off after complete events: it loads, marked with the single-trace banner's words.
+rc, err, st, _ = run([os.path.join(INPUTS, "job_cut")], ["state {open}"], ["open"])
+check(rc == 0, f"job_cut run failed ({rc}): {err}")
+if rc == 0:
+    ranks = {r["rank"]: r for r in st["open"]["job"]["ranks"]}
+    check(ranks[0]["status"] == "loaded" and ranks[0]["cut_off"] == "", f"job_cut rank 0: {ranks[0]}")
+    check(ranks[1]["status"] == "loaded" and "this trace ends at byte" in ranks[1]["cut_off"]
+          and "6 events loaded" in ranks[1]["cut_off"], f"job_cut rank 1: {ranks[1]}")
+
 # 4. A folder with no traces: a clear error, exit 1.
 rc, err, st, _ = run([os.path.join(INPUTS, "job_not_traces")], ["state {open}"], ["open"])
 check(rc == 1 and "sightline:" in err, f"job_not_traces: rc {rc}, stderr {err!r}")
