@@ -240,11 +240,13 @@ void JobView::zoom_to(double t0, double t1) {
   sync_expanded();
 }
 
-// Expanded ranks follow the overview's time window (each on its own clock).
+// Expanded ranks follow the overview's time window (each on its own clock); their rulers read the
+// job clock, as the overview's does (the shift changes when clocks are aligned or not).
 void JobView::sync_expanded() {
   for (Expanded& e : expanded_) {
     int k = ov_index(e.rank);
     if (k < 0) continue;
+    e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;
     double shift = double(overview_.ranks[size_t(k)].shift);
     e.timeline->zoom_to(t0_ - shift, t1_ - shift);
   }
@@ -271,6 +273,7 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
   e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].causes));
   e.timeline->show_legend = false;
+  e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;  // its ruler on the job clock
   double shift = double(overview_.ranks[size_t(k)].shift);
   e.timeline->zoom_to(t0_ - shift, t1_ - shift);
   expanded_.push_back(std::move(e));
@@ -892,7 +895,10 @@ void JobView::write_state(JsonWriter& w) const {
   w.end_array().key("expanded_ranks").begin_array();
   for (const Expanded& e : expanded_) {
     w.begin_object().field("rank", e.rank).field("highlights", uint64_t(e.timeline->highlights().size()));
-    w.field("selected", e.timeline->selected().valid()).end_object();
+    w.field("selected", e.timeline->selected().valid());
+    // The job-clock time its ruler shows at the left edge: equals view_start_ns above.
+    w.field("ruler_offset_ns", e.timeline->ruler_offset);
+    w.field("ruler_start_ns", e.timeline->view_start() + double(e.timeline->ruler_offset)).end_object();
   }
   w.end_array().field("focused_rank", focused_).field("insight", analysis::straggler_insight(a));
   w.key("ranks_table").begin_array();

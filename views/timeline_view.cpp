@@ -487,13 +487,14 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(245, 245, 245, 255) : IM_COL32(35, 35, 38, 255));
   int64_t step = present::tick_step(ns_per_px_ * 110);
-  int64_t first = int64_t(std::floor(t0_ / double(step))) * step;
+  // `shown` is on the ruler's clock (store time + ruler_offset), so ticks fall on its round values.
+  int64_t first = int64_t(std::floor((t0_ + double(ruler_offset)) / double(step))) * step;
   ImU32 ink = light ? IM_COL32(60, 60, 60, 255) : IM_COL32(210, 210, 210, 255);
-  for (int64_t t = first; double(t) <= t1_; t += step) {
-    float x = x_of(double(t));
+  for (int64_t shown = first; double(shown - ruler_offset) <= t1_; shown += step) {
+    float x = x_of(double(shown - ruler_offset));
     if (x < min.x) continue;
     dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
-    std::string label = present::format_tick(t, step);
+    std::string label = present::format_tick(shown, step);
     dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
   }
   // Dragging on the ruler selects a time range (as shift-drag does on the rows).
