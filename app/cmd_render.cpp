@@ -24,7 +24,7 @@
 #include "figures/diff_figure.h"
 #include "figures/ranks_figure.h"
 #include "figures/timeline_figure.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::cli {
 namespace {
@@ -64,7 +64,7 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
   size_t colon = text.find(':');
   if (colon == std::string::npos) return false;
   double a = 0, b = 0;
-  if (!views::parse_time(text.substr(0, colon), a) || !views::parse_time(text.substr(colon + 1), b)) return false;
+  if (!present::parse_time(text.substr(0, colon), a) || !present::parse_time(text.substr(colon + 1), b)) return false;
   if (!(b > a) || a < 0) return false;
   start = TimeNs(a), end = TimeNs(b);
   return true;
@@ -183,7 +183,7 @@ int render(const RenderOptions& o) {
   const TraceStore& store = *loaded.store;
   if (end > 0 && start >= store.end_ns) {
     std::fprintf(stderr, "sightline render: --range starts at %s, after the trace ends (%s)\n",
-                 views::format_duration(double(start)).c_str(), views::format_duration(double(store.end_ns)).c_str());
+                 present::format_duration(double(start)).c_str(), present::format_duration(double(store.end_ns)).c_str());
     return 2;
   }
   std::string title = o.title.empty() ? fig::trace_title(o.traces[0]) : o.title;

@@ -16,7 +16,7 @@
 #include "core/issue_classes.h"
 #include "core/json_writer.h"
 #include "figures/timeline_figure.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::gui {
 
@@ -139,7 +139,7 @@ Outcome cmd_view(Call& c) {
 bool read_times(std::istringstream& in, double& t0, double& t1) {
   std::string a, b;
   in >> a >> b;
-  return views::parse_time(a, t0) && views::parse_time(b, t1);
+  return present::parse_time(a, t0) && present::parse_time(b, t1);
 }
 
 Outcome cmd_zoom(Call& c) {
@@ -304,7 +304,7 @@ Outcome cmd_difffilter(Call& c) {
 
 Outcome cmd_diffoffset(Call& c) {
   double ns = 0;
-  if (!views::parse_time(c.rest_of_line(), ns)) return fail(2, "bad offset in '" + c.line + "'");
+  if (!present::parse_time(c.rest_of_line(), ns)) return fail(2, "bad offset in '" + c.line + "'");
   c.diff->set_offset(ns);
   return next();
 }

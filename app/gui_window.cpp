@@ -22,7 +22,7 @@
 #include "views/details_panel.h"
 #include "views/file_browser.h"
 #include "views/range_stats.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::gui {
 namespace {

@@ -8,8 +8,8 @@
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "figures/timeline_figure.h"
-#include "views/palette.h"
-#include "views/time_axis.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 
 namespace sl::fig {
 namespace {
@@ -27,7 +27,7 @@ template <class Format>
 void value_axis(Scene& scene, const Style& s, float x0, float x1, float y_top, float y, double max, Format format) {
   double px_per = (x1 - x0) / std::max(max, 1e-9);
   float label_w = text_width("000.0 ms", s.small) + s.small;
-  int64_t step = views::tick_step(std::max(1.0, label_w / px_per));
+  int64_t step = present::tick_step(std::max(1.0, label_w / px_per));
   scene.line(Role::Axis, x0, y, x1, y, s.ink, s.outline_width * 1.5f);
   for (int64_t v = 0; double(v) <= max * 1.0001; v += step) {
     float x = x0 + float(double(v) * px_per);
@@ -37,15 +37,15 @@ void value_axis(Scene& scene, const Style& s, float x0, float x1, float y_top, f
   }
 }
 
-views::KernelKind kind_of(analysis::KernelType t) {
+present::KernelKind kind_of(analysis::KernelType t) {
   switch (t) {
-    case analysis::KernelType::Computation: return views::KernelKind::Computation;
-    case analysis::KernelType::Communication: return views::KernelKind::Communication;
-    case analysis::KernelType::Memory: return views::KernelKind::Memory;
-    case analysis::KernelType::Sync: return views::KernelKind::Sync;
-    case analysis::KernelType::Other: return views::KernelKind::Other;
+    case analysis::KernelType::Computation: return present::KernelKind::Computation;
+    case analysis::KernelType::Communication: return present::KernelKind::Communication;
+    case analysis::KernelType::Memory: return present::KernelKind::Memory;
+    case analysis::KernelType::Sync: return present::KernelKind::Sync;
+    case analysis::KernelType::Other: return present::KernelKind::Other;
   }
-  return views::KernelKind::Other;
+  return present::KernelKind::Other;
 }
 
 std::string percent(double share) {
@@ -79,7 +79,7 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
   double lo = std::log10(h->edges.front()), hi = std::log10(h->edges.back());
   auto x_of = [&](double v) { return x0 + float((std::log10(std::max(v, h->edges.front())) - lo) / (hi - lo)) * (x1 - x0); };
   // Count axis (left), with horizontal grid.
-  int64_t cstep = views::tick_step(double(max_count) / 4);
+  int64_t cstep = present::tick_step(double(max_count) / 4);
   max_count = size_t((int64_t(max_count) + cstep - 1) / cstep * cstep);  // the top gridline is a tick
   for (int64_t c = 0; c <= int64_t(max_count); c += cstep) {
     float yy = base - float(double(c) / double(max_count)) * plot_h;
@@ -87,7 +87,7 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
     scene.text(Role::Axis, x0 - s.small * 0.4f, yy + s.small * 0.35f, std::to_string(c), s.small, s.ink, Anchor::Right);
   }
   scene.text(Role::Axis, s.pad, plot_top - s.small * 0.3f, "launches", s.small, s.muted);
-  Color bar = Color::of(views::kernel_kind_rgb(views::KernelKind::Computation));
+  Color bar = Color::of(present::kernel_kind_rgb(present::KernelKind::Computation));
   for (size_t b = 0; b + 1 < h->edges.size(); ++b) {
     if (h->pairs[b].empty()) continue;
     float a = x_of(h->edges[b]), e = x_of(h->edges[b + 1]);
@@ -104,7 +104,7 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
       float x = x_of(v);
       bool major = m == 1 || (hi - lo < 2.5 && (m == 2 || m == 5)) || hi - lo < 0.8;
       scene.line(Role::Axis, x, base, x, base + s.small * (major ? 0.5f : 0.3f), s.ink, s.outline_width * 1.5f);
-      std::string label = views::format_duration(v);
+      std::string label = present::format_duration(v);
       float half = text_width(label, s.small) / 2;
       if (major && x - half > last_label_end + s.small * 0.6f) {  // never two labels on top of each other
         scene.text(Role::Axis, x, base + s.small * 1.6f, label, s.small, s.ink, Anchor::Center);
@@ -117,13 +117,13 @@ bool histogram_figure(const analysis::LaunchStats& stats, const Style& s, const 
   uint64_t zeros = 0;
   for (const auto& p : stats.pairs) delays.push_back(double(p.delay)), zeros += p.delay == 0;
   std::sort(delays.begin(), delays.end());
-  Color accent = Color::of(views::kernel_kind_rgb(views::KernelKind::Sync));
+  Color accent = Color::of(present::kernel_kind_rgb(present::KernelKind::Sync));
   std::vector<float> row_end;
   for (auto [q, name] : {std::pair{0.5, "median "}, std::pair{0.9, "p90 "}, std::pair{0.99, "p99 "}}) {
     double v = analysis::quantile_sorted(delays, q);
     float x = x_of(v);
     scene.line(Role::Decoration, x, plot_top, x, base, accent, s.outline_width * (q == 0.5 ? 3 : 1.5f));
-    std::string label = name + views::format_duration(v);
+    std::string label = name + present::format_duration(v);
     float w = text_width(label, s.small), lx = std::min(x + s.small * 0.3f, x1 - w);
     size_t row = 0;
     while (row < row_end.size() && lx < row_end[row] + s.small * 0.5f) ++row;
@@ -154,15 +154,15 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   float x0 = s.pad, x1 = s.width - s.pad;
   // 1. The GPU's span: compute, non-compute, idle.
   y += s.small * 1.2f;
-  scene.text(Role::Label, x0, y, "span " + views::format_duration(double(t.span)) + " (iterations, or the trace)", s.font,
+  scene.text(Role::Label, x0, y, "span " + present::format_duration(double(t.span)) + " (iterations, or the trace)", s.font,
              s.ink, Anchor::Left, true);
   y += s.small * 0.6f;
   struct Part {
     TimeNs time;
     Color color;
     const char* name;
-  } parts[] = {{t.compute, Color::of(views::kernel_kind_rgb(views::KernelKind::Computation)), "compute"},
-               {t.non_compute, Color::of(views::kernel_kind_rgb(views::KernelKind::Memory)), "non-compute"},
+  } parts[] = {{t.compute, Color::of(present::kernel_kind_rgb(present::KernelKind::Computation)), "compute"},
+               {t.non_compute, Color::of(present::kernel_kind_rgb(present::KernelKind::Memory)), "non-compute"},
                {t.idle, Color{190, 190, 190, 255}, "idle"}};
   float bar_h = s.lane * 1.2f, x = x0;
   Legend span_legend(s);
@@ -173,9 +173,9 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
     std::string text = percent(share);
     if (w > text_width(text, s.small) + s.small * 0.6f)
       scene.text(Role::Label, x + w / 2, y + bar_h / 2 + s.small * 0.36f, text, s.small,
-                 views::prefers_dark_text({p.color.r, p.color.g, p.color.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255},
+                 present::prefers_dark_text({p.color.r, p.color.g, p.color.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255},
                  Anchor::Center);
-    span_legend.add(p.color, std::string(p.name) + " " + views::format_duration(double(p.time)) + " (" + text + ")");
+    span_legend.add(p.color, std::string(p.name) + " " + present::format_duration(double(p.time)) + " (" + text + ")");
     x += w;
   }
   y = span_legend.emit(scene, x0, y + bar_h + s.small * 1.4f, x1 - x0);
@@ -198,21 +198,21 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   ShortNames names(all_names);
   for (const auto* ks : top) {
     std::string name = names(ks->name);
-    views::KernelKind kind = kind_of(ks->type);
+    present::KernelKind kind = kind_of(ks->type);
     seen[int(ks->type)] = true;
-    Color c = Color::of(views::kernel_kind_rgb(kind));
+    Color c = Color::of(present::kernel_kind_rgb(kind));
     float w = float(ks->sum / max_sum) * (x1 - value_w - bx0);
     scene.text(Role::Label, bx0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f,
                fit_text(name, name_w - s.small * 0.4f, s.small), s.small, s.ink, Anchor::Right);
     scene.rect(Role::Bar, bx0, y + row_h * 0.12f, std::max(w, 0.5f), row_h * 0.76f, c, s.outline, s.outline_width);
     scene.text(Role::Label, bx0 + w + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f,
-               views::format_duration(ks->sum) + " ×" + std::to_string(ks->count), s.small, s.muted);
+               present::format_duration(ks->sum) + " ×" + std::to_string(ks->count), s.small, s.muted);
     y += row_h;
   }
   scene.line(Role::Axis, bx0, plot_top, bx0, y, s.ink, s.outline_width * 1.5f);
   Legend legend(s);
   for (int i = 0; i < 5; ++i)
-    if (seen[i]) legend.add(Color::of(views::kernel_kind_rgb(kind_of(analysis::KernelType(i)))), views::kernel_kind_name(kind_of(analysis::KernelType(i))));
+    if (seen[i]) legend.add(Color::of(present::kernel_kind_rgb(kind_of(analysis::KernelType(i)))), present::kernel_kind_name(kind_of(analysis::KernelType(i))));
   y = legend.emit(scene, x0, y + s.small * 1.6f, x1 - x0);
   scene.height = y + s.pad;
   return true;
@@ -246,7 +246,7 @@ bool idle_figure(const analysis::IdleCauses& causes, const Style& s, const std::
   double px_per = (x1 - value_w - x0) / max_total;
   float plot_bottom = plot_top + float(streams.size()) * row_h;
   value_axis(scene, s, x0, float(x0 + max_total * px_per), plot_top, plot_bottom, max_total,
-             [](int64_t v, int64_t step) { return views::format_tick(v, step); });
+             [](int64_t v, int64_t step) { return present::format_tick(v, step); });
   for (int64_t st : streams) {
     scene.text(Role::Label, x0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f, "stream " + std::to_string(st), s.small, s.ink,
                Anchor::Right);
@@ -257,19 +257,19 @@ bool idle_figure(const analysis::IdleCauses& causes, const Style& s, const std::
       if (v <= 0) continue;
       seen[c] = true;
       float w = float(double(v) * px_per);
-      scene.rect(Role::Bar, x, y + row_h * 0.12f, std::max(w, 0.5f), row_h * 0.76f, Color::of(views::idle_cause_rgb(c)), s.outline,
+      scene.rect(Role::Bar, x, y + row_h * 0.12f, std::max(w, 0.5f), row_h * 0.76f, Color::of(present::idle_cause_rgb(c)), s.outline,
                  s.outline_width);
       x += w;
       total += v;
     }
-    scene.text(Role::Label, x + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f, views::format_duration(double(total)), s.small,
+    scene.text(Role::Label, x + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f, present::format_duration(double(total)), s.small,
                s.muted);
     y += row_h;
   }
   scene.text(Role::Axis, (x0 + x1) / 2, y + s.small * 2.9f, "idle time", s.small, s.muted, Anchor::Center);
   Legend legend(s);
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)
-    if (seen[c]) legend.add(Color::of(views::idle_cause_rgb(c)), views::idle_cause_label(c));
+    if (seen[c]) legend.add(Color::of(present::idle_cause_rgb(c)), present::idle_cause_label(c));
   y = legend.emit(scene, s.pad, y + s.small * 4.6f, s.width - 2 * s.pad);
   scene.height = y + s.pad;
   return true;

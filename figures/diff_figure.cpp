@@ -7,8 +7,8 @@
 
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
-#include "views/diff_palette.h"
-#include "views/time_axis.h"
+#include "core/present/diff_palette.h"
+#include "core/present/time_axis.h"
 
 namespace sl::fig {
 namespace {
@@ -36,7 +36,7 @@ struct Run {
   TimeNs step_start = 0, step_dur = 0;
   std::string header;
   Color band;
-  views::ChangeTints tints;
+  present::ChangeTints tints;
   TimelineFigureOptions options;
   std::unique_ptr<TimelineBand> rows;
 };
@@ -69,7 +69,7 @@ bool DiffLayout::prepare(Run& run, const TraceStore& store, bool is_b, std::stri
   run.step_dur = is_b ? d.chosen.dur_b() : d.chosen.dur_a();
   run.header = std::string(is_b ? "B (test)" : "A (control)") + " · " + (is_b ? o_.name_b : o_.name_a);
   run.band = over(is_b ? kBandB : kBandA, s_.background);
-  run.tints = views::ChangeTints(store, d, is_b);
+  run.tints = present::ChangeTints(store, d, is_b);
   uint32_t main = diff::main_thread(store, is_b ? d.chosen.b : d.chosen.a);
   TimelineFigureOptions& t = run.options;
   t.start = run.step_start + r0_, t.end = run.step_start + r1_;
@@ -77,7 +77,7 @@ bool DiffLayout::prepare(Run& run, const TraceStore& store, bool is_b, std::stri
   t.max_depth = o_.max_depth;
   t.max_elements = o_.max_elements;
   t.keep_track = [&store, main](uint32_t track) { return track == main || store.tracks[track].kind == TrackKind::GpuStream; };
-  const views::ChangeTints* tints = &run.tints;
+  const present::ChangeTints* tints = &run.tints;
   t.slice_color = [&store, tints](SliceRef r) -> std::optional<Color> { return Color::of(tints->of(store, r)); };
   run.rows = std::make_unique<TimelineBand>(store, s_, t, keys_);
   std::string why;
@@ -152,7 +152,7 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
     TimeNs delta = op->delta();
     float w = std::max(0.5f, float(std::abs(double(delta)) * px_per));
     float x = delta >= 0 ? zero : zero - w;
-    scene.rect(Role::Bar, x, y + row_h * 0.14f, w, row_h * 0.72f, Color::of(views::change_rgb(op->dur_a, op->dur_b)), s_.outline,
+    scene.rect(Role::Bar, x, y + row_h * 0.14f, w, row_h * 0.72f, Color::of(present::change_rgb(op->dur_a, op->dur_b)), s_.outline,
                s_.outline_width);
     if (delta >= 0) scene.text(Role::Label, zero + w + s_.small * 0.3f, mid, signed_ms(delta), s_.small, s_.muted);
     else scene.text(Role::Label, zero - w - s_.small * 0.3f, mid, signed_ms(delta), s_.small, s_.muted, Anchor::Right);
@@ -239,8 +239,8 @@ bool DiffLayout::run(Scene& scene, DiffFigureStats& stats, std::string& error) {
     y += s_.small * 1.7f;
   }
   Legend legend(s_);
-  for (int c = 0; c < views::kChangeCount; ++c)
-    legend.add(Color::of(views::change_swatch(views::Change(c))), views::change_label(views::Change(c)));
+  for (int c = 0; c < present::kChangeCount; ++c)
+    legend.add(Color::of(present::change_swatch(present::Change(c))), present::change_label(present::Change(c)));
   if (stats.a.folded + stats.b.folded) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "runs < %.0f px folded", double(std::max(stats.a.fold_px, stats.b.fold_px)));

@@ -6,14 +6,14 @@
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "figures/timeline_figure.h"
-#include "views/palette.h"
-#include "views/time_axis.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 
 namespace sl::fig {
 namespace {
 
 // The GPU-busy bar: Okabe–Ito blue, readable over every idle-cause colour.
-constexpr views::Rgb kBusy{0, 114, 178};
+constexpr present::Rgb kBusy{0, 114, 178};
 constexpr Color kLast{213, 30, 30, 255};
 
 // Columns of equal (quantised busy, cause) drawn as one rectangle each: the element count is
@@ -26,7 +26,7 @@ size_t emit_profile(Scene& scene, const analysis::RankBins& bins, float x0, floa
     while (j < n && level(j) == level(i) && bins.cause[j] == bins.cause[i]) ++j;
     float x = x0 + float(i) * col_w, w = float(j - i) * col_w;
     if (bins.cause[i] >= 0 && level(i) < 16)
-      scene.rect(Role::IdleGap, x, y, w, h, Color::of(views::idle_cause_rgb(bins.cause[i]), 150));
+      scene.rect(Role::IdleGap, x, y, w, h, Color::of(present::idle_cause_rgb(bins.cause[i]), 150));
     if (level(i) > 0) {
       float bh = h * float(level(i)) / 16.f;
       scene.rect(Role::Slice, x, y + h - bh, w, bh, Color::of(kBusy));
@@ -56,7 +56,7 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   }
   TimeNs t0 = o.start, t1 = o.end > 0 ? o.end : ov.span;
   if (t1 <= t0) {
-    error = "the range holds no time of the job (it ends at " + views::format_duration(double(ov.span)) + ")";
+    error = "the range holds no time of the job (it ends at " + present::format_duration(double(ov.span)) + ")";
     return false;
   }
   scene.width = s.width;
@@ -107,7 +107,7 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
       if (sr->delay_caused > 0) scene.rect(Role::Bar, bars_x0, y, std::max(w, 0.5f), row_h, s.muted);
       if (row_h >= s.small * 0.6f)
         scene.text(Role::Label, bars_x0 + w + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f,
-                   views::format_duration(double(sr->delay_caused)), s.small, s.muted);
+                   present::format_duration(double(sr->delay_caused)), s.small, s.muted);
     }
     y += row_h + gap;
   }
@@ -124,12 +124,12 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   }
   // Time axis (job clock).
   float label_px = text_width("000.0 ms", s.small) + s.small;
-  int64_t step = views::tick_step(label_px / px_per_ns);
+  int64_t step = present::tick_step(label_px / px_per_ns);
   scene.line(Role::Axis, x0, plot_bottom + 2, x1, plot_bottom + 2, s.ink, s.outline_width * 1.5f);
   for (int64_t v = (t0 + step - 1) / step * step; v <= t1; v += step) {
     float x = x0 + float(double(v - t0) * px_per_ns);
     scene.line(Role::Axis, x, plot_bottom + 2, x, plot_bottom + 2 + s.small * 0.4f, s.ink, s.outline_width * 1.5f);
-    scene.text(Role::Axis, x, plot_bottom + 2 + s.small * 1.5f, views::format_tick(v, step), s.small, s.ink, Anchor::Center);
+    scene.text(Role::Axis, x, plot_bottom + 2 + s.small * 1.5f, present::format_tick(v, step), s.small, s.ink, Anchor::Center);
   }
   y = plot_bottom + s.small * 3.2f;
   std::string clock = ov.collectives.aligned ? "job time (clocks aligned on collectives)" : "job time";
@@ -137,13 +137,13 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   if (marked) {
     y += s.small * 1.4f;
     std::string mark = "marked: worst skew, " + marked->name + " #" + std::to_string(marked->instance) + ", " +
-                       views::format_duration(double(marked->skew)) + ", last rank " + std::to_string(marked->last_rank) + " (red)";
+                       present::format_duration(double(marked->skew)) + ", last rank " + std::to_string(marked->last_rank) + " (red)";
     scene.text(Role::Axis, (x0 + x1) / 2, y, fit_text(mark, s.width - 2 * s.pad, s.small), s.small, s.muted, Anchor::Center);
   }
   Legend legend(s);
   legend.add(Color::of(kBusy), "GPU busy (height)");
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)
-    if (seen[c]) legend.add(Color::of(views::idle_cause_rgb(c), 150), std::string("idle: ") + views::idle_cause_label(c));
+    if (seen[c]) legend.add(Color::of(present::idle_cause_rgb(c), 150), std::string("idle: ") + present::idle_cause_label(c));
   y = legend.emit(scene, s.pad, y + s.small * 1.2f, s.width - 2 * s.pad);
   scene.height = y + s.pad;
   return true;

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "views/palette.h"
+#include "core/present/palette.h"
 
 namespace sl::fig {
 
 struct Color {
   uint8_t r = 0, g = 0, b = 0, a = 255;
-  static Color of(views::Rgb c, uint8_t alpha = 255) { return {c.r, c.g, c.b, alpha}; }
+  static Color of(present::Rgb c, uint8_t alpha = 255) { return {c.r, c.g, c.b, alpha}; }
   bool operator==(const Color&) const = default;
 };
 

@@ -13,8 +13,8 @@
 #include "core/track_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
-#include "views/palette.h"
-#include "views/time_axis.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 
 namespace sl::fig {
 namespace {
@@ -109,7 +109,7 @@ private:
   void emit_axis(Scene& out, float y_top, float y_axis);
   std::string label_for(uint32_t name_id);
   Color slice_color(SliceRef s);
-  views::KernelKind kind_of(SliceRef s);
+  present::KernelKind kind_of(SliceRef s);
 
   const TraceStore& store_;
   const analysis::IdleCauses* idle_;
@@ -128,21 +128,21 @@ private:
   bool kinds_seen_[6] = {}, causes_seen_[analysis::kIdleCauseCount] = {};
 };
 
-views::KernelKind Layout::kind_of(SliceRef s) {
-  if (!store_.is_gpu(s)) return views::KernelKind::NotGpu;
+present::KernelKind Layout::kind_of(SliceRef s) {
+  if (!store_.is_gpu(s)) return present::KernelKind::NotGpu;
   StringId name = store_.slices(s.track).name[s.index];
   if (kind_cache_.size() <= name) kind_cache_.resize(store_.strings.size() + 1, -1);
-  if (kind_cache_[name] < 0) kind_cache_[name] = int8_t(views::kernel_kind(store_.name(s), store_.cat(s), true));
-  return views::KernelKind(kind_cache_[name]);
+  if (kind_cache_[name] < 0) kind_cache_[name] = int8_t(present::kernel_kind(store_.name(s), store_.cat(s), true));
+  return present::KernelKind(kind_cache_[name]);
 }
 
 // GPU work by kernel type (the legend explains it); CPU slices by a stable hash of their name.
 Color Layout::slice_color(SliceRef s) {
   if (o_.slice_color)
     if (std::optional<Color> c = o_.slice_color(s)) return *c;
-  views::KernelKind k = kind_of(s);
-  if (k == views::KernelKind::NotGpu) return Color::of(views::key_rgb(store_.name(s), s_.dark));
-  return Color::of(views::kernel_kind_rgb(k));
+  present::KernelKind k = kind_of(s);
+  if (k == present::KernelKind::NotGpu) return Color::of(present::key_rgb(store_.name(s), s_.dark));
+  return Color::of(present::kernel_kind_rgb(k));
 }
 
 bool Layout::select_rows(std::string& error) {
@@ -225,7 +225,7 @@ void Layout::emit_gaps(Scene& out, uint32_t track, float y, float height, Timeli
     if (b - a < 1) continue;  // sub-pixel gaps: the track looks busy there, as it is
     int cause = int(g.cause);
     causes_seen_[cause] = true;
-    out.rect(Role::IdleGap, a, y, b - a, height, Color::of(views::idle_cause_rgb(cause), s_.dark ? 110 : 95));
+    out.rect(Role::IdleGap, a, y, b - a, height, Color::of(present::idle_cause_rgb(cause), s_.dark ? 110 : 95));
     ++st.gaps;
   }
 }
@@ -272,8 +272,8 @@ void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& 
         TimeNs by_kind[6] = {};
         for (size_t q = i; q < j; ++q) by_kind[int(kind_of({track, slices[q]}))] += c.dur[slices[q]];
         int k = int(std::max_element(by_kind, by_kind + 6) - by_kind);
-        Color fill = k == int(views::KernelKind::NotGpu) ? s_.folded : Color::of(views::kernel_kind_rgb(views::KernelKind(k)), 170);
-        if (k != int(views::KernelKind::NotGpu)) kinds_seen_[k] = true;
+        Color fill = k == int(present::KernelKind::NotGpu) ? s_.folded : Color::of(present::kernel_kind_rgb(present::KernelKind(k)), 170);
+        if (k != int(present::KernelKind::NotGpu)) kinds_seen_[k] = true;
         out.rect(Role::Folded, a, y, std::max(b - a, 0.5f), h, fill);
         ++st.folded;
       }
@@ -289,7 +289,7 @@ void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& 
     if (b - a > s_.small * 2.5f) {
       std::string label = fit_text(label_for(c.name[r]), b - a - s_.small * 0.5f, s_.small);
       if (!label.empty()) {
-        Color ink = views::prefers_dark_text({fill.r, fill.g, fill.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255};
+        Color ink = present::prefers_dark_text({fill.r, fill.g, fill.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255};
         out.text(Role::Label, a + s_.small * 0.25f, y + h * 0.5f + s_.small * 0.36f, label, s_.small, ink);
         ++st.labels;
       }
@@ -410,8 +410,8 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
 
   scene.width = s_.width;
   scene.background = s_.background;
-  std::string title = o_.title + (o_.title.empty() ? "" : " · ") + views::format_duration(double(t0_)) + " – " +
-                      views::format_duration(double(t1_));
+  std::string title = o_.title + (o_.title.empty() ? "" : " · ") + present::format_duration(double(t0_)) + " – " +
+                      present::format_duration(double(t1_));
   float y = s_.pad + s_.title;
   scene.text(Role::Title, s_.pad, y, fit_text(title, s_.width - 2 * s_.pad, s_.title, true), s_.title, s_.ink, Anchor::Left, true);
   y += s_.title * 0.8f;
@@ -429,13 +429,13 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
   // Legend: kernel types and idle causes that appear, the folding, then the name keys.
   Legend legend(s_);
   for (int k = 0; k < 5; ++k)
-    if (kinds_seen_[k]) legend.add(Color::of(views::kernel_kind_rgb(views::KernelKind(k))), views::kernel_kind_name(views::KernelKind(k)));
+    if (kinds_seen_[k]) legend.add(Color::of(present::kernel_kind_rgb(present::KernelKind(k))), present::kernel_kind_name(present::KernelKind(k)));
   // CPU slices take a colour per name, so their swatch is a stand-in. It used to be the hash
   // colour of "CPU op", a light blue that read like the cross-stream-wait tint beside it; a
   // fixed brown is far from every kernel type and idle cause (tinted or not).
-  if (kinds_seen_[int(views::KernelKind::NotGpu)]) legend.add(Color{140, 86, 75, 255}, "CPU op (each name its own colour)");
+  if (kinds_seen_[int(present::KernelKind::NotGpu)]) legend.add(Color{140, 86, 75, 255}, "CPU op (each name its own colour)");
   for (int c = 0; c < analysis::kIdleCauseCount; ++c)
-    if (causes_seen_[c]) legend.add(Color::of(views::idle_cause_rgb(c), s_.dark ? 110 : 95), std::string("idle: ") + views::idle_cause_label(c));
+    if (causes_seen_[c]) legend.add(Color::of(present::idle_cause_rgb(c), s_.dark ? 110 : 95), std::string("idle: ") + present::idle_cause_label(c));
   if (stats.folded) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "runs < %.0f px folded", double(stats.fold_px));
@@ -496,14 +496,14 @@ void emit_time_axis(Scene& out, const Style& s, double t0, double t1, float x0, 
                     const std::string& caption) {
   double ns_per_px = (t1 - t0) / std::max(1.f, x1 - x0);
   float label_w = text_width("000.000 ms", s.small) + s.small * 2;
-  int64_t step = views::tick_step(ns_per_px * label_w);
+  int64_t step = present::tick_step(ns_per_px * label_w);
   int64_t first = int64_t(std::ceil(t0 / double(step))) * step;
   out.line(Role::Axis, x0, y_axis, x1, y_axis, s.ink, s.outline_width * 1.5f);
   for (int64_t t = first; double(t) <= t1; t += step) {
     float x = x0 + float((double(t) - t0) / ns_per_px);
     out.line(Role::Decoration, x, y_top, x, y_axis, s.grid, s.outline_width);
     out.line(Role::Axis, x, y_axis, x, y_axis + s.small * 0.4f, s.ink, s.outline_width * 1.5f);
-    out.text(Role::Axis, x, y_axis + s.small * 1.5f, views::format_tick(t, step), s.small, s.ink, Anchor::Center);
+    out.text(Role::Axis, x, y_axis + s.small * 1.5f, present::format_tick(t, step), s.small, s.ink, Anchor::Center);
   }
   out.text(Role::Axis, (x0 + x1) / 2, y_axis + s.small * 2.9f, caption, s.small, s.muted, Anchor::Center);
 }

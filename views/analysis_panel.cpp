@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "views/details_panel.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -65,7 +65,7 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
       latency.set_quantity(q);
     }
     double lo = 0, hi = 0;
-    if (!parse_time(a, lo) || !parse_time(b, hi)) return "brush wants two times (LO HI, µs by default)";
+    if (!present::parse_time(a, lo) || !present::parse_time(b, hi)) return "brush wants two times (LO HI, µs by default)";
     show("latency");
     latency.brush_range(ctx_, lo, hi);
     return "";

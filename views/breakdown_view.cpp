@@ -9,7 +9,7 @@
 #include "core/analysis/kernel_breakdown.h"
 #include "core/short_names.h"
 #include "views/pattern_model.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -23,7 +23,7 @@ std::string fixed(double v, int digits, const char* suffix = "") {
   return b;
 }
 
-Cell dur_cell(double ns) { return DataTable::number(format_duration(ns), ns); }
+Cell dur_cell(double ns) { return DataTable::number(present::format_duration(ns), ns); }
 
 const ImU32 kCompute = IM_COL32(0, 114, 178, 255), kComm = IM_COL32(230, 159, 0, 255),
             kMemory = IM_COL32(0, 158, 115, 255), kIdle = IM_COL32(200, 200, 200, 255);
@@ -45,7 +45,7 @@ DurationDistribution duration_distribution(const TraceStore& store, const std::v
 
 void BreakdownView::draw_distribution(ImVec2 size) {
   if (distribution_.counts.empty()) return;
-  ImGui::Text("Duration distribution of %s (median %s)", distribution_name_.c_str(), format_duration(distribution_.median).c_str());
+  ImGui::Text("Duration distribution of %s (median %s)", distribution_name_.c_str(), present::format_duration(distribution_.median).c_str());
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 a = ImGui::GetCursorScreenPos();
   float w = std::max(100.f, size.x - 20), h = std::max(40.f, size.y - ImGui::GetFontSize() * 3);
@@ -56,13 +56,13 @@ void BreakdownView::draw_distribution(ImVec2 size) {
     ImVec2 p0(a.x + bar * float(i) + 1, a.y + h - height), p1(a.x + bar * float(i + 1) - 1, a.y + h);
     dl->AddRectFilled(p0, p1, kCompute);
     if (ImGui::IsMouseHoveringRect(ImVec2(p0.x, a.y), p1))
-      ImGui::SetTooltip("%u launches between %s and %s", distribution_.counts[i], format_duration(distribution_.edges[i]).c_str(),
-                        format_duration(distribution_.edges[i + 1]).c_str());
+      ImGui::SetTooltip("%u launches between %s and %s", distribution_.counts[i], present::format_duration(distribution_.edges[i]).c_str(),
+                        present::format_duration(distribution_.edges[i + 1]).c_str());
   }
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   dl->AddLine(ImVec2(a.x, a.y + h), ImVec2(a.x + w, a.y + h), ink);
   for (size_t i = 0; i < distribution_.edges.size(); i += std::max<size_t>(1, distribution_.edges.size() / 6))
-    dl->AddText(ImVec2(a.x + bar * float(i), a.y + h + 2), ink, format_duration(distribution_.edges[i]).c_str());
+    dl->AddText(ImVec2(a.x + bar * float(i), a.y + h + 2), ink, present::format_duration(distribution_.edges[i]).c_str());
   ImGui::Dummy(ImVec2(w, h + ImGui::GetFontSize() + 4));
 }
 
@@ -138,9 +138,9 @@ void BreakdownView::draw_iterations(ViewContext& ctx, ImVec2 size) {
     bool over = ImGui::IsItemHovered() && mouse.x >= p.x + slot * float(i) && mouse.x < p.x + slot * float(i + 1);
     if (over) {
       double step = double(s.end - s.start);
-      auto part = [&](TimeNs t) { return format_duration(double(t)) + " (" + human::percent(double(t) / step * 100) + ")"; };
+      auto part = [&](TimeNs t) { return present::format_duration(double(t)) + " (" + human::percent(double(t) / step * 100) + ")"; };
       ImGui::SetTooltip("step %lld: %s\ncompute %s\ncommunication %s\nmemory %s\nGPU idle %s\nclick: show on the timeline",
-                        (long long)s.iteration, format_duration(step).c_str(), part(s.compute).c_str(), part(s.communication).c_str(),
+                        (long long)s.iteration, present::format_duration(step).c_str(), part(s.compute).c_str(), part(s.communication).c_str(),
                         part(s.memory).c_str(), part(s.idle).c_str());
       if (ImGui::IsItemClicked()) go_to_iteration(ctx, s.iteration);
     }
@@ -175,14 +175,14 @@ void BreakdownView::draw_overview(ViewContext& ctx) {
       dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + seg, p.y + h), c);
       x += seg;
     }
-    ImGui::Text("span %s: compute %s (%.1f%%), non-compute %s (%.1f%%), idle %s (%.1f%%)", format_duration(double(t.span)).c_str(),
-                format_duration(double(t.compute)).c_str(), t.compute_pct, format_duration(double(t.non_compute)).c_str(),
-                t.non_compute_pct, format_duration(double(t.idle)).c_str(), t.idle_pct);
+    ImGui::Text("span %s: compute %s (%.1f%%), non-compute %s (%.1f%%), idle %s (%.1f%%)", present::format_duration(double(t.span)).c_str(),
+                present::format_duration(double(t.compute)).c_str(), t.compute_pct, present::format_duration(double(t.non_compute)).c_str(),
+                t.non_compute_pct, present::format_duration(double(t.idle)).c_str(), t.idle_pct);
   } else {
     ImGui::TextDisabled("No GPU activity.");
   }
   if (r.overlap && r.overlap->overlap_pct)
-    ImGui::Text("communication %s, %.1f%% of it overlapped by compute", format_duration(double(r.overlap->communication)).c_str(),
+    ImGui::Text("communication %s, %.1f%% of it overlapped by compute", present::format_duration(double(r.overlap->communication)).c_str(),
                 *r.overlap->overlap_pct);
   ImGui::Spacing();
   section_title("Kernel types, overlaps split out");

@@ -5,7 +5,7 @@
 #include "core/analysis/launch_stats.h"
 #include "core/short_names.h"
 #include "core/track_names.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace {
@@ -22,7 +22,7 @@ TimeNs self_time(const TraceStore& store, SliceRef s) {
 void link_button(const TraceStore& store, TimelineView& timeline, const char* role, SliceRef target, int id) {
   ImGui::PushID(id);
   std::string label = std::string(role) + ": " + (*store_short_names(store))(store.name(target)) + "  (" +
-                      format_duration(double(store.dur(target))) + ")";
+                      present::format_duration(double(store.dur(target))) + ")";
   if (ImGui::SmallButton(label.c_str())) timeline.select(target, true);
   ImGui::PopID();
 }
@@ -47,9 +47,9 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
       ImGui::TextUnformatted(v.c_str());
     };
     row("category", std::string(store.cat(s)));
-    row("start", format_duration(double(store.start(s))) + " from trace start");
-    row("duration", format_duration(double(store.dur(s))));
-    row("self time", format_duration(double(self_time(store, s))));
+    row("start", present::format_duration(double(store.start(s))) + " from trace start");
+    row("duration", present::format_duration(double(store.dur(s))));
+    row("self time", present::format_duration(double(self_time(store, s))));
     row("track", track_full_name(store, s.track) + "  (" + track_raw_ids(store, s.track) + ")");
     if (auto c = store.correlation_id(s)) row("correlation", std::to_string(*c));
     ImGui::EndTable();
@@ -58,7 +58,7 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
   if (SliceRef launch = store.is_gpu(s) ? store.launch_of(s) : SliceRef{}; launch.valid()) {
     link_button(store, timeline, "launched by", launch, id++);
     ImGui::SameLine();
-    ImGui::TextDisabled("launch → start %s", format_duration(double(store.start(s) - store.start(launch))).c_str());
+    ImGui::TextDisabled("launch → start %s", present::format_duration(double(store.start(s) - store.start(launch))).c_str());
     if (analysis::is_graph_launch_name(store.name(launch)))  // one call, many kernels: its latency is not this kernel's
       ImGui::TextDisabled("replayed by a CUDA graph launch (one call for %zu activities); the launch statistics measure "
                           "kernel → kernel inside the graph",

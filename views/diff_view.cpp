@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <map>
 
-#include "views/diff_palette.h"
-#include "views/time_axis.h"
+#include "core/present/diff_palette.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace {
 
-ImU32 im(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
-ImU32 change_color(TimeNs a, TimeNs b) { return im(change_rgb(a, b)); }
+ImU32 im(present::Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+ImU32 change_color(TimeNs a, TimeNs b) { return im(present::change_rgb(a, b)); }
 
 std::string ms(double ns) {
   char buf[48];
@@ -81,14 +81,14 @@ bool DiffView::poll() {
 void DiffView::build_colors() {
   tints_a_ = {}, tints_b_ = {};
   if (!diff_ || !diff_->aligned) return;
-  tints_a_ = ChangeTints(*a_.store(), *diff_->aligned, false);
-  tints_b_ = ChangeTints(*b_.store(), *diff_->aligned, true);
+  tints_a_ = present::ChangeTints(*a_.store(), *diff_->aligned, false);
+  tints_b_ = present::ChangeTints(*b_.store(), *diff_->aligned, true);
   a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), tints_a_, r); };
   b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), tints_b_, r); };
   a_.timeline()->show_legend = b_.timeline()->show_legend = false;  // the header has the legend
 }
 
-std::optional<ImU32> DiffView::tint(const TraceStore& s, const ChangeTints& tints, SliceRef r) const {
+std::optional<ImU32> DiffView::tint(const TraceStore& s, const present::ChangeTints& tints, SliceRef r) const {
   if (!diff_colors) return std::nullopt;
   return im(tints.of(s, r));
 }
@@ -228,20 +228,20 @@ void DiffView::draw_header() {
   ImGui::Checkbox("Colour by change", &diff_colors);
   if (diff_colors) {
     // Short labels keep the header on one line; the full definition is the tooltip.
-    auto swatch = [](Change change) {
+    auto swatch = [](present::Change change) {
       ImGui::SameLine();
       ImGui::BeginGroup();
       ImVec2 p = ImGui::GetCursorScreenPos();
       float h = ImGui::GetTextLineHeight();
       ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + h, p.y + 3 + h - 2),
-                                                im(change_swatch(change)), 2);
+                                                im(present::change_swatch(change)), 2);
       ImGui::Dummy(ImVec2(h, h));
       ImGui::SameLine(0, 4);
-      ImGui::TextUnformatted(change_short_label(change));
+      ImGui::TextUnformatted(present::change_short_label(change));
       ImGui::EndGroup();
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", change_label(change));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", present::change_label(change));
     };
-    for (int c = 0; c < kChangeCount - 1; ++c) swatch(Change(c));
+    for (int c = 0; c < present::kChangeCount - 1; ++c) swatch(present::Change(c));
   }
   if (computing_) {
     ImGui::SameLine();
@@ -271,7 +271,7 @@ void DiffView::draw_timeline(TimelineView& tl, Workspace& ws, const char* label,
   std::string file = std::filesystem::path(ws.path()).filename().string();
   ImGui::Text("%s: %s", label, file.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("   view %s .. %s", format_duration(tl.view_start()).c_str(), format_duration(tl.view_end()).c_str());
+  ImGui::TextDisabled("   view %s .. %s", present::format_duration(tl.view_start()).c_str(), present::format_duration(tl.view_end()).c_str());
   ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + h + 2));
   ImGui::PushID(label);
   ImGui::BeginChild("tl", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
@@ -330,7 +330,7 @@ void DiffView::draw_table() {
       ImGui::TextUnformatted(ms(double(r.dur_b)).c_str());
       ImGui::TableNextColumn();
       ImU32 c = change_color(r.dur_a, r.dur_b);
-      ImGui::PushStyleColor(ImGuiCol_Text, change_of(r.dur_a, r.dur_b) == Change::Same ? ImGui::GetColorU32(ImGuiCol_Text) : c);
+      ImGui::PushStyleColor(ImGuiCol_Text, present::change_of(r.dur_a, r.dur_b) == present::Change::Same ? ImGui::GetColorU32(ImGuiCol_Text) : c);
       ImGui::TextUnformatted(signed_ms(double(r.delta())).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%+.1f%%", 100.0 * double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1)));

@@ -14,7 +14,7 @@
 
 #include "core/diff/trace_diff.h"
 #include "core/json_writer.h"
-#include "views/diff_palette.h"
+#include "core/present/diff_palette.h"
 #include "views/workspace.h"
 
 namespace sl::views {
@@ -61,7 +61,7 @@ private:
   void draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size);
   void draw_table();
   void draw_summary();
-  std::optional<ImU32> tint(const TraceStore& s, const ChangeTints& tints, SliceRef r) const;
+  std::optional<ImU32> tint(const TraceStore& s, const present::ChangeTints& tints, SliceRef r) const;
 
   Workspace &a_, &b_;
   std::unique_ptr<diff::TraceDiff> diff_;
@@ -81,7 +81,7 @@ private:
   int sort_column_ = 3;  // delta
   bool sort_ascending_ = false;
   int selected_row_ = -1;
-  ChangeTints tints_a_, tints_b_;  // per slice: colour by change
+  present::ChangeTints tints_a_, tints_b_;  // per slice: colour by change
 };
 
 }  // namespace sl::views

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "figures/cairo_output.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace {
@@ -64,8 +64,8 @@ void ExportDialog::draw_what(const ExportSources& sources, PanelTab tab) {
     auto [a, b] = d.aligned ? diff_window(*d.aligned, sources.diff->view_start_a, sources.diff->view_end_a)
                             : std::pair<TimeNs, TimeNs>{0, 0};
     if (b > a)
-      ImGui::TextDisabled("%s – %s after the compared step's start", format_duration(double(a)).c_str(),
-                          format_duration(double(b)).c_str());
+      ImGui::TextDisabled("%s – %s after the compared step's start", present::format_duration(double(a)).c_str(),
+                          present::format_duration(double(b)).c_str());
     else
       ImGui::TextDisabled("the whole compared step");
     return;
@@ -78,14 +78,14 @@ void ExportDialog::draw_what(const ExportSources& sources, PanelTab tab) {
   ImGui::RadioButton(export_what_label(ExportWhat::Screen), &what, int(ExportWhat::Screen));
   auto [a, b] = visible_trace_range(sources.timeline.view_start(), sources.timeline.view_end(), sources.store.end_ns);
   ImGui::SameLine();
-  ImGui::TextDisabled("%zu rows, %s – %s", sources.timeline.visible_tracks().size(), format_duration(double(a)).c_str(),
-                      format_duration(double(b)).c_str());
+  ImGui::TextDisabled("%zu rows, %s – %s", sources.timeline.visible_tracks().size(), present::format_duration(double(a)).c_str(),
+                      present::format_duration(double(b)).c_str());
   ImGui::BeginDisabled(sel_b <= sel_a);
   ImGui::RadioButton(export_what_label(ExportWhat::Selection), &what, int(ExportWhat::Selection));
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (sel_b > sel_a)
-    ImGui::TextDisabled("%s – %s", format_duration(double(sel_a)).c_str(), format_duration(double(sel_b)).c_str());
+    ImGui::TextDisabled("%s – %s", present::format_duration(double(sel_a)).c_str(), present::format_duration(double(sel_b)).c_str());
   else
     ImGui::TextDisabled("none: Shift-drag on the timeline");
   if (analysis) ImGui::RadioButton(export_what_label(*analysis), &what, int(*analysis));

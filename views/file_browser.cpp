@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "core/short_names.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -90,8 +90,8 @@ bool IdleView::pick(ViewContext& ctx, int64_t stream, IdleCause cause) {
   for (size_t i = 0; i < gaps_.size(); ++i) {
     const IdleGap& g = ctx.model.report.causes->gaps[gaps_[i]];
     std::string next = g.next >= 0 ? (*store_short_names(ctx.store))(t.name(t.rows[size_t(g.next)])) : "";
-    table_.add_row({DataTable::number(std::to_string(i + 1), double(i)), DataTable::number(format_duration(double(g.length())), double(g.length())),
-                    DataTable::number(format_duration(double(g.start)), double(g.start)), DataTable::text(next)});
+    table_.add_row({DataTable::number(std::to_string(i + 1), double(i)), DataTable::number(present::format_duration(double(g.length())), double(g.length())),
+                    DataTable::number(present::format_duration(double(g.start)), double(g.start)), DataTable::text(next)});
   }
   go_to(ctx, 0);
   return true;
@@ -127,7 +127,7 @@ void IdleView::draw_stream(ViewContext& ctx, int64_t stream, float bar_w) {
     parts.push_back({double(r.idle), idle_cause_color(int(r.cause))});
     char tip[256];
     std::snprintf(tip, sizeof tip, "%s: %s in %llu gaps (%.1f%% of the stream's idle time)\nclick: step through them, longest first",
-                  cause_label(r.cause), format_duration(double(r.idle)).c_str(), (unsigned long long)r.count, r.share * 100);
+                  cause_label(r.cause), present::format_duration(double(r.idle)).c_str(), (unsigned long long)r.count, r.share * 100);
     tips.push_back(tip);
     which.push_back(r.cause);
   }
@@ -136,8 +136,8 @@ void IdleView::draw_stream(ViewContext& ctx, int64_t stream, float bar_w) {
   ImGui::SameLine(ImGui::GetFontSize() * 6);
   // Share of the idle window (the temporal breakdown's per-stream idle_pct: same window, same sum).
   const TimeNs window = causes.window.end - causes.window.start;
-  if (window > 0) ImGui::TextDisabled("%9s idle, %.0f%%", format_duration(double(idle)).c_str(), 100.0 * double(idle) / double(window));
-  else ImGui::TextDisabled("%9s idle", format_duration(double(idle)).c_str());
+  if (window > 0) ImGui::TextDisabled("%9s idle, %.0f%%", present::format_duration(double(idle)).c_str(), 100.0 * double(idle) / double(window));
+  else ImGui::TextDisabled("%9s idle", present::format_duration(double(idle)).c_str());
   ImGui::SameLine(ImGui::GetFontSize() * 14);
   ImGui::PushID(int(stream));
   int clicked = stacked_bar("causes", ImVec2(bar_w, ImGui::GetFrameHeight()), parts, tips, highlighted);
@@ -149,7 +149,7 @@ void IdleView::draw_stream(ViewContext& ctx, int64_t stream, float bar_w) {
     for (const IdleBreakdownRow& r : *ctx.model.report.idle) {
       if (r.stream != stream) continue;
       hta.push_back({double(r.idle), category_color(r.category)});
-      hta_tips.push_back(std::string(idle_category_name(r.category)) + ": " + format_duration(double(r.idle)) + " (HTA categories)");
+      hta_tips.push_back(std::string(idle_category_name(r.category)) + ": " + present::format_duration(double(r.idle)) + " (HTA categories)");
     }
   ImGui::SameLine(0, 24);
   stacked_bar("hta", ImVec2(bar_w * 0.5f, ImGui::GetFrameHeight()), hta, hta_tips, -1);
@@ -202,8 +202,8 @@ void IdleView::draw(ViewContext& ctx) {
   ImGui::SameLine();
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) step(ctx, 1);
   ImGui::SameLine();
-  ImGui::Text("gap %zu of %zu · %s at %s", cursor_ + 1, gaps_.size(), format_duration(double(g.length())).c_str(),
-              format_duration(double(g.start)).c_str());
+  ImGui::Text("gap %zu of %zu · %s at %s", cursor_ + 1, gaps_.size(), present::format_duration(double(g.length())).c_str(),
+              present::format_duration(double(g.start)).c_str());
   int clicked = table_.draw("gaps", 0, int(cursor_));
   if (clicked >= 0) go_to(ctx, size_t(clicked));
   ImGui::EndChild();

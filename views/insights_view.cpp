@@ -2,7 +2,7 @@
 
 #include <imgui.h>
 
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -57,15 +57,15 @@ void InsightsView::draw(ViewContext& ctx) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     float bw = ImGui::GetFontSize() * 6 * float(double(in.cost) / double(top));
     dl->AddRectFilled(ImVec2(cx, start.y + 2), ImVec2(cx + bw, start.y + ImGui::GetFontSize()), IM_COL32(213, 94, 0, 200));
-    std::string cost = format_duration(double(in.cost));
+    std::string cost = present::format_duration(double(in.cost));
     dl->AddText(ImVec2(cx, start.y + ImGui::GetFontSize() + 2), ImGui::GetColorU32(ImGuiCol_Text), cost.c_str());
     ImGui::SetCursorScreenPos(start);
     float row_h = std::max(end.y - start.y, ImGui::GetFontSize() * 2.4f);
     if (ImGui::Selectable("##card", opened_ == int(i), ImGuiSelectableFlags_AllowItemOverlap,
                           ImVec2(ImGui::GetContentRegionAvail().x, row_h)))
       open(ctx, i);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show on the timeline: %s at %s", format_duration(double(in.t1 - in.t0)).c_str(),
-                                                  format_duration(double(in.t0)).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show on the timeline: %s at %s", present::format_duration(double(in.t1 - in.t0)).c_str(),
+                                                  present::format_duration(double(in.t0)).c_str());
     ImGui::Separator();
     ImGui::PopID();
   }

@@ -7,11 +7,12 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/import_issues.h"
 #include "core/json_writer.h"
 #include "figures/cairo_output.h"
 #include "figures/ranks_figure.h"
-#include "views/palette.h"
-#include "views/time_axis.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 #include "views/workspace.h"
 
 namespace sl::views {
@@ -21,14 +22,21 @@ namespace fs = std::filesystem;
 
 constexpr ImU32 kBusyColor = IM_COL32(0, 114, 178, 255);  // Okabe–Ito blue, as the figure
 constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
+constexpr ImU32 kCutColor = IM_COL32(230, 150, 0, 255);  // a rank whose file is cut off: amber, a warning
+const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
+
+// The single-trace banner's words for a rank whose file was cut off; "" when it was not.
+std::string cut_off_text(const JobRank& r) {
+  return r.ok() && r.store->issues.truncation ? describe(*r.store->issues.truncation) : std::string();
+}
 constexpr float kLabelWidth = 74, kSummaryWidth = 200, kRulerHeight = 18;
 
 ImU32 cause_color(int cause, int alpha) {
-  Rgb c = idle_cause_rgb(cause);
+  present::Rgb c = present::idle_cause_rgb(cause);
   return IM_COL32(c.r, c.g, c.b, alpha);
 }
 
-std::string ms(TimeNs ns) { return format_duration(double(ns)); }
+std::string ms(TimeNs ns) { return present::format_duration(double(ns)); }
 
 uint64_t slice_key(SliceRef s) { return (uint64_t(s.track) << 32) | s.index; }
 
@@ -232,11 +240,13 @@ void JobView::zoom_to(double t0, double t1) {
   sync_expanded();
 }
 
-// Expanded ranks follow the overview's time window (each on its own clock).
+// Expanded ranks follow the overview's time window (each on its own clock); their rulers read the
+// job clock, as the overview's does (the shift changes when clocks are aligned or not).
 void JobView::sync_expanded() {
   for (Expanded& e : expanded_) {
     int k = ov_index(e.rank);
     if (k < 0) continue;
+    e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;
     double shift = double(overview_.ranks[size_t(k)].shift);
     e.timeline->zoom_to(t0_ - shift, t1_ - shift);
   }
@@ -263,6 +273,7 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
   e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].causes));
   e.timeline->show_legend = false;
+  e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;  // its ruler on the job clock
   double shift = double(overview_.ranks[size_t(k)].shift);
   e.timeline->zoom_to(t0_ - shift, t1_ - shift);
   expanded_.push_back(std::move(e));
@@ -351,7 +362,7 @@ void JobView::draw_toolbar() {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");
     for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i)
-      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], format_duration(double(a.offsets[i])).c_str());
+      ImGui::Text("rank %lld: %s", (long long)a.ranks[i], present::format_duration(double(a.offsets[i])).c_str());
     ImGui::EndTooltip();
   }
   ImGui::SameLine();
@@ -495,12 +506,12 @@ void JobView::draw_overview(float height) {
   auto x_of = [&](double t) { return x0 + float((t - t0_) / ns_per_px); };
   // Ruler on the job clock.
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  int64_t step = tick_step(90 * ns_per_px);
+  int64_t step = present::tick_step(90 * ns_per_px);
   for (int64_t v = int64_t(std::ceil(t0_ / double(step))) * step; double(v) <= t1_; v += step) {
     float x = x_of(double(v));
     if (x > x1 - 40) break;  // keep clear of the summary column's header
     dl->AddLine(ImVec2(x, origin.y + kRulerHeight - 5), ImVec2(x, origin.y + kRulerHeight), muted);
-    dl->AddText(ImVec2(x + 2, origin.y), muted, format_tick(v, step).c_str());
+    dl->AddText(ImVec2(x + 2, origin.y), muted, present::format_tick(v, step).c_str());
   }
   dl->AddText(ImVec2(x1 + 8, origin.y), muted, "iteration · wait");
   ImGui::Dummy(ImVec2(width, kRulerHeight));
@@ -558,6 +569,10 @@ void JobView::draw_overview(float height) {
       std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");
       summary += " · " + (s ? ms(s->wait) : std::string("-"));
       dl->AddText(ImVec2(x1 + 8, text_y), ink, summary.c_str());
+      if (!cut_off_text(jr).empty()) {  // the marker; the hover tooltip carries the banner text
+        float after = x1 + 8 + ImGui::CalcTextSize(summary.c_str()).x;
+        dl->AddText(ImVec2(after, text_y), kCutColor, " \xC2\xB7 cut off");
+      }
     }
   }
   // The selected collective: skew band over all rows, each rank's span and arrival, the last in red.
@@ -631,9 +646,10 @@ void JobView::draw_overview(float height) {
           ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
       }
       ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
-      if (!jr.ok()) {
-        ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
-      } else if (const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank)) {
+      if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+      // A cut-off rank: the banner's words first, before the numbers it makes suspect.
+      if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
+      if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
         ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
                     s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
                     ms(s->wait).c_str(), (unsigned long long)s->collectives);
@@ -646,8 +662,8 @@ void JobView::draw_overview(float height) {
       int col = int(mx - x0);
       if (k >= 0 && col >= 0 && col < int(bins_[size_t(k)].busy.size())) {
         int c = bins_[size_t(k)].cause[size_t(col)];
-        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
-                            c >= 0 ? ", idle mostly " : "", c >= 0 ? idle_cause_label(c) : "");
+        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+                            c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
       }
       ImGui::TextDisabled("click: select a collective, or expand this rank");
       ImGui::EndTooltip();
@@ -747,7 +763,10 @@ void JobView::draw_ranks_table() {
     std::string label = std::to_string(r->rank);
     if (ImGui::Selectable(label.c_str(), r->rank == focused_, ImGuiSelectableFlags_SpanAllColumns)) focus_rank(r->rank);
     ImGui::TableNextColumn();
-    if (r->ok()) ImGui::TextUnformatted("loaded");
+    if (std::string cut = cut_off_text(*r); !cut.empty()) {
+      ImGui::TextColored(kCutText, "loaded, cut off");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cut.c_str());
+    } else if (r->ok()) ImGui::TextUnformatted("loaded");
     else ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", r->error.message.c_str());
     if (!s) continue;
     ImGui::TableNextColumn();
@@ -848,7 +867,8 @@ void JobView::write_state(JsonWriter& w) const {
   w.key("ranks").begin_array();
   for (const JobRank& r : job_->ranks) {
     w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());
-    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string()).end_object();
+    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string());
+    w.field("cut_off", cut_off_text(r)).end_object();
   }
   w.end_array();
   w.key("offsets_ns").begin_object();
@@ -875,7 +895,10 @@ void JobView::write_state(JsonWriter& w) const {
   w.end_array().key("expanded_ranks").begin_array();
   for (const Expanded& e : expanded_) {
     w.begin_object().field("rank", e.rank).field("highlights", uint64_t(e.timeline->highlights().size()));
-    w.field("selected", e.timeline->selected().valid()).end_object();
+    w.field("selected", e.timeline->selected().valid());
+    // The job-clock time its ruler shows at the left edge: equals view_start_ns above.
+    w.field("ruler_offset_ns", e.timeline->ruler_offset);
+    w.field("ruler_start_ns", e.timeline->view_start() + double(e.timeline->ruler_offset)).end_object();
   }
   w.end_array().field("focused_rank", focused_).field("insight", analysis::straggler_insight(a));
   w.key("ranks_table").begin_array();

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/short_names.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -48,7 +48,7 @@ void LatencyView::brush(ViewContext& ctx, size_t first, size_t last) {
   table_.clear();
   std::vector<SliceRef> refs;
   auto names = store_short_names(ctx.store);  // distinct across the trace, as in every view
-  auto d = [](TimeNs v) { return DataTable::number(format_duration(double(v)), double(v)); };
+  auto d = [](TimeNs v) { return DataTable::number(present::format_duration(double(v)), double(v)); };
   for (uint32_t i : brushed_) {
     const LaunchPair& p = s.pairs[i];
     const Row& k = t.rows[p.activity];
@@ -107,8 +107,8 @@ void LatencyView::draw_controls(ViewContext& ctx) {
   if (dirty_) recompute(ctx);
   ImGui::Text("%llu launches", (unsigned long long)bins_.total);
   ImGui::SameLine(0, 16);
-  ImGui::TextDisabled("median %s · p90 %s · p99 %s", format_duration(bins_.p50).c_str(), format_duration(bins_.p90).c_str(),
-                      format_duration(bins_.p99).c_str());
+  ImGui::TextDisabled("median %s · p90 %s · p99 %s", present::format_duration(bins_.p50).c_str(), present::format_duration(bins_.p90).c_str(),
+                      present::format_duration(bins_.p99).c_str());
   ImGui::SameLine(0, 16);
   ImGui::Text("short kernels %llu · runtime outliers %llu · launch-delay outliers %llu", (unsigned long long)bins_.short_kernels,
               (unsigned long long)bins_.runtime_outliers, (unsigned long long)bins_.launch_delay_outliers);
@@ -161,7 +161,7 @@ void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {
       float x = x_of(v);
       dl->AddLine(ImVec2(x, b.y), ImVec2(x, b.y + (m == 1 ? 6.f : 3.f)), text);
       if (m == 1 || lx1 - lx0 < 2.5) {
-        std::string label = format_duration(v);
+        std::string label = present::format_duration(v);
         dl->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x / 2, b.y + 8), text, label.c_str());
       }
     }
@@ -198,9 +198,9 @@ void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {
     dl->AddRectFilled(ImVec2(at.x - 1, at.y), ImVec2(at.x + w + 1, at.y + line_h), ImGui::GetColorU32(ImGuiCol_FrameBg));
     dl->AddText(at, col, label.c_str());
   };
-  vline(bins_.p50, kQuantile, "median " + format_duration(bins_.p50));
-  vline(bins_.p90, kQuantile, "p90 " + format_duration(bins_.p90));
-  vline(bins_.p99, kQuantile, "p99 " + format_duration(bins_.p99));
+  vline(bins_.p50, kQuantile, "median " + present::format_duration(bins_.p50));
+  vline(bins_.p90, kQuantile, "p90 " + present::format_duration(bins_.p90));
+  vline(bins_.p99, kQuantile, "p99 " + present::format_duration(bins_.p99));
   if (quantity_ == LatencyQuantity::Runtime) vline(runtime_cutoff_us_ * 1000.0, kCutoff, "runtime cutoff");
   if (quantity_ == LatencyQuantity::LaunchDelay) vline(delay_cutoff_us_ * 1000.0, kCutoff, "delay cutoff");
   // Brushing: press on a bin, drag across others.
@@ -215,8 +215,8 @@ void LatencyView::draw_histogram(ViewContext& ctx, ImVec2 size) {
     if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
   }
   if (hover_bin >= 0 && !dragging_) {
-    ImGui::SetTooltip("%s – %s\n%zu kernels\nclick or drag to brush", format_duration(bins_.edges[size_t(hover_bin)]).c_str(),
-                      format_duration(bins_.edges[size_t(hover_bin) + 1]).c_str(), bins_.pairs[size_t(hover_bin)].size());
+    ImGui::SetTooltip("%s – %s\n%zu kernels\nclick or drag to brush", present::format_duration(bins_.edges[size_t(hover_bin)]).c_str(),
+                      present::format_duration(bins_.edges[size_t(hover_bin) + 1]).c_str(), bins_.pairs[size_t(hover_bin)].size());
   }
 }
 
@@ -235,8 +235,8 @@ void LatencyView::draw(ViewContext& ctx) {
   if (brushed_.empty()) {
     ImGui::TextDisabled("Drag across the histogram to brush bins: their kernels are highlighted on the timeline and listed here.");
   } else {
-    ImGui::Text("%zu kernels in %s – %s", brushed_.size(), format_duration(bins_.edges[brush_first_]).c_str(),
-                format_duration(bins_.edges[brush_last_ + 1]).c_str());
+    ImGui::Text("%zu kernels in %s – %s", brushed_.size(), present::format_duration(bins_.edges[brush_first_]).c_str(),
+                present::format_duration(bins_.edges[brush_last_ + 1]).c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("Clear")) {
       brush_first_ = 1, brush_last_ = 0, brushed_.clear(), table_.clear();

@@ -7,7 +7,7 @@
 
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 

@@ -6,7 +6,7 @@
 
 #include "core/format.h"
 #include "core/short_names.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 
@@ -36,14 +36,14 @@ void PatternsView::build_tables(ViewContext& ctx) {
     for (const FusionCandidate& c : *ctx.model.report.fusion)
       fusion_table_.add_row({DataTable::number(std::to_string(c.chain.size()), double(c.chain.size())),
                              DataTable::number(human::count(int64_t(c.count)), double(c.count)), DataTable::number(fixed(c.proximity, 2), c.proximity),
-                             DataTable::number(format_duration(double(c.saving)), double(c.saving)),
+                             DataTable::number(present::format_duration(double(c.saving)), double(c.saving)),
                              DataTable::number(std::to_string(c.stream), double(c.stream)), DataTable::text(chain_text(*names, c.chain))});
   repeated_table_.headers = {"count", "total", "mean", "kernel"};
   if (ctx.model.report.repeated)
     for (const RepeatedKernel& k : *ctx.model.report.repeated)
       repeated_table_.add_row({DataTable::number(human::count(int64_t(k.count)), double(k.count)),
-                               DataTable::number(format_duration(double(k.sum)), double(k.sum)),
-                               DataTable::number(format_duration(k.mean), k.mean), DataTable::text((*names)(k.name))});
+                               DataTable::number(present::format_duration(double(k.sum)), double(k.sum)),
+                               DataTable::number(present::format_duration(k.mean), k.mean), DataTable::text((*names)(k.name))});
   if (op_.empty() && !ctx.model.launching_ops.empty()) {
     // Start with the most common aten operator that launches kernels, if any.
     for (const LaunchingOp& op : ctx.model.launching_ops)
@@ -62,8 +62,8 @@ bool PatternsView::set_operator(ViewContext& ctx, const std::string& op) {
   for (const KernelSequence& s : sequences_)
     seq_table_.add_row({DataTable::number(std::to_string(s.pattern.size() - 1), double(s.pattern.size() - 1)),
                         DataTable::number(human::count(int64_t(s.count)), double(s.count)),
-                        DataTable::number(format_duration(double(s.gpu_kernel_time)), double(s.gpu_kernel_time)),
-                        DataTable::number(format_duration(double(s.cpu_op_time)), double(s.cpu_op_time)),
+                        DataTable::number(present::format_duration(double(s.gpu_kernel_time)), double(s.gpu_kernel_time)),
+                        DataTable::number(present::format_duration(double(s.cpu_op_time)), double(s.cpu_op_time)),
                         DataTable::text(chain_text(*names, s.pattern, 1))});
   if (selected_kind_ == PatternKind::Sequences) selected_ = -1, occurrences_.clear();
   return !sequences_.empty();
@@ -122,7 +122,7 @@ void PatternsView::draw_occurrence_bar(ViewContext& ctx) {
   ImGui::SameLine();
   const Occurrence& o = occurrences_[cursor_];
   ImGui::Text("occurrence %zu of %zu  ·  at %s  ·  spans %s  ·  %zu kernels highlighted", cursor_ + 1, occurrences_.size(),
-              format_duration(double(o.start)).c_str(), format_duration(double(o.end - o.start)).c_str(), highlighted_);
+              present::format_duration(double(o.start)).c_str(), present::format_duration(double(o.end - o.start)).c_str(), highlighted_);
 }
 
 void PatternsView::draw_sequences(ViewContext& ctx) {

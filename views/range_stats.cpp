@@ -8,7 +8,7 @@
 
 #include "core/format.h"
 #include "core/short_names.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 #include "views/timeline_view.h"
 
 namespace sl::views {
@@ -66,7 +66,7 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 640, 90), ImGuiCond_FirstUseEver);
   bool open = true;
   std::string title = "Selected range: ";  // appends: GCC 12 warns falsely on chains of +
-  title += format_duration(double(t1 - t0));
+  title += present::format_duration(double(t1 - t0));
   title += "###range";
   if (ImGui::Begin(title.c_str(), &open)) {
     ImGui::TextDisabled("%zu names. Click a row to highlight its slices; Esc clears the range.", rows.size());
@@ -129,11 +129,11 @@ void draw_range_window(const TraceStore& store, TimelineView& timeline) {
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(human::count(int64_t(r.count)).c_str());
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(format_duration(double(r.total)).c_str());
+          ImGui::TextUnformatted(present::format_duration(double(r.total)).c_str());
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(format_duration(double(r.self)).c_str());
+          ImGui::TextUnformatted(present::format_duration(double(r.self)).c_str());
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(format_duration(double(r.total) / double(r.count)).c_str());
+          ImGui::TextUnformatted(present::format_duration(double(r.total) / double(r.count)).c_str());
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(human::percent(r.share * 100).c_str());
         }

@@ -5,15 +5,15 @@
 
 namespace sl::views {
 
-static ImU32 to_im(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+static ImU32 to_im(present::Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 
-ImU32 color_for_key(std::string_view key, Theme theme) { return to_im(key_rgb(key, theme == Theme::Dark)); }
-ImU32 kernel_kind_color(KernelKind k) { return to_im(kernel_kind_rgb(k)); }
-ImU32 idle_cause_color(int cause) { return to_im(idle_cause_rgb(cause)); }
+ImU32 color_for_key(std::string_view key, Theme theme) { return to_im(present::key_rgb(key, theme == Theme::Dark)); }
+ImU32 kernel_kind_color(present::KernelKind k) { return to_im(present::kernel_kind_rgb(k)); }
+ImU32 idle_cause_color(int cause) { return to_im(present::idle_cause_rgb(cause)); }
 
 ImU32 text_color_on(ImU32 fill) {
-  Rgb c{uint8_t(fill & 0xFF), uint8_t((fill >> 8) & 0xFF), uint8_t((fill >> 16) & 0xFF)};
-  return prefers_dark_text(c) ? IM_COL32(20, 20, 20, 255) : IM_COL32(250, 250, 250, 255);
+  present::Rgb c{uint8_t(fill & 0xFF), uint8_t((fill >> 8) & 0xFF), uint8_t((fill >> 16) & 0xFF)};
+  return present::prefers_dark_text(c) ? IM_COL32(20, 20, 20, 255) : IM_COL32(250, 250, 250, 255);
 }
 
 void apply_theme(Theme theme) {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "core/trace_store.h"
-#include "views/palette.h"
+#include "core/present/palette.h"
 
 namespace sl::views {
 
@@ -15,7 +15,7 @@ enum class ColorMode { ByName, ByCategory, ByKernelType };
 enum class Theme { Light, Dark };
 
 ImU32 color_for_key(std::string_view key, Theme theme);  // stable hash → hue
-ImU32 kernel_kind_color(KernelKind k);                   // colour-blind-safe (Okabe–Ito)
+ImU32 kernel_kind_color(present::KernelKind k);          // colour-blind-safe (Okabe–Ito)
 ImU32 idle_cause_color(int cause);                       // by sl::analysis::IdleCause
 ImU32 text_color_on(ImU32 fill);
 

@@ -13,9 +13,9 @@
 #include "core/format.h"
 #include "core/short_names.h"
 #include "core/track_names.h"
-#include "views/palette.h"
+#include "core/present/palette.h"
 #include "views/range_stats.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace {
@@ -252,8 +252,8 @@ ImU32 TimelineView::slice_color(SliceRef s) const {
   switch (color_mode) {
     case ColorMode::ByCategory: return color_for_key(store_.strings.view(c.cat[s.index]), theme);
     case ColorMode::ByKernelType: {
-      KernelKind k = kernel_kind(store_.name(s), store_.cat(s), store_.is_gpu(s));
-      return k == KernelKind::NotGpu ? (theme == Theme::Light ? IM_COL32(205, 205, 205, 255) : IM_COL32(90, 90, 90, 255))
+      present::KernelKind k = present::kernel_kind(store_.name(s), store_.cat(s), store_.is_gpu(s));
+      return k == present::KernelKind::NotGpu ? (theme == Theme::Light ? IM_COL32(205, 205, 205, 255) : IM_COL32(90, 90, 90, 255))
                                      : kernel_kind_color(k);
     }
     case ColorMode::ByName: break;
@@ -408,8 +408,8 @@ void TimelineView::draw_track_menu() {
 float TimelineView::draw_legend(ImDrawList* dl, ImVec2 min, float width) {
   std::vector<std::pair<ImU32, const char*>> items;
   if (color_mode == ColorMode::ByKernelType)
-    for (KernelKind k : {KernelKind::Computation, KernelKind::Communication, KernelKind::Memory, KernelKind::Sync, KernelKind::Other})
-      items.push_back({kernel_kind_color(k), kernel_kind_name(k)});
+    for (present::KernelKind k : {present::KernelKind::Computation, present::KernelKind::Communication, present::KernelKind::Memory, present::KernelKind::Sync, present::KernelKind::Other})
+      items.push_back({kernel_kind_color(k), present::kernel_kind_name(k)});
   if (show_idle) {
     static const char* causes[] = {"idle: data loading",   "idle: host sync", "idle: host launch-bound",
                                    "idle: cross-stream wait", "idle: launch latency", "idle: other",
@@ -486,14 +486,15 @@ void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
 void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(245, 245, 245, 255) : IM_COL32(35, 35, 38, 255));
-  int64_t step = tick_step(ns_per_px_ * 110);
-  int64_t first = int64_t(std::floor(t0_ / double(step))) * step;
+  int64_t step = present::tick_step(ns_per_px_ * 110);
+  // `shown` is on the ruler's clock (store time + ruler_offset), so ticks fall on its round values.
+  int64_t first = int64_t(std::floor((t0_ + double(ruler_offset)) / double(step))) * step;
   ImU32 ink = light ? IM_COL32(60, 60, 60, 255) : IM_COL32(210, 210, 210, 255);
-  for (int64_t t = first; double(t) <= t1_; t += step) {
-    float x = x_of(double(t));
+  for (int64_t shown = first; double(shown - ruler_offset) <= t1_; shown += step) {
+    float x = x_of(double(shown - ruler_offset));
     if (x < min.x) continue;
     dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
-    std::string label = format_tick(t, step);
+    std::string label = present::format_tick(shown, step);
     dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
   }
   // Dragging on the ruler selects a time range (as shift-drag does on the rows).
@@ -502,12 +503,12 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
     range_dragging_ = true;
     range_a_ = range_b_ = TimeNs(t_of(io.MousePos.x));
   }
-  std::string span = "view " + format_duration(t1_ - t0_);
+  std::string span = "view " + present::format_duration(t1_ - t0_);
   dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 3), ink, span.c_str());
   if (range_b_ > range_a_ || range_dragging_) {
     float a = x_of(double(std::min(range_a_, range_b_))), b = x_of(double(std::max(range_a_, range_b_)));
     dl->AddRectFilled(ImVec2(a, min.y), ImVec2(b, max.y), IM_COL32(0, 114, 178, 60));
-    std::string len = format_duration(double(std::llabs(range_b_ - range_a_)));
+    std::string len = present::format_duration(double(std::llabs(range_b_ - range_a_)));
     dl->AddText(ImVec2(a + 4, min.y + 3), IM_COL32(0, 80, 140, 255), len.c_str());
   }
 }
@@ -517,7 +518,7 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(232, 234, 238, 255) : IM_COL32(28, 28, 32, 255));
   // The strip spans the data (data_range), labelled with it: the trace's own time range.
-  std::string range = format_duration(double(data_start_)) + " \xE2\x80\x93 " + format_duration(double(data_end_));
+  std::string range = present::format_duration(double(data_start_)) + " \xE2\x80\x93 " + present::format_duration(double(data_end_));
   dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 5), light ? IM_COL32(90, 90, 90, 255) : IM_COL32(180, 180, 180, 255), range.c_str());
   double offset = double(data_start_), total = std::max<double>(double(data_end_ - data_start_), 1);
   int columns = std::max(1, int(max.x - min.x));
@@ -696,7 +697,7 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
           fold_hovered_ = true;
           fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
           ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
-                            format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
+                            present::format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
         }
         ++stats_.folded_blocks;
       }
@@ -750,8 +751,8 @@ void TimelineView::slice_tooltip(SliceRef s) {
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
   ImGui::TextUnformatted(shown.c_str());
   ImGui::PopTextWrapPos();
-  ImGui::TextDisabled("%s · %s", std::string(store_.cat(s)).c_str(), format_duration(double(store_.dur(s))).c_str());
-  ImGui::TextDisabled("starts at %s", format_duration(double(store_.start(s))).c_str());
+  ImGui::TextDisabled("%s · %s", std::string(store_.cat(s)).c_str(), present::format_duration(double(store_.dur(s))).c_str());
+  ImGui::TextDisabled("starts at %s", present::format_duration(double(store_.start(s))).c_str());
   ImGui::EndTooltip();
 }
 
@@ -788,7 +789,7 @@ const char* cause_explanation(int cause) {
 }  // namespace
 
 std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap) {
-  std::string text = "idle " + format_duration(double(gap.end - gap.start)) + " · " + idle_cause_label(gap.cause) +
+  std::string text = "idle " + present::format_duration(double(gap.end - gap.start)) + " · " + present::idle_cause_label(gap.cause) +
                      "\n" + cause_explanation(gap.cause);
   if (gap.host_track >= store.tracks.size()) return text;
   const Track& host = store.tracks[gap.host_track];
@@ -802,12 +803,12 @@ std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap
   auto add_line = [&](const std::string& name, TimeNs time) {
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
-    text += "\n  " + name + "  " + format_duration(double(time)) + pct;
+    text += "\n  " + name + "  " + present::format_duration(double(time)) + pct;
   };
   TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
   for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
   for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
-    std::string name = short_name(store.strings.view(ops[i].name));
+    std::string name = present::short_name(store.strings.view(ops[i].name));
     if (name.size() > 80) name = name.substr(0, 77) + "...";
     add_line(name, ops[i].self);
   }

@@ -107,6 +107,10 @@ public:
   bool show_idle = true;
   bool show_flows = true;
   bool show_legend = true;  // off where a view draws its own (the diff view's header)
+  // The ruler labels time t of this store as t + ruler_offset, ticks at round values of that
+  // clock; the view itself stays on the store's clock. A job's expanded rank sets its shift onto
+  // the job clock, so its ruler reads as the overview's.
+  TimeNs ruler_offset = 0;
   const TimelineStats& stats() const { return stats_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // idle gaps drawn on a track last frame
 

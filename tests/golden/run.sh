@@ -64,6 +64,9 @@ check report_job_small.json "$inputs" report job_small --format json --only temp
 check report_job_small_rank1.csv "$inputs" report job_small --rank 1 --format csv --table collectives
 check usage_job_no_such_rank.txt "$inputs" report job_small --rank 9
 check error_job_truncated_rank.txt "$inputs" info job_truncated
+# A rank cut off after complete events loads with a warning naming rank and file.
+check warning_job_cut_rank.txt "$inputs" info job_cut
+check warning_job_cut_rank_report.txt "$inputs" report job_cut --only stragglers
 check error_job_duplicate_rank.txt "$inputs" info job_dup
 check error_job_not_traces.txt "$inputs" info job_not_traces
 empty_parent=$(mktemp -d)

@@ -90,6 +90,30 @@ if rc == 0:
           f"job_truncated ranks: {ranks}")
     check(st["open"]["job"]["loaded"] == 1, f"job_truncated loaded {st['open']['job']['loaded']}")
 
+# 3b. One rank cut off after complete events: it loads, marked with the single-trace banner's words.
+rc, err, st, _ = run([os.path.join(INPUTS, "job_cut")], ["state {open}"], ["open"])
+check(rc == 0, f"job_cut run failed ({rc}): {err}")
+if rc == 0:
+    ranks = {r["rank"]: r for r in st["open"]["job"]["ranks"]}
+    check(ranks[0]["status"] == "loaded" and ranks[0]["cut_off"] == "", f"job_cut rank 0: {ranks[0]}")
+    check(ranks[1]["status"] == "loaded" and "this trace ends at byte" in ranks[1]["cut_off"]
+          and "6 events loaded" in ranks[1]["cut_off"], f"job_cut rank 1: {ranks[1]}")
+
+# 3c. An expanded rank's ruler reads the job clock, as the overview's ruler does: its left edge
+# shows the overview's view start although the rank's own clock starts elsewhere (rank 1 of
+# job_cut starts 2 ms after rank 0, so with raw clocks its shift onto the job clock is 2 ms;
+# `align none` because aligning by the collective would cancel it).
+rc, err, st, _ = run([os.path.join(INPUTS, "job_cut")],
+                     ["align none", "expand 1", "state {exp}", "collective 0", "state {sel}"], ["exp", "sel"])
+check(rc == 0, f"job_cut expand run failed ({rc}): {err}")
+if rc == 0:
+    for name in ("exp", "sel"):
+        j = st[name]["job"]
+        e = j["expanded_ranks"]
+        check(len(e) == 1 and e[0]["rank"] == 1 and e[0]["ruler_offset_ns"] == 2000000, f"{name}: expanded {e}")
+        check(len(e) == 1 and abs(e[0]["ruler_start_ns"] - j["view_start_ns"]) < 1,
+              f"{name}: expanded ruler starts at {e and e[0]['ruler_start_ns']}, overview at {j['view_start_ns']}")
+
 # 4. A folder with no traces: a clear error, exit 1.
 rc, err, st, _ = run([os.path.join(INPUTS, "job_not_traces")], ["state {open}"], ["open"])
 check(rc == 1 and "sightline:" in err, f"job_not_traces: rc {rc}, stderr {err!r}")
@@ -146,7 +170,8 @@ else:
         ks = k["selected_instance"]
         check(ks is not None and ks["name"] == "AllReduce" and ks["instance"] == 1, f"kernel click selected {ks}")
         check(sorted(k["highlighted_ranks"]) == list(range(8)), f"kernel click highlighted {k['highlighted_ranks']}")
-        check(k["expanded_ranks"] == [{"rank": 3, "highlights": 1, "selected": True}], f"expanded {k['expanded_ranks']}")
+        check([{f: e[f] for f in ("rank", "highlights", "selected")} for e in k["expanded_ranks"]]
+              == [{"rank": 3, "highlights": 1, "selected": True}], f"expanded {k['expanded_ranks']}")
         f = st["focus"]["job"]
         check(f["ranks_table"] == list(range(8)), f"ranksort rank asc: {f['ranks_table']}")
         check(f["focused_rank"] == 5 and 5 in [e["rank"] for e in f["expanded_ranks"]], f"focus 5: {f['focused_rank']}")

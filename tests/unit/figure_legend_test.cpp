@@ -7,18 +7,18 @@
 #include "core/analysis/idle_time.h"
 #include "figures/timeline_figure.h"
 #include "test_support.h"
-#include "views/palette.h"
+#include "core/present/palette.h"
 
 using namespace sl;
 
 namespace {
 
-double distance(fig::Color a, views::Rgb b) {
+double distance(fig::Color a, present::Rgb b) {
   return std::sqrt(std::pow(a.r - b.r, 2) + std::pow(a.g - b.g, 2) + std::pow(a.b - b.b, 2));
 }
 
 // `c` at `alpha` over white, as the figure's idle tints read on paper.
-views::Rgb over_white(views::Rgb c, int alpha) {
+present::Rgb over_white(present::Rgb c, int alpha) {
   auto ch = [&](int v) { return uint8_t((v * alpha + 255 * (255 - alpha) + 127) / 255); };
   return {ch(c.r), ch(c.g), ch(c.b)};
 }
@@ -44,8 +44,8 @@ TEST_CASE("figures: the CPU-op legend swatch differs from every idle cause and k
   REQUIRE(swatch);
   CHECK(swatch->kind == fig::Item::Rect);
   for (int c = 0; c < analysis::kIdleCauseCount; ++c) {
-    CHECK(distance(swatch->fill, views::idle_cause_rgb(c)) > 60);
-    CHECK(distance(swatch->fill, over_white(views::idle_cause_rgb(c), 95)) > 40);
+    CHECK(distance(swatch->fill, present::idle_cause_rgb(c)) > 60);
+    CHECK(distance(swatch->fill, over_white(present::idle_cause_rgb(c), 95)) > 40);
   }
-  for (int k = 0; k < 5; ++k) CHECK(distance(swatch->fill, views::kernel_kind_rgb(views::KernelKind(k))) > 60);
+  for (int k = 0; k < 5; ++k) CHECK(distance(swatch->fill, present::kernel_kind_rgb(present::KernelKind(k))) > 60);
 }

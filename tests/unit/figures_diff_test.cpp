@@ -9,7 +9,7 @@
 #include "figures/diff_figure.h"
 #include "figures/legend.h"
 #include "tests/unit/analysis_test_util.h"
-#include "views/diff_palette.h"
+#include "core/present/diff_palette.h"
 
 using namespace sl;
 using namespace sl::analysis::test;
@@ -40,19 +40,19 @@ bool has(const std::vector<std::string>& v, const std::string& x) { return std::
 }  // namespace
 
 TEST_CASE("diff colours: categories and thresholds shared by the diff tab and the figure") {
-  using views::Change;
-  CHECK(views::change_of(100, 104) == Change::Same);
-  CHECK(views::change_of(100, 96) == Change::Same);
-  CHECK(views::change_of(100, 95) == Change::Faster);  // -5% is already a change
-  CHECK(views::change_of(100, 110) == Change::Slower);
-  CHECK(views::change_of(100, 124) == Change::Slower);
-  CHECK(views::change_of(100, 125) == Change::MuchSlower);
-  CHECK(views::change_of(0, 10) == Change::MuchSlower);  // from nothing: no division by zero
-  CHECK(views::change_rgb(100, 101) == views::change_swatch(Change::Same));
-  CHECK(views::change_rgb(100, 40) == views::Rgb{0, 114, 178});  // a big speed-up is full Okabe–Ito blue
-  CHECK(views::change_rgb(100, 300) == views::Rgb{213, 94, 0});  // much slower saturates at vermillion
-  for (int x = 0; x < views::kChangeCount; ++x)
-    for (int y = x + 1; y < views::kChangeCount; ++y) CHECK(views::change_swatch(Change(x)) != views::change_swatch(Change(y)));
+  using present::Change;
+  CHECK(present::change_of(100, 104) == Change::Same);
+  CHECK(present::change_of(100, 96) == Change::Same);
+  CHECK(present::change_of(100, 95) == Change::Faster);  // -5% is already a change
+  CHECK(present::change_of(100, 110) == Change::Slower);
+  CHECK(present::change_of(100, 124) == Change::Slower);
+  CHECK(present::change_of(100, 125) == Change::MuchSlower);
+  CHECK(present::change_of(0, 10) == Change::MuchSlower);  // from nothing: no division by zero
+  CHECK(present::change_rgb(100, 101) == present::change_swatch(Change::Same));
+  CHECK(present::change_rgb(100, 40) == present::Rgb{0, 114, 178});  // a big speed-up is full Okabe–Ito blue
+  CHECK(present::change_rgb(100, 300) == present::Rgb{213, 94, 0});  // much slower saturates at vermillion
+  for (int x = 0; x < present::kChangeCount; ++x)
+    for (int y = x + 1; y < present::kChangeCount; ++y) CHECK(present::change_swatch(Change(x)) != present::change_swatch(Change(y)));
 }
 
 TEST_CASE("figures: one key table per figure and call paths cut from the left") {
@@ -109,14 +109,14 @@ TEST_CASE("figures: diff figure of a hand-made pair") {
   CHECK(has(labels, "A (control) · before"));
   CHECK(has(labels, "B (test) · after"));
   auto legend = texts(scene, fig::Role::Legend);
-  for (int c = 0; c < views::kChangeCount; ++c) CHECK(has(legend, views::change_label(views::Change(c))));
+  for (int c = 0; c < present::kChangeCount; ++c) CHECK(has(legend, present::change_label(present::Change(c))));
   // Inclusive-time changes: linear +80 µs; forward keeps its 250 µs (its child grew inside it),
   // the step is the headline, not a bar.
   REQUIRE(stats.bars == 1);
   CHECK(has(labels, "aten::linear"));
   CHECK(has(labels, fig::signed_ms(80'000)));
   // The kernel under the slower linear takes its "much slower" tint in B's band.
-  views::Rgb much = views::change_rgb(100'000, 180'000);
+  present::Rgb much = present::change_rgb(100'000, 180'000);
   size_t tinted = 0;
   for (const fig::Item& i : scene.items)
     if (i.role == fig::Role::Slice && i.fill == fig::Color::of(much)) ++tinted;

@@ -76,8 +76,8 @@ TEST_CASE("figures: rows by label and kernel colours by type") {
   for (const sl::fig::Item& i : scene.items)
     if (i.role == sl::fig::Role::Slice) fills.push_back(i.fill);
   REQUIRE(fills.size() == 2);
-  CHECK(fills[0] == sl::fig::Color::of(sl::views::kernel_kind_rgb(sl::views::KernelKind::Computation)));
-  CHECK(fills[1] == sl::fig::Color::of(sl::views::kernel_kind_rgb(sl::views::KernelKind::Memory)));
+  CHECK(fills[0] == sl::fig::Color::of(sl::present::kernel_kind_rgb(sl::present::KernelKind::Computation)));
+  CHECK(fills[1] == sl::fig::Color::of(sl::present::kernel_kind_rgb(sl::present::KernelKind::Memory)));
 
   options.tracks = "no such row";
   CHECK_FALSE(sl::fig::timeline_figure(*store, &idle, style, options, scene, stats, error));
@@ -118,6 +118,6 @@ TEST_CASE("figures: wrap_text uses the lanes below a long track label") {
 }
 
 TEST_CASE("figures: colours by name are stable") {
-  CHECK(sl::views::key_rgb("aten::mm", false) == sl::views::key_rgb("aten::mm", false));
-  CHECK_FALSE(sl::views::key_rgb("aten::mm", false) == sl::views::key_rgb("aten::add", false));
+  CHECK(sl::present::key_rgb("aten::mm", false) == sl::present::key_rgb("aten::mm", false));
+  CHECK_FALSE(sl::present::key_rgb("aten::mm", false) == sl::present::key_rgb("aten::add", false));
 }

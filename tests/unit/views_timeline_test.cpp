@@ -2,11 +2,12 @@
 #include "test_support.h"
 #include "views/range_stats.h"
 #include "views/style.h"
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 #include "views/timeline_view.h"
 
 using namespace sl;
 using namespace sl::views;
+using namespace sl::present;
 
 TEST_CASE("range aggregation clips to the range and takes children out of self time") {
   auto s = test::load_ok(R"([

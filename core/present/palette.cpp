@@ -1,4 +1,4 @@
-#include "views/palette.h"
+#include "core/present/palette.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include "core/short_names.h"
 #include "core/string_pool.h"
 
-namespace sl::views {
+namespace sl::present {
 namespace {
 
 bool contains_ci(std::string_view text, std::string_view needle) {
@@ -105,4 +105,4 @@ bool prefers_dark_text(Rgb fill) { return 0.299f * fill.r + 0.587f * fill.g + 0.
 // One rule for every caller: core/short_names.h (memory names whole, "->" not a bracket).
 std::string short_name(std::string_view name) { return base_short_name(name); }
 
-}  // namespace sl::views
+}  // namespace sl::present

@@ -1,4 +1,4 @@
-#include "views/time_axis.h"
+#include "core/present/time_axis.h"
 
 #include "core/format.h"
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace sl::views {
+namespace sl::present {
 namespace {
 
 struct Unit {
@@ -48,9 +48,9 @@ std::string format_tick(int64_t ns, int64_t step) {
   return buf;
 }
 
-}  // namespace sl::views
+}  // namespace sl::present
 
-namespace sl::views {
+namespace sl::present {
 bool parse_time(std::string_view text, double& ns) {
   std::string s(text);
   char* end = nullptr;
@@ -67,4 +67,4 @@ bool parse_time(std::string_view text, double& ns) {
   ns = v * scale;
   return true;
 }
-}  // namespace sl::views
+}  // namespace sl::present

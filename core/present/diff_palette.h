@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "core/diff/aligned_diff.h"
-#include "views/palette.h"
+#include "core/present/palette.h"
 
-namespace sl::views {
+namespace sl::present {
 
 enum class Change : uint8_t { Faster, Same, Slower, MuchSlower, Unmatched, NotCompared };
 constexpr int kChangeCount = 6;
@@ -39,4 +39,4 @@ private:
   std::unordered_map<uint64_t, Rgb> map_;
 };
 
-}  // namespace sl::views
+}  // namespace sl::present

@@ -1,9 +1,9 @@
-#include "views/diff_palette.h"
+#include "core/present/diff_palette.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace sl::views {
+namespace sl::present {
 namespace {
 
 // Okabe–Ito: blue = B faster, orange → vermillion = B slower; reddish purple = unmatched.
@@ -93,4 +93,4 @@ std::optional<Rgb> ChangeTints::find(const TraceStore& store, SliceRef r) const 
   return std::nullopt;
 }
 
-}  // namespace sl::views
+}  // namespace sl::present

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace sl::views {
+namespace sl::present {
 
 struct Rgb {
   uint8_t r = 0, g = 0, b = 0;
@@ -27,4 +27,4 @@ bool prefers_dark_text(Rgb fill);              // luminance test for labels draw
 // Kernel names shortened for display: template arguments and parameter lists elided.
 std::string short_name(std::string_view name);
 
-}  // namespace sl::views
+}  // namespace sl::present
