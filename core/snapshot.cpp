@@ -317,7 +317,7 @@ void read_strings(Reader& r, StringPool& pool) {
   std::string chars = r.text();
   r.expect(!offsets.empty() && offsets[0] == 0 && offsets.back() == chars.size(), "string offsets do not match the characters");
   for (size_t i = 1; i < offsets.size(); ++i) {
-    r.expect(offsets[i - 1] <= offsets[i], "string offsets go backwards");
+    r.expect(offsets[i - 1] <= offsets[i] && offsets[i] <= chars.size(), "string offsets go backwards");
     std::string_view text(chars.data() + offsets[i - 1], offsets[i] - offsets[i - 1]);
     // Ids are positions: interning in order reproduces them (id 0 is the empty string).
     r.expect(pool.intern(text) == i - 1, "string pool holds a duplicate or misplaced string");
@@ -470,14 +470,19 @@ public:
       for (uint32_t t : p.tracks) expect(t < s_.tracks.size(), "process lists a track that does not exist");
     }
     for (uint32_t p : s_.process_order) expect(p < s_.processes.size(), "process order names a missing process");
+    expect(time(s_.origin_ns) && time(s_.end_ns), "trace start or end out of range");
     for (const Track& t : s_.tracks) track(t);
     for (const CounterSeries& c : s_.counters) {
       expect(c.process == kNone || c.process < s_.processes.size(), "counter of a missing process");
       string(c.name);
       expect(c.ts.size() == c.value.size(), "counter columns differ in length");
+      for (TimeNs ts : c.ts) expect(time(ts), "counter time out of range");
     }
     for (const Flow& f : s_.flows) { string(f.cat); ref(f.from); ref(f.to); }
-    for (const Iteration& it : s_.iterations) ref(it.slice);
+    for (const Iteration& it : s_.iterations) {
+      ref(it.slice);
+      expect(time(it.start) && time(it.end), "iteration time out of range");
+    }
     indexes();
     args();
   }
@@ -485,6 +490,9 @@ public:
 private:
   [[noreturn]] void fail(const char* what) const { throw SnapshotError(std::string("inconsistent snapshot: ") + what, at_); }
   void expect(bool ok, const char* what) const { if (!ok) fail(what); }
+  // Times stay within ±2^62 ns (±146 years; the JSON loader allows ±9.2e15 µs) so that sums of
+  // two times (origin + offset, start + duration) cannot overflow.
+  static bool time(TimeNs t) { return t >= -(TimeNs(1) << 62) && t <= (TimeNs(1) << 62); }
   void string(StringId id) const { expect(id < s_.strings.size(), "string id out of range"); }
   void args_row(uint32_t row) const { expect(row == kNone || row < s_.args_table().size(), "args row out of range"); }
   void ref(SliceRef r) const {
@@ -501,7 +509,12 @@ private:
            t.max_end_prefix.size() == n, "slice columns differ in length");
     for (size_t i = 0; i < n; ++i) {
       string(c.name[i]); string(c.cat[i]); args_row(c.args[i]);
-      expect(c.parent[i] == kNone || c.parent[i] < n, "parent row out of range");
+      // Rows are sorted by start, longer first, so a parent always comes before its child; this
+      // also rules out parent cycles that would loop a walk up the nesting.
+      expect(c.parent[i] == kNone || c.parent[i] < i, "parent row out of range");
+      TimeNs end = 0;
+      expect(c.dur[i] >= 0 && time(c.start[i]) && !__builtin_add_overflow(c.start[i], c.dur[i], &end) &&
+             time(end) && time(t.max_end_prefix[i]), "slice time out of range");
       expect(c.corr[i] == kNone || c.corr[i] < s_.correlations.size(), "correlation row out of range");
       expect(c.lane[i] < t.lane_depths.size(), "lane group out of range");
     }
@@ -509,7 +522,10 @@ private:
     size_t m = in.size();
     expect(in.name.size() == m && in.cat.size() == m && in.args.size() == m && in.scope.size() == m,
            "instant columns differ in length");
-    for (size_t i = 0; i < m; ++i) { string(in.name[i]); string(in.cat[i]); args_row(in.args[i]); }
+    for (size_t i = 0; i < m; ++i) {
+      string(in.name[i]); string(in.cat[i]); args_row(in.args[i]);
+      expect(time(in.ts[i]), "instant time out of range");
+    }
   }
   void indexes() const {
     const auto& activities = field<CorrActivitiesTag>(s_);
@@ -660,6 +676,18 @@ std::string write_snapshot(const TraceStore& store, const std::string& path) {
     return "cannot rename " + temp + " to " + path + ": " + std::strerror(saved);
   }
   return {};
+}
+
+void reseal_snapshot(std::string& bytes) {
+  if (bytes.size() < kHeaderBytes + kSectionCount * kEntryBytes || !is_snapshot_magic(bytes)) return;
+  for (uint32_t i = 0; i < kSectionCount; ++i) {
+    size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
+    uint64_t offset = load_pod<uint64_t>(bytes, entry + 8), size = load_pod<uint64_t>(bytes, entry + 16);
+    if (offset <= bytes.size() && size <= bytes.size() - offset)
+      store_pod<uint32_t>(bytes, entry + 4, checksum(std::string_view(bytes).substr(offset, size)));
+  }
+  store_pod<uint64_t>(bytes, 16, bytes.size());
+  store_pod<uint32_t>(bytes, 24, checksum(std::string_view(bytes).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
 }
 
 LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name) {

@@ -25,6 +25,10 @@ std::string snapshot_bytes(const TraceStore& store);
 // returns the reason and leaves no file behind. Empty on success.
 std::string write_snapshot(const TraceStore& store, const std::string& path);
 
+// Recomputes the size and every checksum of a (damaged) snapshot in place, so that fuzzing and
+// tests reach the section readers and consistency checks behind the checksums.
+void reseal_snapshot(std::string& bytes);
+
 // Reads a snapshot from memory / a file. A bad snapshot gives an error naming what is wrong
 // and its byte offset in the file (LoadError::byte_offset), never a partial store.
 LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name);
