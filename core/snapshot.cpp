@@ -61,7 +61,10 @@ enum class SectionId : uint32_t {
 constexpr uint32_t kSectionCount = 12;
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kEntryBytes = 32;
-constexpr size_t kAlign = 64;  // sections start on cache lines (and page-mappable later)
+constexpr size_t kAlign = 64;  // sections start on cache lines
+// The buffers section and each buffer's bytes start on 64 KiB (any page size's multiple), so an
+// opened snapshot maps them from the file instead of copying them.
+constexpr size_t kBufferAlign = 65536;
 
 const char* section_name(uint32_t id) {
   static const char* names[] = {"?", "strings", "meta", "issues", "processes", "tracks", "counters",
@@ -221,7 +224,14 @@ void write_buffers(Writer& w, const TraceStore& s) {
   // Compressed arg blocks replace this in a later step.
   const auto& buffers = field<BuffersTag>(s);
   w.pod<uint64_t>(buffers.size());
-  for (const auto& b : buffers) w.text(b ? b->view() : std::string_view{});
+  for (const auto& b : buffers) {
+    std::string_view bytes = b ? b->view() : std::string_view{};
+    w.pod<uint64_t>(bytes.size());
+    w.align(kBufferAlign);
+    w.out.append(bytes);
+    w.out.append(TraceStore::Buffer::kPadding, '\0');  // readable zeros after the text, as the parser wants
+    w.align();
+  }
 }
 
 std::string section_bytes(SectionId id, const TraceStore& s) {
@@ -263,6 +273,11 @@ public:
     return v;
   }
   bool flag() { return pod<uint8_t>() != 0; }
+  uint64_t file_offset() const { return base_ + pos_; }
+  std::string_view raw(uint64_t n) {
+    if (n > bytes_.size() - pos_) fail("block of " + std::to_string(n) + " bytes runs past the section");
+    return {take(n), n};
+  }
   void align(size_t to = 8) { take((to - pos_ % to) % to); }
   template <class T>
   void column(std::vector<T>& v) {
@@ -444,16 +459,40 @@ void read_args(Reader& r, TraceStore& s) {
   field<ArgsTag>(s) = std::move(ranges);
 }
 
-void read_buffers(Reader& r, TraceStore& s) {
+// With `fd` (a file being opened), each buffer is a private read-only mapping of its bytes in the
+// file: no copy, and its pages stay shared with the page cache. Otherwise (bytes in memory) a copy.
+std::shared_ptr<TraceStore::Buffer> mapped_buffer(int fd, uint64_t at, uint64_t size) {
+  if (fd < 0 || size == 0 || at % kBufferAlign != 0) return nullptr;
+  size_t length = size + TraceStore::Buffer::kPadding;
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(at));
+  if (map == MAP_FAILED) return nullptr;
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  buffer->data = static_cast<char*>(map);
+  buffer->size = buffer->capacity = size;
+  buffer->mapped_bytes = length;
+  return buffer;
+}
+
+std::shared_ptr<TraceStore::Buffer> copied_buffer(Reader& r, std::string_view bytes) {
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  if (!buffer->reserve(std::max<size_t>(bytes.size(), 1))) r.fail("out of memory for an args buffer");
+  if (!bytes.empty()) std::memcpy(buffer->data, bytes.data(), bytes.size());
+  buffer->size = bytes.size();
+  std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
+  return buffer;
+}
+
+void read_buffers(Reader& r, TraceStore& s, int fd) {
   uint64_t n = r.count(8);
   for (uint64_t i = 0; i < n; ++i) {
-    std::string_view bytes = r.bytes();
-    auto buffer = std::make_shared<TraceStore::Buffer>();
-    if (!buffer->reserve(std::max<size_t>(bytes.size(), 1))) r.fail("out of memory for an args buffer");
-    if (!bytes.empty()) std::memcpy(buffer->data, bytes.data(), bytes.size());
-    buffer->size = bytes.size();
-    std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
-    s.adopt_buffer(std::move(buffer));
+    uint64_t size = r.pod<uint64_t>();
+    r.align(kBufferAlign);
+    uint64_t at = r.file_offset();
+    if (size > UINT64_MAX - TraceStore::Buffer::kPadding) r.fail("buffer size out of range");
+    std::string_view bytes = r.raw(size + TraceStore::Buffer::kPadding).substr(0, size);
+    std::shared_ptr<TraceStore::Buffer> buffer = mapped_buffer(fd, at, size);
+    s.adopt_buffer(buffer ? std::move(buffer) : copied_buffer(r, bytes));
+    r.align();
   }
 }
 
@@ -551,7 +590,7 @@ private:
   uint64_t at_;
 };
 
-void read_section(SectionId id, Reader& r, TraceStore& s) {
+void read_section(SectionId id, Reader& r, TraceStore& s, int fd) {
   switch (id) {
     case SectionId::Strings: read_strings(r, s.strings); break;
     case SectionId::Meta: read_meta(r, s); break;
@@ -564,7 +603,7 @@ void read_section(SectionId id, Reader& r, TraceStore& s) {
     case SectionId::Correlations: r.column(s.correlations); break;
     case SectionId::Indexes: read_indexes(r, s); break;
     case SectionId::Args: read_args(r, s); break;
-    case SectionId::Buffers: read_buffers(r, s); break;
+    case SectionId::Buffers: read_buffers(r, s, fd); break;
   }
   r.finish();
 }
@@ -580,7 +619,7 @@ void store_pod(std::string& out, size_t at, const T& v) {
   std::memcpy(out.data() + at, &v, sizeof v);
 }
 
-std::unique_ptr<TraceStore> parse_snapshot(std::string_view file) {
+std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
   if (file.size() < kHeaderBytes) throw SnapshotError("file too short for a snapshot header (" + std::to_string(file.size()) + " bytes)", file.size());
   if (!is_snapshot_magic(file)) throw SnapshotError("not a Sightline snapshot (wrong magic)", 0);
   uint32_t version = load_pod<uint32_t>(file, 8);
@@ -615,7 +654,7 @@ std::unique_ptr<TraceStore> parse_snapshot(std::string_view file) {
     std::string_view bytes = file.substr(offset, size);
     if (checksum(bytes) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
     Reader r(bytes, offset, section_name(id));
-    read_section(SectionId(id), r, *store);
+    read_section(SectionId(id), r, *store, fd);
   }
   Checker(*store, kHeaderBytes).check();
   return store;
@@ -640,7 +679,8 @@ std::string snapshot_bytes(const TraceStore& store) {
   store_pod<uint32_t>(out, 8, kSnapshotVersion);
   store_pod<uint32_t>(out, 12, kSectionCount);
   for (uint32_t id = 1; id <= kSectionCount; ++id) {
-    out.resize((out.size() + kAlign - 1) / kAlign * kAlign, '\0');
+    size_t align = SectionId(id) == SectionId::Buffers ? kBufferAlign : kAlign;
+    out.resize((out.size() + align - 1) / align * align, '\0');
     std::string bytes = section_bytes(SectionId(id), store);
     size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
     store_pod<uint32_t>(out, entry, id);
@@ -688,10 +728,11 @@ void reseal_snapshot(std::string& bytes) {
   store_pod<uint32_t>(bytes, 24, checksum(std::string_view(bytes).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
 }
 
-LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name) {
+namespace {
+LoadResult read_snapshot(std::string_view bytes, const std::string& name, int fd) {
   LoadResult result;
   try {
-    result.store = parse_snapshot(bytes);
+    result.store = parse_snapshot(bytes, fd);
   } catch (const SnapshotError& e) {
     result.error.file = name;
     // LoadError prints byte offsets only with a line number (JSON): say it in the message.
@@ -703,6 +744,9 @@ LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name) 
   }
   return result;
 }
+}  // namespace
+
+LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name) { return read_snapshot(bytes, name, -1); }
 
 LoadResult load_snapshot(const std::string& path) {
   auto t0 = std::chrono::steady_clock::now();
@@ -718,12 +762,13 @@ LoadResult load_snapshot(const std::string& path) {
   // Mapped read-only and read in place: columns are copied once, straight into the store.
   size_t size = size_t(st.st_size);
   void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
-  ::close(fd);
   if (size && map == MAP_FAILED) {
     result.error.message = std::string("cannot map the snapshot: ") + std::strerror(errno);
+    ::close(fd);
     return result;
   }
-  result = read_snapshot_bytes(std::string_view(static_cast<const char*>(map), size), path);
+  result = read_snapshot(std::string_view(static_cast<const char*>(map), size), path, fd);
+  ::close(fd);  // the buffers' own mappings outlive the descriptor
   if (map) ::munmap(map, size);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
