@@ -20,5 +20,7 @@ void register_bench_report(CLI::App& bench);
 void register_bench_frame(CLI::App& bench);
 void register_bench_diff(CLI::App& bench);
 void register_bench_live(CLI::App& bench);
+void register_convert(CLI::App& app);
+void register_bench_open(CLI::App& bench);
 
 }  // namespace sl::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   sl::cli::register_diff(app);
   sl::cli::register_capture(app);
   sl::cli::register_render(app);
+  sl::cli::register_convert(app);
   CLI::App* bench = app.add_subcommand("bench", "Measure load, analysis and frame speed");
   bench->require_subcommand(1);
   sl::cli::register_bench_load(*bench);
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_frame(*bench);
   sl::cli::register_bench_diff(*bench);
   sl::cli::register_bench_live(*bench);
+  sl::cli::register_bench_open(*bench);
 
   sl::gui::Options gui;
   gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";

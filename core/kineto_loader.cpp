@@ -32,6 +32,7 @@
 #include "core/file_reader.h"
 #include "core/json_repair.h"
 #include "core/nsys_loader.h"
+#include "core/snapshot.h"
 #include "core/trace_builder.h"
 #include "core/trace_loader.h"
 
@@ -985,6 +986,7 @@ std::string LoadError::to_string() const {
 LoadResult load_trace(const std::string& path, const LoadOptions& options) {
   // Nsight Systems reports (SQLite by magic bytes, .sqlite.gz and .nsys-rep by name).
   if (NsysFileKind kind = nsys_file_kind(path); kind != NsysFileKind::NotNsys) return load_nsys(path, kind, options);
+  if (is_snapshot_file(path)) return load_snapshot(path);  // `sightline convert` output, by magic
   auto t0 = std::chrono::steady_clock::now();
   FileBytes bytes = read_trace_file(path, options);
   if (!bytes.buffer) {

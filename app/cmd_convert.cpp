@@ -1,0 +1,129 @@
+// `sightline convert TRACE [-o OUT]`: writes a snapshot (core/SNAPSHOT.md) that every command
+// opens without parsing JSON. `sightline bench open TRACE`: snapshot open time vs JSON load.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "core/json_writer.h"
+#include "core/snapshot.h"
+#include "core/trace_loader.h"
+
+namespace sl::cli {
+namespace {
+
+// TRACE.json.gz -> TRACE.slsnap (beside the trace).
+std::string default_snapshot_path(const std::string& trace) {
+  std::string out = trace;
+  for (const char* ext : {".gz", ".json", ".sqlite", ".nsys-rep"})
+    if (out.size() > std::string(ext).size() && out.ends_with(ext)) out.resize(out.size() - std::string(ext).size());
+  return out + ".slsnap";
+}
+
+uint64_t file_bytes(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void register_convert(CLI::App& app) {
+  auto* cmd = app.add_subcommand("convert", "Write a snapshot of TRACE that opens without parsing JSON");
+  struct Options {
+    std::string file, out;
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep)")->required();
+  cmd->add_option("-o,--output", options->out, "Snapshot path (default: TRACE without .json[.gz] + .slsnap)");
+  cmd->callback([options] {
+    LoadResult r = load_trace(options->file);
+    if (!r.ok()) {
+      std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
+      exit_code = 1;
+      return;
+    }
+    if (!r.warning.empty()) std::fprintf(stderr, "sightline: %s\n", r.warning.c_str());
+    std::string out = options->out.empty() ? default_snapshot_path(options->file) : options->out;
+    if (std::string error = write_snapshot(*r.store, out); !error.empty()) {
+      std::fprintf(stderr, "sightline: %s\n", error.c_str());
+      exit_code = 1;
+      return;
+    }
+    std::printf("%s\n", out.c_str());
+  });
+}
+
+void register_bench_open(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("open", "Open TRACE from its snapshot vs load its JSON: open_ms, load_ms, sizes");
+  struct Options {
+    std::string file;
+    int repeat = 5;
+    std::string format = "text";
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("trace", options->file, "Trace file (JSON); its snapshot is written to a temporary file")->required();
+  cmd->add_option("--repeat", options->repeat, "Number of runs of each (medians are reported)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->callback([options] {
+    std::vector<double> load_ms, open_ms;
+    std::unique_ptr<TraceStore> store;
+    for (int i = 0; i < options->repeat; ++i) {
+      LoadResult r = load_trace(options->file);
+      if (!r.ok()) {
+        std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
+        exit_code = 1;
+        return;
+      }
+      load_ms.push_back(r.seconds * 1e3);
+      store = std::move(r.store);
+    }
+    std::string snap = "/tmp/sightline-bench-open-" + std::to_string(::getpid()) + ".slsnap";
+    if (std::string error = write_snapshot(*store, snap); !error.empty()) {
+      std::fprintf(stderr, "sightline: %s\n", error.c_str());
+      exit_code = 1;
+      return;
+    }
+    uint64_t json_bytes = store->meta.bytes, file_size = file_bytes(options->file), snap_bytes = file_bytes(snap);
+    store.reset();
+    for (int i = 0; i < options->repeat; ++i) {
+      LoadResult r = load_snapshot(snap);
+      if (!r.ok()) {
+        std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
+        exit_code = 1;
+        break;
+      }
+      open_ms.push_back(r.seconds * 1e3);
+    }
+    std::remove(snap.c_str());
+    if (open_ms.empty()) return;
+    double open = median(open_ms), load = median(load_ms);
+    if (options->format == "json") {
+      JsonWriter w;
+      w.begin_object().field("open_ms", open).field("load_ms", load).field("json_bytes", json_bytes);
+      w.field("file_bytes", file_size).field("snapshot_bytes", snap_bytes).field("repeat", int64_t(options->repeat)).end_object();
+      std::printf("%s\n", w.str().c_str());
+      return;
+    }
+    std::printf("file                 %s\n", options->file.c_str());
+    std::printf("load_ms (JSON)       %.2f (median of %d)\n", load, options->repeat);
+    std::printf("open_ms (snapshot)   %.2f (median of %d, %.1fx faster)\n", open, options->repeat, open > 0 ? load / open : 0);
+    std::printf("json bytes           %llu (uncompressed; file %llu)\n", (unsigned long long)json_bytes, (unsigned long long)file_size);
+    std::printf("snapshot bytes       %llu (%.2fx the JSON)\n", (unsigned long long)snap_bytes, json_bytes ? double(snap_bytes) / json_bytes : 0);
+  });
+}
+
+}  // namespace sl::cli

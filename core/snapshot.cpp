@@ -1,0 +1,777 @@
+// Snapshot writer and reader (format: core/SNAPSHOT.md).
+//
+// First step of issue 15: every column is written as one aligned block and read back with one
+// memcpy per column into the store's std::vectors (the store owns its columns; using the mapped
+// file in place needs the store to hold spans, a later refactor). Indexes built by finalize()
+// are stored too, so opening runs no sort, nesting or linking.
+#include "core/snapshot.h"
+
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <type_traits>
+#include <unistd.h>
+
+namespace sl {
+
+// --- access to the store's private indexes ---
+// The store's derived indexes are private and only TraceBuilder is a friend. Rather than edit
+// the widely included trace_store.h now, the snapshot codec reaches them through explicit
+// template instantiation (which the language exempts from access checks). When the store moves
+// to spans over mapped memory, replace this with a `friend` declaration.
+namespace {
+template <class Tag, auto Member>
+struct MemberAccess {
+  friend constexpr auto member_pointer(Tag) { return Member; }
+};
+#define SL_SNAPSHOT_ACCESS(TAG, MEMBER)                  \
+  struct TAG {                                           \
+    friend constexpr auto member_pointer(TAG);           \
+  };                                                     \
+  template struct MemberAccess<TAG, &TraceStore::MEMBER>;
+SL_SNAPSHOT_ACCESS(ArgsTag, args_)
+SL_SNAPSHOT_ACCESS(BuffersTag, buffers_)
+SL_SNAPSHOT_ACCESS(CorrActivitiesTag, correlation_activities_)
+SL_SNAPSHOT_ACCESS(NameOffsetsTag, name_offsets_)
+SL_SNAPSHOT_ACCESS(NameRefsTag, name_refs_)
+SL_SNAPSHOT_ACCESS(FlowsByFromTag, flows_by_from_)
+SL_SNAPSHOT_ACCESS(FlowsByToTag, flows_by_to_)
+SL_SNAPSHOT_ACCESS(LaunchLinksTag, launch_links_)
+SL_SNAPSHOT_ACCESS(GpuActivitiesTag, gpu_activities_)
+SL_SNAPSHOT_ACCESS(KernelsTag, kernels_)
+#undef SL_SNAPSHOT_ACCESS
+
+template <class Tag>
+auto& field(TraceStore& store) { return store.*member_pointer(Tag{}); }
+template <class Tag>
+const auto& field(const TraceStore& store) { return store.*member_pointer(Tag{}); }
+
+enum class SectionId : uint32_t {
+  Strings = 1, Meta, Issues, Processes, Tracks, Counters, Flows, Iterations, Correlations,
+  Indexes, Args, Buffers,
+};
+constexpr uint32_t kSectionCount = 12;
+constexpr size_t kHeaderBytes = 32;
+constexpr size_t kEntryBytes = 32;
+constexpr size_t kAlign = 64;  // sections start on cache lines
+// The buffers section and each buffer's bytes start on 64 KiB (any page size's multiple), so an
+// opened snapshot maps them from the file instead of copying them.
+constexpr size_t kBufferAlign = 65536;
+
+const char* section_name(uint32_t id) {
+  static const char* names[] = {"?", "strings", "meta", "issues", "processes", "tracks", "counters",
+                                "flows", "iterations", "correlations", "indexes", "args", "buffers"};
+  return id <= kSectionCount ? names[id] : "?";
+}
+
+// CRC-32 (the zlib/gzip polynomial), by libdeflate: it uses carry-less multiplication where the
+// CPU has it, several GB/s, so checking every section costs little of the open time.
+uint32_t checksum(std::string_view bytes) {
+  return libdeflate_crc32(0, bytes.data(), bytes.size());
+}
+
+// ---------------------------------------------------------------- writing
+
+class Writer {
+public:
+  std::string out;
+  template <class T>
+  void pod(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void align(size_t to = 8) { out.resize((out.size() + to - 1) / to * to, '\0'); }
+  // A column: its element count, then its bytes on an 8-byte boundary.
+  template <class T>
+  void column(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    pod<uint64_t>(v.size());
+    align();
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    align();
+  }
+  void text(std::string_view s) {
+    pod<uint64_t>(s.size());
+    out.append(s);
+    align();
+  }
+};
+
+void write_strings(Writer& w, const StringPool& pool) {
+  // Offsets then characters: one block each, ids are positions.
+  std::vector<uint64_t> offsets{0};
+  std::string chars;
+  for (size_t id = 0; id < pool.size(); ++id) {
+    chars.append(pool.view(static_cast<StringId>(id)));
+    offsets.push_back(chars.size());
+  }
+  w.column(offsets);
+  w.text(chars);
+}
+
+void write_meta(Writer& w, const TraceStore& s) {
+  const TraceMeta& m = s.meta;
+  w.text(m.file);
+  w.text(m.format);
+  w.pod(m.bytes);
+  w.pod<uint64_t>(m.devices.size());
+  for (const Device& d : m.devices) {
+    w.pod(d.id);
+    w.text(d.name);
+    w.text(d.properties_json);
+  }
+  w.pod<uint8_t>(m.rank.has_value());
+  w.pod<int64_t>(m.rank.value_or(0));
+  w.pod<uint8_t>(m.world_size.has_value());
+  w.pod<int64_t>(m.world_size.value_or(0));
+  w.text(m.backend);
+  w.text(m.display_time_unit);
+  w.pod<uint64_t>(m.top_level.size());
+  for (const auto& [key, value] : m.top_level) {
+    w.text(key);
+    w.text(value);
+  }
+  w.pod(s.counts);
+  w.pod(s.origin_ns);
+  w.pod(s.end_ns);
+}
+
+void write_issues(Writer& w, const ImportIssues& issues) {
+  w.pod<uint32_t>(uint32_t(IssueKind::kCount));
+  for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
+    w.pod(issues.count(IssueKind(k)));
+    w.column(issues.examples(IssueKind(k)));
+  }
+  w.pod<uint8_t>(issues.truncation.has_value());
+  Truncation t = issues.truncation.value_or(Truncation{});
+  w.pod(t.byte_offset);
+  w.pod(t.events);
+  w.pod<uint8_t>(t.gzip);
+  w.pod(t.compressed_offset);
+}
+
+void write_processes(Writer& w, const TraceStore& s) {
+  w.pod<uint64_t>(s.processes.size());
+  for (const Process& p : s.processes) {
+    w.pod(p.pid_text);
+    w.pod(p.pid);
+    w.pod<uint8_t>(p.pid_is_number);
+    w.pod(p.name);
+    w.pod(p.labels);
+    w.pod(p.sort_index);
+    w.pod<uint8_t>(p.has_sort_index);
+    w.column(p.tracks);
+  }
+  w.column(s.process_order);
+}
+
+void write_tracks(Writer& w, const TraceStore& s) {
+  w.pod<uint64_t>(s.tracks.size());
+  for (const Track& t : s.tracks) {
+    w.pod<uint8_t>(uint8_t(t.kind));
+    w.pod(t.process);
+    w.pod(t.name);
+    w.pod(t.tid_text);
+    w.pod(t.tid);
+    w.pod<uint8_t>(t.tid_is_number);
+    w.pod(t.sort_index);
+    w.pod<uint8_t>(t.has_sort_index);
+    w.pod(t.device);
+    w.pod(t.stream);
+    w.pod<uint8_t>(t.gpu_work);
+    w.pod(t.overlapping);
+    const SliceColumns& c = t.slices;
+    w.column(c.start); w.column(c.dur); w.column(c.name); w.column(c.cat); w.column(c.parent);
+    w.column(c.args); w.column(c.corr); w.column(c.depth); w.column(c.lane);
+    const InstantColumns& i = t.instants;
+    w.column(i.ts); w.column(i.name); w.column(i.cat); w.column(i.args); w.column(i.scope);
+    w.column(t.max_end_prefix);
+    w.column(t.lane_depths);
+  }
+}
+
+void write_counters(Writer& w, const TraceStore& s) {
+  w.pod<uint64_t>(s.counters.size());
+  for (const CounterSeries& c : s.counters) {
+    w.pod(c.process);
+    w.pod(c.name);
+    w.column(c.ts);
+    w.column(c.value);
+  }
+}
+
+void write_indexes(Writer& w, const TraceStore& s) {
+  w.column(field<CorrActivitiesTag>(s));
+  w.column(field<NameOffsetsTag>(s));
+  w.column(field<NameRefsTag>(s));
+  w.column(field<FlowsByFromTag>(s));
+  w.column(field<FlowsByToTag>(s));
+  w.pod<uint64_t>(field<LaunchLinksTag>(s));
+  w.pod<uint64_t>(field<GpuActivitiesTag>(s));
+  w.pod<uint64_t>(field<KernelsTag>(s));
+}
+
+void write_buffers(Writer& w, const TraceStore& s) {
+  // Stored verbatim: args point into them and `source_text()` (HTA mode) reads the first.
+  // Compressed arg blocks replace this in a later step.
+  const auto& buffers = field<BuffersTag>(s);
+  w.pod<uint64_t>(buffers.size());
+  for (const auto& b : buffers) {
+    std::string_view bytes = b ? b->view() : std::string_view{};
+    w.pod<uint64_t>(bytes.size());
+    w.align(kBufferAlign);
+    w.out.append(bytes);
+    w.out.append(TraceStore::Buffer::kPadding, '\0');  // readable zeros after the text, as the parser wants
+    w.align();
+  }
+}
+
+std::string section_bytes(SectionId id, const TraceStore& s) {
+  Writer w;
+  switch (id) {
+    case SectionId::Strings: write_strings(w, s.strings); break;
+    case SectionId::Meta: write_meta(w, s); break;
+    case SectionId::Issues: write_issues(w, s.issues); break;
+    case SectionId::Processes: write_processes(w, s); break;
+    case SectionId::Tracks: write_tracks(w, s); break;
+    case SectionId::Counters: write_counters(w, s); break;
+    case SectionId::Flows: w.column(s.flows); break;
+    case SectionId::Iterations: w.column(s.iterations); break;
+    case SectionId::Correlations: w.column(s.correlations); break;
+    case SectionId::Indexes: write_indexes(w, s); break;
+    case SectionId::Args: w.column(s.args_table()); break;
+    case SectionId::Buffers: write_buffers(w, s); break;
+  }
+  return std::move(w.out);
+}
+
+// ---------------------------------------------------------------- reading
+
+struct SnapshotError : std::runtime_error {
+  uint64_t offset;
+  SnapshotError(const std::string& what, uint64_t at) : std::runtime_error(what), offset(at) {}
+};
+
+// Reads one section; `base` is the section's offset in the file, for messages.
+class Reader {
+public:
+  Reader(std::string_view bytes, uint64_t base, const char* section)
+      : bytes_(bytes), base_(base), section_(section) {}
+
+  template <class T>
+  T pod() {
+    T v;
+    std::memcpy(&v, take(sizeof v), sizeof v);
+    return v;
+  }
+  bool flag() { return pod<uint8_t>() != 0; }
+  uint64_t file_offset() const { return base_ + pos_; }
+  std::string_view raw(uint64_t n) {
+    if (n > bytes_.size() - pos_) fail("block of " + std::to_string(n) + " bytes runs past the section");
+    return {take(n), n};
+  }
+  void align(size_t to = 8) { take((to - pos_ % to) % to); }
+  template <class T>
+  void column(std::vector<T>& v) {
+    uint64_t n = pod<uint64_t>();
+    align();
+    if (n > (bytes_.size() - pos_) / sizeof(T)) fail("column of " + std::to_string(n) + " elements runs past the section");
+    v.resize(n);
+    if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
+    align();
+  }
+  std::string_view bytes() {
+    uint64_t n = pod<uint64_t>();
+    if (n > bytes_.size() - pos_) fail("string of " + std::to_string(n) + " bytes runs past the section");
+    std::string_view s(take(n), n);
+    align();
+    return s;
+  }
+  std::string text() { return std::string(bytes()); }
+  uint64_t count(uint64_t min_bytes_each) {
+    uint64_t n = pod<uint64_t>();
+    if (n > (bytes_.size() - pos_) / std::max<uint64_t>(min_bytes_each, 1)) fail("count " + std::to_string(n) + " too large");
+    return n;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw SnapshotError(std::string(section_) + " section: " + what, base_ + pos_);
+  }
+  void expect(bool ok, const char* what) const {
+    if (!ok) fail(what);
+  }
+  void finish() const {
+    if (pos_ != bytes_.size()) fail("unexpected bytes at the end");
+  }
+
+private:
+  const char* take(size_t n) {
+    if (n > bytes_.size() - pos_) fail("ends early (needs " + std::to_string(n) + " more bytes)");
+    const char* p = bytes_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::string_view bytes_;
+  uint64_t base_;
+  const char* section_;
+  size_t pos_ = 0;
+};
+
+void read_strings(Reader& r, StringPool& pool) {
+  std::vector<uint64_t> offsets;
+  r.column(offsets);
+  std::string chars = r.text();
+  r.expect(!offsets.empty() && offsets[0] == 0 && offsets.back() == chars.size(), "string offsets do not match the characters");
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    r.expect(offsets[i - 1] <= offsets[i] && offsets[i] <= chars.size(), "string offsets go backwards");
+    std::string_view text(chars.data() + offsets[i - 1], offsets[i] - offsets[i - 1]);
+    // Ids are positions: interning in order reproduces them (id 0 is the empty string).
+    r.expect(pool.intern(text) == i - 1, "string pool holds a duplicate or misplaced string");
+  }
+}
+
+void read_meta(Reader& r, TraceStore& s) {
+  TraceMeta& m = s.meta;
+  m.file = r.text();
+  m.format = r.text();
+  m.bytes = r.pod<uint64_t>();
+  uint64_t devices = r.count(8);
+  for (uint64_t i = 0; i < devices; ++i) {
+    Device d;
+    d.id = r.pod<int64_t>();
+    d.name = r.text();
+    d.properties_json = r.text();
+    m.devices.push_back(std::move(d));
+  }
+  bool has_rank = r.flag();
+  int64_t rank = r.pod<int64_t>();
+  if (has_rank) m.rank = rank;
+  bool has_world = r.flag();
+  int64_t world = r.pod<int64_t>();
+  if (has_world) m.world_size = world;
+  m.backend = r.text();
+  m.display_time_unit = r.text();
+  uint64_t keys = r.count(8);
+  for (uint64_t i = 0; i < keys; ++i) {
+    std::string key = r.text();
+    m.top_level.emplace_back(std::move(key), r.text());
+  }
+  s.counts = r.pod<EventCounts>();
+  s.origin_ns = r.pod<TimeNs>();
+  s.end_ns = r.pod<TimeNs>();
+}
+
+void read_issues(Reader& r, ImportIssues& issues) {
+  r.expect(r.pod<uint32_t>() == uint32_t(IssueKind::kCount), "issue kinds differ from this version");
+  for (size_t k = 0; k < size_t(IssueKind::kCount); ++k) {
+    uint64_t count = r.pod<uint64_t>();
+    std::vector<uint64_t> examples;
+    r.column(examples);
+    r.expect(examples.size() <= ImportIssues::kExamples && examples.size() <= count, "too many issue examples");
+    for (uint64_t offset : examples) issues.add(IssueKind(k), offset);
+    issues.add_count(IssueKind(k), count - examples.size());
+  }
+  bool has_truncation = r.flag();
+  Truncation t;
+  t.byte_offset = r.pod<uint64_t>();
+  t.events = r.pod<uint64_t>();
+  t.gzip = r.flag();
+  t.compressed_offset = r.pod<uint64_t>();
+  if (has_truncation) issues.truncation = t;
+}
+
+void read_processes(Reader& r, TraceStore& s) {
+  uint64_t n = r.count(8);
+  s.processes.resize(n);
+  for (Process& p : s.processes) {
+    p.pid_text = r.pod<StringId>();
+    p.pid = r.pod<int64_t>();
+    p.pid_is_number = r.flag();
+    p.name = r.pod<StringId>();
+    p.labels = r.pod<StringId>();
+    p.sort_index = r.pod<int64_t>();
+    p.has_sort_index = r.flag();
+    r.column(p.tracks);
+  }
+  r.column(s.process_order);
+}
+
+void read_tracks(Reader& r, TraceStore& s) {
+  uint64_t n = r.count(8);
+  s.tracks.resize(n);
+  for (Track& t : s.tracks) {
+    uint8_t kind = r.pod<uint8_t>();
+    r.expect(kind <= uint8_t(TrackKind::Async), "unknown track kind");
+    t.kind = TrackKind(kind);
+    t.process = r.pod<uint32_t>();
+    t.name = r.pod<StringId>();
+    t.tid_text = r.pod<StringId>();
+    t.tid = r.pod<int64_t>();
+    t.tid_is_number = r.flag();
+    t.sort_index = r.pod<int64_t>();
+    t.has_sort_index = r.flag();
+    t.device = r.pod<int64_t>();
+    t.stream = r.pod<int64_t>();
+    t.gpu_work = r.flag();
+    t.overlapping = r.pod<uint32_t>();
+    SliceColumns& c = t.slices;
+    r.column(c.start); r.column(c.dur); r.column(c.name); r.column(c.cat); r.column(c.parent);
+    r.column(c.args); r.column(c.corr); r.column(c.depth); r.column(c.lane);
+    InstantColumns& i = t.instants;
+    r.column(i.ts); r.column(i.name); r.column(i.cat); r.column(i.args); r.column(i.scope);
+    r.column(t.max_end_prefix);
+    r.column(t.lane_depths);
+  }
+}
+
+void read_counters(Reader& r, TraceStore& s) {
+  uint64_t n = r.count(8);
+  s.counters.resize(n);
+  for (CounterSeries& c : s.counters) {
+    c.process = r.pod<uint32_t>();
+    c.name = r.pod<StringId>();
+    r.column(c.ts);
+    r.column(c.value);
+  }
+}
+
+void read_indexes(Reader& r, TraceStore& s) {
+  r.column(field<CorrActivitiesTag>(s));
+  r.column(field<NameOffsetsTag>(s));
+  r.column(field<NameRefsTag>(s));
+  r.column(field<FlowsByFromTag>(s));
+  r.column(field<FlowsByToTag>(s));
+  field<LaunchLinksTag>(s) = r.pod<uint64_t>();
+  field<GpuActivitiesTag>(s) = r.pod<uint64_t>();
+  field<KernelsTag>(s) = r.pod<uint64_t>();
+}
+
+void read_args(Reader& r, TraceStore& s) {
+  std::vector<ArgsRange> ranges;
+  r.column(ranges);
+  field<ArgsTag>(s) = std::move(ranges);
+}
+
+// With `fd` (a file being opened), each buffer is a private read-only mapping of its bytes in the
+// file: no copy, and its pages stay shared with the page cache. Otherwise (bytes in memory) a copy.
+std::shared_ptr<TraceStore::Buffer> mapped_buffer(int fd, uint64_t at, uint64_t size) {
+  if (fd < 0 || size == 0 || at % kBufferAlign != 0) return nullptr;
+  size_t length = size + TraceStore::Buffer::kPadding;
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(at));
+  if (map == MAP_FAILED) return nullptr;
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  buffer->data = static_cast<char*>(map);
+  buffer->size = buffer->capacity = size;
+  buffer->mapped_bytes = length;
+  return buffer;
+}
+
+std::shared_ptr<TraceStore::Buffer> copied_buffer(Reader& r, std::string_view bytes) {
+  auto buffer = std::make_shared<TraceStore::Buffer>();
+  if (!buffer->reserve(std::max<size_t>(bytes.size(), 1))) r.fail("out of memory for an args buffer");
+  if (!bytes.empty()) std::memcpy(buffer->data, bytes.data(), bytes.size());
+  buffer->size = bytes.size();
+  std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
+  return buffer;
+}
+
+void read_buffers(Reader& r, TraceStore& s, int fd) {
+  uint64_t n = r.count(8);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t size = r.pod<uint64_t>();
+    r.align(kBufferAlign);
+    uint64_t at = r.file_offset();
+    if (size > UINT64_MAX - TraceStore::Buffer::kPadding) r.fail("buffer size out of range");
+    std::string_view bytes = r.raw(size + TraceStore::Buffer::kPadding).substr(0, size);
+    std::shared_ptr<TraceStore::Buffer> buffer = mapped_buffer(fd, at, size);
+    s.adopt_buffer(buffer ? std::move(buffer) : copied_buffer(r, bytes));
+    r.align();
+  }
+}
+
+// Every index points where it should: a snapshot that passes its checksums but was written by
+// a buggy or hostile writer still cannot make a query read out of bounds.
+class Checker {
+public:
+  Checker(const TraceStore& s, uint64_t at) : s_(s), at_(at) {}
+  void check() const {
+    for (const Process& p : s_.processes) {
+      string(p.pid_text); string(p.name); string(p.labels);
+      for (uint32_t t : p.tracks) expect(t < s_.tracks.size(), "process lists a track that does not exist");
+    }
+    for (uint32_t p : s_.process_order) expect(p < s_.processes.size(), "process order names a missing process");
+    expect(time(s_.origin_ns) && time(s_.end_ns), "trace start or end out of range");
+    for (const Track& t : s_.tracks) track(t);
+    for (const CounterSeries& c : s_.counters) {
+      expect(c.process == kNone || c.process < s_.processes.size(), "counter of a missing process");
+      string(c.name);
+      expect(c.ts.size() == c.value.size(), "counter columns differ in length");
+      for (TimeNs ts : c.ts) expect(time(ts), "counter time out of range");
+    }
+    for (const Flow& f : s_.flows) { string(f.cat); ref(f.from); ref(f.to); }
+    for (const Iteration& it : s_.iterations) {
+      ref(it.slice);
+      expect(time(it.start) && time(it.end), "iteration time out of range");
+    }
+    indexes();
+    args();
+  }
+
+private:
+  [[noreturn]] void fail(const char* what) const { throw SnapshotError(std::string("inconsistent snapshot: ") + what, at_); }
+  void expect(bool ok, const char* what) const { if (!ok) fail(what); }
+  // Times stay within ±2^62 ns (±146 years; the JSON loader allows ±9.2e15 µs) so that sums of
+  // two times (origin + offset, start + duration) cannot overflow.
+  static bool time(TimeNs t) { return t >= -(TimeNs(1) << 62) && t <= (TimeNs(1) << 62); }
+  void string(StringId id) const { expect(id < s_.strings.size(), "string id out of range"); }
+  void args_row(uint32_t row) const { expect(row == kNone || row < s_.args_table().size(), "args row out of range"); }
+  void ref(SliceRef r) const {
+    if (!r.valid()) return;
+    expect(r.track < s_.tracks.size() && r.index < s_.tracks[r.track].slices.size(), "slice reference out of range");
+  }
+  void track(const Track& t) const {
+    expect(t.process == kNone || t.process < s_.processes.size(), "track of a missing process");
+    string(t.name); string(t.tid_text);
+    const SliceColumns& c = t.slices;
+    size_t n = c.size();
+    expect(c.dur.size() == n && c.name.size() == n && c.cat.size() == n && c.parent.size() == n &&
+           c.args.size() == n && c.corr.size() == n && c.depth.size() == n && c.lane.size() == n &&
+           t.max_end_prefix.size() == n, "slice columns differ in length");
+    for (size_t i = 0; i < n; ++i) {
+      string(c.name[i]); string(c.cat[i]); args_row(c.args[i]);
+      // Rows are sorted by start, longer first, so a parent always comes before its child; this
+      // also rules out parent cycles that would loop a walk up the nesting.
+      expect(c.parent[i] == kNone || c.parent[i] < i, "parent row out of range");
+      TimeNs end = 0;
+      expect(c.dur[i] >= 0 && time(c.start[i]) && !__builtin_add_overflow(c.start[i], c.dur[i], &end) &&
+             time(end) && time(t.max_end_prefix[i]), "slice time out of range");
+      expect(c.corr[i] == kNone || c.corr[i] < s_.correlations.size(), "correlation row out of range");
+      expect(c.lane[i] < t.lane_depths.size(), "lane group out of range");
+    }
+    const InstantColumns& in = t.instants;
+    size_t m = in.size();
+    expect(in.name.size() == m && in.cat.size() == m && in.args.size() == m && in.scope.size() == m,
+           "instant columns differ in length");
+    for (size_t i = 0; i < m; ++i) {
+      string(in.name[i]); string(in.cat[i]); args_row(in.args[i]);
+      expect(time(in.ts[i]), "instant time out of range");
+    }
+  }
+  void indexes() const {
+    const auto& activities = field<CorrActivitiesTag>(s_);
+    for (SliceRef r : activities) ref(r);
+    for (const Correlation& c : s_.correlations) {
+      ref(c.launch);
+      expect(uint64_t(c.first_activity) + c.activity_count <= activities.size(), "correlation activities out of range");
+    }
+    const auto& offsets = field<NameOffsetsTag>(s_);
+    const auto& refs = field<NameRefsTag>(s_);
+    expect(offsets.empty() || (offsets.size() == s_.strings.size() + 1 && offsets.back() == refs.size()),
+           "name index does not match the string pool");
+    for (size_t i = 1; i < offsets.size(); ++i) expect(offsets[i - 1] <= offsets[i], "name index goes backwards");
+    for (SliceRef r : refs) ref(r);
+    for (uint32_t f : field<FlowsByFromTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
+    for (uint32_t f : field<FlowsByToTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
+  }
+  void args() const {
+    const auto& buffers = field<BuffersTag>(s_);
+    for (const ArgsRange& a : s_.args_table())
+      expect(a.buffer < buffers.size() && a.offset <= buffers[a.buffer]->size &&
+             a.length <= buffers[a.buffer]->size - a.offset, "args range outside its buffer");
+  }
+  const TraceStore& s_;
+  uint64_t at_;
+};
+
+void read_section(SectionId id, Reader& r, TraceStore& s, int fd) {
+  switch (id) {
+    case SectionId::Strings: read_strings(r, s.strings); break;
+    case SectionId::Meta: read_meta(r, s); break;
+    case SectionId::Issues: read_issues(r, s.issues); break;
+    case SectionId::Processes: read_processes(r, s); break;
+    case SectionId::Tracks: read_tracks(r, s); break;
+    case SectionId::Counters: read_counters(r, s); break;
+    case SectionId::Flows: r.column(s.flows); break;
+    case SectionId::Iterations: r.column(s.iterations); break;
+    case SectionId::Correlations: r.column(s.correlations); break;
+    case SectionId::Indexes: read_indexes(r, s); break;
+    case SectionId::Args: read_args(r, s); break;
+    case SectionId::Buffers: read_buffers(r, s, fd); break;
+  }
+  r.finish();
+}
+
+template <class T>
+T load_pod(std::string_view bytes, size_t at) {
+  T v;
+  std::memcpy(&v, bytes.data() + at, sizeof v);
+  return v;
+}
+template <class T>
+void store_pod(std::string& out, size_t at, const T& v) {
+  std::memcpy(out.data() + at, &v, sizeof v);
+}
+
+std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
+  if (file.size() < kHeaderBytes) throw SnapshotError("file too short for a snapshot header (" + std::to_string(file.size()) + " bytes)", file.size());
+  if (!is_snapshot_magic(file)) throw SnapshotError("not a Sightline snapshot (wrong magic)", 0);
+  uint32_t version = load_pod<uint32_t>(file, 8);
+  if (version != kSnapshotVersion)
+    throw SnapshotError("snapshot format version " + std::to_string(version) + ", this build reads version " +
+                        std::to_string(kSnapshotVersion) + " (convert the trace again)", 8);
+  uint32_t sections = load_pod<uint32_t>(file, 12);
+  uint64_t file_size = load_pod<uint64_t>(file, 16);
+  uint32_t table_crc = load_pod<uint32_t>(file, 24);
+  if (file_size != file.size())
+    throw SnapshotError("snapshot is " + std::to_string(file.size()) + " bytes but its header says " +
+                        std::to_string(file_size) + " (truncated or appended to)", std::min<uint64_t>(file.size(), file_size));
+  if (sections != kSectionCount) throw SnapshotError("section count " + std::to_string(sections) + ", expected " + std::to_string(kSectionCount), 12);
+  size_t table_end = kHeaderBytes + size_t(sections) * kEntryBytes;
+  if (table_end > file.size()) throw SnapshotError("section table runs past the end of the file", file.size());
+  if (checksum(file.substr(kHeaderBytes, table_end - kHeaderBytes)) != table_crc)
+    throw SnapshotError("section table checksum mismatch", kHeaderBytes);
+
+  auto store = std::make_unique<TraceStore>();
+  for (uint32_t i = 0; i < sections; ++i) {
+    size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
+    uint32_t id = load_pod<uint32_t>(file, entry);
+    uint32_t crc = load_pod<uint32_t>(file, entry + 4);
+    uint64_t offset = load_pod<uint64_t>(file, entry + 8);
+    uint64_t size = load_pod<uint64_t>(file, entry + 16);
+    // Sections come in id order, so each one can rely on those before it (args before buffers
+    // is checked after all are read).
+    if (id != i + 1) throw SnapshotError("section " + std::to_string(i) + " has id " + std::to_string(id), entry);
+    std::string what = std::string(section_name(id)) + " section";
+    if (offset < table_end || offset > file.size() || size > file.size() - offset)
+      throw SnapshotError(what + " at " + std::to_string(offset) + " (" + std::to_string(size) + " bytes) lies outside the file", entry + 8);
+    std::string_view bytes = file.substr(offset, size);
+    if (checksum(bytes) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
+    Reader r(bytes, offset, section_name(id));
+    read_section(SectionId(id), r, *store, fd);
+  }
+  Checker(*store, kHeaderBytes).check();
+  return store;
+}
+
+}  // namespace
+
+bool is_snapshot_magic(std::string_view head) {
+  return head.size() >= sizeof kSnapshotMagic && std::memcmp(head.data(), kSnapshotMagic, sizeof kSnapshotMagic) == 0;
+}
+
+bool is_snapshot_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[sizeof kSnapshotMagic] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && is_snapshot_magic(std::string_view(head, sizeof head));
+}
+
+std::string snapshot_bytes(const TraceStore& store) {
+  std::string out(kHeaderBytes + kSectionCount * kEntryBytes, '\0');
+  std::memcpy(out.data(), kSnapshotMagic, sizeof kSnapshotMagic);
+  store_pod<uint32_t>(out, 8, kSnapshotVersion);
+  store_pod<uint32_t>(out, 12, kSectionCount);
+  for (uint32_t id = 1; id <= kSectionCount; ++id) {
+    size_t align = SectionId(id) == SectionId::Buffers ? kBufferAlign : kAlign;
+    out.resize((out.size() + align - 1) / align * align, '\0');
+    std::string bytes = section_bytes(SectionId(id), store);
+    size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
+    store_pod<uint32_t>(out, entry, id);
+    store_pod<uint32_t>(out, entry + 4, checksum(bytes));
+    store_pod<uint64_t>(out, entry + 8, out.size());
+    store_pod<uint64_t>(out, entry + 16, bytes.size());
+    out.append(bytes);
+  }
+  store_pod<uint64_t>(out, 16, out.size());
+  store_pod<uint32_t>(out, 24, checksum(std::string_view(out).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
+  return out;
+}
+
+std::string write_snapshot(const TraceStore& store, const std::string& path) {
+  std::string bytes = snapshot_bytes(store);
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) return "cannot create " + temp + ": " + std::strerror(errno);
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  ok = std::fflush(f) == 0 && ok;
+  ok = ::fsync(fileno(f)) == 0 && ok;
+  int saved = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::remove(temp.c_str());  // a full disk leaves no partial file behind
+    return "cannot write " + temp + ": " + std::strerror(saved ? saved : errno);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    saved = errno;
+    std::remove(temp.c_str());
+    return "cannot rename " + temp + " to " + path + ": " + std::strerror(saved);
+  }
+  return {};
+}
+
+void reseal_snapshot(std::string& bytes) {
+  if (bytes.size() < kHeaderBytes + kSectionCount * kEntryBytes || !is_snapshot_magic(bytes)) return;
+  for (uint32_t i = 0; i < kSectionCount; ++i) {
+    size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
+    uint64_t offset = load_pod<uint64_t>(bytes, entry + 8), size = load_pod<uint64_t>(bytes, entry + 16);
+    if (offset <= bytes.size() && size <= bytes.size() - offset)
+      store_pod<uint32_t>(bytes, entry + 4, checksum(std::string_view(bytes).substr(offset, size)));
+  }
+  store_pod<uint64_t>(bytes, 16, bytes.size());
+  store_pod<uint32_t>(bytes, 24, checksum(std::string_view(bytes).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
+}
+
+namespace {
+LoadResult read_snapshot(std::string_view bytes, const std::string& name, int fd) {
+  LoadResult result;
+  try {
+    result.store = parse_snapshot(bytes, fd);
+  } catch (const SnapshotError& e) {
+    result.error.file = name;
+    // LoadError prints byte offsets only with a line number (JSON): say it in the message.
+    result.error.message = "bad snapshot at byte " + std::to_string(e.offset) + ": " + e.what();
+    result.error.byte_offset = e.offset;
+  } catch (const std::bad_alloc&) {
+    result.error.file = name;
+    result.error.message = "out of memory reading the snapshot";
+  }
+  return result;
+}
+}  // namespace
+
+LoadResult read_snapshot_bytes(std::string_view bytes, const std::string& name) { return read_snapshot(bytes, name, -1); }
+
+LoadResult load_snapshot(const std::string& path) {
+  auto t0 = std::chrono::steady_clock::now();
+  LoadResult result;
+  result.error.file = path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    result.error.message = std::string("cannot read the snapshot: ") + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return result;
+  }
+  // Mapped read-only and read in place: columns are copied once, straight into the store.
+  size_t size = size_t(st.st_size);
+  void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+  if (size && map == MAP_FAILED) {
+    result.error.message = std::string("cannot map the snapshot: ") + std::strerror(errno);
+    ::close(fd);
+    return result;
+  }
+  result = read_snapshot(std::string_view(static_cast<const char*>(map), size), path, fd);
+  ::close(fd);  // the buffers' own mappings outlive the descriptor
+  if (map) ::munmap(map, size);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace sl
