@@ -80,7 +80,9 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
 
   TimeNs most_delay = 1;
   for (const auto& r : ov.collectives.stragglers) most_delay = std::max(most_delay, r.delay_caused);
-  scene.text(Role::Label, bars_x0, y - s.small * 0.3f, "made others wait", s.small, s.muted);
+  // Right-aligned to the figure's edge, named as the stragglers table names it (delay_caused).
+  scene.text(Role::Label, s.width - s.pad, y - s.small * 0.3f, fit_text("delay caused", s.width - s.pad - bars_x0, s.small),
+             s.small, s.muted, Anchor::Right);
   float plot_top = y;
   const analysis::CollectiveInstance* marked = worst_skew(ov.collectives, t0, t1);
   bool seen[analysis::kIdleCauseCount] = {};
