@@ -16,11 +16,11 @@
 namespace sl::fig {
 namespace {
 
-// DejaVu Sans from assets/ (the same file the GUI uses) so text measures the same everywhere;
-// fontconfig's "DejaVu Sans" when the asset is missing. Bold comes from fontconfig.
+// DejaVu Sans from SIGHTLINE_FONT_FILE (the file the GUI uses) so text measures the same everywhere;
+// fontconfig's "DejaVu Sans" when the file is missing. Bold comes from fontconfig.
 cairo_font_face_t* regular_face() {
   static cairo_font_face_t* face = [] {
-    std::filesystem::path file = std::filesystem::path(SIGHTLINE_ASSETS_DIR) / "fonts" / "DejaVuSans.ttf";
+    std::filesystem::path file = SIGHTLINE_FONT_FILE;
     FT_Library library = nullptr;
     FT_Face ft = nullptr;
     if (std::filesystem::exists(file) && FT_Init_FreeType(&library) == 0 &&

@@ -30,7 +30,7 @@ void apply_theme(Theme theme) {
 bool load_fonts(float scale) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
-  std::filesystem::path font = std::filesystem::path(SIGHTLINE_ASSETS_DIR) / "fonts" / "DejaVuSans.ttf";
+  std::filesystem::path font = SIGHTLINE_FONT_FILE;
   ImFontConfig config;
   config.OversampleH = 2;
   static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x2044, 0x2190, 0x21FF, 0x2260, 0x22FF, 0x25A0, 0x25FF, 0x2600, 0x26FF, 0};
