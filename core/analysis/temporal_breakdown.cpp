@@ -28,16 +28,24 @@ void split(const EventTable& t, Interval window, std::vector<Interval> g, std::v
   }
 }
 
+// The intervals of `rows` (only GPU work when `work_only`: no annotations), and of their
+// COMPUTATION subset.
+void collect_activity(const EventTable& t, const std::vector<uint32_t>& rows, bool work_only, std::vector<Interval>& all,
+                      std::vector<Interval>& compute) {
+  for (uint32_t i : rows) {
+    const Row& r = t.rows[i];
+    if (work_only && !is_gpu_work(t, r)) continue;
+    all.push_back({r.ts, r.end()});
+    if (kernel_type(t, r) == KernelType::Computation) compute.push_back({r.ts, r.end()});
+  }
+}
+
 TemporalBreakdown hta_breakdown(const EventTable& t) {
   TemporalBreakdown out;
   out.rank = t.rank;
   // (HTA) G = every row on the GPU side (stream != -1, any category, annotations and sync included).
   std::vector<Interval> all, compute;
-  for (uint32_t i : t.gpu) {
-    const Row& r = t.rows[i];
-    all.push_back({r.ts, r.end()});
-    if (kernel_type(t, r) == KernelType::Computation) compute.push_back({r.ts, r.end()});
-  }
+  collect_activity(t, t.gpu, false, all, compute);
   if (all.empty()) return out;
   std::vector<Interval> merged = merge_intervals(all);
   out.valid = true;
@@ -51,12 +59,7 @@ TemporalBreakdown sightline_breakdown(const EventTable& t) {
   // G = GPU work: annotations are not work, so a stream under one long ProfilerStep annotation
   // still shows its idle time (analyses.md §1).
   std::vector<Interval> all, compute;
-  for (uint32_t i : t.gpu) {
-    const Row& r = t.rows[i];
-    if (!is_gpu_work(t, r)) continue;
-    all.push_back({r.ts, r.end()});
-    if (kernel_type(t, r) == KernelType::Computation) compute.push_back({r.ts, r.end()});
-  }
+  collect_activity(t, t.gpu, true, all, compute);
   if (all.empty()) return out;
   out.valid = true;
   // Idle counts over the whole window, edges included, for the rank and for each stream alike.
@@ -65,11 +68,7 @@ TemporalBreakdown sightline_breakdown(const EventTable& t) {
   // Per stream over the same window, the streams idle_causes reports (so idle == Σ causes).
   for (const auto& [stream, rows] : gpu_work_by_stream(t)) {
     std::vector<Interval> g, c;
-    for (uint32_t i : rows) {
-      const Row& r = t.rows[i];
-      g.push_back({r.ts, r.end()});
-      if (kernel_type(t, r) == KernelType::Computation) c.push_back({r.ts, r.end()});
-    }
+    collect_activity(t, rows, false, g, c);
     StreamTemporal row;
     row.stream = stream;
     split(t, window, std::move(g), std::move(c), row);

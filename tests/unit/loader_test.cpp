@@ -12,6 +12,7 @@ using namespace sl;
 using sl::test::find_slice;
 using sl::test::load_error;
 using sl::test::load_ok;
+using sl::test::gzip;
 
 TEST_CASE("object and bare-array top levels load the same events") {
   auto a = load_ok(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":10,"dur":5}],"schemaVersion":1})");
@@ -342,16 +343,6 @@ TEST_CASE("bad input: a clear error naming where / never a crash") {
     CHECK(r.error.message == "No such file or directory");
   }
 }
-
-namespace {
-std::string gzip(std::string_view text) {
-  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
-  std::string out(libdeflate_gzip_compress_bound(c, text.size()), '\0');
-  out.resize(libdeflate_gzip_compress(c, text.data(), text.size(), out.data(), out.size()));
-  libdeflate_free_compressor(c);
-  return out;
-}
-}  // namespace
 
 TEST_CASE("gzip / including several concatenated members") {
   std::string part1 = R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},)";

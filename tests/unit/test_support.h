@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <libdeflate.h>
+
 #include <filesystem>
 #include <string>
 
@@ -38,6 +40,15 @@ inline SliceRef find_slice(const TraceStore& store, std::string_view name) {
   if (id == StringPool::kNotFound) return {};
   auto refs = store.slices_named(id);
   return refs.empty() ? SliceRef{} : refs.front();
+}
+
+// `text` as one gzip member, for tests of the gzip paths.
+inline std::string gzip(std::string_view text) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  std::string out(libdeflate_gzip_compress_bound(c, text.size()), '\0');
+  out.resize(libdeflate_gzip_compress(c, text.data(), text.size(), out.data(), out.size()));
+  libdeflate_free_compressor(c);
+  return out;
 }
 
 }  // namespace sl::test

@@ -20,6 +20,7 @@
 using namespace sl;
 using sl::test::load_error;
 using sl::test::load_ok;
+using sl::test::gzip;
 
 namespace {
 
@@ -165,14 +166,6 @@ std::string read_text(const std::string& path) {
   FileBytes bytes = read_trace_file(path, {});
   REQUIRE(bytes.buffer);
   return std::string(bytes.buffer->view());
-}
-
-std::string gzip(std::string_view text) {
-  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
-  std::string out(libdeflate_gzip_compress_bound(c, text.size()), '\0');
-  out.resize(libdeflate_gzip_compress(c, text.data(), text.size(), out.data(), out.size()));
-  libdeflate_free_compressor(c);
-  return out;
 }
 
 }  // namespace
