@@ -11,10 +11,16 @@
 #include "core/nsys_loader.h"
 
 #include <sqlite3.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -25,6 +31,7 @@
 
 #include "core/capture/record_events.h"
 #include "core/json_writer.h"
+#include "core/nsys_btree.h"
 #include "core/nsys_sqlite.h"
 #include "core/trace_builder.h"
 
@@ -143,6 +150,69 @@ private:
   std::string scratch_;
 };
 
+// ---------------------------------------------------------------- the database's bytes
+
+// The bytes of the database for the direct b-tree reader (nsys_btree.h): the memory of a
+// database deserialized in memory, or the file mapped read-only. Empty, with why(), when there
+// is neither, or when SQLite would see more than the file (a journal or write-ahead log beside
+// it): then every table is read through SQLite's API.
+class DatabaseImage {
+public:
+  explicit DatabaseImage(sqlite3* db) {
+    sqlite3_int64 size = 0;
+    if (unsigned char* memory = sqlite3_serialize(db, "main", &size, SQLITE_SERIALIZE_NOCOPY)) {
+      bytes_ = {reinterpret_cast<const char*>(memory), size_t(size)};
+      return;
+    }
+    const char* name = sqlite3_db_filename(db, "main");
+    if (!name || !*name) {
+      why_ = "the database is neither a file nor in memory";
+      return;
+    }
+    std::string path = name;
+    for (const char* side : {"-wal", "-journal"}) {
+      if (::access((path + side).c_str(), F_OK) == 0) {
+        why_ = std::string("a ") + (side[1] == 'w' ? "write-ahead log" : "rollback journal") + " is beside the file";
+        return;
+      }
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size <= 0) {
+      if (fd >= 0) ::close(fd);
+      why_ = "cannot map the file";
+      return;
+    }
+    void* map = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) {
+      why_ = "cannot map the file";
+      return;
+    }
+    ::madvise(map, size_t(st.st_size), MADV_SEQUENTIAL);
+    map_ = map;
+    bytes_ = {static_cast<const char*>(map), size_t(st.st_size)};
+  }
+  ~DatabaseImage() {
+    if (map_) ::munmap(map_, bytes_.size());
+  }
+  DatabaseImage(const DatabaseImage&) = delete;
+  DatabaseImage& operator=(const DatabaseImage&) = delete;
+  std::string_view bytes() const { return bytes_; }
+  const std::string& why() const { return why_; }
+
+private:
+  void* map_ = nullptr;
+  std::string_view bytes_;
+  std::string why_;
+};
+
+// The direct reader is on unless SIGHTLINE_NSYS_READER=sqlite (tests compare the two paths).
+bool direct_reading_enabled() {
+  const char* reader = std::getenv("SIGHTLINE_NSYS_READER");
+  return !reader || std::string_view(reader) != "sqlite";
+}
+
 // ---------------------------------------------------------------- the loader
 
 struct Launch {
@@ -248,7 +318,8 @@ private:
     return false;
   }
   bool sql_fail(std::string_view what) {
-    return fail(std::string(what) + ": " + sqlite3_errmsg(db_) + describe_corruption());
+    std::string found = direct_stop_.empty() ? "" : " (the direct reader stopped at " + direct_stop_ + ")";
+    return fail(std::string(what) + ": " + sqlite3_errmsg(db_) + describe_corruption() + found);
   }
   std::string describe_corruption() const {
     int code = sqlite3_errcode(db_) & 0xFF;
@@ -268,6 +339,12 @@ private:
   bool require(std::string_view table, std::initializer_list<const char*> columns);
   template <class Row>
   bool scan(std::string_view table, const std::string& sql, Row&& row);
+  // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
+  // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
+  template <size_t N, class Row>
+  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row);
+  std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n);
+  void note_reader(std::string_view table, const std::string& how);
   bool check_export();
 
   // --- reference tables ---
@@ -288,7 +365,8 @@ private:
   static int64_t pid_of(int64_t global_tid) { return global_tid & ~int64_t(0xFFFFFF); }
 
   // --- rows ---
-  bool time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open);
+  template <class Source>
+  bool time_span(const Source& s, int start_col, TimeNs& start, TimeNs& dur, bool& open);
   bool absolute(int64_t t, TimeNs& out);
   void skip_row(IssueKind kind) {
     store_->issues.add_count(kind, 1);
@@ -310,7 +388,8 @@ private:
     int64_t device = 0, context = 0, stream = -1, global_pid = 0;
     std::optional<int64_t> correlation;
   };
-  bool gpu_row(const Statement& s, GpuRow& row);
+  template <class Source>
+  bool gpu_row(const Source& s, GpuRow& row);
   void gpu_args(const GpuRow& row);
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
   bool note_tables();
@@ -328,6 +407,9 @@ private:
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
+  std::unique_ptr<DatabaseImage> image_;  // for the direct reader, made on first use
+  std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
+  std::string direct_stop_;               // where the direct reader stopped, for error messages
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
   const char* phase_ = "reading";
@@ -419,6 +501,7 @@ bool NsysLoader::load() {
   for (auto [key, track] : stream_tracks_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   if (!note_tables()) return false;
+  if (std::getenv("SIGHTLINE_TIMING")) std::fputs(reader_notes_.c_str(), stderr);
   args_.reset();
   builder_->finish();
   return true;
@@ -526,6 +609,76 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
   }
   tables_done_ += events;
   return rc == SQLITE_DONE || sql_fail("reading " + std::string(table));
+}
+
+// Batches of this many leaf pages (of 4 KiB in nsys exports: ~4000 runtime rows, ~1000 kernels).
+constexpr size_t kPagesPerBatch = 64;
+
+template <size_t N, class Row>
+bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row) {
+  std::string sql = select(table, columns);
+  std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
+  if (!reader) return scan(table, sql, row);
+  phase_ = table;
+  report_progress();
+  check_cancel();
+  if (!error_.message.empty()) return false;
+  uint64_t fed = 0;
+  int64_t last_rowid = 0;
+  std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, [&](const nsys::RowBatch& batch) {
+    for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
+      row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
+      progress();
+      if (!error_.message.empty()) return false;
+    }
+    if (batch.rows()) fed += batch.rows(), last_rowid = batch.last_rowid;
+    return true;
+  });
+  if (!error_.message.empty()) return false;
+  if (stop.empty()) {
+    ++tables_done_;
+    note_reader(table, "direct, " + std::to_string(fed) + " rows from " + std::to_string(reader->leaf_count()) +
+                           " leaf pages");
+    return true;
+  }
+  // Rows come in rowid order on both paths: SQLite's API goes on after the last row decoded.
+  direct_stop_ = stop;
+  note_reader(table, "direct for " + std::to_string(fed) + " rows, then SQLite's API: stopped at " + stop);
+  return scan(table, fed ? sql + " WHERE rowid > " + std::to_string(last_rowid) : sql, row);
+}
+
+void NsysLoader::note_reader(std::string_view table, const std::string& how) {
+  reader_notes_ += "nsys " + std::string(table) + ": " + how + "\n";
+}
+
+// A reader for the table when the direct path applies: a plain rowid table (no INTEGER PRIMARY
+// KEY alias, no generated columns, no defaults a short record would need), in a database whose
+// bytes are at hand. Otherwise nothing, and why is noted.
+std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, const char* const* columns, size_t n) {
+  auto refuse = [&](const std::string& why) {
+    note_reader(table, "SQLite's API: " + why);
+    return std::nullopt;
+  };
+  if (!direct_reading_enabled()) return refuse("SIGHTLINE_NSYS_READER=sqlite");
+  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
+  if (image_->bytes().empty()) return refuse(image_->why());
+  Statement root(db_, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  if (!root.prepared()) return refuse("no root page");
+  root.bind(1, table);
+  if (root.step() != SQLITE_ROW || root.null(0)) return refuse("no root page");
+  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk != 0 OR hidden != 0 OR dflt_value IS NOT NULL");
+  if (!info.prepared()) return refuse("cannot read the columns");
+  info.bind(1, table);
+  if (info.step() != SQLITE_ROW || info.i64(0) != 0) return refuse("a key, generated or defaulted column");
+  const std::vector<std::string>& have = columns_.at(table);
+  std::vector<int> record_columns;
+  for (size_t i = 0; i < n; ++i) {
+    auto at = std::find(have.begin(), have.end(), columns[i]);
+    record_columns.push_back(at == have.end() ? -1 : int(at - have.begin()));
+  }
+  nsys::TableReader reader(image_->bytes(), table, root.i64(0), std::move(record_columns));
+  if (!reader.open()) return refuse(reader.why());
+  return reader;
 }
 
 // An Nsight export has StringIds and event tables; its schema version is 3.x.
@@ -770,7 +923,8 @@ bool NsysLoader::absolute(int64_t t, TimeNs& out) {
 }
 
 // Columns start_col and start_col + 1 are start and end. A missing end leaves `open` set.
-bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
+template <class Source>
+bool NsysLoader::time_span(const Source& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
   std::optional<int64_t> begin = s.opt(start_col), finish = s.opt(start_col + 1);
   if (!begin) return skip_row(IssueKind::MissingField), false;
   if (!absolute(*begin, start)) return false;
@@ -801,7 +955,7 @@ bool NsysLoader::find_gpu_work() {
 bool NsysLoader::read_runtime() {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
-  return scan(table, select(table, kRuntimeColumns), [&](const Statement& s) {
+  return scan_direct(table, kRuntimeColumns, [&](const auto& s) {
     ++store_->counts.events;
     TimeNs start, dur;
     bool open;
@@ -933,7 +1087,8 @@ bool NsysLoader::read_nvtx() {
 }
 
 // Columns 0-6 of every GPU query: start, end, deviceId, contextId, streamId, correlationId, globalPid.
-bool NsysLoader::gpu_row(const Statement& s, GpuRow& row) {
+template <class Source>
+bool NsysLoader::gpu_row(const Source& s, GpuRow& row) {
   ++store_->counts.events;
   bool open;
   if (!time_span(s, 0, row.start, row.dur, open)) return false;
@@ -974,7 +1129,7 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
 bool NsysLoader::read_kernels() {
   const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!require(table, {"start", "end"})) return true;
-  return scan(table, select(table, kKernelColumns), [&](const Statement& s) {
+  return scan_direct(table, kKernelColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     // Kineto shows demangled names; the short and mangled ones are fallbacks.
