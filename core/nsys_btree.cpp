@@ -123,6 +123,13 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
 }
 
 void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
+  // Room for every cell of these leaves at once: no regrowth while decoding.
+  size_t cells = 0;
+  for (size_t i = first; i < last && i < leaves_.size(); ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaves_[i] - 1) * page_size_;
+    cells += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
+  }
+  batch.reserve_rows(batch.count + cells);
   std::string scratch;
   for (size_t i = first; i < last && i < leaves_.size(); ++i)
     if (!decode_leaf(leaves_[i], batch, scratch)) return;
@@ -141,8 +148,6 @@ bool TableReader::decode_leaf(uint32_t page, RowBatch& batch, std::string& scrat
   if (pointers + 2 * size_t(cells) > usable_) return stop(head + 3, "more cells than the page holds");
   // Payloads up to max_local stay on the page; larger ones spill to overflow pages.
   const uint64_t max_local = usable_ - 35, min_local = (uint64_t(usable_) - 12) * 32 / 255 - 23;
-  batch.values.reserve(batch.values.size() + cells * wanted_);
-  batch.present.reserve(batch.present.size() + cells * wanted_);
   for (uint32_t i = 0; i < cells; ++i) {
     uint32_t cell = be16(p + pointers + 2 * i);
     if (cell < pointers + 2 * cells || cell >= usable_) return stop(pointers + 2 * i, "cell pointer outside the page");
@@ -203,32 +208,28 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
   uint64_t header = 0;
   size_t n = varint(r, end, header);
   if (!n || header > payload.size() || header < n) return stop("record header outside its payload");
-  size_t base = batch.values.size();
-  batch.values.resize(base + wanted_, 0);
-  batch.present.resize(base + wanted_, 0);
+  auto [values, present] = batch.next_row();
   const uint8_t* types = r + n;
   const uint8_t* types_end = r + header;
   uint64_t body = header;
   for (size_t column = 0; column < slot_of_record_.size() && types < types_end; ++column) {
-    uint64_t t = 0;
-    size_t used = varint(types, types_end, t);
-    if (!used) return batch.values.resize(base), batch.present.resize(base), stop("record header cut short");
+    uint64_t t = *types;
+    size_t used = t < 0x80 ? 1 : varint(types, types_end, t);
+    if (!used) return stop("record header cut short");
     types += used;
     uint64_t bytes = serial_size(t);
-    if (t == 10 || t == 11 || bytes > payload.size() - body)
-      return batch.values.resize(base), batch.present.resize(base), stop("record value outside its payload");
+    if (t == 10 || t == 11 || bytes > payload.size() - body) return stop("record value outside its payload");
     int slot = slot_of_record_[column];
     if (slot >= 0 && t != 0) {
-      if (t == 7 || t >= 12) {
-        batch.values.resize(base), batch.present.resize(base);
+      if (t == 7 || t >= 12)
         return stop(std::string("a ") + (t == 7 ? "REAL" : t & 1 ? "TEXT" : "BLOB") + " value in column " +
                     std::to_string(column) + " (integers only here)");
-      }
-      batch.values[base + size_t(slot)] = t == 8 ? 0 : t == 9 ? 1 : be_int(r + body, size_t(bytes));
-      batch.present[base + size_t(slot)] = 1;
+      values[slot] = t == 8 ? 0 : t == 9 ? 1 : be_int(r + body, size_t(bytes));
+      present[slot] = 1;
     }
     body += bytes;
   }
+  batch.commit();
   return true;
 }
 
@@ -239,10 +240,16 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
   std::condition_variable changed;
   std::deque<RowBatch> ready;
   bool finished = false, cancelled = false;
+  std::vector<RowBatch> spare;  // consumed batches, reused: their memory is already mapped
   std::thread worker([&] {
     for (size_t first = 0; first < reader.leaf_count(); first += pages_per_batch) {
       RowBatch batch;
+      {
+        std::lock_guard lock(mutex);
+        if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
+      }
       batch.columns = columns;
+      batch.count = 0;
       reader.decode(first, first + pages_per_batch, batch);
       bool stopped = !batch.stop.empty();
       std::unique_lock lock(mutex);
@@ -272,6 +279,8 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       stop = batch.stop;
       break;
     }
+    std::lock_guard lock(mutex);
+    spare.push_back(std::move(batch));
   }
   {
     std::lock_guard lock(mutex);

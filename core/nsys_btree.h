@@ -10,6 +10,7 @@
 // on through SQLite's API from the row after the last one decoded, so the result is the same.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -23,11 +24,31 @@ namespace sl::nsys {
 // as 0 (as sqlite3_column_int64 gives) with its `present` flag clear.
 struct RowBatch {
   size_t columns = 0;
-  std::vector<int64_t> values;
+  std::vector<int64_t> values;   // rows() × columns used; grown by doubling
   std::vector<uint8_t> present;
+  size_t count = 0;
   int64_t last_rowid = 0;  // of the last row here (valid when rows() > 0)
   std::string stop;        // why decoding stopped after these rows; empty when it did not
-  size_t rows() const { return columns ? values.size() / columns : 0; }
+  size_t rows() const { return count; }
+  // Room for one more row, cleared (NULL everywhere); commit() keeps it.
+  std::pair<int64_t*, uint8_t*> next_row() {
+    size_t need = (count + 1) * columns;
+    if (values.size() < need) {
+      values.resize(std::max(need, values.size() * 2));
+      present.resize(values.size());
+    }
+    int64_t* v = values.data() + count * columns;
+    uint8_t* p = present.data() + count * columns;
+    std::fill(v, v + columns, 0);
+    std::fill(p, p + columns, 0);
+    return {v, p};
+  }
+  void commit() { ++count; }
+  void reserve_rows(size_t rows) {
+    if (values.size() >= rows * columns) return;
+    values.resize(rows * columns);
+    present.resize(rows * columns);
+  }
 };
 
 // One decoded row, with the accessors the loader's row functions use on a SQLite statement.

@@ -493,17 +493,27 @@ bool NsysLoader::load() {
   for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
   // Host side first (launches must be known before the GPU rows that name them).
-  if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!find_gpu_work()) return false;
+  auto t1 = std::chrono::steady_clock::now();
+  if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  auto t2 = std::chrono::steady_clock::now();
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!read_gpu_metrics()) return false;
+  auto t3 = std::chrono::steady_clock::now();
   // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
   // but not GPU work: it is not counted among the streams.
   for (auto [key, track] : stream_tracks_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   if (!note_tables()) return false;
-  if (std::getenv("SIGHTLINE_TIMING")) std::fputs(reader_notes_.c_str(), stderr);
   args_.reset();
+  auto t4 = std::chrono::steady_clock::now();
   builder_->finish();
+  if (std::getenv("SIGHTLINE_TIMING")) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::fprintf(stderr, "%snsys: GPU work pre-scan %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n",
+                 reader_notes_.c_str(), ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()));
+  }
   return true;
 }
 
@@ -637,8 +647,8 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   if (!error_.message.empty()) return false;
   if (stop.empty()) {
     ++tables_done_;
-    note_reader(table, "direct, " + std::to_string(fed) + " rows from " + std::to_string(reader->leaf_count()) +
-                           " leaf pages");
+    note_reader(table, "direct, " + std::to_string(fed) + " rows of " + std::to_string(N) + " columns from " +
+                           std::to_string(reader->leaf_count()) + " leaf pages");
     return true;
   }
   // Rows come in rowid order on both paths: SQLite's API goes on after the last row decoded.
@@ -942,10 +952,10 @@ bool NsysLoader::time_span(const Source& s, int start_col, TimeNs& start, TimeNs
 bool NsysLoader::find_gpu_work() {
   for (const char* table : kGpuTables) {
     if (!has_column(table, "correlationId")) continue;
-    std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
-    bool ok = scan(table, sql, [&](const Statement& s) {
-      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
+    static constexpr const char* kColumns[] = {"correlationId", "globalPid"};
+    bool ok = scan_direct(table, kColumns, [&](const auto& s) {
       --rows_;  // not rows of the report's events: progress counts those once
+      if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
     });
     if (!ok) return false;
   }
@@ -1166,9 +1176,9 @@ bool NsysLoader::read_memcpy() {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
   if (!require(table, {"start", "end"})) return true;
   std::unordered_map<uint32_t, StringId> names;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     // ENUM_CUDA_MEMCPY_OPER numbers copy kinds as CUPTI does (1 HtoD, 2 DtoH, ... 10 PtoP).
@@ -1191,9 +1201,9 @@ bool NsysLoader::read_memset() {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
   if (!require(table, {"start", "end"})) return true;
   std::unordered_map<uint8_t, StringId> names;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "bytes", "value", "memKind", "graphNodeId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "value", "memKind", "graphNodeId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     uint8_t kind = cupti_memory_kind(s.opt(9));
@@ -1232,9 +1242,9 @@ bool NsysLoader::read_sync() {
   const char* table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!require(table, {"start", "end"})) return true;
   // 2025.1 moved the old column to deprecatedSyncType and added syncType; 2024.6 has syncType only.
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "syncType", "deprecatedSyncType", "eventId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "syncType", "deprecatedSyncType", "eventId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     std::string_view api;
@@ -1258,9 +1268,9 @@ bool NsysLoader::read_sync() {
 bool NsysLoader::read_graphs() {
   const char* table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
   if (!require(table, {"start", "end"})) return true;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "graphId", "graphExecId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "graphId", "graphExecId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     gpu_args(row);
