@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace sl::nsys {
@@ -250,7 +251,11 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       }
       batch.columns = columns;
       batch.count = 0;
-      reader.decode(first, first + pages_per_batch, batch);
+      try {
+        reader.decode(first, first + pages_per_batch, batch);
+      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+        batch.stop = "out of memory while decoding";
+      }
       bool stopped = !batch.stop.empty();
       std::unique_lock lock(mutex);
       changed.wait(lock, [&] { return cancelled || ready.size() < kQueued; });
@@ -263,6 +268,21 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
     finished = true;
     changed.notify_all();
   });
+  // Whatever way this returns (a throw from `consume` included), the worker is stopped and joined.
+  struct StopWorker {
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& cancelled;
+    std::thread& worker;
+    ~StopWorker() {
+      {
+        std::lock_guard lock(mutex);
+        cancelled = true;
+        changed.notify_all();
+      }
+      worker.join();
+    }
+  } stop_worker{mutex, changed, cancelled, worker};
   std::string stop;
   for (;;) {
     RowBatch batch;
@@ -282,12 +302,6 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
     std::lock_guard lock(mutex);
     spare.push_back(std::move(batch));
   }
-  {
-    std::lock_guard lock(mutex);
-    cancelled = true;
-    changed.notify_all();
-  }
-  worker.join();
   return stop;
 }
 
