@@ -382,8 +382,8 @@ const Command kCommands[] = {
     {"operator", "operator NAME: the operator of the frequent-sequences table", Needs::Panel, cmd_panel},
     {"insight", "insight N: open insight N", Needs::Panel, cmd_panel},
     {"idle", "idle STREAM CAUSE | idle next|prev: show the gaps of one idle cause", Needs::Panel, cmd_panel},
-    {"counters", "counters kernel|point|operator N: select a counters row or roofline point, as a click", Needs::Panel,
-     cmd_panel},
+    {"counters", "counters kernel|point|operator N | counters click X Y: select a counters row or roofline point, as a "
+                 "click (click: at window pixels, hit-tested like the mouse)", Needs::Panel, cmd_panel},
     {"export", "export [PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},

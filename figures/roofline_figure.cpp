@@ -30,19 +30,6 @@ struct Plot {
   double y_max() const { return std::pow(10.0, axes.y_hi); }
 };
 
-// 10^e as a tick label: SI prefixes from 1 up ("1 G", "10 T"), plain decimals below ("0.01").
-std::string decade_label(int e, bool prefixed) {
-  char buf[32];
-  if (e < 0 || !prefixed || e < 3) {
-    std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, e));
-    return buf;
-  }
-  static constexpr const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  int group = std::min(e / 3, 6);
-  std::snprintf(buf, sizeof buf, "%g %s", std::pow(10.0, e - group * 3), kPrefixes[group]);
-  return buf;
-}
-
 Color group_color(const Roofline& r, size_t group, uint8_t alpha = 255) {
   bool rest = r.groups[group].op == kOtherOperators;
   return Color::of(rest ? present::rest_rgb() : present::series_rgb(group), alpha);

@@ -116,10 +116,16 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
   }
   if (verb == "counters") {  // counters kernel|point|operator N: as a click on that row or point
     std::string what;
-    size_t n = 0;
-    if (!(in >> what >> n) || (what != "kernel" && what != "point" && what != "operator"))
-      return "counters wants kernel|point|operator N";
+    in >> what;
     show("counters");
+    if (what == "click") {  // counters click X Y: a click at window pixels on the roofline
+      float x = 0, y = 0;
+      if (!(in >> x >> y)) return "counters click wants X Y (window pixels)";
+      return counters.click_at(ctx_, x, y) ? "" : "no roofline point at " + std::to_string(x) + ", " + std::to_string(y);
+    }
+    size_t n = 0;
+    if (!(in >> n) || (what != "kernel" && what != "point" && what != "operator"))
+      return "counters wants kernel|point|operator N, or click X Y";
     bool ok = what == "kernel" ? counters.select_kernel(ctx_, n) : what == "point" ? counters.select_point(ctx_, n)
                                                                                    : counters.select_operator(ctx_, n);
     return ok ? "" : "no counters " + what + " " + std::to_string(n);

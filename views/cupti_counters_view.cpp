@@ -65,31 +65,29 @@ struct PlotArea {
   }
 };
 
-std::string decade_text(int e) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "1e%d", e);
-  return buf;
-}
-
 void draw_plot_axes(ImDrawList* dl, const PlotArea& p) {
   ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border), text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   for (int e = p.axes.x_lo; e <= p.axes.x_hi; ++e) {
     float x = p.x_of(std::pow(10.0, e));
     dl->AddLine(ImVec2(x, p.min.y), ImVec2(x, p.max.y), grid);
-    std::string label = decade_text(e);
+    std::string label = decade_label(e, false);
     dl->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x / 2, p.max.y + 2), text, label.c_str());
   }
   for (int e = p.axes.y_lo; e <= p.axes.y_hi; ++e) {
     float y = p.y_of(std::pow(10.0, e));
     dl->AddLine(ImVec2(p.min.x, y), ImVec2(p.max.x, y), grid);
-    std::string label = decade_text(e);
+    std::string label = decade_label(e, true);
     ImVec2 size = ImGui::CalcTextSize(label.c_str());
     dl->AddText(ImVec2(p.min.x - size.x - 4, y - size.y / 2), text, label.c_str());
   }
 }
 
+// As the figure: compute roofs from their ridge rightwards, labelled at the left edge (above the
+// line, or under it at the plot's top) where neither the slope nor any point is; the DRAM slope
+// labelled above its middle.
 void draw_roofs(ImDrawList* dl, const PlotArea& p, const Roofline& r) {
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  float line_h = ImGui::GetTextLineHeight();
   double x_min = std::pow(10.0, p.axes.x_lo), x_max = std::pow(10.0, p.axes.x_hi);
   double y_min = std::pow(10.0, p.axes.y_lo), y_max = std::pow(10.0, p.axes.y_hi), top = 0;
   for (Precision q : drawn_roofs(r)) {
@@ -98,17 +96,21 @@ void draw_roofs(ImDrawList* dl, const PlotArea& p, const Roofline& r) {
     std::optional<double> ridge = r.peak.ridge(q);
     float x0 = ridge ? p.x_of(std::clamp(*ridge, x_min, x_max)) : p.min.x, y = p.y_of(flops);
     ImU32 c = q == Precision::Fp32 ? ink : muted;
+    dl->AddLine(ImVec2(p.min.x, y), ImVec2(x0, y), ImGui::GetColorU32(ImGuiCol_Border));
     dl->AddLine(ImVec2(x0, y), ImVec2(p.max.x, y), c, 2);
     std::string label = std::string(precision_name(q)) + " " + si(flops, "FLOP/s");
-    dl->AddText(ImVec2(p.max.x - ImGui::CalcTextSize(label.c_str()).x - 4, y - ImGui::GetTextLineHeight() - 1), c, label.c_str());
+    dl->AddText(ImVec2(p.min.x + 4, y - line_h - 1 < p.min.y ? y + 1 : y - line_h - 1), c, label.c_str());
   }
   if (!r.peak.bytes_per_s) return;
   double bw = *r.peak.bytes_per_s;
   double a = std::max(x_min, y_min / bw), b = std::min(x_max, std::min(top > 0 ? top : y_max, y_max) / bw);
   if (!(b > a)) return;
-  dl->AddLine(ImVec2(p.x_of(a), p.y_of(a * bw)), ImVec2(p.x_of(b), p.y_of(b * bw)), ink, 2);
+  ImVec2 from(p.x_of(a), p.y_of(a * bw)), to(p.x_of(b), p.y_of(b * bw));
+  dl->AddLine(from, to, ink, 2);
   std::string label = "DRAM " + si(bw, "B/s");
-  dl->AddText(ImVec2(p.x_of(a) + 4, p.y_of(a * bw) - ImGui::GetTextLineHeight() * 1.5f), ink, label.c_str());
+  float w = ImGui::CalcTextSize(label.c_str()).x;
+  float xm = std::max((from.x + to.x) / 2, p.min.x + w + 8), ym = from.y + (to.y - from.y) * (xm - from.x) / std::max(to.x - from.x, 1.f);
+  dl->AddText(ImVec2(xm - w - 4, ym - line_h - 2), ink, label.c_str());
 }
 
 }  // namespace
@@ -223,48 +225,59 @@ void CuptiCountersView::draw_point_tooltip(const ViewContext& ctx, const Rooflin
   ImGui::EndTooltip();
 }
 
+bool CuptiCountersView::click_at(ViewContext& ctx, float x, float y) {
+  int hit = point_at(drawn_, x, y, ImGui::GetFontSize() * 0.6f);
+  return hit >= 0 && select_point(ctx, size_t(hit));
+}
+
 void CuptiCountersView::draw_roofline(ViewContext& ctx) {
   ImGui::TextUnformatted("Roofline");
   help_marker("Arithmetic intensity (FLOP per DRAM byte, log) against achieved FLOP/s (log), one point per kernel, "
               "coloured by operator. Roofs come from deviceProperties: numSms × FMA/clock/SM (by compute capability) × 2 × "
               "clockRate, and memoryBandwidth or 2 × memoryClockRate × memoryBusWidth / 8. Tensor cores are not counted.");
-  for (const std::string& line : roof_derivation(roof_.peak, drawn_roofs(roof_))) ImGui::TextDisabled("%s", line.c_str());
+  ImGui::SameLine();
+  std::string roofs;
+  for (Precision q : drawn_roofs(roof_)) roofs += std::string(precision_name(q)) + " " + si(*roof_.peak.flops[int(q)], "FLOP/s") + "  ·  ";
+  if (roof_.peak.bytes_per_s) roofs += "DRAM " + si(*roof_.peak.bytes_per_s, "B/s");
+  ImGui::TextDisabled("%s", roofs.empty() ? "no roof: see below" : roofs.c_str());
+  if (ImGui::TreeNode("How the roofs were derived")) {
+    for (const std::string& line : roof_derivation(roof_.peak, drawn_roofs(roof_))) ImGui::BulletText("%s", line.c_str());
+    ImGui::TreePop();
+  }
   if (!roof_.note.empty()) ImGui::TextWrapped("%s", roof_.note.c_str());
   drawn_.clear();
   hovered_point_ = -1;
   if (roof_.points.empty()) return;
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  float pad_left = ImGui::CalcTextSize("1e-10").x + 8, pad_bottom = ImGui::GetTextLineHeight() * 2.5f;
+  ImVec2 size(std::max(avail.x, 1.f), std::max(avail.y, 160.f));
+  float pad_left = ImGui::CalcTextSize("100 G").x + 8, pad_bottom = ImGui::GetTextLineHeight() * 2.5f;
   ImVec2 origin = ImGui::GetCursorScreenPos();
-  PlotArea p{ImVec2(origin.x + pad_left, origin.y + 4), ImVec2(origin.x + avail.x - 8, origin.y + std::max(avail.y, 160.f) - pad_bottom), roof_.axes};
-  ImGui::InvisibleButton("roofline_plot", ImVec2(std::max(avail.x, 1.f), std::max(avail.y, 160.f)));
+  PlotArea p{ImVec2(origin.x + pad_left, origin.y + 4), ImVec2(origin.x + size.x - 8, origin.y + size.y - pad_bottom), roof_.axes};
+  ImGui::InvisibleButton("roofline_plot", size);
   bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + std::max(avail.y, 160.f)), true);
+  dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
   draw_plot_axes(dl, p);
   draw_roofs(dl, p, roof_);
   ImU32 edge = ImGui::GetColorU32(ImGuiCol_Text);
-  ImVec2 mouse = ImGui::GetMousePos();
-  float radius = ImGui::GetFontSize() * 0.3f, best = radius * radius * 4;
-  for (size_t i = 0; i < roof_.points.size(); ++i) {
-    const RooflinePoint& pt = roof_.points[i];
+  float radius = ImGui::GetFontSize() * 0.3f;
+  for (const RooflinePoint& pt : roof_.points) {
     ImVec2 c(p.x_of(pt.intensity), p.y_of(pt.throughput));
     drawn_.push_back({c.x, c.y});
     bool selected = int(pt.kernel) == selected_kernel_;
     dl->AddCircleFilled(c, selected ? radius * 1.6f : radius, group_color(roof_, pt.group, 230));
     dl->AddCircle(c, selected ? radius * 1.6f : radius, edge, 0, selected ? 2.f : 1.f);
-    float d = (c.x - mouse.x) * (c.x - mouse.x) + (c.y - mouse.y) * (c.y - mouse.y);
-    if (hovered && d < best) best = d, hovered_point_ = int(i);
   }
-  std::string x_title = "arithmetic intensity (FLOP/byte)", y_title = "FLOP/s";
-  dl->AddText(ImVec2((p.min.x + p.max.x - ImGui::CalcTextSize(x_title.c_str()).x) / 2, p.max.y + ImGui::GetTextLineHeight() * 1.2f),
-              ImGui::GetColorU32(ImGuiCol_TextDisabled), x_title.c_str());
-  dl->AddText(ImVec2(p.min.x + 4, p.min.y + 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), y_title.c_str());
+  std::string titles = "x: arithmetic intensity (FLOP per DRAM byte)    y: achieved FLOP/s";
+  dl->AddText(ImVec2((p.min.x + p.max.x - ImGui::CalcTextSize(titles.c_str()).x) / 2, p.max.y + ImGui::GetTextLineHeight() * 1.2f),
+              ImGui::GetColorU32(ImGuiCol_TextDisabled), titles.c_str());
   dl->PopClipRect();
-  if (hovered_point_ >= 0) {
-    draw_point_tooltip(ctx, roof_.points[size_t(hovered_point_)]);
-    if (clicked) select_point(ctx, size_t(hovered_point_));
-  }
+  if (!hovered) return;
+  ImVec2 mouse = ImGui::GetMousePos();
+  hovered_point_ = point_at(drawn_, mouse.x, mouse.y, ImGui::GetFontSize() * 0.6f);
+  if (hovered_point_ < 0) return;
+  draw_point_tooltip(ctx, roof_.points[size_t(hovered_point_)]);
+  if (clicked) select_point(ctx, size_t(hovered_point_));
 }
 
 void CuptiCountersView::draw(ViewContext& ctx) {

@@ -22,6 +22,9 @@ public:
   bool select_kernel(ViewContext& ctx, size_t kernel);  // index into CuptiCounters::kernels
   bool select_point(ViewContext& ctx, size_t point);    // index into Roofline::points
   bool select_operator(ViewContext& ctx, size_t row);   // index into CuptiCounters::operators
+  // Script `counters click X Y` (window pixels): what a click there on the last drawn scatter
+  // does (the same hit test as the mouse); false when no point is there.
+  bool click_at(ViewContext& ctx, float x, float y);
   void write_state(JsonWriter& w) const;
 
 private:

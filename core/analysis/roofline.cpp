@@ -278,6 +278,28 @@ std::string si(double value, std::string_view unit) {
   return buf + std::string(unit);
 }
 
+std::string decade_label(int e, bool prefixed) {
+  char buf[32];
+  if (!prefixed || e < 3) {
+    std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, e));
+    return buf;
+  }
+  static constexpr const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int group = std::min(e / 3, 6);
+  std::snprintf(buf, sizeof buf, "%g %s", std::pow(10.0, e - group * 3), kPrefixes[group]);
+  return buf;
+}
+
+int point_at(const std::vector<std::pair<float, float>>& drawn, float x, float y, float max_distance) {
+  int best = -1;
+  float best_d2 = max_distance * max_distance;
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    float dx = drawn[i].first - x, dy = drawn[i].second - y, d2 = dx * dx + dy * dy;
+    if (d2 <= best_d2) best_d2 = d2, best = int(i);
+  }
+  return best;
+}
+
 std::vector<std::string> roof_derivation(const DevicePeak& p, const std::vector<Precision>& roofs) {
   std::vector<std::string> lines;
   char buf[256];

@@ -107,6 +107,14 @@ std::optional<double> attainable(const DevicePeak& peak, Precision p, double int
 // Three significant digits with an SI prefix and `unit`: "19.5 TFLOP/s", "1.56 TB/s", "840 B".
 std::string si(double value, std::string_view unit);
 
+// 10^exponent as an axis label: with SI prefixes from 1000 up ("1 k", "100 G", "10 T") when
+// `prefixed`, else plain decimals ("0.01", "1", "1000").
+std::string decade_label(int exponent, bool prefixed);
+
+// The point drawn nearest to (x, y) within `max_distance` (screen units), or -1: the hit test of
+// a hover or click on the scatter.
+int point_at(const std::vector<std::pair<float, float>>& drawn, float x, float y, float max_distance);
+
 // One line each on how the roofs were derived (or why not), for the view and the figure.
 std::vector<std::string> roof_derivation(const DevicePeak& peak, const std::vector<Precision>& roofs);
 

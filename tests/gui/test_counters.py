@@ -54,6 +54,7 @@ with_points = [k for k in kernels if k[2] > 0]
 
 # 1. The view lists every kernel and operator, and one roofline point per kernel with FLOPs.
 state, png = run(TRACE, ["view counters"], "handmade")
+state_points = [p for p in state["view"]["counters"]["points"] if "x" in p] if state else []
 if state:
     c = state["view"]["counters"]
     check(state["view"]["active"] == "counters", f"active view {state['view']['active']}")
@@ -91,6 +92,14 @@ for n in [0, 4]:
             check(state["view_start_ns"] <= sel["start_ns"] and sel["start_ns"] + sel["dur_ns"] <= state["view_end_ns"],
                   f"point {n}: the kernel is not framed")
             check(state["view"]["counters"]["selected_kernel"] == kernels.index(k), "selected kernel row")
+
+# 2b. A click at a point's drawn position (window pixels from the state above; the layout is the
+# same at the same size) goes through the mouse's hit test to the same selection.
+if state_points:
+    target = state_points[2]
+    state, _ = run(TRACE, ["view counters", "wait 3", f"counters click {target['x'] + 2} {target['y'] - 1}"], "click")
+    if state:
+        check(state["selected"] and state["selected"]["name"] == target["name"], f"click: selected {state['selected']}")
 
 # 3. A kernel row and an operator row: the operator's kernels are highlighted, the first selected.
 state, _ = run(TRACE, ["counters kernel 7"], "kernel7")
@@ -130,7 +139,7 @@ if state:
 # Bad commands are clear errors.
 with tempfile.TemporaryDirectory() as tmp:
     script = os.path.join(tmp, "s.txt")
-    for bad in ["counters point 99", "counters nonsense 1"]:
+    for bad in ["counters point 99", "counters nonsense 1", "view counters\nwait 3\ncounters click 3 3"]:
         open(script, "w").write(bad + "\n")
         p = subprocess.run([SIGHTLINE, TRACE, "--script", script], capture_output=True, text=True, timeout=60)
         check(p.returncode == 1 and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")

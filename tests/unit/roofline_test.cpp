@@ -58,6 +58,23 @@ TEST_CASE("roofline: FMA rates per SM follow the Programming Guide's table") {
   CHECK_FALSE(sass_precision("dram__bytes_read.sum"));
 }
 
+TEST_CASE("roofline: decade labels and the scatter's hit test") {
+  CHECK(decade_label(-2, false) == "0.01");
+  CHECK(decade_label(2, false) == "100");
+  CHECK(decade_label(3, false) == "1000");
+  CHECK(decade_label(11, true) == "100 G");
+  CHECK(decade_label(12, true) == "1 T");
+  CHECK(decade_label(2, true) == "100");
+  CHECK(si(19.49184e12, "FLOP/s") == "19.5 TFLOP/s");
+  CHECK(si(1.5552e12, "B/s") == "1.56 TB/s");
+  CHECK(si(840, "B") == "840 B");
+  std::vector<std::pair<float, float>> drawn = {{10, 10}, {20, 10}, {100, 100}};
+  CHECK(point_at(drawn, 14, 10, 6) == 0);
+  CHECK(point_at(drawn, 16, 10, 6) == 1);
+  CHECK(point_at(drawn, 60, 60, 6) == -1);
+  CHECK(point_at({}, 0, 0, 6) == -1);
+}
+
 TEST_CASE("roofline: peaks from CUDA-style deviceProperties (clock in kHz, memory clock and bus)") {
   DevicePeak p = device_peak(
       R"({"id": 3, "name": "A100", "computeMajor": 8, "computeMinor": 0, "numSms": 108, "warpSize": 32,
