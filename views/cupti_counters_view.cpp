@@ -239,7 +239,8 @@ void CuptiCountersView::draw_roofline(ViewContext& ctx) {
   std::string roofs;
   for (Precision q : drawn_roofs(roof_)) roofs += std::string(precision_name(q)) + " " + si(*roof_.peak.flops[int(q)], "FLOP/s") + "  ·  ";
   if (roof_.peak.bytes_per_s) roofs += "DRAM " + si(*roof_.peak.bytes_per_s, "B/s");
-  ImGui::TextDisabled("%s", roofs.empty() ? "no roof: see below" : roofs.c_str());
+  if (!roofs.empty()) ImGui::TextDisabled("%s", roofs.c_str());
+  else ImGui::TextWrapped("No roof: %s; %s.", roof_.peak.compute_note.c_str(), roof_.peak.memory_note.c_str());
   if (ImGui::TreeNode("How the roofs were derived")) {
     for (const std::string& line : roof_derivation(roof_.peak, drawn_roofs(roof_))) ImGui::BulletText("%s", line.c_str());
     ImGui::TreePop();

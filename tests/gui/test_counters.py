@@ -113,6 +113,13 @@ if state:
     check(names == sorted(k[0] for k in kernels if k[1] == op), f"operator {op}: highlighted {names}")
     check(c["tab"] == "operators", f"tab {c['tab']}")
 
+# 3b. File > Export figure... offers the roofline while the Counters tab is open; the script's
+# export writes it (as `render --view roofline`).
+with tempfile.TemporaryDirectory() as tmp:
+    svg = os.path.join(tmp, "roof.svg")
+    state, _ = run(TRACE, ["view counters", f"export {svg} roofline"], "export")
+    check(state is not None and os.path.exists(svg) and b"<svg" in open(svg, "rb").read(400), "export roofline: no SVG written")
+
 # 4. The corpus trace: 77 kernels and their counters, no point (no DRAM bytes), and why.
 corpus = os.path.join(SHARED, "hta_cupti_profiler_a100.json.gz")
 if os.path.exists(corpus):
@@ -122,6 +129,8 @@ if os.path.exists(corpus):
         check(len(c["kernel_rows"]) == 77 and not c["points"], f"corpus: {len(c['kernel_rows'])} rows, {len(c['points'])} points")
         check(c["roofline_note"].startswith("77 of 77 kernels have no point"), f"corpus note: {c['roofline_note']}")
         check("no clockRate" in c["peak"]["compute_note"], f"corpus peak: {c['peak']}")
+        width, height, rows = png
+        check(len({px for row in rows[int(height * 0.7):] for px in row[width // 2:]}) > 8, "corpus: roofline pane blank")
         check(state["selected"] and state["selected"]["name"] == c["kernel_rows"][5]["kernel"], "corpus: kernel 5 not selected")
 else:
     print("skipped corpus trace: ../shared is absent")
