@@ -4,31 +4,20 @@ Xvfb, driven by `view counters` and `counters kernel|point|operator N` (the call
 row or a roofline point makes), checked against the trace JSON and the app's state dump."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import DATA, SHARED, SIGHTLINE, check, failures, run_app  # noqa: E402
 
 TRACE = os.path.join(DATA, "cupti_roofline_handmade.json")
 # Where to keep the screenshots for a person to look at (unset: they are only checked).
 KEEP = os.environ.get("SIGHTLINE_KEEP_SCREENSHOTS", "")
 
 
-def run(trace, lines, name, size="1600x1000"):
-    with tempfile.TemporaryDirectory() as tmp:
-        script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
-        with open(script, "w") as f:
-            f.write("\n".join(lines + ["wait 3", f"screenshot {png}", f"state {state}", "quit"]) + "\n")
-        p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
-        if p.returncode != 0:
-            check(False, f"{name}: exit {p.returncode}: {p.stderr.strip()}")
-            return None, None
-        if KEEP:
-            shutil.copy(png, os.path.join(KEEP, f"counters_{name}.png"))
-        return json.load(open(state)), read_png(png)
+def run(trace, lines, name):
+    return run_app(trace, lines, os.path.join(KEEP, f"counters_{name}.png") if KEEP else None, wait=3)
 
 
 def expected_kernels():
