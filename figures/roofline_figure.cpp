@@ -30,9 +30,9 @@ struct Plot {
   double y_max() const { return std::pow(10.0, axes.y_hi); }
 };
 
-Color group_color(const Roofline& r, size_t group, uint8_t alpha = 255) {
+Color group_color(const Roofline& r, size_t group, bool dark, uint8_t alpha = 255) {
   bool rest = r.groups[group].op == kOtherOperators;
-  return Color::of(rest ? present::rest_rgb() : present::series_rgb(group), alpha);
+  return Color::of(rest ? present::rest_rgb() : present::series_rgb(group, dark), alpha);
 }
 
 // Decade gridlines with labels, and 2..9 minor ticks, on both axes.
@@ -97,14 +97,14 @@ void draw_compute_roofs(Scene& scene, const Style& s, const Plot& p, const Roofl
 }
 
 void draw_points(Scene& scene, const Style& s, const Plot& p, const Roofline& r) {
-  float radius = s.small * 0.32f;
+  float radius = std::max(s.small * 0.32f, (p.x1 - p.x0) * 0.007f);  // wide figures: bigger points
   Color edge = s.dark ? Color{240, 240, 240, 200} : Color{20, 20, 20, 200};
   // Larger groups first, so the few points of a small group stay on top.
   std::vector<const RooflinePoint*> order;
   for (const RooflinePoint& pt : r.points) order.push_back(&pt);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->group < b->group; });
   for (const RooflinePoint* pt : order)
-    scene.circle(Role::Point, p.x_of(pt->intensity), p.y_of(pt->throughput), radius, group_color(r, pt->group, 225), edge,
+    scene.circle(Role::Point, p.x_of(pt->intensity), p.y_of(pt->throughput), radius, group_color(r, pt->group, s.dark, 225), edge,
                  s.outline_width * 1.5f);
 }
 
@@ -179,7 +179,7 @@ bool roofline_figure(const CuptiCounters& counters, const Roofline& r, const Sty
              s.muted, Anchor::Center);
   Legend legend(s);
   for (size_t g = 0; g < r.groups.size(); ++g)
-    legend.add(group_color(r, g), fit_text(r.groups[g].op, s.width * 0.4f, s.small) + " (" + std::to_string(r.groups[g].points) + ")");
+    legend.add(group_color(r, g, s.dark), fit_text(r.groups[g].op, s.width * 0.4f, s.small) + " (" + std::to_string(r.groups[g].points) + ")");
   y = legend.emit(scene, s.pad, p.bottom + s.small * 4.9f, s.width - 2 * s.pad);
   y = draw_notes(scene, s, r, y + s.small * 0.4f);
   scene.height = y + s.pad;

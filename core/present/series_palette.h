@@ -10,7 +10,7 @@
 namespace sl::present {
 
 constexpr size_t kSeriesColors = 7;  // distinct colours before they repeat
-Rgb series_rgb(size_t index);         // index modulo kSeriesColors
+Rgb series_rgb(size_t index, bool dark = false);  // index modulo kSeriesColors; black turns white on dark
 Rgb rest_rgb();                       // the "other" series
 
 }  // namespace sl::present
