@@ -7,6 +7,7 @@
 #include "core/analysis/report.h"
 #include "core/analysis/roofline.h"
 #include "core/trace_loader.h"
+#include "tests/unit/analysis_test_util.h"
 #include "tests/unit/test_support.h"
 #include "views/analysis_model.h"
 #include "views/figure_export.h"
@@ -242,4 +243,26 @@ TEST_CASE("roofline: File > Export offers it from the analysis model (and says w
   CHECK_FALSE(r.ok);
   CHECK(r.error.find("no cuda_profiler_range events") != std::string::npos);
   CHECK(sl::views::export_what_name(sl::views::ExportWhat::Roofline) == std::string("roofline"));
+}
+
+TEST_CASE("roofline: the kernels' GPU is the device of the ranges' row, not the first deviceProperties entry") {
+  namespace t = sl::analysis::test;
+  std::string range_args =
+      R"({"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 50, "dram__bytes.sum": 25, "gpu__time_duration.sum": 100})";
+  auto s = t::load(t::trace(
+      {t::launch("cudaLaunchKernel", "0", "2", 1), t::X("cuda_profiler_range", "k", 1, 0, "10", "5", range_args)},
+      R"("deviceProperties": [{"id": 0, "name": "first", "computeMajor": 8, "computeMinor": 0, "numSms": 1},
+                              {"id": 1, "name": "second", "computeMajor": 8, "computeMinor": 6, "numSms": 2,
+                               "clockRate": 1000000, "memoryBandwidth": 1e9}])"));
+  EventTable table = build_table(*s, TableOptions{});
+  CuptiCounters c = cupti_counters(table);
+  REQUIRE(c.kernels.size() == 1);
+  Roofline r = roofline(c, table);
+  CHECK(r.peak.name == "second");
+  CHECK(r.peak.flops[int(Precision::Fp32)] == 2.0 * 128 * 2 * 1e9);
+  CHECK(r.peak.bytes_per_s == 1e9);
+  REQUIRE(r.points.size() == 1);
+  CHECK(r.points[0].intensity == 4.0);  // 2 x 50 FLOP / 25 B (dram__bytes.sum when read/write are absent)
+  CHECK(r.points[0].throughput == doctest::Approx(1e9).epsilon(1e-12));  // 100 FLOP in 100 ns
+  CHECK(r.note.empty());
 }
