@@ -16,6 +16,9 @@
 //   theoretical-bandwidth formula. DRAM only; caches are not modelled.
 // - Kineto's deviceProperties carry neither the clock nor the memory fields, so on most PyTorch
 //   traces no roof can be derived: the result says which field is missing and no roof is drawn.
+// - FP16: the roof counts packed half2 results as two (the Guide's table does); the points count
+//   each SASS thread instruction once (FMA = 2 FLOP), so FP16 kernels that use half2 read up to
+//   2× low against their roof. Stated, not corrected: the counter does not say which was used.
 // Points: FLOPs as cupti_counters derives them (FMA = 2), bytes = DRAM bytes, time =
 // gpu__time_duration.sum (the range timestamps are synthetic). A kernel lacking any of the three
 // has no point; the counts of kernels left out, by reason, are kept for the note.
