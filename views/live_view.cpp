@@ -8,6 +8,8 @@
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
 #include "core/present/time_axis.h"
+#include "core/snapshot.h"
+#include "views/analysis_model.h"
 
 namespace sl::views {
 
@@ -27,24 +29,60 @@ std::string LiveView::command_hint() const {
 bool LiveView::poll(Workspace& ws) {
   status_ = feed_.status();
   bool changed = false;
-  if (auto snap = feed_.poll()) {
-    // Same capture: keep what the user made of the view. A new capture starts afresh, following.
-    bool same = ws.timeline() && snap->session == shown_.session;
-    TimelineViewState keep;
-    if (same) keep = ws.timeline()->save_state();
-    shown_ = {snap->session, snap->generation, snap->records, snap->kernels, shown_.snapshots + 1,
-              snap->build_s, snap->final, snap->model != nullptr};
-    std::string label = "live: " + (status_.info.process_name.empty() ? socket_ : status_.info.process_name);
-    ws.install_store(std::move(snap->store), std::move(snap->model), std::move(snap->gaps), label,
-                     same ? &keep : nullptr);
-    if (!same) ws.timeline()->set_following(true);
-    ws.timeline()->follow_available = true;
-    changed = true;
+  bool writing = snapshotting_.valid() && snapshotting_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (!writing) {  // a snapshot being written reads the store: batches wait for it
+    std::vector<LiveBatch> batches = feed_.poll();
+    if (!batches.empty() || (analyses_asked_ && live_.store())) apply(batches, ws), changed = true;
   }
   if (TimelineView* tl = ws.timeline()) tl->follow(ws.store()->end_ns);
-  if (saving_.valid() && saving_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    save_message_ = saving_.get(), changed = true;
+  for (auto* job : {&saving_, &snapshotting_})
+    if (job->valid() && job->wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      save_message_ = job->get(), changed = true;
   return changed;
+}
+
+// Appends the batches to the store (a fresh one starts a new store: a new capture starts
+// afresh, following), runs the analyses when asked or when the capture is over, and rebuilds
+// the views over the grown store, keeping what the user made of them.
+void LiveView::apply(std::vector<LiveBatch>& batches, Workspace& ws) {
+  double t0 = live_clock_s();
+  for (LiveBatch& b : batches) {
+    if (std::unique_ptr<TraceStore> fresh = live_.apply(b)) {
+      std::string label = "live: " + (b.info.process_name.empty() ? socket_ : b.info.process_name);
+      ws.install_store(std::move(fresh), nullptr, {}, label, nullptr);
+      ws.timeline()->set_following(true);
+      shown_ = {};
+      shown_.session = b.session;
+    }
+    shown_.generation = b.generation;
+    shown_.final = b.final;
+    ++shown_.batches;
+  }
+  shown_.records = live_.records();
+  shown_.kernels = live_.kernels();
+  std::unique_ptr<AnalysisModel> model;
+  std::vector<IdleGapMark> gaps;
+  if (shown_.final || analyses_asked_) {
+    double a0 = live_clock_s();
+    if (shown_.final) {
+      live_.end();
+      model = analyse_for_views(*live_.store(), gaps);  // adds derived counters: no batch follows
+    } else {
+      // Mid-capture: no derived counter rows (they would join the store that batches extend).
+      model = build_analysis_model(*live_.store());
+      if (model->report.causes) gaps = idle_gap_marks(*model->report.causes);
+    }
+    shown_.analyses_s = live_clock_s() - a0;
+    shown_.analysed = true;
+    shown_.analysed_records = shown_.records;
+    analyses_asked_ = false;
+  }
+  TimelineViewState keep = ws.timeline()->save_state();
+  ws.reshow_store(keep, std::move(model), std::move(gaps));
+  ws.timeline()->follow_available = true;
+  double now = live_clock_s();
+  shown_.append_s = now - t0;
+  if (!batches.empty()) shown_.visible_s = now - batches.back().arrived_s;
 }
 
 std::string LiveView::save(const std::string& path, bool wait) {
@@ -61,6 +99,19 @@ std::string LiveView::save(const std::string& path, bool wait) {
   return save_message_.rfind("saved ", 0) == 0 ? "" : save_message_;
 }
 
+std::string LiveView::save_snapshot(const std::string& path, bool wait) {
+  if (!live_.store()) return "nothing captured yet";
+  if (snapshotting_.valid()) return "a snapshot is already being written";
+  const TraceStore* store = live_.store();  // not appended to until written (poll waits)
+  snapshotting_ = std::async(std::launch::async, [store, path] {
+    std::string why = write_snapshot(*store, path);
+    return why.empty() ? "saved snapshot " + path : "could not save the snapshot: " + why;
+  });
+  if (!wait) return "";
+  save_message_ = snapshotting_.get();
+  return save_message_.rfind("saved ", 0) == 0 ? "" : save_message_;
+}
+
 void LiveView::draw_bar(Workspace& ws) {
   const capture::LiveStatus& s = status_;
   TimelineView* tl = ws.timeline();
@@ -69,14 +120,19 @@ void LiveView::draw_bar(Workspace& ws) {
     if (ImGui::Checkbox("Follow (End)", &follow)) tl->set_following(follow);
     ImGui::SameLine();
   }
-  bool analyses = feed_.analyses_on();
-  if (ImGui::Checkbox("Run analyses", &analyses)) feed_.set_analyses(analyses);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Analyses run on demand, not per batch: on, every snapshot is analysed (throttled);\n"
-                      "off, they run once when the capture ends.");
+  ImGui::BeginDisabled(!live_.store() || analyses_asked_);
+  if (ImGui::Button(shown_.analysed ? "Re-run analyses" : "Run analyses")) request_analyses();
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Analyses run on demand, on the data received so far, and once when the capture ends;\n"
+                      "never per batch. Counts and GPU busy time in the status line are kept per batch.");
   ImGui::SameLine();
   ImGui::BeginDisabled(!can_save());
   if (ImGui::Button("Save capture as...")) open_save_popup();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!can_save_snapshot());
+  if (ImGui::Button("Save snapshot...")) open_snapshot_popup();
   ImGui::EndDisabled();
 
   std::string line;
@@ -95,11 +151,16 @@ void LiveView::draw_bar(Workspace& ws) {
       std::snprintf(rate, sizeof rate, "%.0f records/s", double(s.records) / s.seconds);
       add(rate);
     }
-    char build[64];
-    std::snprintf(build, sizeof build, "snapshot %.0f ms", shown_.build_s * 1e3);
-    add(build);
-    add(shown_.analysed ? "analyses shown" : feed_.analyses_on() ? "analyses: next snapshot"
-                                                                 : "analyses on demand (or when it ends)");
+    if (live_.store() && live_.store()->end_ns > 0) {
+      char busy[64];
+      std::snprintf(busy, sizeof busy, "GPU busy %.1f%%", 100.0 * double(live_.gpu_busy_ns()) / double(live_.store()->end_ns));
+      add(busy);
+    }
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "shown %.0f ms after arrival", shown_.visible_s * 1e3);
+    add(shown);
+    add(shown_.analysed ? "analyses of " + std::to_string(shown_.analysed_records) + " records"
+                        : "analyses on demand (or when it ends)");
   }
   ImGui::TextUnformatted(line.c_str());
   if (!s.cut.empty()) {
@@ -133,6 +194,7 @@ void LiveView::draw_empty() const {
 }
 
 void LiveView::draw_save_popup() {
+  draw_snapshot_popup();
   if (save_popup_) {
     ImGui::OpenPopup("Save capture");
     save_popup_ = false;
@@ -152,6 +214,26 @@ void LiveView::draw_save_popup() {
   ImGui::EndPopup();
 }
 
+void LiveView::draw_snapshot_popup() {
+  if (snapshot_popup_) {
+    ImGui::OpenPopup("Save snapshot");
+    snapshot_popup_ = false;
+    if (!*snapshot_path_)
+      std::snprintf(snapshot_path_, sizeof snapshot_path_, "capture-%u.slsnap", status_.info.pid);
+  }
+  if (!ImGui::BeginPopupModal("Save snapshot", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Snapshot of what is shown now (opens like any trace):");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
+  bool enter = ImGui::InputText("##snapshot", snapshot_path_, sizeof snapshot_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (ImGui::Button("Save") || enter) {
+    if (std::string e = save_snapshot(snapshot_path_, false); !e.empty()) save_message_ = e;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
 void LiveView::write_state(JsonWriter& w, Workspace& ws) const {
   const capture::LiveStatus& s = status_;
   w.begin_object().field("socket", socket_).field("listening", s.listening).field("connected", s.connected);
@@ -159,9 +241,10 @@ void LiveView::write_state(JsonWriter& w, Workspace& ws) const {
   w.field("records", s.records).field("kernels", s.kernels).field("batches", s.batches);
   w.field("dropped_ours", s.drops.dropped_buffer).field("dropped_cupti", s.drops.dropped_cupti);
   w.field("ended", s.ended).field("cut", s.cut).field("refused", s.refused).field("note", s.note);
-  w.field("store_kernels", shown_.kernels).field("store_records", shown_.records).field("snapshots", shown_.snapshots);
-  w.field("final_shown", shown_.final).field("analyses_shown", shown_.analysed).field("analyses_on", feed_.analyses_on());
-  w.field("last_build_ms", shown_.build_s * 1e3).field("command", command_hint());
+  w.field("store_kernels", shown_.kernels).field("store_records", shown_.records).field("batches_shown", shown_.batches);
+  w.field("final_shown", shown_.final).field("analyses_shown", shown_.analysed).field("analyses_asked", analyses_asked_);
+  w.field("visible_ms", shown_.visible_s * 1e3).field("append_ms", shown_.append_s * 1e3);
+  w.field("analyses_ms", shown_.analyses_s * 1e3).field("command", command_hint());
   TimelineView* tl = ws.timeline();
   w.field("following", tl && tl->following());
   w.key("store_end_ns");

@@ -177,6 +177,22 @@ uint64_t LiveServer::sync(CaptureData& mirror, uint64_t& session) const {
   return status_.generation;
 }
 
+LiveServer::NewRecords LiveServer::take_new(uint64_t& session, size_t& cursor) const {
+  std::lock_guard lock(mutex_);
+  NewRecords out;
+  if (session != status_.session) out.fresh = true, session = status_.session, cursor = 0;
+  if (!current_) return out;
+  const CaptureData& d = current_->data();
+  cursor = std::min(cursor, d.records.size());
+  out.records.assign(d.records.begin() + std::ptrdiff_t(cursor), d.records.end());
+  cursor = d.records.size();
+  out.info = d.info;
+  out.devices = d.devices;
+  out.generation = status_.generation;
+  out.finished = status_.finished();
+  return out;
+}
+
 void LiveServer::run() {
   std::vector<char> chunk(1 << 16);
   while (!stop_) {

@@ -72,6 +72,17 @@ public:
   // the server's (a new capture), then appends the records it does not have yet and copies the
   // small parts (info, devices, drops, messages). Returns the generation copied.
   uint64_t sync(CaptureData& mirror, uint64_t& session) const;
+  // The records of the current capture from `cursor` on, copied (only those), and whether the
+  // capture is finished (nothing will follow them). A new capture (`session` differs) restarts
+  // at record 0 and sets `fresh`; `session` and `cursor` move past what was taken.
+  struct NewRecords {
+    bool fresh = false, finished = false;
+    uint64_t generation = 0;
+    CaptureInfo info;
+    std::vector<DeviceInfo> devices;
+    std::vector<ActivityRecord> records;
+  };
+  NewRecords take_new(uint64_t& session, size_t& cursor) const;
 
 private:
   struct Connection;

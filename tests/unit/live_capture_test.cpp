@@ -171,26 +171,38 @@ TEST_CASE("live listener replaces a stale socket and refuses a second viewer and
   CHECK(error.find("longer than") != std::string::npos);
 }
 
-TEST_CASE("live feed builds snapshots with every kernel and analyses the final one") {
+TEST_CASE("live feed converts each arrival once and the store grown from it holds every kernel") {
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
   views::LiveFeed feed;
   feed.serve(sv[1]);
   REQUIRE(send_all(sv[0], hello() + batch(0, 4)));
-  std::unique_ptr<views::LiveSnapshot> snap;
-  REQUIRE(eventually([&] { return (snap = feed.poll()) != nullptr; }));
-  CHECK(snap->kernels == 4);
-  CHECK_FALSE(snap->final);
-  CHECK(snap->model == nullptr);  // analyses on demand only
+  views::LiveStore live;
+  std::unique_ptr<TraceStore> owned;
+  bool final = false;
+  uint64_t fresh = 0;
+  auto drain = [&] {
+    for (views::LiveBatch& b : feed.poll()) {
+      if (auto s = live.apply(b)) owned = std::move(s);
+      final |= b.final;
+      fresh += b.fresh;
+    }
+  };
+  REQUIRE(eventually([&] { return drain(), live.kernels() == 4; }));
+  CHECK(views::count_kernels(*owned) == 4);
+  CHECK(owned->launch_link_count() == 4);
+  CHECK_FALSE(final);
   REQUIRE(send_all(sv[0], batch(1, 4) + encode_end()));
-  std::unique_ptr<views::LiveSnapshot> last;
-  REQUIRE(eventually([&] {
-    if (auto s = feed.poll()) last = std::move(s);
-    return last && last->final;
-  }));
-  CHECK(last->kernels == 8);
-  CHECK(last->model != nullptr);
-  CHECK(last->store->end_ns == 140'000 - 2'000);  // the last kernel's end; 0 is the first launch's start
+  REQUIRE(eventually([&] { return drain(), final; }));
+  live.end();
+  CHECK(fresh == 1);  // one capture, one store, appended to
+  CHECK(live.records() == 16);
+  CHECK(live.kernels() == 8);
+  CHECK(views::count_kernels(*owned) == 8);
+  CHECK(owned->launch_link_count() == 8);
+  CHECK(owned->flows.size() == 8);
+  CHECK(live.gpu_busy_ns() == 8 * 5'000);
+  CHECK(owned->end_ns == 140'000 - 2'000);  // the last kernel's end; 0 is the first launch's start
   ::close(sv[0]);
 }
 
