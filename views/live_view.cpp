@@ -26,24 +26,33 @@ std::string LiveView::command_hint() const {
   return cmd + " -- your_program args...";
 }
 
+namespace {
+template <class T>
+bool ready(const std::future<T>& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+}  // namespace
+
 bool LiveView::poll(Workspace& ws) {
   status_ = feed_.status();
   bool changed = false;
-  bool writing = snapshotting_.valid() && snapshotting_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  if (!writing) {  // a snapshot being written reads the store: batches wait for it
+  if (ready(analysing_)) show_analyses(ws), changed = true;
+  // A snapshot being written and the analyses read the store: batches wait for them.
+  bool reading = (snapshotting_.valid() && !ready(snapshotting_)) || analysing_.valid();
+  if (!reading) {
     std::vector<LiveBatch> batches = feed_.poll();
-    if (!batches.empty() || (analyses_asked_ && live_.store())) apply(batches, ws), changed = true;
+    if (!batches.empty()) apply(batches, ws), changed = true;
+    if (live_.store() && (analyses_asked_ || (shown_.last_batch && !shown_.final))) start_analyses();
   }
   if (TimelineView* tl = ws.timeline()) tl->follow(ws.store()->end_ns);
   for (auto* job : {&saving_, &snapshotting_})
-    if (job->valid() && job->wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-      save_message_ = job->get(), changed = true;
+    if (ready(*job)) save_message_ = job->get(), changed = true;
   return changed;
 }
 
 // Appends the batches to the store (a fresh one starts a new store: a new capture starts
-// afresh, following), runs the analyses when asked or when the capture is over, and rebuilds
-// the views over the grown store, keeping what the user made of them.
+// afresh, following) and rebuilds the views over the grown store, keeping what the user made
+// of them. The analyses shown stay those of the records they were run on.
 void LiveView::apply(std::vector<LiveBatch>& batches, Workspace& ws) {
   double t0 = live_clock_s();
   for (LiveBatch& b : batches) {
@@ -55,34 +64,42 @@ void LiveView::apply(std::vector<LiveBatch>& batches, Workspace& ws) {
       shown_.session = b.session;
     }
     shown_.generation = b.generation;
-    shown_.final = b.final;
+    shown_.last_batch = b.final;
     ++shown_.batches;
   }
+  if (shown_.last_batch) live_.end();
   shown_.records = live_.records();
   shown_.kernels = live_.kernels();
-  std::unique_ptr<AnalysisModel> model;
-  std::vector<IdleGapMark> gaps;
-  if (shown_.final || analyses_asked_) {
-    double a0 = live_clock_s();
-    if (shown_.final) {
-      live_.end();
-      model = analyse_for_views(*live_.store(), gaps);  // adds derived counters: no batch follows
-    } else {
-      // Mid-capture: no derived counter rows (they would join the store that batches extend).
-      model = build_analysis_model(*live_.store());
-      if (model->report.causes) gaps = idle_gap_marks(*model->report.causes);
-    }
-    shown_.analyses_s = live_clock_s() - a0;
-    shown_.analysed = true;
-    shown_.analysed_records = shown_.records;
-    analyses_asked_ = false;
-  }
   TimelineViewState keep = ws.timeline()->save_state();
-  ws.reshow_store(keep, std::move(model), std::move(gaps));
+  ws.reshow_store(keep);
   ws.timeline()->follow_available = true;
   double now = live_clock_s();
   shown_.append_s = now - t0;
-  if (!batches.empty()) shown_.visible_s = now - batches.back().arrived_s;
+  shown_.visible_s = now - batches.back().arrived_s;
+}
+
+void LiveView::start_analyses() {
+  const TraceStore* store = live_.store();
+  analysing_last_ = shown_.last_batch;
+  analyses_asked_ = false;
+  analyses_started_ = live_clock_s();
+  shown_.analysed_records = shown_.records;
+  analysing_ = std::async(std::launch::async, [store] { return build_analysis_model(*store); });
+}
+
+void LiveView::show_analyses(Workspace& ws) {
+  std::unique_ptr<AnalysisModel> model = analysing_.get();
+  std::vector<IdleGapMark> gaps;
+  if (model->report.causes) gaps = idle_gap_marks(*model->report.causes);
+  // Derived counter rows join the store only when no batch will follow (appends would take
+  // them for new points).
+  if (analysing_last_) add_derived_counters(*live_.store(), model->report);
+  shown_.analyses_s = live_clock_s() - analyses_started_;
+  shown_.analysed = true;
+  shown_.final = analysing_last_;
+  TimelineViewState keep = ws.timeline()->save_state();
+  ws.reshow_store(keep, std::move(model), std::move(gaps));
+  ws.timeline()->follow_available = true;
 }
 
 std::string LiveView::save(const std::string& path, bool wait) {
@@ -120,7 +137,7 @@ void LiveView::draw_bar(Workspace& ws) {
     if (ImGui::Checkbox("Follow (End)", &follow)) tl->set_following(follow);
     ImGui::SameLine();
   }
-  ImGui::BeginDisabled(!live_.store() || analyses_asked_);
+  ImGui::BeginDisabled(!live_.store() || analyses_asked_ || analysing_.valid());
   if (ImGui::Button(shown_.analysed ? "Re-run analyses" : "Run analyses")) request_analyses();
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))

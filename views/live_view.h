@@ -43,6 +43,7 @@ public:
   std::string save_snapshot(const std::string& path, bool wait);
 
   uint64_t store_kernels() const { return shown_.kernels; }
+  // The capture is over, its last batch appended and the analyses of everything shown.
   bool final_shown() const { return shown_.final; }
   void write_state(JsonWriter& w, Workspace& ws) const;
   // The command a user runs to stream a program here.
@@ -55,9 +56,13 @@ private:
     double append_s = 0;    // the last poll's appends and view rebuild, on the UI thread
     double analyses_s = 0;  // the last analyses, on the UI thread
     uint64_t analysed_records = 0;  // records in the store when analysed
+    bool last_batch = false;  // the final batch is appended
     bool final = false, analysed = false;
   };
   void apply(std::vector<LiveBatch>& batches, Workspace& ws);
+  // Analyses run on a worker over the store as it is (batches wait meanwhile, the UI draws on).
+  void start_analyses();
+  void show_analyses(Workspace& ws);
   void draw_snapshot_popup();
   LiveFeed feed_;
   LiveStore live_;
@@ -68,6 +73,9 @@ private:
   bool save_popup_ = false, snapshot_popup_ = false;
   char save_path_[512] = "", snapshot_path_[512] = "";
   std::future<std::string> saving_, snapshotting_;
+  std::future<std::unique_ptr<AnalysisModel>> analysing_;
+  bool analysing_last_ = false;  // the running analyses are of the final store
+  double analyses_started_ = 0;
   std::string save_message_;
 };
 
