@@ -91,9 +91,9 @@ void LiveView::show_analyses(Workspace& ws) {
   std::unique_ptr<AnalysisModel> model = analysing_.get();
   std::vector<IdleGapMark> gaps;
   if (model->report.causes) gaps = idle_gap_marks(*model->report.causes);
-  // Derived counter rows join the store only when no batch will follow (appends would take
-  // them for new points).
-  if (analysing_last_) add_derived_counters(*live_.store(), model->report);
+  // No derived counter rows (queue length, copy bandwidth) in a live tab: they would join the
+  // store after its name index was built, and batches would take them for new points. The
+  // saved capture or snapshot, opened as a trace, has them.
   shown_.analyses_s = live_clock_s() - analyses_started_;
   shown_.analysed = true;
   shown_.final = analysing_last_;

@@ -86,8 +86,5 @@ std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<
 
 // Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
 std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes);
-// The counter rows derived from the analyses (queue length, copy bandwidth, memory in use),
-// added to `store`.
-void add_derived_counters(TraceStore& store, const analysis::Report& report);
 
 }  // namespace sl::views
