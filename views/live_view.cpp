@@ -210,45 +210,36 @@ void LiveView::draw_empty() const {
   if (!status_.note.empty()) ImGui::TextDisabled("%s", status_.note.c_str());
 }
 
-void LiveView::draw_save_popup() {
-  draw_snapshot_popup();
-  if (save_popup_) {
-    ImGui::OpenPopup("Save capture");
-    save_popup_ = false;
-    if (!*save_path_)
-      std::snprintf(save_path_, sizeof save_path_, "capture-%u.json.gz", status_.info.pid);
+namespace {
+// A modal asking for a path (filled with `suggested` the first time); `save` on Save or Enter
+// returns "" or the error, kept in `message`.
+void path_popup(bool& open, const char* title, const char* prompt, char (&path)[512], const std::string& suggested,
+                const std::function<std::string(const std::string&)>& save, std::string& message) {
+  if (open) {
+    ImGui::OpenPopup(title);
+    open = false;
+    if (!*path) std::snprintf(path, sizeof path, "%s", suggested.c_str());
   }
-  if (!ImGui::BeginPopupModal("Save capture", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Kineto JSON (gzip when the name ends in .gz):");
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(prompt);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-  bool enter = ImGui::InputText("##path", save_path_, sizeof save_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = ImGui::InputText("##path", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
   if (ImGui::Button("Save") || enter) {
-    if (std::string e = save(save_path_, false); !e.empty()) save_message_ = e;
+    if (std::string e = save(path); !e.empty()) message = e;
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }
+}  // namespace
 
-void LiveView::draw_snapshot_popup() {
-  if (snapshot_popup_) {
-    ImGui::OpenPopup("Save snapshot");
-    snapshot_popup_ = false;
-    if (!*snapshot_path_)
-      std::snprintf(snapshot_path_, sizeof snapshot_path_, "capture-%u.slsnap", status_.info.pid);
-  }
-  if (!ImGui::BeginPopupModal("Save snapshot", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Snapshot of what is shown now (opens like any trace):");
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-  bool enter = ImGui::InputText("##snapshot", snapshot_path_, sizeof snapshot_path_, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (ImGui::Button("Save") || enter) {
-    if (std::string e = save_snapshot(snapshot_path_, false); !e.empty()) save_message_ = e;
-    ImGui::CloseCurrentPopup();
-  }
-  ImGui::SameLine();
-  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-  ImGui::EndPopup();
+void LiveView::draw_save_popup() {
+  std::string pid = std::to_string(status_.info.pid);
+  path_popup(save_popup_, "Save capture", "Kineto JSON (gzip when the name ends in .gz):", save_path_,
+             "capture-" + pid + ".json.gz", [this](const std::string& p) { return save(p, false); }, save_message_);
+  path_popup(snapshot_popup_, "Save snapshot", "Snapshot of what is shown now (opens like any trace):", snapshot_path_,
+             "capture-" + pid + ".slsnap", [this](const std::string& p) { return save_snapshot(p, false); }, save_message_);
 }
 
 void LiveView::write_state(JsonWriter& w, Workspace& ws) const {

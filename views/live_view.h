@@ -4,6 +4,7 @@
 // counts (records, kernels, GPU busy time) are kept per batch (LiveStore).
 #pragma once
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -27,7 +28,7 @@ public:
   bool poll(Workspace& ws);
   void draw_bar(Workspace& ws);  // toolbar (Follow, Run analyses, Save) and status line
   void draw_empty() const;       // nothing received yet: where to connect, what to run
-  void draw_save_popup();
+  void draw_save_popup();  // and the snapshot's
   void open_save_popup() { save_popup_ = true; }
   void open_snapshot_popup() { snapshot_popup_ = true; }
   bool can_save() const { return status_.has_capture; }
@@ -63,7 +64,6 @@ private:
   // Analyses run on a worker over the store as it is (batches wait meanwhile, the UI draws on).
   void start_analyses();
   void show_analyses(Workspace& ws);
-  void draw_snapshot_popup();
   LiveFeed feed_;
   LiveStore live_;
   bool analyses_asked_ = false;

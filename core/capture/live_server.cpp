@@ -297,10 +297,4 @@ void LiveServer::close_connection(const std::string& why) {
   notify();
 }
 
-double RebuildThrottle::interval(double last_build_s) const { return std::max(min_interval_s, factor * last_build_s); }
-
-bool RebuildThrottle::due(double now, double last_start_s, double last_build_s) const {
-  return last_start_s < 0 || now - last_start_s >= interval(last_build_s);
-}
-
 }  // namespace sl::capture

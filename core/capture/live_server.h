@@ -107,15 +107,4 @@ private:
   size_t kernels_counted_ = 0;  // records of current_ scanned for kernels
 };
 
-// The adaptive throttle of store snapshots: a rebuild starts at most every
-// max(min_interval_s, factor × the last build's duration), so rebuilding takes at most a
-// 1/factor share of one core however large the capture grows. Pure, for tests.
-struct RebuildThrottle {
-  double min_interval_s = 0.25;
-  double factor = 3;
-  double interval(double last_build_s) const;
-  // `last_start_s` < 0: nothing was built yet (always due).
-  bool due(double now_s, double last_start_s, double last_build_s) const;
-};
-
 }  // namespace sl::capture

@@ -1,5 +1,5 @@
-// The live capture's pure pieces: the rebuild throttle, the listener's state machine (fed
-// through a socketpair and a real socket), snapshots, and the view kept across a store swap.
+// The live capture's pure pieces: the listener's state machine (fed through a socketpair and a
+// real socket), the feed's batches grown into one store, and the view kept across a store swap.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -67,16 +67,6 @@ std::string temp_socket(const char* name) {
 }
 
 }  // namespace
-
-TEST_CASE("live rebuild throttle waits max of 250 ms and 3x the last build") {
-  RebuildThrottle t;
-  CHECK(t.due(0.0, -1, 0));            // nothing built yet
-  CHECK_FALSE(t.due(10.2, 10.0, 0.01));  // 200 ms after a quick build: not yet
-  CHECK(t.due(10.25, 10.0, 0.01));
-  CHECK(t.interval(0.5) == doctest::Approx(1.5));  // a slow build spaces them out
-  CHECK_FALSE(t.due(11.4, 10.0, 0.5));
-  CHECK(t.due(11.5, 10.0, 0.5));
-}
 
 TEST_CASE("live server reads batches from a socketpair and reports the end") {
   int sv[2];
