@@ -55,6 +55,9 @@ bool LiveView::poll(Workspace& ws) {
 // of them. The analyses shown stay those of the records they were run on.
 void LiveView::apply(std::vector<LiveBatch>& batches, Workspace& ws) {
   double t0 = live_clock_s();
+  // Only this view installs stores in its workspace; should anything else have, the batches go
+  // to a new store rather than to one that is gone.
+  if (live_.store() && ws.store() != live_.store()) live_ = LiveStore{};
   for (LiveBatch& b : batches) {
     if (std::unique_ptr<TraceStore> fresh = live_.apply(b)) {
       std::string label = "live: " + (b.info.process_name.empty() ? socket_ : b.info.process_name);
