@@ -36,6 +36,7 @@ void TraceBuilder::finish_appended() {
   match_async();
   finished_.resize(store_.tracks.size());
   finished_counters_.resize(store_.counters.size());
+  changed_from_.assign(store_.tracks.size(), kNone);
   rebase_appended();
   store_.adopt_device_tracks();
   for (uint32_t t = 0; t < store_.tracks.size(); ++t) nest_appended(t);
@@ -99,6 +100,7 @@ void TraceBuilder::nest_appended(uint32_t t) {
     order.reserve(n - from);
     std::merge(moved.begin(), moved.end(), fresh.begin(), fresh.end(), std::back_inserter(order), before);
     permute_slices(c, from, order);
+    changed_from_[t] = from;
     uint32_t overlapping = track.overlapping;
     if (from < finished) {
       // Rows from `from` on are renumbered and nested again: restate what the rows before hold.

@@ -69,6 +69,9 @@ public:
   void finish_appended();
   // The capture is over: flows still missing an end or a start become import issues.
   void report_open_flows();
+  // After finish_appended: per track, the first row the call changed (rows before it are as
+  // they were), or kNone where it added nothing; for tallies kept beside the store.
+  const std::vector<uint32_t>& changed_from() const { return changed_from_; }
 
   // Takes in everything `later` has appended (not finished), as if its events had followed
   // this builder's in the file: how two threads parsing halves of one trace join up.
@@ -156,6 +159,7 @@ private:
   };
   std::vector<Finished> finished_;           // per track
   std::vector<uint32_t> finished_counters_;  // per counter series: points already finished
+  std::vector<uint32_t> changed_from_;       // per track, by the last finish_appended
   struct FlowEnd {
     StringId cat;
     SliceRef target;

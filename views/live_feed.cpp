@@ -29,13 +29,44 @@ std::unique_ptr<TraceStore> LiveStore::apply(const LiveBatch& batch) {
     session_ = batch.session;
     records_ = kernels_ = 0;
     gpu_busy_ns_ = 0;
+    gaps_.clear();
   }
   appender_->append(batch.events);
+  count_gaps();
   records_ += batch.records;
   kernels_ += batch.kernels;
   for (const capture::CaptureEvent& e : batch.events.events)
     if (e.ph == 'X' && e.gpu) gpu_busy_ns_ += e.dur;
   return fresh;
+}
+
+// A gap is a row's start past the latest end of the rows before it (max_end_prefix).
+void LiveStore::count_gaps() {
+  const std::vector<uint32_t>& changed = appender_->changed_from();
+  gaps_.resize(store_->tracks.size());
+  for (uint32_t t = 0; t < store_->tracks.size(); ++t) {
+    const Track& track = store_->tracks[t];
+    if (track.kind != TrackKind::GpuStream || changed[t] == kNone) continue;
+    StreamGaps& g = gaps_[t];
+    if (changed[t] < g.rows) g = {};  // the batch reached back: its rows before are renumbered
+    for (uint32_t r = std::max<uint32_t>(g.rows, 1); r < track.slices.size(); ++r) {
+      TimeNs gap = track.slices.start[r] - track.max_end_prefix[r - 1];
+      if (gap > 0) g.idle += gap, ++g.gaps;
+    }
+    g.rows = uint32_t(track.slices.size());
+  }
+}
+
+TimeNs LiveStore::gpu_idle_ns() const {
+  TimeNs idle = 0;
+  for (const StreamGaps& g : gaps_) idle += g.idle;
+  return idle;
+}
+
+uint64_t LiveStore::idle_gaps() const {
+  uint64_t n = 0;
+  for (const StreamGaps& g : gaps_) n += g.gaps;
+  return n;
 }
 
 void LiveStore::end() {

@@ -47,8 +47,12 @@ uint64_t count_kernels(const TraceStore& store);
 // Seconds on the steady clock (LiveBatch::arrived_s).
 double live_clock_s();
 
-// One capture's store, grown from its batches. Counts kept incrementally (no pass over the
-// store per batch): records, kernels, GPU busy time (kernel, copy and set durations).
+// One capture's store, grown from its batches. Tallies kept incrementally (no pass over the
+// store per batch): records, kernels, GPU busy time (kernel, copy and set durations), and the
+// idle gaps between GPU work on each stream, measured from the running maximum end as the
+// idle analysis does (analyses.md §2; without its idle window's edges and causes): only the
+// rows a batch added are visited, a track's whole gap list again only when a batch reached back
+// into it.
 class LiveStore {
 public:
   // Appends `batch`. A fresh batch starts a new store, returned for the caller to show (this
@@ -61,8 +65,17 @@ public:
   uint64_t records() const { return records_; }
   uint64_t kernels() const { return kernels_; }
   TimeNs gpu_busy_ns() const { return gpu_busy_ns_; }
+  TimeNs gpu_idle_ns() const;  // summed over GPU stream tracks
+  uint64_t idle_gaps() const;
 
 private:
+  struct StreamGaps {
+    uint32_t rows = 0;  // rows of the track already counted
+    TimeNs idle = 0;
+    uint64_t gaps = 0;
+  };
+  void count_gaps();
+  std::vector<StreamGaps> gaps_;  // per track
   TraceStore* store_ = nullptr;
   std::unique_ptr<capture::CaptureAppender> appender_;
   uint64_t session_ = 0, records_ = 0, kernels_ = 0;

@@ -176,6 +176,10 @@ void LiveView::draw_bar(Workspace& ws) {
       std::snprintf(busy, sizeof busy, "GPU busy %.1f%%", 100.0 * double(live_.gpu_busy_ns()) / double(live_.store()->end_ns));
       add(busy);
     }
+    char idle[96];
+    std::snprintf(idle, sizeof idle, "%llu idle gaps (%.3f ms) between GPU work", (unsigned long long)live_.idle_gaps(),
+                  double(live_.gpu_idle_ns()) / 1e6);
+    add(idle);
     char shown[64];
     std::snprintf(shown, sizeof shown, "shown %.0f ms after arrival", shown_.visible_s * 1e3);
     add(shown);
@@ -254,6 +258,7 @@ void LiveView::write_state(JsonWriter& w, Workspace& ws) const {
   w.field("ended", s.ended).field("cut", s.cut).field("refused", s.refused).field("note", s.note);
   w.field("store_kernels", shown_.kernels).field("store_records", shown_.records).field("batches_shown", shown_.batches);
   w.field("final_shown", shown_.final).field("analyses_shown", shown_.analysed).field("analyses_asked", analyses_asked_);
+  w.field("idle_gaps", live_.idle_gaps()).field("gpu_idle_ns", int64_t(live_.gpu_idle_ns()));
   w.field("visible_ms", shown_.visible_s * 1e3).field("append_ms", shown_.append_s * 1e3);
   w.field("analyses_ms", shown_.analyses_s * 1e3).field("command", command_hint());
   TimelineView* tl = ws.timeline();

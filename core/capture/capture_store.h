@@ -31,6 +31,8 @@ public:
   // got their other end become import issues, as in a one-shot build.
   void end();
   TraceStore& store() { return builder_.store(); }
+  // Per track, the first row the last append changed, or kNone (TraceBuilder::changed_from).
+  const std::vector<uint32_t>& changed_from() const { return builder_.changed_from(); }
 
 private:
   CaptureInfo info_;

@@ -18,6 +18,7 @@
 #include "core/capture/capture_store.h"
 #include "core/snapshot.h"
 #include "core/trace_info.h"
+#include "views/live_feed.h"
 
 using namespace sl;
 using namespace sl::capture;
@@ -305,4 +306,39 @@ TEST_CASE("live append: a snapshot of the grown store opens and equals it") {
   REQUIRE_MESSAGE(opened.ok(), opened.error.to_string());
   check_same_store(*grown, *opened.store);
   CHECK(opened.store->args_table().size() == grown->args_table().size());
+}
+
+TEST_CASE("live append: idle gaps tallied per batch equal a count over the store built at once") {
+  for (uint32_t seed : {4u, 5u, 6u}) {
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    CaptureData head = header();
+    auto batches = random_batches(rng, random_records(rng, 30));
+    views::LiveStore live;
+    std::unique_ptr<TraceStore> owned;
+    RecordConverter converter(head.info, head.devices);
+    CaptureData all = head;
+    for (size_t i = 0; i < batches.size(); ++i) {
+      views::LiveBatch b;
+      b.fresh = i == 0;
+      b.info = head.info;
+      b.devices = head.devices;
+      b.events = converter.convert(batches[i]);
+      b.records = batches[i].size();
+      if (auto fresh = live.apply(b)) owned = std::move(fresh);
+      all.records.insert(all.records.end(), batches[i].begin(), batches[i].end());
+    }
+    auto once = build_store(all);
+    TimeNs idle = 0;
+    uint64_t gaps = 0;
+    for (const Track& t : once->tracks) {
+      if (t.kind != TrackKind::GpuStream) continue;
+      for (size_t r = 1; r < t.slices.size(); ++r)
+        if (TimeNs gap = t.slices.start[r] - t.max_end_prefix[r - 1]; gap > 0) idle += gap, ++gaps;
+    }
+    CHECK(gaps > 20);
+    CHECK(live.idle_gaps() == gaps);
+    CHECK(live.gpu_idle_ns() == idle);
+    CHECK(live.records() == all.records.size());
+  }
 }

@@ -192,6 +192,9 @@ TEST_CASE("live feed converts each arrival once and the store grown from it hold
   CHECK(owned->launch_link_count() == 8);
   CHECK(owned->flows.size() == 8);
   CHECK(live.gpu_busy_ns() == 8 * 5'000);
+  // Stream 7: 5 µs gaps between the kernels of a batch, 65 µs between the batches.
+  CHECK(live.idle_gaps() == 7);
+  CHECK(live.gpu_idle_ns() == 6 * 5'000 + 65'000);
   CHECK(owned->end_ns == 140'000 - 2'000);  // the last kernel's end; 0 is the first launch's start
   ::close(sv[0]);
 }
