@@ -186,7 +186,7 @@ void LiveView::draw_bar(Workspace& ws) {
     add(shown_.analysed ? "analyses of " + std::to_string(shown_.analysed_records) + " records"
                         : "analyses on demand (or when it ends)");
   }
-  ImGui::TextUnformatted(line.c_str());
+  ImGui::TextWrapped("%s", line.c_str());  // a long status wraps rather than runs off
   if (!s.cut.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
     ImGui::TextWrapped("cut: %s (the %llu records received are kept)", s.cut.c_str(), (unsigned long long)s.records);
