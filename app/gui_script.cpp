@@ -321,6 +321,11 @@ Outcome cmd_savelive(Call& c) {
   return next();
 }
 
+Outcome cmd_snapshotlive(Call& c) {
+  if (std::string e = c.tabs.current().live->save_snapshot(c.word(), true); !e.empty()) return fail(1, e);
+  return next();
+}
+
 // Until the shown store has KERNELS kernels, or (`end`) the capture ended or broke and its final
 // snapshot is shown; fails after TIMEOUT_S seconds (default 30).
 Outcome cmd_waitlive(Call& c) {
@@ -396,6 +401,7 @@ const Command kCommands[] = {
     {"diffcolors", "diffcolors on|off: colour slices by their change", Needs::Diff, cmd_diffcolors},
     {"waitlive", "waitlive KERNELS|end [TIMEOUT_S]: wait for a live capture's data", Needs::Live, cmd_waitlive},
     {"savelive", "savelive PATH: save the live capture as a trace", Needs::Live, cmd_savelive},
+    {"snapshotlive", "snapshotlive PATH: save the live store shown as a snapshot", Needs::Live, cmd_snapshotlive},
     {"collective", "collective N|next|prev|worst: select a collective instance (by first arrival) on every rank",
      Needs::Job, cmd_job},
     {"expand", "expand R: show rank R's timeline under the rank overview", Needs::Job, cmd_job},
