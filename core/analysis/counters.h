@@ -27,6 +27,9 @@ struct QueueLengthOptions {
 
 std::vector<QueueLengthStream> queue_length(const EventTable& table, const QueueLengthOptions& o = {});
 
+// (HTA) the runtime calls HTA's symbol table counts as launches (its runtime-launch mask).
+bool is_hta_runtime_launch_name(std::string_view name);
+
 struct BandwidthPoint {
   TimeNs ts = 0;
   double gbps = 0;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/analysis/args_util.h"
+#include "core/analysis/critical_path_detail.h"
 
 namespace sl::analysis {
 
@@ -66,8 +67,9 @@ uint32_t end_node(uint32_t i) { return 2 * i + 1; }
 // Nesting and sequence on each CPU thread: parent start → first child start, child end → next
 // sibling start, last child end → parent end, a leaf's start → end, top-level end → next start.
 //
-// (Sightline) A host call that waits on the GPU (`waited`) has no start → end edge: its time is the
-// GPU's, reached through the sync dependency, not CPU work. (HTA) keeps the edge.
+// A host call that waits on the GPU (`waited`) has no start → end edge: its time is the GPU's,
+// reached through the sync dependency, not CPU work. (HTA keeps the edge at weight 0 for its
+// blocking calls: critical_path_hta.cpp.)
 void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std::vector<char>& waited) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_track;
   for (uint32_t i : cpu_events) by_track[g.table.rows[g.events[i]].ref.track].push_back(i);
@@ -88,7 +90,7 @@ void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std:
       Open o = stack.back();
       stack.pop_back();
       if (o.last_child >= 0) g.add(end_node(uint32_t(o.last_child)), end_node(o.event), BoundBy::CpuBound);
-      else if (!waited[o.event] || g.table.mode == Mode::Hta) g.add(start_node(o.event), end_node(o.event), BoundBy::CpuBound);
+      else if (!waited[o.event]) g.add(start_node(o.event), end_node(o.event), BoundBy::CpuBound);
       (stack.empty() ? last_top : stack.back().last_child) = o.event;
     };
     for (uint32_t i : list) {
@@ -255,10 +257,54 @@ void longest_path(const Graph& g, CriticalPath& cp) {
   cp.length = dist[last];
   cp.start = g.node_ts(first);
   cp.end = g.node_ts(last);
+  for (uint32_t ei : path_edges) cp.path.push_back(g.edges[ei]);
+  detail::summarize_path(cp);
+}
+
+// The time span the graph covers: one annotation instance (left out of its own graph), or with
+// an empty annotation the whole trace.
+struct Window {
+  TimeNs start = 0, end = 0;
+  const Row* self = nullptr;
+  int64_t index = 0;
+};
+
+std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
+  if (o.annotation.empty()) {
+    if (t.rows.empty()) {
+      note = "critical_path: the trace holds no events";
+      return std::nullopt;
+    }
+    Window w{INT64_MAX, INT64_MIN};
+    for (const Row& r : t.rows) w.start = std::min(w.start, r.ts), w.end = std::max(w.end, r.end());
+    return w;
+  }
+  std::vector<const Row*> found;
+  for (uint32_t i : t.cpu)
+    if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
+  std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
+  if (found.empty()) {
+    note = "critical_path: no '" + o.annotation + "' annotation";
+    return std::nullopt;
+  }
+  // Default: the first instance ("complete": the profiler may cut only the last one short).
+  int64_t index = o.instance.value_or(0);
+  if (index < 0 || index >= int64_t(found.size())) {
+    note = "critical_path: instance " + std::to_string(index) + " out of range (" + std::to_string(found.size()) +
+           " instances of '" + o.annotation + "')";
+    return std::nullopt;
+  }
+  const Row* r = found[size_t(index)];
+  return Window{r->ts, r->end(), r, index};
+}
+
+}  // namespace
+
+namespace detail {
+
+void summarize_path(CriticalPath& cp) {
   std::vector<CriticalPathShare> shares;
-  for (uint32_t ei : path_edges) {
-    const CriticalPathEdge& e = g.edges[ei];
-    cp.path.push_back(e);
+  for (const CriticalPathEdge& e : cp.path) {
     auto it = std::find_if(shares.begin(), shares.end(), [&](const auto& s) { return s.bound_by == e.bound_by; });
     if (it == shares.end()) it = shares.insert(shares.end(), CriticalPathShare{e.bound_by});
     it->sum += e.weight;
@@ -269,46 +315,16 @@ void longest_path(const Graph& g, CriticalPath& cp) {
   cp.summary = std::move(shares);
 }
 
-struct Instance {
-  const Row* row = nullptr;
-  int64_t index = 0;
-};
-
-std::optional<Instance> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
-  std::vector<const Row*> found;
-  for (uint32_t i : t.cpu)
-    if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
-  std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
-  if (found.empty()) {
-    note = "critical_path: no '" + o.annotation + "' annotation";
-    return std::nullopt;
-  }
-  int64_t index = 0;
-  if (o.instance) {
-    index = *o.instance;
-    if (index < 0 || index >= int64_t(found.size())) {
-      note = "critical_path: instance " + std::to_string(index) + " out of range (" + std::to_string(found.size()) +
-             " instances of '" + o.annotation + "')";
-      return std::nullopt;
-    }
-  } else {
-    // "Complete": the profiler may cut the last instance short, so with several the first one is
-    // taken; with one, that one.
-    index = 0;
-  }
-  return Instance{found[size_t(index)], index};
-}
-
-}  // namespace
+}  // namespace detail
 
 CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
+  if (t.mode == Mode::Hta) return detail::critical_path_hta(t, o);
   CriticalPath cp;
   cp.rank = t.rank;
   cp.annotation = o.annotation;
   auto inst = pick_instance(t, o, cp.note);
   if (!inst) return cp;
   cp.instance = inst->index;
-  const Row& step = *inst->row;
 
   Graph g{t, {}, {}, {}, {}, {}};
   std::vector<uint32_t> cpu_events;
@@ -318,7 +334,7 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
   // would only lengthen CPU chains that their ops already cover.
   for (uint32_t i : t.cpu) {
     const Row& r = t.rows[i];
-    if (&r == &step || r.ts < step.ts || r.end() > step.end() || t.cat(r) == "python_function") continue;
+    if (&r == inst->self || r.ts < inst->start || r.end() > inst->end || t.cat(r) == "python_function") continue;
     if (t.cat(r) == "cuda_sync") continue;  // GPU-side record even when its stream is −1
     event_of_row[i] = uint32_t(g.events.size());
     cpu_events.push_back(uint32_t(g.events.size()));
