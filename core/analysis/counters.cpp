@@ -90,11 +90,13 @@ std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLeng
     for (const Change& c : changes) {
       running += c.delta;
       q.series.push_back({c.ts, running, c.row});
-      values.push_back(double(running));
+      if (o.summary) values.push_back(double(running));
     }
-    for (size_t i = 0; i + 1 < q.series.size(); ++i)
-      if (q.series[i].length >= o.max_queue_length) q.time_at_max += q.series[i + 1].ts - q.series[i].ts;
-    q.summary = describe(std::move(values));
+    if (o.summary) {
+      for (size_t i = 0; i + 1 < q.series.size(); ++i)
+        if (q.series[i].length >= o.max_queue_length) q.time_at_max += q.series[i + 1].ts - q.series[i].ts;
+      q.summary = describe(std::move(values));
+    }
     out.push_back(std::move(q));
   }
   return out;

@@ -23,6 +23,7 @@ struct QueueLengthStream {
 
 struct QueueLengthOptions {
   int64_t max_queue_length = 1024;
+  bool summary = true;  // false: the series only (no describe(), no time at max)
 };
 
 std::vector<QueueLengthStream> queue_length(const EventTable& table, const QueueLengthOptions& o = {});

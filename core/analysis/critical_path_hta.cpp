@@ -20,13 +20,6 @@ namespace {
 // a longer gap leaves the kernel with no incoming GPU edge at all.
 constexpr TimeNs kKernelKernelMaxGap = 1500 * 1000;
 
-// (HTA) the events that get graph nodes: operators and runtime/driver calls on the CPU side
-// (user annotations and Python frames stay out of the graph, though they still shape the call
-// stacks), and GPU rows that have a correlation.
-bool is_operator_or_runtime_cat(std::string_view cat) {
-  return cat == "cpu_op" || cat == "cuda_runtime" || cat == "cuda_driver";
-}
-
 // (HTA) calls whose own duration is waiting on the GPU: the edge into their end weighs 0.
 bool is_blocking_call(std::string_view name) {
   static constexpr std::string_view names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
@@ -53,11 +46,31 @@ struct HtaEdge {
   TimeNs weight;  // HTA's edge object weight (may be negative)
 };
 
+// HTA's index_correlation for a row pointing at label 0 when label 0 is no row of the table.
+constexpr int64_t kMissingRow = -2;
+
+// The names and categories the rules test, looked up once (kNotFound when the trace lacks them).
+struct Ids {
+  StringId cpu_op, cuda_runtime, cuda_driver, user_annotation, cuda_sync;
+  StringId event_sync, context_sync, stream_sync, stream_wait_event, event_record, stream_wait_call;
+  explicit Ids(const StringPool& p)
+      : cpu_op(p.find("cpu_op")), cuda_runtime(p.find("cuda_runtime")), cuda_driver(p.find("cuda_driver")),
+        user_annotation(p.find("user_annotation")), cuda_sync(p.find("cuda_sync")), event_sync(p.find("Event Sync")),
+        context_sync(p.find("Context Sync")), stream_sync(p.find("Stream Sync")),
+        stream_wait_event(p.find("Stream Wait Event")), event_record(p.find("cudaEventRecord")),
+        stream_wait_call(p.find("cudaStreamWaitEvent")) {}
+  // (HTA) operators and runtime/driver calls get graph nodes on the CPU side (user annotations and
+  // Python frames stay out of the graph, though they still shape the call stacks).
+  bool operator_or_runtime(const Row& r) const { return r.cat == cpu_op || r.cat == cuda_runtime || r.cat == cuda_driver; }
+  bool device_sync_record(const Row& r) const { return r.name == event_sync || r.name == context_sync; }
+};
+
 // The instance's rows and HTA's per-row index_correlation over the whole table.
 struct Context {
   const EventTable& t;
+  const Ids ids;
   TimeNs window_start = 0, window_end = 0;
-  std::vector<int64_t> index_correlation;  // per row; -1 none
+  std::vector<int64_t> index_correlation;  // per row; -1 none, kMissingRow: label 0, not a row
   std::vector<char> clipped;               // per row: in the clipped frame
   std::vector<uint32_t> clipped_rows;      // ascending row order
   std::vector<int64_t> start_node, end_node;  // per row; -1 when the row has no nodes
@@ -65,10 +78,12 @@ struct Context {
   std::vector<HtaEdge> edges;
   std::unordered_map<uint64_t, uint32_t> edge_of_pair;  // (from, to) -> edges index
 
-  explicit Context(const EventTable& table) : t(table) {}
+  explicit Context(const EventTable& table) : t(table), ids(table.store->strings) {}
   std::string_view name(uint32_t row) const { return t.name(t.rows[row]); }
   std::string_view cat(uint32_t row) const { return t.cat(t.rows[row]); }
-  bool has_nodes(int64_t row) const { return row >= 0 && size_t(row) < start_node.size() && start_node[size_t(row)] >= 0; }
+  bool has_nodes(int64_t row) const { return row >= 0 && start_node[size_t(row)] >= 0; }
+  // HTA's `index_correlation > 0`: a row other than label 0 (the table's event 0).
+  bool positive_label(int64_t row) const { return row >= 0 && row != t.event0; }
 
   // networkx add_edge: adding the same (from, to) again replaces the edge's data.
   void add(uint32_t from, uint32_t to, EdgeType type, bool zero_weight = false) {
@@ -111,41 +126,41 @@ bool pick_window(Context& c, const CriticalPathOptions& o, int64_t instance, std
 }
 
 // (HTA) index_correlation: a GPU row points at its launch (the table's pairing, with the
-// "event 0" fallback); a CPU row at the last GPU row of equal correlation, else 0 when it has a
-// correlation, else -1.
+// "event 0" fallback); a CPU row at the last GPU row of equal correlation, else label 0 when it
+// has a correlation, else -1. Event/Context Sync records (stream −1) point at the call that waited.
 void compute_index_correlation(Context& c) {
   const EventTable& t = c.t;
+  const int64_t label0 = t.event0 >= 0 ? t.event0 : kMissingRow;
   c.index_correlation.assign(t.rows.size(), -1);
-  std::unordered_map<int64_t, uint32_t> last_gpu_of_corr;
   for (uint32_t g : t.gpu) {
     const Row& r = t.rows[g];
-    if (r.corr >= 0) last_gpu_of_corr[r.corr] = g;
-    c.index_correlation[g] = r.launch >= 0 ? r.launch : (r.corr >= 0 ? 0 : -1);
+    c.index_correlation[g] = r.launch >= 0 ? r.launch : (r.corr >= 0 ? label0 : -1);
+    // Usually the call's last GPU row of its correlation is the last row paired with it.
+    if (r.launch >= 0 && !r.launch_is_event0 && t.rows[size_t(r.launch)].corr == r.corr) c.index_correlation[size_t(r.launch)] = g;
   }
+  std::unordered_map<int64_t, int64_t> unpaired;  // correlation of a CPU row paired with no GPU row
+  std::vector<uint32_t> sync_records;
   for (uint32_t i : t.cpu) {
     const Row& r = t.rows[i];
-    if (r.corr == -1) continue;
-    std::string_view n = t.name(r);
-    if (n == "Event Sync" || n == "Context Sync") {
-      // GPU-side sync records without a stream pair with the call that waited.
-      c.index_correlation[i] = 0;
-      continue;
+    if (r.corr == -1 || c.index_correlation[i] != -1) continue;
+    if (c.ids.device_sync_record(r)) sync_records.push_back(i);
+    else unpaired.emplace(r.corr, label0);
+  }
+  if (!unpaired.empty()) {
+    // A correlation shared by several calls: the GPU rows pair with the last call only.
+    for (uint32_t g : t.gpu)
+      if (auto it = unpaired.find(t.rows[g].corr); it != unpaired.end()) it->second = g;
+    for (uint32_t i : t.cpu) {
+      const Row& r = t.rows[i];
+      if (r.corr != -1 && c.index_correlation[i] == -1 && !c.ids.device_sync_record(r)) c.index_correlation[i] = unpaired.at(r.corr);
     }
-    auto it = last_gpu_of_corr.find(r.corr);
-    c.index_correlation[i] = it != last_gpu_of_corr.end() ? int64_t(it->second) : 0;
   }
-  // Event/Context Sync records carry stream −1 in HTA's frame but pair with their CPU call.
-  std::unordered_map<int64_t, uint32_t> cpu_call_of_corr;
-  for (uint32_t i : t.cpu) {
-    std::string_view n = c.name(i);
-    if (c.t.rows[i].corr >= 0 && n != "Event Sync" && n != "Context Sync") cpu_call_of_corr[t.rows[i].corr] = i;
-  }
-  for (uint32_t i : t.cpu) {
-    std::string_view n = c.name(i);
-    if (n != "Event Sync" && n != "Context Sync") continue;
-    auto it = cpu_call_of_corr.find(t.rows[i].corr);
-    if (it != cpu_call_of_corr.end()) c.index_correlation[i] = it->second;
-  }
+  if (sync_records.empty()) return;
+  std::unordered_map<int64_t, int64_t> call_of_corr;
+  for (uint32_t i : sync_records) call_of_corr.emplace(t.rows[i].corr, kMissingRow);
+  for (uint32_t i : t.cpu)
+    if (auto it = call_of_corr.find(t.rows[i].corr); it != call_of_corr.end() && !c.ids.device_sync_record(t.rows[i])) it->second = i;
+  for (uint32_t i : sync_records) c.index_correlation[i] = call_of_corr.at(t.rows[i].corr);
 }
 
 // (HTA) the clipped frame: CPU rows starting inside the window with a positive duration (§10
@@ -162,8 +177,9 @@ void clip(Context& c) {
     int64_t target = c.index_correlation[i];
     if (target >= 0 && t.rows[size_t(target)].stream != -1) c.clipped[size_t(target)] = 1;
   }
-  for (uint32_t g : t.gpu)
-    if (c.name(g) == "Stream Wait Event") c.clipped[g] = 1;
+  if (c.ids.stream_wait_event != StringPool::kNotFound)
+    for (uint32_t g : t.gpu)
+      if (t.rows[g].name == c.ids.stream_wait_event) c.clipped[g] = 1;
   for (uint32_t i = 0; i < t.rows.size(); ++i)
     if (c.clipped[i]) c.clipped_rows.push_back(i);
   // HTA's frame keeps each row's original position as its label (the last-step filter moves GPU
@@ -178,8 +194,8 @@ void create_nodes(Context& c) {
   std::vector<Node> all;
   for (uint32_t i : c.clipped_rows) {
     const Row& r = t.rows[i];
-    bool gpu_event = r.stream != -1 && c.index_correlation[i] >= 0;
-    if (!gpu_event && !(r.stream == -1 && is_operator_or_runtime_cat(t.cat(r)))) continue;
+    bool gpu_event = r.stream != -1 && c.index_correlation[i] != -1;
+    if (!gpu_event && !(r.stream == -1 && c.ids.operator_or_runtime(r))) continue;
     all.push_back({i, r.ts, true});
     all.push_back({i, r.end(), false});
   }
@@ -215,8 +231,7 @@ std::optional<int64_t> only_thread_with(const Context& c, std::string_view part)
   std::optional<int64_t> tid;
   for (uint32_t i : c.clipped_rows) {
     const Row& r = c.t.rows[i];
-    std::string_view cat = c.t.cat(r);
-    if ((cat != "cpu_op" && cat != "user_annotation") || !contains(c.t.name(r), part)) continue;
+    if ((r.cat != c.ids.cpu_op && r.cat != c.ids.user_annotation) || !contains(c.t.name(r), part)) continue;
     int64_t this_tid = thread_of(c.t, r).tid;
     if (tid && *tid != this_tid) return std::nullopt;
     tid = this_tid;
@@ -369,7 +384,9 @@ struct Queue {
 
 Queue queue_at_rows(const EventTable& t) {
   Queue q;
-  for (const QueueLengthStream& s : queue_length(t))
+  QueueLengthOptions o;
+  o.summary = false;
+  for (const QueueLengthStream& s : queue_length(t, o))
     for (const QueuePoint& p : s.series) q.at[p.row].push_back(p.length);
   return q;
 }
@@ -390,7 +407,7 @@ std::vector<Launch> launches_by_time(const Context& c) {
   std::vector<Launch> out;
   for (uint32_t i : c.t.cpu) {
     int64_t g = c.index_correlation[i];
-    if (g <= 0 || c.t.rows[size_t(g)].stream == -1 || !is_hta_runtime_launch_name(c.name(i))) continue;
+    if (!c.positive_label(g) || c.t.rows[size_t(g)].stream == -1 || !is_hta_runtime_launch_name(c.name(i))) continue;
     out.push_back({i, g});
   }
   std::stable_sort(out.begin(), out.end(), [&](const Launch& a, const Launch& b) { return c.t.rows[a.row].ts < c.t.rows[b.row].ts; });
@@ -430,7 +447,7 @@ EventSyncs find_event_syncs(const Context& c) {
   for (uint32_t i : t.cpu) {
     if (c.name(i) != "cudaStreamWaitEvent") continue;
     int64_t rec = c.index_correlation[i];
-    if (rec <= 0 || t.rows[size_t(rec)].stream == -1) continue;
+    if (!c.positive_label(rec) || t.rows[size_t(rec)].stream == -1) continue;
     int64_t stream = t.rows[size_t(rec)].stream;
     ThreadKey th = thread_of(t, t.rows[i]);
     int64_t next = -1;
@@ -508,9 +525,10 @@ void handle_kernel(Context& c, GpuState& s, const Queue& q, uint32_t row, int64_
     it->second = -1;
   }
   auto q_kernel = q.at.find(row);
-  const bool alone = queue_at_launch == 1 && q_kernel != q.at.end() && q_kernel->second.front() == 0;
+  // (HTA would fail on a launch that is no row; here it gets no launch edge.)
+  const bool alone = runtime >= 0 && queue_at_launch == 1 && q_kernel != q.at.end() && q_kernel->second.front() == 0;
   auto last = s.last_end.find(stream);
-  const TimeNs runtime_ts = t.rows[size_t(runtime)].ts;
+  const TimeNs runtime_ts = runtime >= 0 ? t.rows[size_t(runtime)].ts : 0;
   const bool stream_idle = last == s.last_end.end() || c.nodes[last->second].ts < runtime_ts;
   if (alone && stream_idle && (!sync_end || *sync_end < runtime_ts)) {
     // HTA asserts the launch call is in the graph; a call outside it gets no edge here.
@@ -530,24 +548,25 @@ void add_gpu_edges(Context& c) {
   std::vector<int64_t> keys;
   for (uint32_t i : c.clipped_rows) {
     const Row& r = t.rows[i];
-    std::string_view n = t.name(r);
-    bool gpu = r.stream != -1 || n == "Event Sync" || n == "Context Sync";
-    if (!gpu || c.index_correlation[i] < 0) continue;
+    bool gpu = r.stream != -1 || c.ids.device_sync_record(r);
+    if (!gpu || c.index_correlation[i] == -1) continue;
     rows.push_back(i);
-    keys.push_back(t.cat(r) == "cuda_sync" ? r.end() : r.ts);
+    keys.push_back(r.cat == c.ids.cuda_sync ? r.end() : r.ts);
   }
   if (rows.empty()) return;
   const Queue q = queue_at_rows(t);
-  const EventSyncs syncs = find_event_syncs(c);
+  const bool any_sync = std::any_of(rows.begin(), rows.end(), [&](uint32_t r) { return t.rows[r].cat == c.ids.cuda_sync; });
+  const EventSyncs syncs = any_sync ? find_event_syncs(c) : EventSyncs{};
   GpuState s;
   for (uint32_t k : numpy_quicksort_argsort(keys)) {
     uint32_t row = rows[k];
-    if (t.cat(t.rows[row]) == "cuda_sync") {
+    if (t.rows[row].cat == c.ids.cuda_sync) {
       handle_sync(c, s, syncs, row);
       continue;
     }
     // The join with the queue series repeats a kernel once per value at its launch call.
-    auto at_launch = q.at.find(uint32_t(c.index_correlation[row]));
+    const int64_t launch = c.index_correlation[row];
+    auto at_launch = launch >= 0 ? q.at.find(uint32_t(launch)) : q.at.end();
     if (at_launch == q.at.end()) handle_kernel(c, s, q, row, -1);
     else
       for (int64_t v : at_launch->second) handle_kernel(c, s, q, row, v);
@@ -574,40 +593,47 @@ BoundBy bound_by_of(const Context& c, const HtaEdge& e) {
 // maximal distance. Negative weights count 0 (HTA's graph validation), the edge keeps its own.
 void longest_path(const Context& c, CriticalPath& cp) {
   const size_t n = c.nodes.size();
-  std::vector<std::vector<uint32_t>> succ(n), pred(n);  // edge indexes
-  for (uint32_t ei = 0; ei < c.edges.size(); ++ei) {
-    succ[c.edges[ei].from].push_back(ei);
-    pred[c.edges[ei].to].push_back(ei);
+  // Adjacency in compressed rows: succ[succ_at[v] .. succ_at[v + 1]) are v's out-edges, sorted by
+  // target node; pred likewise by source node.
+  std::vector<uint32_t> succ_at(n + 1, 0), pred_at(n + 1, 0), succ(c.edges.size()), pred(c.edges.size());
+  for (const HtaEdge& e : c.edges) ++succ_at[e.from + 1], ++pred_at[e.to + 1];
+  for (size_t v = 0; v < n; ++v) succ_at[v + 1] += succ_at[v], pred_at[v + 1] += pred_at[v];
+  {
+    std::vector<uint32_t> sfill(succ_at.begin(), succ_at.end() - 1), pfill(pred_at.begin(), pred_at.end() - 1);
+    for (uint32_t ei = 0; ei < c.edges.size(); ++ei) succ[sfill[c.edges[ei].from]++] = ei, pred[pfill[c.edges[ei].to]++] = ei;
   }
-  auto by_to = [&](uint32_t a, uint32_t b) { return c.edges[a].to < c.edges[b].to; };
-  auto by_from = [&](uint32_t a, uint32_t b) { return c.edges[a].from < c.edges[b].from; };
-  for (auto& v : succ) std::sort(v.begin(), v.end(), by_to);
-  for (auto& v : pred) std::sort(v.begin(), v.end(), by_from);
+  for (size_t v = 0; v < n; ++v) {
+    std::sort(succ.begin() + succ_at[v], succ.begin() + succ_at[v + 1],
+              [&](uint32_t a, uint32_t b) { return c.edges[a].to < c.edges[b].to; });
+    std::sort(pred.begin() + pred_at[v], pred.begin() + pred_at[v + 1],
+              [&](uint32_t a, uint32_t b) { return c.edges[a].from < c.edges[b].from; });
+  }
   std::vector<uint32_t> indegree(n), topo, generation, next;
   for (size_t v = 0; v < n; ++v) {
-    indegree[v] = uint32_t(pred[v].size());
-    if (!indegree[v] && !succ[v].empty()) generation.push_back(uint32_t(v));  // isolated nodes are not in the graph
+    indegree[v] = pred_at[v + 1] - pred_at[v];
+    if (!indegree[v] && succ_at[v + 1] > succ_at[v]) generation.push_back(uint32_t(v));  // isolated nodes are not in the graph
   }
   while (!generation.empty()) {
     next.clear();
     for (uint32_t v : generation) {
       topo.push_back(v);
-      for (uint32_t ei : succ[v])
-        if (--indegree[c.edges[ei].to] == 0) next.push_back(c.edges[ei].to);
+      for (uint32_t k = succ_at[v]; k < succ_at[v + 1]; ++k)
+        if (--indegree[c.edges[succ[k]].to] == 0) next.push_back(c.edges[succ[k]].to);
     }
     std::swap(generation, next);
   }
   std::vector<TimeNs> dist(n, 0);
   std::vector<int64_t> via(n, -1);
   for (uint32_t v : topo) {
-    for (uint32_t ei : pred[v]) {
-      TimeNs d = dist[c.edges[ei].from] + std::max<TimeNs>(0, c.edges[ei].weight);
-      if (via[v] < 0 || d > dist[v]) dist[v] = d, via[v] = ei;
+    for (uint32_t k = pred_at[v]; k < pred_at[v + 1]; ++k) {
+      const HtaEdge& e = c.edges[pred[k]];
+      TimeNs d = dist[e.from] + std::max<TimeNs>(0, e.weight);
+      if (via[v] < 0 || d > dist[v]) dist[v] = d, via[v] = pred[k];
     }
   }
   if (topo.size() < n) {
     size_t in_graph = 0;
-    for (size_t v = 0; v < n; ++v) in_graph += !pred[v].empty() || !succ[v].empty();
+    for (size_t v = 0; v < n; ++v) in_graph += pred_at[v + 1] > pred_at[v] || succ_at[v + 1] > succ_at[v];
     if (topo.size() < in_graph) cp.note = "critical_path: the event graph has a cycle (HTA fails here); its nodes are left out";
   }
   if (topo.empty()) return;
