@@ -344,9 +344,10 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
   cp.instance = inst->index;
 
   Graph g{t, {}, {}, {}, {}};
+  g.events.reserve(t.rows.size());
   std::vector<uint32_t> cpu_events;
   std::vector<int32_t> event_of_row(t.rows.size(), -1);
-  std::unordered_map<int64_t, uint32_t> cpu_by_corr;
+  std::unordered_map<int64_t, uint32_t> cpu_by_corr;  // only read for cuda_sync records
   const StringId python_function = t.store->strings.find("python_function"), cuda_sync = t.store->strings.find("cuda_sync");
   // CPU side: every CPU event inside the instance but the instance itself; Python stack frames
   // would only lengthen CPU chains that their ops already cover.
@@ -356,7 +357,7 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
     if (r.cat == cuda_sync) continue;  // GPU-side record even when its stream is −1
     event_of_row[i] = int32_t(g.events.size());
     cpu_events.push_back(uint32_t(g.events.size()));
-    if (r.corr >= 0) cpu_by_corr.emplace(r.corr, uint32_t(g.events.size()));
+    if (r.corr >= 0 && cuda_sync != StringPool::kNotFound) cpu_by_corr.emplace(r.corr, uint32_t(g.events.size()));
     g.events.push_back(i);
   }
   // GPU side: kernels, copies and sets launched from inside the instance.
@@ -369,6 +370,7 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
   }
   sort_streams(g, streams);
   std::vector<char> waited(g.events.size(), 0);
+  g.edges.reserve(2 * g.events.size()), g.from.reserve(2 * g.events.size()), g.to.reserve(2 * g.events.size());
   add_sync_edges(g, streams, cpu_by_corr, cpu_events, waited);
   add_cpu_edges(g, cpu_events, waited);
   add_gpu_edges(g, streams, event_of_row, waited);
