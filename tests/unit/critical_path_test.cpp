@@ -264,6 +264,7 @@ const std::filesystem::path kCpShared = "../shared";
 struct CpReference {
   const char* trace;
   int64_t rank, instance, length_us, span_us;  // span: critical_path_end_ts - critical_path_start_ts
+  uint64_t graph_nodes, graph_edges;
   std::vector<std::tuple<std::string, int64_t, uint64_t>> summary;  // bound_by, sum_us, count
 };
 
@@ -287,6 +288,8 @@ void check_reference(const CpReference& ref) {
   CHECK(p.instance == ref.instance);
   CHECK(p.length == usec(ref.length_us));
   CHECK(p.end - p.start == usec(ref.span_us));
+  CHECK(p.graph_nodes == ref.graph_nodes);
+  CHECK(p.graph_edges == ref.graph_edges);
   CHECK(p.summary.size() == ref.summary.size());
   for (const auto& [name, sum_us, count] : ref.summary) {
     const CriticalPathShare* s = nullptr;
@@ -302,7 +305,7 @@ void check_reference(const CpReference& ref) {
 }  // namespace
 
 TEST_CASE("critical path: HTA reference, trace_diff_control rank 3 instance 1") {
-  check_reference({"hta_trace_diff_control_a100", 3, 1, 40308, 152476 - 107724,
+  check_reference({"hta_trace_diff_control_a100", 3, 1, 40308, 152476 - 107724, 19846, 19839,
                    {{"", 0, 649},
                     {"cpu_bound", 28953, 9547},
                     {"gpu_compute_bound", 10791, 92},
@@ -311,7 +314,7 @@ TEST_CASE("critical path: HTA reference, trace_diff_control rank 3 instance 1") 
 }
 
 TEST_CASE("critical path: HTA reference, sampled_rank0 instance 0") {
-  check_reference({"hta_sampled_rank0", 0, 0, 301476, 602994 - 2305,
+  check_reference({"hta_sampled_rank0", 0, 0, 301476, 602994 - 2305, 4734, 4704,
                    {{"", 0, 265},
                     {"cpu_bound", 300492, 3256},
                     {"gpu_compute_bound", 948, 3},
