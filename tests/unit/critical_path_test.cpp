@@ -10,6 +10,7 @@
 #include "core/file_reader.h"
 #include "core/trace_loader.h"
 #include "tests/unit/analysis_test_util.h"
+#include "tests/unit/test_support.h"
 
 using namespace sl;
 using namespace sl::analysis;
@@ -147,6 +148,24 @@ TEST_CASE("critical path: annotation and instance choice, clear notes") {
 }
 
 // ---- HTA mode: one hand-made trace per rule where HTA's graph departs from §10 ----
+
+TEST_CASE("critical path (HTA): HTA's own simple_add test trace, 315 nodes on the path") {
+  // HTA's tests/test_critical_path_analysis.py asserts len(critical_path_nodes) == 315 for this
+  // trace (tests/data/hta_cp_simple_add_input.json.gz, from HTA's repository) and instance.
+  LoadResult loaded = load_trace(sl::test::test_data("hta_cp_simple_add_input.json.gz"));
+  REQUIRE(loaded.ok());
+  TableOptions to;
+  to.mode = Mode::Hta;
+  to.file_text = loaded.store->source_text();
+  EventTable t = build_table(*loaded.store, to);
+  CriticalPathOptions o;
+  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+  o.instance = 1;
+  CriticalPath p = critical_path(t, o);
+  REQUIRE(p.valid);
+  CHECK(p.path.size() + 1 == 315);
+  CHECK(p.length == usec(241724));
+}
 
 namespace {
 
