@@ -149,25 +149,18 @@ TEST_CASE("critical path: annotation and instance choice, clear notes") {
 
 // ---- HTA mode: one hand-made trace per rule where HTA's graph departs from §10 ----
 
-TEST_CASE("critical path (HTA): HTA's own simple_add test trace, 315 nodes on the path") {
-  // HTA's tests/test_critical_path_analysis.py asserts len(critical_path_nodes) == 315 for this
-  // trace (tests/data/hta_cp_simple_add_input.json.gz, from HTA's repository) and instance.
-  LoadResult loaded = load_trace(sl::test::test_data("hta_cp_simple_add_input.json.gz"));
-  REQUIRE(loaded.ok());
+
+namespace {
+
+// The HTA-mode path of a trace file (paths name rows by index: nothing points into the store).
+CriticalPath hta_path_of_file(const std::string& file, const CriticalPathOptions& o) {
+  LoadResult loaded = load_trace(file);
+  REQUIRE_MESSAGE(loaded.ok(), file);
   TableOptions to;
   to.mode = Mode::Hta;
   to.file_text = loaded.store->source_text();
-  EventTable t = build_table(*loaded.store, to);
-  CriticalPathOptions o;
-  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
-  o.instance = 1;
-  CriticalPath p = critical_path(t, o);
-  REQUIRE(p.valid);
-  CHECK(p.path.size() + 1 == 315);
-  CHECK(p.length == usec(241724));
+  return critical_path(build_table(*loaded.store, to), o);
 }
-
-namespace {
 
 CriticalPath hta_path_of(const std::string& json, const CriticalPathOptions& o = {}) {
   static std::unique_ptr<TraceStore> keep;  // the table points into the store
@@ -182,6 +175,18 @@ bool path_has_edge(const CriticalPath& p, const EventTable& t, std::string_view 
 }
 
 }  // namespace
+
+TEST_CASE("critical path (HTA): HTA's own simple_add test trace, 315 nodes on the path") {
+  // HTA's tests/test_critical_path_analysis.py asserts len(critical_path_nodes) == 315 for this
+  // trace (tests/data/hta_cp_simple_add_input.json.gz, from HTA's repository) and instance.
+  CriticalPathOptions o;
+  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+  o.instance = 1;
+  CriticalPath p = hta_path_of_file(sl::test::test_data("hta_cp_simple_add_input.json.gz"), o);
+  REQUIRE(p.valid);
+  CHECK(p.path.size() + 1 == 315);
+  CHECK(p.length == usec(241724));
+}
 
 TEST_CASE("critical path (HTA): top-level ops linked at zero weight, zero-duration events left out") {
   // A [10,60] and B [80,100] under the step, Z a zero-duration op between them. HTA chains
@@ -293,15 +298,9 @@ void check_reference(const CpReference& ref) {
     MESSAGE("skipped: " << file.string() << " absent (../shared not mounted)");
     return;
   }
-  LoadResult loaded = load_trace(file.string());
-  REQUIRE(loaded.ok());
-  TableOptions to;
-  to.mode = Mode::Hta;
-  to.file_text = loaded.store->source_text();
-  EventTable t = build_table(*loaded.store, to);
   CriticalPathOptions o;
   o.instance = ref.instance;
-  CriticalPath p = critical_path(t, o);
+  CriticalPath p = hta_path_of_file(file.string(), o);
   REQUIRE(p.valid);
   CHECK(p.rank == ref.rank);
   CHECK(p.instance == ref.instance);
