@@ -259,6 +259,29 @@ TEST_CASE("critical path (HTA): stream sync edge, a blocking call's own time wei
   check_share(p, BoundBy::CpuBound, 10, 1);
 }
 
+TEST_CASE("critical path (HTA): a stream wait makes the next kernel on the waiting stream wait") {
+  // cudaEventRecord (corr 2) after k1's launch on stream 7; cudaStreamWaitEvent (corr 3, Kineto's
+  // "Stream Wait Event" record on stream 8 naming the record and stream 7); k3 launched next onto
+  // stream 8 waits for k1: sync edge k1 end → k3 start, and no launch edge (the wait ended after
+  // k3's launch call).
+  std::string wait = gpu("cuda_sync", "Stream Wait Event", 8, "16", "0", 3,
+                         R"(,"wait_on_stream":7,"wait_on_cuda_event_record_corr_id":2)");
+  std::string json = trace({step("0", "200"), launch("cudaLaunchKernel", "10", "2", 1),
+                            launch("cudaEventRecord", "13", "1", 2), launch("cudaStreamWaitEvent", "15", "1", 3),
+                            launch("cudaLaunchKernel", "17", "2", 4), kernel("k1", 7, "20", "80", 1),
+                            kernel("k3", 8, "101", "10", 4), wait});
+  auto s = load(json);
+  EventTable t = table(*s, Mode::Hta, &json);
+  CriticalPath p = critical_path(t);
+  REQUIRE(p.valid);
+  CHECK(p.length == usec(100));
+  CHECK(p.end == usec(111));
+  check_share(p, BoundBy::KernelLaunchOverhead, 10, 1);
+  check_share(p, BoundBy::GpuCompute, 90, 2);
+  check_share(p, BoundBy::Dependency, 0, 1);
+  CHECK(path_has_edge(p, t, "k1", "k3", BoundBy::Dependency));
+}
+
 TEST_CASE("critical path (HTA): instances are rows whose name contains the annotation, in row order") {
   std::string json = trace({X("user_annotation", "Iteration#5", 1, 1, "50", "50"), op("B", "60", "30"),
                             X("user_annotation", "Iteration#4", 1, 1, "0", "50"), op("A", "10", "20")});
