@@ -588,6 +588,17 @@ BoundBy bound_by_of(const Context& c, const HtaEdge& e) {
   return is_hta_comm_kernel(c.name(row)) ? BoundBy::GpuCommunication : BoundBy::GpuCompute;
 }
 
+CriticalPathEdge public_edge(const Context& c, const HtaEdge& e) {
+  CriticalPathEdge out;
+  out.from_row = c.nodes[e.from].row;
+  out.to_row = c.nodes[e.to].row;
+  out.from_start = c.nodes[e.from].is_start;
+  out.to_start = c.nodes[e.to].is_start;
+  out.weight = e.weight;
+  out.bound_by = bound_by_of(c, e);
+  return out;
+}
+
 // networkx dag_longest_path: topological order by generations (nodes in id order, successors in
 // id order), each node keeping its first best predecessor, the path ending at the first node of
 // maximal distance. Negative weights count 0 (HTA's graph validation), the edge keeps its own.
@@ -652,21 +663,36 @@ void longest_path(const Context& c, CriticalPath& cp) {
   cp.end = c.nodes[last].ts;
   cp.length = 0;
   for (uint32_t ei : path_edges) {
-    const HtaEdge& e = c.edges[ei];
-    CriticalPathEdge out;
-    out.from_row = c.nodes[e.from].row;
-    out.to_row = c.nodes[e.to].row;
-    out.from_start = c.nodes[e.from].is_start;
-    out.to_start = c.nodes[e.to].is_start;
-    out.weight = e.weight;
-    out.bound_by = bound_by_of(c, e);
-    cp.length += e.weight;
-    cp.path.push_back(out);
+    cp.length += c.edges[ei].weight;
+    cp.path.push_back(public_edge(c, c.edges[ei]));
   }
   summarize_path(cp);
 }
 
 }  // namespace
+
+namespace {
+
+bool build_graph(Context& c, const CriticalPathOptions& o, int64_t instance, std::string& note) {
+  if (!pick_window(c, o, instance, note)) return false;
+  compute_index_correlation(c);
+  clip(c);
+  create_nodes(c);
+  add_cpu_edges(c);
+  add_gpu_edges(c);
+  return true;
+}
+
+}  // namespace
+
+std::vector<CriticalPathEdge> hta_graph_edges(const EventTable& t, const CriticalPathOptions& o) {
+  Context c(t);
+  std::string note;
+  std::vector<CriticalPathEdge> out;
+  if (!build_graph(c, o, o.instance.value_or(0), note)) return out;
+  for (const HtaEdge& e : c.edges) out.push_back(public_edge(c, e));
+  return out;
+}
 
 CriticalPath critical_path_hta(const EventTable& t, const CriticalPathOptions& o) {
   CriticalPath cp;
@@ -674,12 +700,7 @@ CriticalPath critical_path_hta(const EventTable& t, const CriticalPathOptions& o
   cp.annotation = o.annotation;
   cp.instance = o.instance.value_or(0);  // (HTA) instance_id defaults to 0
   Context c(t);
-  if (!pick_window(c, o, cp.instance, cp.note)) return cp;
-  compute_index_correlation(c);
-  clip(c);
-  create_nodes(c);
-  add_cpu_edges(c);
-  add_gpu_edges(c);
+  if (!build_graph(c, o, cp.instance, cp.note)) return cp;
   std::vector<char> used(c.nodes.size(), 0);
   for (const HtaEdge& e : c.edges) used[e.from] = used[e.to] = 1;
   cp.graph_nodes = uint64_t(std::count(used.begin(), used.end(), 1));

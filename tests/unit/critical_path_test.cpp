@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/analysis/critical_path.h"
+#include "core/analysis/critical_path_detail.h"
 #include "core/file_reader.h"
 #include "core/trace_loader.h"
 #include "tests/unit/analysis_test_util.h"
@@ -361,4 +362,83 @@ TEST_CASE("critical path: HTA reference, sampled_rank0 instance 0") {
                     {"gpu_compute_bound", 948, 3},
                     {"gpu_kernel_kernel_overhead", 30, 2},
                     {"gpu_kernel_launch_overhead", 6, 1}}});
+}
+
+
+// HTA's own critical-path tests (tests/test_critical_path_analysis.py) on their traces, kept in
+// the shared corpus: the path sizes and the synchronisation edges they assert, found by names.
+namespace {
+
+struct CorpusGraph {
+  std::unique_ptr<TraceStore> store;
+  EventTable table;
+  CriticalPath path;
+  std::vector<CriticalPathEdge> edges;
+};
+
+std::optional<CorpusGraph> corpus_graph(const std::string& name, const CriticalPathOptions& o) {
+  auto file = kCpShared / "corpus" / (name + ".json.gz");
+  if (!std::filesystem::exists(file)) {
+    MESSAGE("skipped: " << file.string() << " absent (../shared not mounted)");
+    return std::nullopt;
+  }
+  LoadResult loaded = load_trace(file.string());
+  REQUIRE(loaded.ok());
+  CorpusGraph g;
+  g.store = std::move(loaded.store);
+  TableOptions to;
+  to.mode = Mode::Hta;
+  to.file_text = g.store->source_text();
+  g.table = build_table(*g.store, to);
+  g.path = critical_path(g.table, o);
+  g.edges = detail::hta_graph_edges(g.table, o);
+  return g;
+}
+
+// A zero-weight dependency edge from the end of an event named `from` to the start (or end) of
+// one named `to`.
+bool has_sync_edge(const CorpusGraph& g, std::string_view from, std::string_view to, bool to_start) {
+  for (const auto& e : g.edges)
+    if (!e.from_start && e.to_start == to_start && e.bound_by == BoundBy::Dependency && e.weight == 0 &&
+        g.table.name(g.table.rows[e.from_row]) == from && g.table.name(g.table.rows[e.to_row]) == to)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("critical path (HTA): HTA's alexnet test (149 path nodes, a GPU-to-GPU event sync)") {
+  CriticalPathOptions o;
+  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+  o.instance = 1;
+  auto g = corpus_graph("hta_cp_alexnet_a100", o);
+  if (!g) return;
+  REQUIRE(g->path.valid);
+  CHECK(g->path.path.size() + 1 == 149);
+  bool fft_to_elementwise = false;
+  for (const auto& e : g->edges) {
+    std::string_view from = g->table.name(g->table.rows[e.from_row]), to = g->table.name(g->table.rows[e.to_row]);
+    fft_to_elementwise |= !e.from_start && e.to_start && e.bound_by == BoundBy::Dependency &&
+                          from.starts_with("void fft2d_c2r_32x32") && g->table.rows[e.from_row].stream == 20 &&
+                          g->table.rows[e.to_row].stream == 7 && to.find("elementwise") != std::string_view::npos;
+  }
+  CHECK(fft_to_elementwise);
+}
+
+TEST_CASE("critical path (HTA): HTA's event-sync test (kernel to cudaEventSynchronize and cudaDeviceSynchronize)") {
+  auto g = corpus_graph("hta_cp_event_sync", {});
+  if (!g) return;
+  REQUIRE(g->path.valid);
+  const std::string_view spin = "at::cuda::(anonymous namespace)::spin_kernel(long)";
+  CHECK(has_sync_edge(*g, spin, "cudaEventSynchronize", false));
+  CHECK(has_sync_edge(*g, spin, "cudaDeviceSynchronize", false));
+}
+
+TEST_CASE("critical path (HTA): HTA's multi-stream event-sync test (whole trace, kernel 1 to the memset)") {
+  CriticalPathOptions o;
+  o.annotation = "";
+  auto g = corpus_graph("hta_cp_event_sync_multistream", o);
+  if (!g) return;
+  REQUIRE(g->path.valid);
+  CHECK(has_sync_edge(*g, "ampere_sgemm_128x64_nn", "Memset (Device)", true));
 }
