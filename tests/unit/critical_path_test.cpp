@@ -442,3 +442,4 @@ TEST_CASE("critical path (HTA): HTA's multi-stream event-sync test (whole trace,
   REQUIRE(g->path.valid);
   CHECK(has_sync_edge(*g, "ampere_sgemm_128x64_nn", "Memset (Device)", true));
 }
+
