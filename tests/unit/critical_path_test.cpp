@@ -169,6 +169,14 @@ CriticalPath hta_path_of(const std::string& json, const CriticalPathOptions& o =
   return critical_path(table(*keep, Mode::Hta, &json), o);
 }
 
+// The instance HTA's own critical-path tests analyse in their simple_add and alexnet traces.
+CriticalPathOptions measured_forward() {
+  CriticalPathOptions o;
+  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+  o.instance = 1;
+  return o;
+}
+
 bool path_has_edge(const CriticalPath& p, const EventTable& t, std::string_view from, std::string_view to, BoundBy b) {
   for (const auto& e : p.path)
     if (t.name(t.rows[e.from_row]) == from && t.name(t.rows[e.to_row]) == to && e.bound_by == b) return true;
@@ -180,10 +188,7 @@ bool path_has_edge(const CriticalPath& p, const EventTable& t, std::string_view 
 TEST_CASE("critical path (HTA): HTA's own simple_add test trace, 315 nodes on the path") {
   // HTA's tests/test_critical_path_analysis.py asserts len(critical_path_nodes) == 315 for this
   // trace (tests/data/hta_cp_simple_add_input.json.gz, from HTA's repository) and instance.
-  CriticalPathOptions o;
-  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
-  o.instance = 1;
-  CriticalPath p = hta_path_of_file(sl::test::test_data("hta_cp_simple_add_input.json.gz"), o);
+  CriticalPath p = hta_path_of_file(sl::test::test_data("hta_cp_simple_add_input.json.gz"), measured_forward());
   REQUIRE(p.valid);
   CHECK(p.path.size() + 1 == 315);
   CHECK(p.length == usec(241724));
@@ -408,10 +413,7 @@ bool has_sync_edge(const CorpusGraph& g, std::string_view from, std::string_view
 }  // namespace
 
 TEST_CASE("critical path (HTA): HTA's alexnet test (149 path nodes, a GPU-to-GPU event sync)") {
-  CriticalPathOptions o;
-  o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
-  o.instance = 1;
-  auto g = corpus_graph("hta_cp_alexnet_a100", o);
+  auto g = corpus_graph("hta_cp_alexnet_a100", measured_forward());
   if (!g) return;
   REQUIRE(g->path.valid);
   CHECK(g->path.path.size() + 1 == 149);
