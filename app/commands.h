@@ -22,5 +22,6 @@ void register_bench_diff(CLI::App& bench);
 void register_bench_live(CLI::App& bench);
 void register_convert(CLI::App& app);
 void register_bench_open(CLI::App& bench);
+void register_bench_critical_path(CLI::App& bench);
 
 }  // namespace sl::cli

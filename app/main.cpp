@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_diff(*bench);
   sl::cli::register_bench_live(*bench);
   sl::cli::register_bench_open(*bench);
+  sl::cli::register_bench_critical_path(*bench);
 
   sl::gui::Options gui;
   gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";

@@ -19,6 +19,8 @@ struct Change {
   uint64_t seq;  // tie order
 };
 
+}  // namespace
+
 // (HTA) the queue counts every runtime launch HTA's symbol table knows (analyses.md §0, "launch
 // link"), a wider set than the launch statistics' (§4): driver launches (cuLaunchKernel, what
 // Triton and torch.compile emit), CUDA graphs and the HIP calls too. Counting only the launch-stats
@@ -32,8 +34,6 @@ bool is_hta_runtime_launch_name(std::string_view n) {
       "runFunction - job_prep_and_submit_for_execution"};
   return std::find(std::begin(names), std::end(names), n) != std::end(names);
 }
-
-}  // namespace
 
 std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLengthOptions& o) {
   std::map<int64_t, std::vector<Change>> by_stream;
@@ -90,11 +90,13 @@ std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLeng
     for (const Change& c : changes) {
       running += c.delta;
       q.series.push_back({c.ts, running, c.row});
-      values.push_back(double(running));
+      if (o.summary) values.push_back(double(running));
     }
-    for (size_t i = 0; i + 1 < q.series.size(); ++i)
-      if (q.series[i].length >= o.max_queue_length) q.time_at_max += q.series[i + 1].ts - q.series[i].ts;
-    q.summary = describe(std::move(values));
+    if (o.summary) {
+      for (size_t i = 0; i + 1 < q.series.size(); ++i)
+        if (q.series[i].length >= o.max_queue_length) q.time_at_max += q.series[i + 1].ts - q.series[i].ts;
+      q.summary = describe(std::move(values));
+    }
     out.push_back(std::move(q));
   }
   return out;

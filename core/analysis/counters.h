@@ -23,9 +23,13 @@ struct QueueLengthStream {
 
 struct QueueLengthOptions {
   int64_t max_queue_length = 1024;
+  bool summary = true;  // false: the series only (no describe(), no time at max)
 };
 
 std::vector<QueueLengthStream> queue_length(const EventTable& table, const QueueLengthOptions& o = {});
+
+// (HTA) the runtime calls HTA's symbol table counts as launches (its runtime-launch mask).
+bool is_hta_runtime_launch_name(std::string_view name);
 
 struct BandwidthPoint {
   TimeNs ts = 0;

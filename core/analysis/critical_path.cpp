@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <unordered_map>
 
 #include "core/analysis/args_util.h"
+#include "core/analysis/critical_path_detail.h"
 
 namespace sl::analysis {
 
@@ -36,8 +38,7 @@ struct Graph {
   const EventTable& table;
   std::vector<uint32_t> events;  // EventTable rows
   std::vector<CriticalPathEdge> edges;
-  std::vector<std::vector<uint32_t>> out;  // node -> edge indexes
-  std::vector<uint32_t> from, to;          // edge -> its source and target nodes
+  std::vector<uint32_t> from, to;  // edge -> its source and target nodes
 
   TimeNs node_ts(uint32_t node) const {
     const Row& r = table.rows[events[node / 2]];
@@ -53,7 +54,6 @@ struct Graph {
     // negative (partially overlapping siblings, clock skew between CPU and GPU).
     e.weight = by == BoundBy::Dependency ? 0 : std::max<TimeNs>(0, node_ts(to_node) - node_ts(from_node));
     e.bound_by = by;
-    out[from_node].push_back(uint32_t(edges.size()));
     from.push_back(from_node);
     to.push_back(to_node);
     edges.push_back(e);
@@ -66,8 +66,9 @@ uint32_t end_node(uint32_t i) { return 2 * i + 1; }
 // Nesting and sequence on each CPU thread: parent start → first child start, child end → next
 // sibling start, last child end → parent end, a leaf's start → end, top-level end → next start.
 //
-// (Sightline) A host call that waits on the GPU (`waited`) has no start → end edge: its time is the
-// GPU's, reached through the sync dependency, not CPU work. (HTA) keeps the edge.
+// A host call that waits on the GPU (`waited`) has no start → end edge: its time is the GPU's,
+// reached through the sync dependency, not CPU work. (HTA keeps the edge at weight 0 for its
+// blocking calls: critical_path_hta.cpp.)
 void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std::vector<char>& waited) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_track;
   for (uint32_t i : cpu_events) by_track[g.table.rows[g.events[i]].ref.track].push_back(i);
@@ -88,7 +89,7 @@ void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std:
       Open o = stack.back();
       stack.pop_back();
       if (o.last_child >= 0) g.add(end_node(uint32_t(o.last_child)), end_node(o.event), BoundBy::CpuBound);
-      else if (!waited[o.event] || g.table.mode == Mode::Hta) g.add(start_node(o.event), end_node(o.event), BoundBy::CpuBound);
+      else if (!waited[o.event]) g.add(start_node(o.event), end_node(o.event), BoundBy::CpuBound);
       (stack.empty() ? last_top : stack.back().last_child) = o.event;
     };
     for (uint32_t i : list) {
@@ -109,27 +110,32 @@ void add_cpu_edges(Graph& g, const std::vector<uint32_t>& cpu_events, const std:
 
 struct GpuStreams {
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;  // events, by start
+  // Per stream: (launch call start, event), by launch time then start order, for the sync lookups.
+  std::map<int64_t, std::vector<std::pair<TimeNs, uint32_t>>> by_launch;
 };
 
-// Launch or kernel-kernel edge into each GPU activity, and its start → end.
 void sort_streams(const Graph& g, GpuStreams& s) {
-  for (auto& [stream, list] : s.by_stream)
+  for (auto& [stream, list] : s.by_stream) {
     std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
       const Row &x = g.table.rows[g.events[a]], &y = g.table.rows[g.events[b]];
       return x.ts != y.ts ? x.ts < y.ts : x.order < y.order;
     });
+    auto& launches = s.by_launch[stream];
+    for (uint32_t k : list) launches.push_back({g.table.rows[g.table.rows[g.events[k]].launch].ts, k});
+    std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
 }
 
 // A kernel that waits on another stream's event (`waited`) gets no launch edge: the wait, not the
 // launch, is what held it back, and a launch edge would span the other stream's work.
-void add_gpu_edges(Graph& g, const GpuStreams& s, const std::unordered_map<uint32_t, uint32_t>& event_of_row,
+void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
                    const std::vector<char>& waited) {
   for (const auto& [stream, list] : s.by_stream) {
     int64_t prev = -1;
     for (uint32_t k : list) {
       const Row& r = g.table.rows[g.events[k]];
       const Row& launch = g.table.rows[r.launch];
-      uint32_t launch_event = event_of_row.at(uint32_t(r.launch));
+      uint32_t launch_event = uint32_t(event_of_row[size_t(r.launch)]);
       // The stream was busy when the launch call returned: the kernel waited for its predecessor.
       const bool queued = prev >= 0 && g.table.rows[g.events[prev]].end() > launch.end();
       const bool kernel_kernel =
@@ -146,18 +152,20 @@ void add_gpu_edges(Graph& g, const GpuStreams& s, const std::unordered_map<uint3
   }
 }
 
-// The last GPU activity on `stream` (any stream when < 0) launched before `before`.
-std::optional<uint32_t> last_launched_before(const Graph& g, const GpuStreams& s, int64_t stream, TimeNs before) {
-  std::optional<uint32_t> best;
-  TimeNs best_launch = 0;
-  for (const auto& [st, list] : s.by_stream) {
+// The last GPU activity on `stream` (any stream when < 0) launched before `before`: of several
+// launched at that same time, the first by start; across streams, the lowest stream id.
+std::optional<uint32_t> last_launched_before(const GpuStreams& s, int64_t stream, TimeNs before) {
+  std::optional<std::pair<TimeNs, uint32_t>> best;
+  for (const auto& [st, launches] : s.by_launch) {
     if (stream >= 0 && st != stream) continue;
-    for (uint32_t k : list) {
-      TimeNs lt = g.table.rows[g.table.rows[g.events[k]].launch].ts;
-      if (lt < before && (!best || lt > best_launch)) best = k, best_launch = lt;
-    }
+    auto key = [](const auto& e, TimeNs t) { return e.first < t; };
+    auto it = std::lower_bound(launches.begin(), launches.end(), before, key);
+    if (it == launches.begin()) continue;
+    auto first_of_time = std::lower_bound(launches.begin(), it, std::prev(it)->first, key);
+    if (!best || first_of_time->first > best->first) best = *first_of_time;
   }
-  return best;
+  if (!best) return std::nullopt;
+  return best->second;
 }
 
 std::optional<uint32_t> first_launched_after(const Graph& g, const GpuStreams& s, int64_t stream, TimeNs after) {
@@ -177,8 +185,9 @@ void add_sync_edges(Graph& g, const GpuStreams& s, const std::unordered_map<int6
                     const std::vector<uint32_t>& cpu_events, std::vector<char>& waited) {
   const TraceStore& store = *g.table.store;
   std::vector<char> covered(g.events.size(), 0);
+  const StringId cuda_sync = store.strings.find("cuda_sync");
   for (const Row& r : g.table.rows) {
-    if (g.table.cat(r) != "cuda_sync" || r.corr < 0) continue;
+    if (r.cat != cuda_sync || r.corr < 0) continue;
     auto call = cpu_by_corr.find(r.corr);
     if (call == cpu_by_corr.end()) continue;
     const Row& c = g.table.rows[g.events[call->second]];
@@ -192,7 +201,7 @@ void add_sync_edges(Graph& g, const GpuStreams& s, const std::unordered_map<int6
       if (rec == cpu_by_corr.end()) continue;
       before = g.table.rows[g.events[rec->second]].ts;
     }
-    auto src = last_launched_before(g, s, wait_stream, before);
+    auto src = last_launched_before(s, wait_stream, before);
     if (!src) continue;
     covered[call->second] = 1;
     if (waiter >= 0) {
@@ -205,10 +214,13 @@ void add_sync_edges(Graph& g, const GpuStreams& s, const std::unordered_map<int6
       waited[call->second] = 1;
     }
   }
+  std::unordered_map<StringId, bool> is_sync_name;  // names repeat: test each once
   for (uint32_t i : cpu_events) {
     const Row& c = g.table.rows[g.events[i]];
-    if (covered[i] || g.table.name(c).find("Synchronize") == std::string_view::npos) continue;
-    if (auto src = last_launched_before(g, s, -1, c.ts); src && g.table.rows[g.events[*src]].end() <= c.end()) {
+    auto [name, fresh] = is_sync_name.try_emplace(c.name, false);
+    if (fresh) name->second = g.table.name(c).find("Synchronize") != std::string_view::npos;
+    if (covered[i] || !name->second) continue;
+    if (auto src = last_launched_before(s, -1, c.ts); src && g.table.rows[g.events[*src]].end() <= c.end()) {
       g.add(end_node(*src), end_node(i), BoundBy::Dependency);
       waited[i] = 1;
     }
@@ -219,8 +231,15 @@ void add_sync_edges(Graph& g, const GpuStreams& s, const std::unordered_map<int6
 // Ties keep the first predecessor found and the earliest-numbered final node, so the result is
 // deterministic. Nodes on a cycle (inconsistent input) are left out with a note.
 void longest_path(const Graph& g, CriticalPath& cp) {
-  const size_t n = g.out.size();
-  std::vector<uint32_t> indegree(n, 0);
+  const size_t n = 2 * g.events.size();
+  // Out-edges in compressed rows, in the order they were added: out[out_at[v] .. out_at[v + 1]).
+  std::vector<uint32_t> out_at(n + 1, 0), out(g.from.size()), indegree(n, 0);
+  for (uint32_t v : g.from) ++out_at[v + 1];
+  for (size_t v = 0; v < n; ++v) out_at[v + 1] += out_at[v];
+  {
+    std::vector<uint32_t> fill(out_at.begin(), out_at.end() - 1);
+    for (uint32_t ei = 0; ei < g.from.size(); ++ei) out[fill[g.from[ei]]++] = ei;
+  }
   for (uint32_t v : g.to) ++indegree[v];
   std::deque<uint32_t> ready;
   for (uint32_t v = 0; v < n; ++v)
@@ -232,8 +251,8 @@ void longest_path(const Graph& g, CriticalPath& cp) {
     uint32_t v = ready.front();
     ready.pop_front();
     ++visited;
-    for (uint32_t ei : g.out[v]) {
-      uint32_t w = g.to[ei];
+    for (uint32_t k = out_at[v]; k < out_at[v + 1]; ++k) {
+      const uint32_t ei = out[k], w = g.to[ei];
       TimeNs d = dist[v] + g.edges[ei].weight;
       if (via[w] < 0 || d > dist[w]) dist[w] = d, via[w] = ei;
       if (--indegree[w] == 0) ready.push_back(w);
@@ -255,10 +274,54 @@ void longest_path(const Graph& g, CriticalPath& cp) {
   cp.length = dist[last];
   cp.start = g.node_ts(first);
   cp.end = g.node_ts(last);
+  for (uint32_t ei : path_edges) cp.path.push_back(g.edges[ei]);
+  detail::summarize_path(cp);
+}
+
+// The time span the graph covers: one annotation instance (left out of its own graph), or with
+// an empty annotation the whole trace.
+struct Window {
+  TimeNs start = 0, end = 0;
+  const Row* self = nullptr;
+  int64_t index = 0;
+};
+
+std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
+  if (o.annotation.empty()) {
+    if (t.rows.empty()) {
+      note = "critical_path: the trace holds no events";
+      return std::nullopt;
+    }
+    Window w{INT64_MAX, INT64_MIN};
+    for (const Row& r : t.rows) w.start = std::min(w.start, r.ts), w.end = std::max(w.end, r.end());
+    return w;
+  }
+  std::vector<const Row*> found;
+  for (uint32_t i : t.cpu)
+    if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
+  std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
+  if (found.empty()) {
+    note = "critical_path: no '" + o.annotation + "' annotation";
+    return std::nullopt;
+  }
+  // Default: the first instance ("complete": the profiler may cut only the last one short).
+  int64_t index = o.instance.value_or(0);
+  if (index < 0 || index >= int64_t(found.size())) {
+    note = "critical_path: instance " + std::to_string(index) + " out of range (" + std::to_string(found.size()) +
+           " instances of '" + o.annotation + "')";
+    return std::nullopt;
+  }
+  const Row* r = found[size_t(index)];
+  return Window{r->ts, r->end(), r, index};
+}
+
+}  // namespace
+
+namespace detail {
+
+void summarize_path(CriticalPath& cp) {
   std::vector<CriticalPathShare> shares;
-  for (uint32_t ei : path_edges) {
-    const CriticalPathEdge& e = g.edges[ei];
-    cp.path.push_back(e);
+  for (const CriticalPathEdge& e : cp.path) {
     auto it = std::find_if(shares.begin(), shares.end(), [&](const auto& s) { return s.bound_by == e.bound_by; });
     if (it == shares.end()) it = shares.insert(shares.end(), CriticalPathShare{e.bound_by});
     it->sum += e.weight;
@@ -269,73 +332,45 @@ void longest_path(const Graph& g, CriticalPath& cp) {
   cp.summary = std::move(shares);
 }
 
-struct Instance {
-  const Row* row = nullptr;
-  int64_t index = 0;
-};
-
-std::optional<Instance> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
-  std::vector<const Row*> found;
-  for (uint32_t i : t.cpu)
-    if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
-  std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
-  if (found.empty()) {
-    note = "critical_path: no '" + o.annotation + "' annotation";
-    return std::nullopt;
-  }
-  int64_t index = 0;
-  if (o.instance) {
-    index = *o.instance;
-    if (index < 0 || index >= int64_t(found.size())) {
-      note = "critical_path: instance " + std::to_string(index) + " out of range (" + std::to_string(found.size()) +
-             " instances of '" + o.annotation + "')";
-      return std::nullopt;
-    }
-  } else {
-    // "Complete": the profiler may cut the last instance short, so with several the first one is
-    // taken; with one, that one.
-    index = 0;
-  }
-  return Instance{found[size_t(index)], index};
-}
-
-}  // namespace
+}  // namespace detail
 
 CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
+  if (t.mode == Mode::Hta) return detail::critical_path_hta(t, o);
   CriticalPath cp;
   cp.rank = t.rank;
   cp.annotation = o.annotation;
   auto inst = pick_instance(t, o, cp.note);
   if (!inst) return cp;
   cp.instance = inst->index;
-  const Row& step = *inst->row;
 
-  Graph g{t, {}, {}, {}, {}, {}};
+  Graph g{t, {}, {}, {}, {}};
+  g.events.reserve(t.rows.size());
   std::vector<uint32_t> cpu_events;
-  std::unordered_map<uint32_t, uint32_t> event_of_row;
-  std::unordered_map<int64_t, uint32_t> cpu_by_corr;
+  std::vector<int32_t> event_of_row(t.rows.size(), -1);
+  std::unordered_map<int64_t, uint32_t> cpu_by_corr;  // only read for cuda_sync records
+  const StringId python_function = t.store->strings.find("python_function"), cuda_sync = t.store->strings.find("cuda_sync");
   // CPU side: every CPU event inside the instance but the instance itself; Python stack frames
   // would only lengthen CPU chains that their ops already cover.
   for (uint32_t i : t.cpu) {
     const Row& r = t.rows[i];
-    if (&r == &step || r.ts < step.ts || r.end() > step.end() || t.cat(r) == "python_function") continue;
-    if (t.cat(r) == "cuda_sync") continue;  // GPU-side record even when its stream is −1
-    event_of_row[i] = uint32_t(g.events.size());
+    if (&r == inst->self || r.ts < inst->start || r.end() > inst->end || r.cat == python_function) continue;
+    if (r.cat == cuda_sync) continue;  // GPU-side record even when its stream is −1
+    event_of_row[i] = int32_t(g.events.size());
     cpu_events.push_back(uint32_t(g.events.size()));
-    if (r.corr >= 0) cpu_by_corr.emplace(r.corr, uint32_t(g.events.size()));
+    if (r.corr >= 0 && cuda_sync != StringPool::kNotFound) cpu_by_corr.emplace(r.corr, uint32_t(g.events.size()));
     g.events.push_back(i);
   }
   // GPU side: kernels, copies and sets launched from inside the instance.
   GpuStreams streams;
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (r.launch < 0 || !event_of_row.count(uint32_t(r.launch)) || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
+    if (r.launch < 0 || event_of_row[size_t(r.launch)] < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
     streams.by_stream[r.stream].push_back(uint32_t(g.events.size()));
     g.events.push_back(i);
   }
-  g.out.resize(2 * g.events.size());
   sort_streams(g, streams);
   std::vector<char> waited(g.events.size(), 0);
+  g.edges.reserve(2 * g.events.size()), g.from.reserve(2 * g.events.size()), g.to.reserve(2 * g.events.size());
   add_sync_edges(g, streams, cpu_by_corr, cpu_events, waited);
   add_cpu_edges(g, cpu_events, waited);
   add_gpu_edges(g, streams, event_of_row, waited);

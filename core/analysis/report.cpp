@@ -92,14 +92,8 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   // Critical path: only on request (one annotation instance, chosen by the user), so full reports
   // and their golden files stay as they were.
   auto asked_for = [&](std::string_view n) { return std::find(r.only.begin(), r.only.end(), n) != r.only.end(); };
-  // HTA mode promises HTA's numbers; its critical path does not equal HTA's yet (about twice
-  // HTA's length on both references: the graph lacks HTA's edges between CPU threads), so it is
-  // withheld with a note rather than printed wrong. tests/unit/critical_path_test.cpp tracks it.
   const bool cp_asked = asked_for("critical_path") || asked_for("critical_path_summary");
-  if (cp_asked && t.mode == Mode::Hta) {
-    r.notes.push_back("critical_path: not available in HTA mode yet (it does not equal HTA's critical_path_analysis); "
-                      "run it in Sightline mode");
-  } else if (cp_asked) {
+  if (cp_asked) {
     timed(r, "critical_path", [&] { r.critical_path = critical_path(t, o.critical_path); });
     if (!r.critical_path->note.empty()) r.notes.push_back(r.critical_path->note);
   }
