@@ -173,7 +173,6 @@ void check_reference(const CpReference& ref) {
   REQUIRE(loaded.ok());
   TableOptions to;
   to.mode = Mode::Hta;
-  to.file_text = loaded.store->source_text();
   EventTable t = build_table(*loaded.store, to);
   CriticalPathOptions o;
   o.instance = ref.instance;
