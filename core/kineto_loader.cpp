@@ -238,6 +238,7 @@ private:
   bool saw_trace_events_ = false;
   bool seen_first_object_ = false;  // (HTA) traceEvents[0] is the first event object
   std::optional<int64_t> rank_;     // (HTA) the first `"rank": N` in the bytes scanned so far
+  bool want_rank_ = true;           // false: an earlier part of the file already has one
   bool release_pages_ = false;
   size_t released_to_ = 0;          // pages below this may be released (this thread's range start)
   std::function<std::shared_ptr<TraceStore::Buffer>()> reload_;
@@ -326,7 +327,7 @@ void KinetoLoader::release_before(size_t pos) {
 
 // (HTA) Scans bytes in file order, before they are released, for HTA's rank regex.
 void KinetoLoader::scan_rank(size_t from, size_t to) {
-  if (!rank_ && to > from) rank_ = hta_rank_in_text({d_ + from, to - from});
+  if (want_rank_ && !rank_ && to > from) rank_ = hta_rank_in_text({d_ + from, to - from});
 }
 
 void KinetoLoader::use_buffer(std::shared_ptr<TraceStore::Buffer> buffer) {
@@ -649,6 +650,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   second.start_store();
   second.release_pages_ = release_pages_;
   second.released_to_ = skip_ws(split + 1);
+  second.want_rank_ = !rank_;  // usually found in the top-level keys before traceEvents
   std::atomic<uint64_t> second_done{0};
   second.progress_out_ = &second_done;
   progress_in_ = &second_done;

@@ -64,10 +64,6 @@ constexpr uint32_t kSectionCount = 12;
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kEntryBytes = 32;
 constexpr size_t kAlign = 64;  // sections start on cache lines
-// The arg blocks section starts on 64 KiB (any page size's multiple), so an opened snapshot maps
-// the compressed blocks from the file instead of copying them.
-constexpr size_t kBlocksAlign = 65536;
-
 // One compressed args block in the args section's block table.
 struct BlockEntry {
   uint64_t start;        // position of its first byte in the args text
@@ -87,6 +83,28 @@ const char* section_name(uint32_t id) {
 // CPU has it, several GB/s, so checking every section costs little of the open time.
 uint32_t checksum(std::string_view bytes) {
   return libdeflate_crc32(0, bytes.data(), bytes.size());
+}
+
+// Hands the whole pages of [begin, end) of a read-only file mapping back to the kernel: they stay
+// in the page cache, and reading them again maps them again. Opening a snapshot so keeps the
+// file's pages out of its peak memory: each is held only while it is checked or copied.
+void release_pages(const char* begin, const char* end) {
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+  uintptr_t to = reinterpret_cast<uintptr_t>(end) / page * page;
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+// The checksum of a section, in windows released once summed when the bytes are a file mapping.
+uint32_t checksum(std::string_view bytes, bool release) {
+  constexpr size_t kWindow = 4 << 20;
+  uint32_t crc = 0;
+  for (size_t at = 0; at < bytes.size(); at += kWindow) {
+    size_t n = std::min(kWindow, bytes.size() - at);
+    crc = libdeflate_crc32(crc, bytes.data() + at, n);
+    if (release) release_pages(bytes.data() + at, bytes.data() + at + n);
+  }
+  return crc;
 }
 
 // ---------------------------------------------------------------- writing
@@ -292,8 +310,9 @@ struct SnapshotError : std::runtime_error {
 // Reads one section; `base` is the section's offset in the file, for messages.
 class Reader {
 public:
-  Reader(std::string_view bytes, uint64_t base, const char* section)
-      : bytes_(bytes), base_(base), section_(section) {}
+  // `release`: the bytes are a file mapping whose pages may be released once copied.
+  Reader(std::string_view bytes, uint64_t base, const char* section, bool release = false)
+      : bytes_(bytes), base_(base), section_(section), release_(release) {}
 
   template <class T>
   T pod() {
@@ -313,9 +332,18 @@ public:
     uint64_t n = pod<uint64_t>();
     align();
     if (n > (bytes_.size() - pos_) / sizeof(T)) fail("column of " + std::to_string(n) + " elements runs past the section");
-    v.resize(n);
-    if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
+    // Copied straight into a vector of the right size (no zero-filling first) when aligned, as
+    // columns are in a mapped file (8-byte boundaries); bytes in memory may lie anywhere.
+    const char* bytes = take(n * sizeof(T));
+    if (reinterpret_cast<uintptr_t>(bytes) % alignof(T) == 0) {
+      const T* first = reinterpret_cast<const T*>(bytes);
+      v.assign(first, first + n);
+    } else {
+      v.resize(n);
+      if (n) std::memcpy(v.data(), bytes, n * sizeof(T));
+    }
     align();
+    if (release_) release_pages(bytes_.data() + released_, bytes_.data() + pos_), released_ = pos_;
   }
   std::string_view bytes() {
     uint64_t n = pod<uint64_t>();
@@ -350,7 +378,9 @@ private:
   std::string_view bytes_;
   uint64_t base_;
   const char* section_;
+  bool release_ = false;
   size_t pos_ = 0;
+  size_t released_ = 0;
 };
 
 void read_strings(Reader& r, StringPool& pool) {
@@ -504,13 +534,15 @@ void read_args(Reader& r, TraceStore& s, ReadState& state) {
 // The section's bytes: with a file, a private read-only mapping of just this section (no copy,
 // its pages shared with the page cache, and none resident until a block is decoded); otherwise
 // a copy.
-std::shared_ptr<const void> arg_blocks_owner(Reader& r, std::string_view bytes, int fd, const char*& base) {
-  uint64_t at = r.file_offset();
-  if (fd >= 0 && !bytes.empty() && at % kBlocksAlign == 0) {
-    void* map = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_PRIVATE, fd, off_t(at));
+std::shared_ptr<const void> arg_blocks_owner(std::string_view bytes, uint64_t at, int fd, const char*& base) {
+  if (fd >= 0 && !bytes.empty()) {
+    // The mapping starts on the page holding the section's first byte.
+    static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    uint64_t skip = at % page;
+    size_t size = bytes.size() + skip;
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, off_t(at - skip));
     if (map != MAP_FAILED) {
-      base = static_cast<const char*>(map);
-      size_t size = bytes.size();
+      base = static_cast<const char*>(map) + skip;
       return std::shared_ptr<const void>(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
     }
   }
@@ -528,7 +560,7 @@ void read_arg_blocks(Reader& r, TraceStore& s, const ReadState& state) {
   uint64_t section_start = r.file_offset();
   std::string_view bytes = r.raw(total);
   const char* base = nullptr;
-  std::shared_ptr<const void> owner = arg_blocks_owner(r, bytes, state.fd, base);
+  std::shared_ptr<const void> owner = arg_blocks_owner(bytes, section_start, state.fd, base);
   std::vector<ArgsBlocks::Block> blocks;
   blocks.reserve(state.blocks.size());
   for (const BlockEntry& e : state.blocks) blocks.push_back({e.start, e.raw_size, e.stored_size, base + e.at});
@@ -692,8 +724,8 @@ std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
     if (offset < table_end || offset > file.size() || size > file.size() - offset)
       throw SnapshotError(what + " at " + std::to_string(offset) + " (" + std::to_string(size) + " bytes) lies outside the file", entry + 8);
     std::string_view bytes = file.substr(offset, size);
-    if (checksum(bytes) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
-    Reader r(bytes, offset, section_name(id));
+    if (checksum(bytes, fd >= 0) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
+    Reader r(bytes, offset, section_name(id), fd >= 0);
     read_section(SectionId(id), r, *store, state);
   }
   Checker(*store, kHeaderBytes).check();
@@ -719,8 +751,7 @@ std::string snapshot_bytes(const TraceStore& store) {
   store_pod<uint32_t>(out, 8, kSnapshotVersion);
   store_pod<uint32_t>(out, 12, kSectionCount);
   for (uint32_t id = 1; id <= kSectionCount; ++id) {
-    size_t align = SectionId(id) == SectionId::ArgBlocks ? kBlocksAlign : kAlign;
-    out.resize((out.size() + align - 1) / align * align, '\0');
+    out.resize((out.size() + kAlign - 1) / kAlign * kAlign, '\0');
     std::string bytes = section_bytes(SectionId(id), store);
     size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
     store_pod<uint32_t>(out, entry, id);

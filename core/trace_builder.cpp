@@ -371,6 +371,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
   }
   uint32_t args_base = uint32_t(store_.args_.size());
   auto [offset_shift, block_shift] = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
+  store_.args_.reserve(store_.args_.size() + from.args_.size());
   for (ArgsRange a : from.args_) {
     a.offset += offset_shift;
     a.block += block_shift;
