@@ -55,12 +55,13 @@ std::string ArgsBlocks::compress(std::string_view raw) {
 void ArgsBlocks::seal() {
   if (open_.empty()) return;
   if (!cctx_) cctx_ = new_context(kLevel);
+  // Compressed into a scratch buffer kept between blocks (a fresh one per block would be mapped
+  // and unmapped each time: it is larger than malloc's mmap threshold), then copied at its size.
   size_t bound = ZSTD_compressBound(open_.size());
-  std::unique_ptr<char[]> frame(new char[bound]);
-  size_t n = compress_into(static_cast<ZSTD_CCtx*>(cctx_), open_, frame.get(), bound);
-  // Shrink to the frame's size: the bound is the raw size plus a little.
+  if (scratch_.size() < bound) scratch_.resize(bound);
+  size_t n = compress_into(static_cast<ZSTD_CCtx*>(cctx_), open_, scratch_.data(), bound);
   std::unique_ptr<char[]> exact(new char[n]);
-  std::memcpy(exact.get(), frame.get(), n);
+  std::memcpy(exact.get(), scratch_.data(), n);
   Block b;
   b.start = end_ - open_.size();
   b.raw_size = uint32_t(open_.size());

@@ -79,6 +79,7 @@ private:
   std::vector<std::unique_ptr<char[]>> owned_;         // frames this object compressed
   std::vector<std::shared_ptr<const void>> owners_;    // mappings holding adopted frames
   std::string open_;
+  std::string scratch_;  // compressed output before it is copied at its size
   uint64_t end_ = 0;
   void* cctx_ = nullptr;  // ZSTD_CCtx, reused for every block
 

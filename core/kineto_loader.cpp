@@ -239,6 +239,8 @@ private:
   bool seen_first_object_ = false;  // (HTA) traceEvents[0] is the first event object
   std::optional<int64_t> rank_;     // (HTA) the first `"rank": N` in the bytes scanned so far
   bool want_rank_ = true;           // false: an earlier part of the file already has one
+  std::atomic<bool> rank_found_{false};                 // published for the second thread
+  const std::atomic<bool>* earlier_rank_ = nullptr;     // the first thread's, in the second
   bool release_pages_ = false;
   size_t released_to_ = 0;          // pages below this may be released (this thread's range start)
   std::function<std::shared_ptr<TraceStore::Buffer>()> reload_;
@@ -327,7 +329,10 @@ void KinetoLoader::release_before(size_t pos) {
 
 // (HTA) Scans bytes in file order, before they are released, for HTA's rank regex.
 void KinetoLoader::scan_rank(size_t from, size_t to) {
-  if (want_rank_ && !rank_ && to > from) rank_ = hta_rank_in_text({d_ + from, to - from});
+  if (!want_rank_ || rank_ || to <= from) return;
+  if (earlier_rank_ && earlier_rank_->load(std::memory_order_relaxed)) return;  // ours would not count
+  rank_ = hta_rank_in_text({d_ + from, to - from});
+  if (rank_) rank_found_.store(true, std::memory_order_relaxed);
 }
 
 void KinetoLoader::use_buffer(std::shared_ptr<TraceStore::Buffer> buffer) {
@@ -405,6 +410,7 @@ void KinetoLoader::start_store() {
   builder_ = std::make_unique<TraceBuilder>(*store_);
   seen_first_object_ = false;
   rank_.reset();
+  rank_found_ = false;
 }
 
 bool KinetoLoader::load(bool chunked) {
@@ -651,6 +657,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   second.release_pages_ = release_pages_;
   second.released_to_ = skip_ws(split + 1);
   second.want_rank_ = !rank_;  // usually found in the top-level keys before traceEvents
+  second.earlier_rank_ = &rank_found_;
   std::atomic<uint64_t> second_done{0};
   second.progress_out_ = &second_done;
   progress_in_ = &second_done;
