@@ -24,6 +24,9 @@
 // there but not counted: counting them would take a second pass over every well-formed file.
 #include <simdjson.h>
 #include <sys/mman.h>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <unistd.h>
 
 #include <cctype>
@@ -62,6 +65,26 @@ constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// The first `key` (at least 5 bytes) in [at, end), or null. Files without the key are scanned
+// whole, so with AVX2 it tests 32 positions at once for key[1] and key[4] (for `"rank":`, an `r`
+// and a `k` three bytes apart: rare in JSON, where a test of the quotes or the colon would stop
+// at every key) and compares the rest only there; memmem (~1.5 GB/s here) does the remainder.
+const char* find_key(const char* at, const char* end, std::string_view key) {
+#if defined(__AVX2__)
+  const __m256i second = _mm256_set1_epi8(key[1]), fifth = _mm256_set1_epi8(key[4]);
+  for (; end - at >= ptrdiff_t(32 + key.size()); at += 32) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 1));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 4));
+    auto mask = uint32_t(_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, second), _mm256_cmpeq_epi8(b, fifth))));
+    for (; mask; mask &= mask - 1) {
+      const char* candidate = at + __builtin_ctz(mask);
+      if (std::memcmp(candidate, key.data(), key.size()) == 0) return candidate;
+    }
+  }
+#endif
+  return static_cast<const char*>(::memmem(at, size_t(end - at), key.data(), key.size()));
+}
+
 // (HTA) HTA reads the rank with a regex over the whole file: `"rank":`, at least one whitespace,
 // digits; the first match anywhere (top-level key or event args) wins.
 std::optional<int64_t> hta_rank_in_text(std::string_view text) {
@@ -69,11 +92,10 @@ std::optional<int64_t> hta_rank_in_text(std::string_view text) {
   auto isspace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   auto isdigit = [](char c) { return c >= '0' && c <= '9'; };
   for (const char* at = text.data(), *end = text.data() + text.size();;) {
-    // memmem: glibc's two-way search, far faster than a loop stopping at every '"' of the JSON.
-    const void* hit = ::memmem(at, size_t(end - at), key.data(), key.size());
+    const char* hit = find_key(at, end, key);
     if (!hit) return std::nullopt;
-    const char* p = static_cast<const char*>(hit) + key.size();
-    at = static_cast<const char*>(hit) + 1;
+    const char* p = hit + key.size();
+    at = hit + 1;
     const char* digits = p;
     while (digits < end && isspace(*digits)) ++digits;
     if (digits == p || digits == end || !isdigit(*digits)) continue;

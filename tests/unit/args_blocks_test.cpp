@@ -161,6 +161,16 @@ TEST_CASE("args blocks: HTA's facts from the text are noted while loading") {
   CHECK_FALSE(t->meta.hta.rank.has_value());
 }
 
+TEST_CASE("args blocks: HTA's rank regex finds the first match at any offset, past decoys") {
+  for (size_t pad = 0; pad < 80; ++pad) {
+    std::string decoys = R"("rank":3, "rank": x, "rankk": 5, ")" + std::string(pad, 'r') + R"(": 1)";
+    auto s = test::load_ok(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{)" + decoys +
+                           R"(, "n": {"rank": 12}, "m": {"rank": 13}}}]})");
+    INFO("pad " << pad);
+    CHECK(s->meta.hta.rank == 12);
+  }
+}
+
 TEST_CASE("args blocks: a snapshot stores the compressed blocks; a damaged block is named when decoded") {
   auto s = test::load_ok(many_args_trace(10000));
   std::string good = snapshot_bytes(*s);
