@@ -119,6 +119,16 @@ TEST_CASE("snapshot: wrong magic, wrong version, truncation and flipped bytes ar
     CHECK(r.error.message.find("version 3") != std::string::npos);
     CHECK(r.error.byte_offset == 8);
   }
+  SUBCASE("a version-1 snapshot (JSON text instead of arg blocks) is another version, never misread") {
+    std::string old = good;
+    uint32_t version = 1;
+    std::memcpy(old.data() + 8, &version, 4);
+    reseal_snapshot(old);
+    LoadResult r = read_snapshot_bytes(old, "s");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("snapshot format version 1, this build reads version 2 (convert the trace again)") !=
+          std::string::npos);
+  }
   SUBCASE("truncation at every section boundary, and at every byte of the header and table") {
     std::vector<size_t> cuts;
     for (size_t i = 0; i < 32 + 12 * 32; ++i) cuts.push_back(i);
