@@ -44,7 +44,6 @@ void run_bench_critical_path(const BenchCriticalPathArgs& a) {
   const double load_s = seconds_since(t0);
   analysis::TableOptions to;
   to.mode = a.mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
-  if (to.mode == analysis::Mode::Hta) to.file_text = loaded.store->source_text();
   analysis::CriticalPathOptions o;
   o.annotation = a.annotation;
   o.instance = a.instance;

@@ -64,8 +64,6 @@ void run_diff_command(const DiffArgs& a) {
   }
   // (HTA) the rank comes from a regex over the file's text, which each store keeps.
   if (o.mode == analysis::Mode::Hta) {
-    o.text_a = ra.store->source_text();
-    o.text_b = rb.store->source_text();
   }
   diff::TraceDiff d;
   try {

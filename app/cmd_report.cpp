@@ -160,8 +160,6 @@ void run_report_command(const ReportArgs& a) {
     return;
   }
   if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
-  // (HTA) the rank comes from a regex over the file's text, which the store keeps.
-  if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
   analysis::Report report = analysis::run_report(*loaded.store, o);
   std::vector<analysis::Table> tables = analysis::report_tables(report);
   if (a.format == "json") {
@@ -271,7 +269,6 @@ void register_bench_report(CLI::App& bench) {
     o.table.mode = a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
     o.operator_name = a->op;
     o.only = split_list(a->only);
-    if (o.table.mode == analysis::Mode::Hta) o.table.file_text = loaded.store->source_text();
     std::vector<double> totals;
     std::map<std::string, std::vector<double>> per;
     std::vector<std::string> order;

@@ -1,13 +1,19 @@
 // Chrome Trace Event / Kineto JSON → TraceStore.
 //
 // The top level is walked by a small scanner; the `traceEvents` array is parsed by simdjson
-// On-Demand in chunks of a few MB. A chunk is made a JSON array in place by writing `[` over
+// On-Demand in chunks of about 1 MB. A chunk is made a JSON array in place by writing `[` over
 // the byte before its first event and `]` over the comma after its last (both restored
 // afterwards), so simdjson's structural index only ever covers one chunk and memory stays
 // bounded on multi-GB traces. Chunk boundaries are guessed from `},{` patterns and proven by the
 // parse itself: the chunk must close exactly at its `]`, which holds only if the guess was a
 // real boundary between events. If a guess fails, the whole trace is parsed again as one piece,
 // so a bad guess costs time, never correctness.
+//
+// The text is not kept: each event's args are copied into the store's compressed args blocks,
+// and for a file read from disk the pages of parsed chunks are handed back to the kernel as the
+// parse moves on (MADV_DONTNEED), so peak memory is the store plus a few chunks, not the file.
+// Anything that must look back (a restart after a bad chunk guess, the slow path below, an error
+// message's line number) first reads the file again.
 //
 // Tolerance lives on the slow path only: when the fast parse fails, json_repair.h finds what
 // chrome://tracing and Perfetto forgive (a file cut off mid-write, trailing commas), the text is
@@ -17,12 +23,20 @@
 // merely skips (args keys the loader does not read) simdjson lets them pass, so they are accepted
 // there but not counted: counting them would take a second pass over every well-formed file.
 #include <simdjson.h>
+#include <sys/mman.h>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+#include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <charconv>
 #include <cmath>
 #include <thread>
@@ -43,13 +57,53 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 
-constexpr size_t kChunkBytes = 4 << 20;
+constexpr size_t kChunkBytes = 1 << 20;  // 1 MB: each parser's working set scales with it (#15 bench)
 constexpr size_t kParallelBytes = 24 << 20;  // below this a second thread costs more than it saves
 constexpr uint64_t kProgressEvery = 4096;
 // Times beyond ±146 years of µs are refused so that differences never overflow int64.
 constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The first `key` (at least 5 bytes) in [at, end), or null. Files without the key are scanned
+// whole, so with AVX2 it tests 32 positions at once for key[1] and key[4] (for `"rank":`, an `r`
+// and a `k` three bytes apart: rare in JSON, where a test of the quotes or the colon would stop
+// at every key) and compares the rest only there; memmem (~1.5 GB/s here) does the remainder.
+const char* find_key(const char* at, const char* end, std::string_view key) {
+#if defined(__AVX2__)
+  const __m256i second = _mm256_set1_epi8(key[1]), fifth = _mm256_set1_epi8(key[4]);
+  for (; end - at >= ptrdiff_t(32 + key.size()); at += 32) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 1));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 4));
+    auto mask = uint32_t(_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, second), _mm256_cmpeq_epi8(b, fifth))));
+    for (; mask; mask &= mask - 1) {
+      const char* candidate = at + __builtin_ctz(mask);
+      if (std::memcmp(candidate, key.data(), key.size()) == 0) return candidate;
+    }
+  }
+#endif
+  return static_cast<const char*>(::memmem(at, size_t(end - at), key.data(), key.size()));
+}
+
+// (HTA) HTA reads the rank with a regex over the whole file: `"rank":`, at least one whitespace,
+// digits; the first match anywhere (top-level key or event args) wins.
+std::optional<int64_t> hta_rank_in_text(std::string_view text) {
+  constexpr std::string_view key = "\"rank\":";
+  auto isspace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  auto isdigit = [](char c) { return c >= '0' && c <= '9'; };
+  for (const char* at = text.data(), *end = text.data() + text.size();;) {
+    const char* hit = find_key(at, end, key);
+    if (!hit) return std::nullopt;
+    const char* p = hit + key.size();
+    at = hit + 1;
+    const char* digits = p;
+    while (digits < end && isspace(*digits)) ++digits;
+    if (digits == p || digits == end || !isdigit(*digits)) continue;
+    int64_t v = 0;
+    while (digits < end && isdigit(*digits)) v = v * 10 + (*digits++ - '0');
+    return v;
+  }
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
@@ -133,12 +187,20 @@ public:
     gzip_truncated_ = true;
     gzip_cut_at_ = compressed_size;
   }
+  // Parsed pages may be released; `reload` reads the text again when a restart needs it whole.
+  void release_parsed_pages(std::function<std::shared_ptr<TraceStore::Buffer>()> reload) {
+    reload_ = std::move(reload);
+    release_pages_ = true;
+  }
 
 private:
   bool load(bool chunked);
   bool parse_all();
   bool load_repaired();
   void use_buffer(std::shared_ptr<TraceStore::Buffer> buffer);
+  void restore_text();
+  void release_before(size_t pos);
+  void scan_rank(size_t from, size_t to);
   void record_truncation(uint64_t bytes);
   bool check_events_are_objects();
   void start_store();
@@ -196,7 +258,14 @@ private:
   bool failed_ = false;
   bool chunked_ = true;
   bool saw_trace_events_ = false;
-  uint32_t buffer_index_ = 0;
+  bool seen_first_object_ = false;  // (HTA) traceEvents[0] is the first event object
+  std::optional<int64_t> rank_;     // (HTA) the first `"rank": N` in the bytes scanned so far
+  bool want_rank_ = true;           // false: an earlier part of the file already has one
+  std::atomic<bool> rank_found_{false};                 // published for the second thread
+  const std::atomic<bool>* earlier_rank_ = nullptr;     // the first thread's, in the second
+  bool release_pages_ = false;
+  size_t released_to_ = 0;          // pages below this may be released (this thread's range start)
+  std::function<std::shared_ptr<TraceStore::Buffer>()> reload_;
   std::vector<uint8_t> cat_flags_;  // by StringId; 0xFF = not computed yet
   struct KeyedIndex {
     std::string key;
@@ -218,8 +287,12 @@ LoadResult KinetoLoader::run() {
   LoadResult result;
   file_bytes_ = n_;
   bool ok = parse_all();
-  if (!ok && !error_.cancelled) ok = load_repaired();
+  if (!ok && !error_.cancelled) {
+    restore_text();  // the slow path and the error's line number read the whole text
+    ok = load_repaired();
+  }
   if (ok) ok = check_events_are_objects();
+  if (!ok && !error_.cancelled) restore_text();
   if (ok && gzip_truncated_ && !store_->issues.truncation) record_truncation(n_);
   if (ok) {
     report("linking", n_);
@@ -231,6 +304,8 @@ LoadResult KinetoLoader::run() {
     store_->issues.merge(sanitized_);
     store_->meta.bytes = file_bytes_;
     store_->meta.file = error_.file;
+    store_->meta.hta.from_text = true;
+    store_->meta.hta.rank = rank_;
     if (store_->issues.truncation) result.warning = error_.file + ": " + describe(*store_->issues.truncation);
     result.store = std::move(store_);
   } else {
@@ -247,8 +322,39 @@ bool KinetoLoader::parse_all() {
   try {
     return load(true);
   } catch (const ChunkFailed&) {
+    restore_text();
     return load(false);
   }
+}
+
+// Reads the text again if parsed pages may have been released, and keeps it whole from then on.
+void KinetoLoader::restore_text() {
+  if (!release_pages_) return;
+  release_pages_ = false;
+  std::shared_ptr<TraceStore::Buffer> again = reload_ ? reload_() : nullptr;
+  if (!again || again->size != n_) return;  // the file changed meanwhile: the error stands as found
+  use_buffer(std::move(again));
+  sanitized_ = ImportIssues{};  // the fresh bytes are sanitized again by the next parse
+}
+
+// Hands the pages wholly below `pos` (and above where this thread's range began) back to the
+// kernel: a private file mapping drops its copies, a decompressed buffer its memory.
+void KinetoLoader::release_before(size_t pos) {
+  if (!release_pages_) return;
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  uintptr_t from = (reinterpret_cast<uintptr_t>(d_ + released_to_) + page - 1) / page * page;
+  uintptr_t to = reinterpret_cast<uintptr_t>(d_ + pos) / page * page;
+  if (to <= from) return;
+  ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  released_to_ = size_t(to - reinterpret_cast<uintptr_t>(d_));
+}
+
+// (HTA) Scans bytes in file order, before they are released, for HTA's rank regex.
+void KinetoLoader::scan_rank(size_t from, size_t to) {
+  if (!want_rank_ || rank_ || to <= from) return;
+  if (earlier_rank_ && earlier_rank_->load(std::memory_order_relaxed)) return;  // ours would not count
+  rank_ = hta_rank_in_text({d_ + from, to - from});
+  if (rank_) rank_found_.store(true, std::memory_order_relaxed);
 }
 
 void KinetoLoader::use_buffer(std::shared_ptr<TraceStore::Buffer> buffer) {
@@ -324,7 +430,9 @@ bool KinetoLoader::check_events_are_objects() {
 void KinetoLoader::start_store() {
   store_ = std::make_unique<TraceStore>();
   builder_ = std::make_unique<TraceBuilder>(*store_);
-  buffer_index_ = store_->adopt_buffer(buffer_);
+  seen_first_object_ = false;
+  rank_.reset();
+  rank_found_ = false;
 }
 
 bool KinetoLoader::load(bool chunked) {
@@ -446,7 +554,7 @@ bool KinetoLoader::parse_top_level() {
     return fail("not a trace: expected a JSON object with \"traceEvents\" or an array of events", pos);
   pos = skip_ws(pos + 1);
   while (pos < n_ && d_[pos] != '}') {
-    size_t key_end = 0;
+    size_t key_start = pos, key_end = 0;
     if (d_[pos] != '"') return fail("expected a key in the top-level object", pos);
     if (!scan_string(pos, key_end)) return fail("unexpected end of file inside a key", n_);
     std::string_view key(d_ + pos + 1, key_end - pos - 2);
@@ -462,6 +570,7 @@ bool KinetoLoader::parse_top_level() {
     } else {
       if (!skip_value(pos, end)) return false;
       handle_top_level(key, std::string_view(d_ + pos, end - pos));
+      scan_rank(key_start, end);
     }
     pos = skip_ws(end);
     if (pos < n_ && d_[pos] == ',') {
@@ -554,6 +663,7 @@ bool KinetoLoader::parse_from(size_t first, size_t limit, size_t& after) {
     }
     if (separator == limit) return true;
     first = skip_ws(separator + 1);
+    release_before(separator);
   }
 }
 
@@ -566,6 +676,10 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   quiet.cancel = options_.cancel;
   KinetoLoader second(buffer_, error_.file, quiet);
   second.start_store();
+  second.release_pages_ = release_pages_;
+  second.released_to_ = skip_ws(split + 1);
+  second.want_rank_ = !rank_;  // usually found in the top-level keys before traceEvents
+  second.earlier_rank_ = &rank_found_;
   std::atomic<uint64_t> second_done{0};
   second.progress_out_ = &second_done;
   progress_in_ = &second_done;
@@ -590,6 +704,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   progress_in_ = nullptr;
   if (first_chunk_failed || second_chunk_failed) throw ChunkFailed{};
   sanitized_.merge(second.sanitized_);
+  if (!rank_) rank_ = second.rank_;  // this half comes first in the file
   if (!first_ok) return false;
   if (!second_ok) return fail(second.error_.message, second.error_.byte_offset);
   builder_->absorb(*second.builder_);
@@ -627,6 +742,7 @@ bool KinetoLoader::parse_chunk(size_t first, size_t separator, size_t& array_end
 }
 
 bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t& array_end) {
+  scan_rank(start + 1, start + length);
   size_t capacity = buffer_->capacity + TraceStore::Buffer::kPadding - start;
   od::document doc;
   error_code code = parser_.iterate(d_ + start, length, capacity).get(doc);
@@ -651,7 +767,12 @@ bool KinetoLoader::iterate_chunk(size_t start, size_t length, bool last, size_t&
     if (code && !last) throw ChunkFailed{};
     if (code) return fail_json(code, &doc, start + length);
     ++store_->counts.events;
+    size_t args_before = store_->args_table().size();
     store_event(e);
+    if (!seen_first_object_) {
+      seen_first_object_ = true;
+      if (store_->args_table().size() > args_before) store_->meta.hta.first_event_args = uint32_t(args_before);
+    }
     if (store_->counts.events % kProgressEvery == 0) {
       if (progress_out_) progress_out_->store(e.offset - progress_base_, std::memory_order_relaxed);
       else report("parsing", e.offset + (progress_in_ ? progress_in_->load(std::memory_order_relaxed) : 0));
@@ -842,7 +963,8 @@ bool KinetoLoader::time_of(const Event& e, const Token& t, TimeNs& out) {
 
 uint32_t KinetoLoader::args_row(const Event& e) {
   if (!e.args_begin || !e.args_end) return kNone;
-  return store_->add_args({uint64_t(e.args_begin - d_), uint32_t(e.args_end - e.args_begin), buffer_index_});
+  // Copied out of the file's text (which is not kept) into the store's compressed args blocks.
+  return store_->add_args(std::string_view(e.args_begin, size_t(e.args_end - e.args_begin)));
 }
 
 // pid and tid are opaque keys: the text as written, numbers and strings alike.
@@ -998,6 +1120,7 @@ LoadResult load_trace(const std::string& path, const LoadOptions& options) {
   }
   KinetoLoader loader(std::move(bytes.buffer), path, options);
   if (bytes.gzip_truncated) loader.set_gzip_cut(bytes.gzip_cut_at);
+  loader.release_parsed_pages([path, options] { return read_trace_file(path, options).buffer; });
   LoadResult result = loader.run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

@@ -72,31 +72,26 @@ int64_t wrapping_add(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64
 
 // ---------------------------------------------------------------- args text
 
-// Args stay JSON text, as for loaded traces, written straight into one buffer the store owns.
+// Args stay JSON text, as for loaded traces: each object is written here, then stored in the
+// store's compressed args blocks.
 class ArgsText {
 public:
-  explicit ArgsText(TraceStore& store) : store_(store), buffer_(std::make_shared<TraceStore::Buffer>()) {
-    grow(1 << 16);
-    index_ = store.adopt_buffer(buffer_);
-  }
-  ~ArgsText() {
-    if (buffer_->data) std::memset(buffer_->data + buffer_->size, 0, TraceStore::Buffer::kPadding);
-  }
+  explicit ArgsText(TraceStore& store) : store_(store) {}
 
   void begin() {
-    start_ = buffer_->size;
+    text_.clear();
     put('{');
     first_ = true;
   }
   uint32_t end() {
     put('}');
-    return store_.add_args({start_, uint32_t(buffer_->size - start_), index_});
+    return store_.add_args(text_);
   }
-  // The hot field (15 per kernel): one capacity check, then the key and digits written in place.
+  // The hot field (15 per kernel): one resize, then the key and digits written in place.
   void number(std::string_view k, int64_t v) {
-    size_t need = k.size() + 4 + 20;  // ,"key": and at most 20 characters of int64
-    if (buffer_->size + need > buffer_->capacity) grow(buffer_->size + need);
-    char* out = buffer_->data + buffer_->size;
+    size_t used = text_.size();
+    text_.resize(used + k.size() + 4 + 20);  // ,"key": and at most 20 characters of int64
+    char* out = text_.data() + used;
     if (!first_) *out++ = ',';
     first_ = false;
     *out++ = '"';
@@ -105,7 +100,7 @@ public:
     *out++ = '"';
     *out++ = ':';
     out = std::to_chars(out, out + 20, v).ptr;
-    buffer_->size = size_t(out - buffer_->data);
+    text_.resize(size_t(out - text_.data()));
   }
   void real(std::string_view k, double v) {
     key(k);
@@ -127,7 +122,7 @@ public:
       append(std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp)));
       put(',');
     }
-    buffer_->data[buffer_->size - 1] = ']';
+    text_.back() = ']';
   }
 
 private:
@@ -139,23 +134,11 @@ private:
     put('"');
     put(':');
   }
-  void grow(size_t need) {
-    if (!buffer_->reserve(std::max(need, buffer_->capacity * 2))) throw std::bad_alloc();
-  }
-  void put(char c) {
-    if (buffer_->size + 1 > buffer_->capacity) grow(buffer_->size + 1);
-    buffer_->data[buffer_->size++] = c;
-  }
-  void append(std::string_view s) {
-    if (buffer_->size + s.size() > buffer_->capacity) grow(buffer_->size + s.size());
-    std::memcpy(buffer_->data + buffer_->size, s.data(), s.size());
-    buffer_->size += s.size();
-  }
+  void put(char c) { text_.push_back(c); }
+  void append(std::string_view s) { text_.append(s); }
 
   TraceStore& store_;
-  std::shared_ptr<TraceStore::Buffer> buffer_;
-  uint32_t index_ = 0;
-  uint64_t start_ = 0;
+  std::string text_;
   bool first_ = true;
   std::string scratch_;
 };
@@ -478,9 +461,8 @@ LoadResult NsysLoader::run() {
 bool NsysLoader::load() {
   store_ = std::make_unique<TraceStore>();
   builder_ = std::make_unique<TraceBuilder>(*store_);
-  // Buffer 0 is "the text the trace was loaded from" (TraceStore::source_text): there is none
-  // here, and HTA mode then takes the rank from the metadata instead of a regex over args.
-  store_->adopt_buffer(std::make_shared<TraceStore::Buffer>());
+  // No JSON text (meta.hta.from_text stays false): HTA mode takes the rank from the metadata
+  // instead of a regex over args.
   args_ = std::make_unique<ArgsText>(*store_);
   store_->meta.format = "nsys-sqlite";
   store_->meta.file = error_.file;

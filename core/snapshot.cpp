@@ -1,10 +1,13 @@
 // Snapshot writer and reader (format: core/SNAPSHOT.md).
 //
-// First step of issue 15: every column is written as one aligned block and read back with one
-// memcpy per column into the store's std::vectors (the store owns its columns; using the mapped
-// file in place needs the store to hold spans, a later refactor). Indexes built by finalize()
-// are stored too, so opening runs no sort, nesting or linking.
+// Every column is written as one aligned block and read back with one memcpy per column into the
+// store's std::vectors (the store owns its columns; using the mapped file in place needs the
+// store to hold spans, a later refactor). Indexes built by finalize() are stored too, so opening
+// runs no sort, nesting or linking. Args are the store's zstd blocks, stored as they are and
+// mapped back, decoded only when asked for.
 #include "core/snapshot.h"
+
+#include "core/args_blocks.h"
 
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -38,7 +41,6 @@ struct MemberAccess {
   };                                                     \
   template struct MemberAccess<TAG, &TraceStore::MEMBER>;
 SL_SNAPSHOT_ACCESS(ArgsTag, args_)
-SL_SNAPSHOT_ACCESS(BuffersTag, buffers_)
 SL_SNAPSHOT_ACCESS(CorrActivitiesTag, correlation_activities_)
 SL_SNAPSHOT_ACCESS(NameOffsetsTag, name_offsets_)
 SL_SNAPSHOT_ACCESS(NameRefsTag, name_refs_)
@@ -56,19 +58,24 @@ const auto& field(const TraceStore& store) { return store.*member_pointer(Tag{})
 
 enum class SectionId : uint32_t {
   Strings = 1, Meta, Issues, Processes, Tracks, Counters, Flows, Iterations, Correlations,
-  Indexes, Args, Buffers,
+  Indexes, Args, ArgBlocks,
 };
 constexpr uint32_t kSectionCount = 12;
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kEntryBytes = 32;
 constexpr size_t kAlign = 64;  // sections start on cache lines
-// The buffers section and each buffer's bytes start on 64 KiB (any page size's multiple), so an
-// opened snapshot maps them from the file instead of copying them.
-constexpr size_t kBufferAlign = 65536;
+// One compressed args block in the args section's block table.
+struct BlockEntry {
+  uint64_t start;        // position of its first byte in the args text
+  uint32_t raw_size;
+  uint32_t stored_size;  // bytes of its zstd frame
+  uint64_t at;           // where the frame starts in the arg blocks section
+};
+static_assert(sizeof(BlockEntry) == 24);
 
 const char* section_name(uint32_t id) {
   static const char* names[] = {"?", "strings", "meta", "issues", "processes", "tracks", "counters",
-                                "flows", "iterations", "correlations", "indexes", "args", "buffers"};
+                                "flows", "iterations", "correlations", "indexes", "args", "arg blocks"};
   return id <= kSectionCount ? names[id] : "?";
 }
 
@@ -76,6 +83,28 @@ const char* section_name(uint32_t id) {
 // CPU has it, several GB/s, so checking every section costs little of the open time.
 uint32_t checksum(std::string_view bytes) {
   return libdeflate_crc32(0, bytes.data(), bytes.size());
+}
+
+// Hands the whole pages of [begin, end) of a read-only file mapping back to the kernel: they stay
+// in the page cache, and reading them again maps them again. Opening a snapshot so keeps the
+// file's pages out of its peak memory: each is held only while it is checked or copied.
+void release_pages(const char* begin, const char* end) {
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+  uintptr_t to = reinterpret_cast<uintptr_t>(end) / page * page;
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+// The checksum of a section, in windows released once summed when the bytes are a file mapping.
+uint32_t checksum(std::string_view bytes, bool release) {
+  constexpr size_t kWindow = 4 << 20;
+  uint32_t crc = 0;
+  for (size_t at = 0; at < bytes.size(); at += kWindow) {
+    size_t n = std::min(kWindow, bytes.size() - at);
+    crc = libdeflate_crc32(crc, bytes.data() + at, n);
+    if (release) release_pages(bytes.data() + at, bytes.data() + at + n);
+  }
+  return crc;
 }
 
 // ---------------------------------------------------------------- writing
@@ -139,6 +168,10 @@ void write_meta(Writer& w, const TraceStore& s) {
     w.text(key);
     w.text(value);
   }
+  w.pod<uint8_t>(m.hta.from_text);
+  w.pod<uint8_t>(m.hta.rank.has_value());
+  w.pod<int64_t>(m.hta.rank.value_or(0));
+  w.pod(m.hta.first_event_args);
   w.pod(s.counts);
   w.pod(s.origin_ns);
   w.pod(s.end_ns);
@@ -219,23 +252,35 @@ void write_indexes(Writer& w, const TraceStore& s) {
   w.pod<uint64_t>(field<KernelsTag>(s));
 }
 
-void write_buffers(Writer& w, const TraceStore& s) {
-  // Stored verbatim: args point into them and `source_text()` (HTA mode) reads the first.
-  // Compressed arg blocks replace this in a later step.
-  const auto& buffers = field<BuffersTag>(s);
-  w.pod<uint64_t>(buffers.size());
-  for (const auto& b : buffers) {
-    std::string_view bytes = b ? b->view() : std::string_view{};
-    w.pod<uint64_t>(bytes.size());
-    w.align(kBufferAlign);
-    w.out.append(bytes);
-    w.out.append(TraceStore::Buffer::kPadding, '\0');  // readable zeros after the text, as the parser wants
-    w.align();
+// The args blocks as they are held: sealed frames verbatim, and the open block (a store still
+// being appended to) compressed here as one more frame, so ranges keep their block numbers.
+std::vector<std::string_view> args_frames(const ArgsBlocks& blocks, std::string& open_frame) {
+  std::vector<std::string_view> frames;
+  for (const ArgsBlocks::Block& b : blocks.sealed()) frames.emplace_back(b.stored, b.stored_size);
+  if (!blocks.open_text().empty()) frames.emplace_back(open_frame = ArgsBlocks::compress(blocks.open_text()));
+  return frames;
+}
+
+void write_args(Writer& w, const TraceStore& s, const std::vector<std::string_view>& frames) {
+  w.column(s.args_table());
+  const ArgsBlocks& blocks = s.args_blocks();
+  std::vector<BlockEntry> entries;
+  uint64_t at = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    bool sealed = i < blocks.sealed().size();
+    uint64_t start = sealed ? blocks.sealed()[i].start : blocks.size() - blocks.open_text().size();
+    uint32_t raw = sealed ? blocks.sealed()[i].raw_size : uint32_t(blocks.open_text().size());
+    entries.push_back({start, raw, uint32_t(frames[i].size()), at});
+    at += frames[i].size();
   }
+  w.column(entries);
 }
 
 std::string section_bytes(SectionId id, const TraceStore& s) {
   Writer w;
+  std::string open_frame;
+  std::vector<std::string_view> frames;
+  if (id == SectionId::Args || id == SectionId::ArgBlocks) frames = args_frames(s.args_blocks(), open_frame);
   switch (id) {
     case SectionId::Strings: write_strings(w, s.strings); break;
     case SectionId::Meta: write_meta(w, s); break;
@@ -247,8 +292,10 @@ std::string section_bytes(SectionId id, const TraceStore& s) {
     case SectionId::Iterations: w.column(s.iterations); break;
     case SectionId::Correlations: w.column(s.correlations); break;
     case SectionId::Indexes: write_indexes(w, s); break;
-    case SectionId::Args: w.column(s.args_table()); break;
-    case SectionId::Buffers: write_buffers(w, s); break;
+    case SectionId::Args: write_args(w, s, frames); break;
+    case SectionId::ArgBlocks:
+      for (std::string_view frame : frames) w.out.append(frame);
+      break;
   }
   return std::move(w.out);
 }
@@ -263,8 +310,9 @@ struct SnapshotError : std::runtime_error {
 // Reads one section; `base` is the section's offset in the file, for messages.
 class Reader {
 public:
-  Reader(std::string_view bytes, uint64_t base, const char* section)
-      : bytes_(bytes), base_(base), section_(section) {}
+  // `release`: the bytes are a file mapping whose pages may be released once copied.
+  Reader(std::string_view bytes, uint64_t base, const char* section, bool release = false)
+      : bytes_(bytes), base_(base), section_(section), release_(release) {}
 
   template <class T>
   T pod() {
@@ -284,9 +332,18 @@ public:
     uint64_t n = pod<uint64_t>();
     align();
     if (n > (bytes_.size() - pos_) / sizeof(T)) fail("column of " + std::to_string(n) + " elements runs past the section");
-    v.resize(n);
-    if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
+    // Copied straight into a vector of the right size (no zero-filling first) when aligned, as
+    // columns are in a mapped file (8-byte boundaries); bytes in memory may lie anywhere.
+    const char* bytes = take(n * sizeof(T));
+    if (reinterpret_cast<uintptr_t>(bytes) % alignof(T) == 0) {
+      const T* first = reinterpret_cast<const T*>(bytes);
+      v.assign(first, first + n);
+    } else {
+      v.resize(n);
+      if (n) std::memcpy(v.data(), bytes, n * sizeof(T));
+    }
     align();
+    if (release_) release_pages(bytes_.data() + released_, bytes_.data() + pos_), released_ = pos_;
   }
   std::string_view bytes() {
     uint64_t n = pod<uint64_t>();
@@ -321,7 +378,9 @@ private:
   std::string_view bytes_;
   uint64_t base_;
   const char* section_;
+  bool release_ = false;
   size_t pos_ = 0;
+  size_t released_ = 0;
 };
 
 void read_strings(Reader& r, StringPool& pool) {
@@ -363,6 +422,11 @@ void read_meta(Reader& r, TraceStore& s) {
     std::string key = r.text();
     m.top_level.emplace_back(std::move(key), r.text());
   }
+  m.hta.from_text = r.flag();
+  bool has_text_rank = r.flag();
+  int64_t text_rank = r.pod<int64_t>();
+  if (has_text_rank) m.hta.rank = text_rank;
+  m.hta.first_event_args = r.pod<uint32_t>();
   s.counts = r.pod<EventCounts>();
   s.origin_ns = r.pod<TimeNs>();
   s.end_ns = r.pod<TimeNs>();
@@ -453,47 +517,55 @@ void read_indexes(Reader& r, TraceStore& s) {
   field<KernelsTag>(s) = r.pod<uint64_t>();
 }
 
-void read_args(Reader& r, TraceStore& s) {
+// What reading one section leaves for a later one: the args section's block table, used when
+// the arg blocks section is read.
+struct ReadState {
+  int fd = -1;  // the open snapshot file, or -1 when reading bytes in memory
+  std::vector<BlockEntry> blocks;
+};
+
+void read_args(Reader& r, TraceStore& s, ReadState& state) {
   std::vector<ArgsRange> ranges;
   r.column(ranges);
   field<ArgsTag>(s) = std::move(ranges);
+  r.column(state.blocks);
 }
 
-// With `fd` (a file being opened), each buffer is a private read-only mapping of its bytes in the
-// file: no copy, and its pages stay shared with the page cache. Otherwise (bytes in memory) a copy.
-std::shared_ptr<TraceStore::Buffer> mapped_buffer(int fd, uint64_t at, uint64_t size) {
-  if (fd < 0 || size == 0 || at % kBufferAlign != 0) return nullptr;
-  size_t length = size + TraceStore::Buffer::kPadding;
-  void* map = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(at));
-  if (map == MAP_FAILED) return nullptr;
-  auto buffer = std::make_shared<TraceStore::Buffer>();
-  buffer->data = static_cast<char*>(map);
-  buffer->size = buffer->capacity = size;
-  buffer->mapped_bytes = length;
-  return buffer;
-}
-
-std::shared_ptr<TraceStore::Buffer> copied_buffer(Reader& r, std::string_view bytes) {
-  auto buffer = std::make_shared<TraceStore::Buffer>();
-  if (!buffer->reserve(std::max<size_t>(bytes.size(), 1))) r.fail("out of memory for an args buffer");
-  if (!bytes.empty()) std::memcpy(buffer->data, bytes.data(), bytes.size());
-  buffer->size = bytes.size();
-  std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
-  return buffer;
-}
-
-void read_buffers(Reader& r, TraceStore& s, int fd) {
-  uint64_t n = r.count(8);
-  for (uint64_t i = 0; i < n; ++i) {
-    uint64_t size = r.pod<uint64_t>();
-    r.align(kBufferAlign);
-    uint64_t at = r.file_offset();
-    if (size > UINT64_MAX - TraceStore::Buffer::kPadding) r.fail("buffer size out of range");
-    std::string_view bytes = r.raw(size + TraceStore::Buffer::kPadding).substr(0, size);
-    std::shared_ptr<TraceStore::Buffer> buffer = mapped_buffer(fd, at, size);
-    s.adopt_buffer(buffer ? std::move(buffer) : copied_buffer(r, bytes));
-    r.align();
+// The section's bytes: with a file, a private read-only mapping of just this section (no copy,
+// its pages shared with the page cache, and none resident until a block is decoded); otherwise
+// a copy.
+std::shared_ptr<const void> arg_blocks_owner(std::string_view bytes, uint64_t at, int fd, const char*& base) {
+  if (fd >= 0 && !bytes.empty()) {
+    // The mapping starts on the page holding the section's first byte.
+    static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    uint64_t skip = at % page;
+    size_t size = bytes.size() + skip;
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, off_t(at - skip));
+    if (map != MAP_FAILED) {
+      base = static_cast<const char*>(map) + skip;
+      return std::shared_ptr<const void>(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+    }
   }
+  auto copy = std::make_shared<std::string>(bytes);
+  base = copy->data();
+  return copy;
+}
+
+void read_arg_blocks(Reader& r, TraceStore& s, const ReadState& state) {
+  uint64_t total = 0;
+  for (const BlockEntry& e : state.blocks) {
+    r.expect(e.at == total, "arg blocks are not stored back to back");
+    total += e.stored_size;
+  }
+  uint64_t section_start = r.file_offset();
+  std::string_view bytes = r.raw(total);
+  const char* base = nullptr;
+  std::shared_ptr<const void> owner = arg_blocks_owner(bytes, section_start, state.fd, base);
+  std::vector<ArgsBlocks::Block> blocks;
+  blocks.reserve(state.blocks.size());
+  for (const BlockEntry& e : state.blocks) blocks.push_back({e.start, e.raw_size, e.stored_size, base + e.at});
+  if (!s.args_blocks().adopt(std::move(blocks), std::move(owner)))
+    throw SnapshotError("arg blocks section: blocks are not contiguous or a frame disagrees with its size", section_start);
 }
 
 // Every index points where it should: a snapshot that passes its checksums but was written by
@@ -581,16 +653,14 @@ private:
     for (uint32_t f : field<FlowsByToTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
   }
   void args() const {
-    const auto& buffers = field<BuffersTag>(s_);
-    for (const ArgsRange& a : s_.args_table())
-      expect(a.buffer < buffers.size() && a.offset <= buffers[a.buffer]->size &&
-             a.length <= buffers[a.buffer]->size - a.offset, "args range outside its buffer");
+    for (const ArgsRange& a : s_.args_table()) expect(s_.args_blocks().holds(a), "args range outside its block");
+    args_row(s_.meta.hta.first_event_args);
   }
   const TraceStore& s_;
   uint64_t at_;
 };
 
-void read_section(SectionId id, Reader& r, TraceStore& s, int fd) {
+void read_section(SectionId id, Reader& r, TraceStore& s, ReadState& state) {
   switch (id) {
     case SectionId::Strings: read_strings(r, s.strings); break;
     case SectionId::Meta: read_meta(r, s); break;
@@ -602,8 +672,8 @@ void read_section(SectionId id, Reader& r, TraceStore& s, int fd) {
     case SectionId::Iterations: r.column(s.iterations); break;
     case SectionId::Correlations: r.column(s.correlations); break;
     case SectionId::Indexes: read_indexes(r, s); break;
-    case SectionId::Args: read_args(r, s); break;
-    case SectionId::Buffers: read_buffers(r, s, fd); break;
+    case SectionId::Args: read_args(r, s, state); break;
+    case SectionId::ArgBlocks: read_arg_blocks(r, s, state); break;
   }
   r.finish();
 }
@@ -639,22 +709,24 @@ std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
     throw SnapshotError("section table checksum mismatch", kHeaderBytes);
 
   auto store = std::make_unique<TraceStore>();
+  ReadState state;
+  state.fd = fd;
   for (uint32_t i = 0; i < sections; ++i) {
     size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
     uint32_t id = load_pod<uint32_t>(file, entry);
     uint32_t crc = load_pod<uint32_t>(file, entry + 4);
     uint64_t offset = load_pod<uint64_t>(file, entry + 8);
     uint64_t size = load_pod<uint64_t>(file, entry + 16);
-    // Sections come in id order, so each one can rely on those before it (args before buffers
-    // is checked after all are read).
+    // Sections come in id order, so each one can rely on those before it (the arg blocks on the
+    // args section's block table).
     if (id != i + 1) throw SnapshotError("section " + std::to_string(i) + " has id " + std::to_string(id), entry);
     std::string what = std::string(section_name(id)) + " section";
     if (offset < table_end || offset > file.size() || size > file.size() - offset)
       throw SnapshotError(what + " at " + std::to_string(offset) + " (" + std::to_string(size) + " bytes) lies outside the file", entry + 8);
     std::string_view bytes = file.substr(offset, size);
-    if (checksum(bytes) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
-    Reader r(bytes, offset, section_name(id));
-    read_section(SectionId(id), r, *store, fd);
+    if (checksum(bytes, fd >= 0) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
+    Reader r(bytes, offset, section_name(id), fd >= 0);
+    read_section(SectionId(id), r, *store, state);
   }
   Checker(*store, kHeaderBytes).check();
   return store;
@@ -679,8 +751,7 @@ std::string snapshot_bytes(const TraceStore& store) {
   store_pod<uint32_t>(out, 8, kSnapshotVersion);
   store_pod<uint32_t>(out, 12, kSectionCount);
   for (uint32_t id = 1; id <= kSectionCount; ++id) {
-    size_t align = SectionId(id) == SectionId::Buffers ? kBufferAlign : kAlign;
-    out.resize((out.size() + align - 1) / align * align, '\0');
+    out.resize((out.size() + kAlign - 1) / kAlign * kAlign, '\0');
     std::string bytes = section_bytes(SectionId(id), store);
     size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
     store_pod<uint32_t>(out, entry, id);
@@ -759,7 +830,8 @@ LoadResult load_snapshot(const std::string& path) {
     if (fd >= 0) ::close(fd);
     return result;
   }
-  // Mapped read-only and read in place: columns are copied once, straight into the store.
+  // Mapped read-only and read in place: columns are copied once, straight into the store; the
+  // arg blocks section gets a mapping of its own, which the store keeps.
   size_t size = size_t(st.st_size);
   void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
   if (size && map == MAP_FAILED) {
@@ -768,7 +840,7 @@ LoadResult load_snapshot(const std::string& path) {
     return result;
   }
   result = read_snapshot(std::string_view(static_cast<const char*>(map), size), path, fd);
-  ::close(fd);  // the buffers' own mappings outlive the descriptor
+  ::close(fd);  // the arg blocks' own mapping outlives the descriptor
   if (map) ::munmap(map, size);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

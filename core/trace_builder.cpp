@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/args_blocks.h"
 #include "core/decimal.h"
 
 namespace sl {
@@ -369,7 +370,13 @@ void TraceBuilder::absorb(TraceBuilder& later) {
     if (t.has_sort_index) into.sort_index = t.sort_index, into.has_sort_index = true;
   }
   uint32_t args_base = uint32_t(store_.args_.size());
-  store_.args_.insert(store_.args_.end(), from.args_.begin(), from.args_.end());
+  auto [offset_shift, block_shift] = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
+  store_.args_.reserve(store_.args_.size() + from.args_.size());
+  for (ArgsRange a : from.args_) {
+    a.offset += offset_shift;
+    a.block += block_shift;
+    store_.args_.push_back(a);
+  }
   auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
   std::vector<uint32_t> corr(from.correlations.size());
   for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);

@@ -1,5 +1,7 @@
 #include "core/trace_store.h"
 
+#include "core/args_blocks.h"
+
 #include <simdjson.h>
 #include <sys/mman.h>
 
@@ -27,7 +29,7 @@ bool TraceStore::Buffer::reserve(size_t bytes) {
   return true;
 }
 
-TraceStore::TraceStore() = default;
+TraceStore::TraceStore() : args_blocks_(std::make_unique<ArgsBlocks>()) {}
 TraceStore::~TraceStore() = default;
 TraceStore::TraceStore(TraceStore&&) noexcept = default;
 TraceStore& TraceStore::operator=(TraceStore&&) noexcept = default;
@@ -55,24 +57,20 @@ uint64_t TraceStore::slice_count() const {
   return n;
 }
 
-uint32_t TraceStore::adopt_buffer(std::shared_ptr<const Buffer> buffer) {
-  buffers_.push_back(std::move(buffer));
-  return static_cast<uint32_t>(buffers_.size() - 1);
-}
-
-uint32_t TraceStore::add_args(ArgsRange range) {
-  args_.push_back(range);
+uint32_t TraceStore::add_args(std::string_view json) {
+  args_.push_back(args_blocks_->append(json));
   return static_cast<uint32_t>(args_.size() - 1);
-}
-
-std::string_view TraceStore::source_text() const {
-  return buffers_.empty() ? std::string_view{} : buffers_[0]->view();
 }
 
 std::string_view TraceStore::args_json(uint32_t args_row) const {
   if (args_row == kNone || args_row >= args_.size()) return {};
-  const ArgsRange& r = args_[args_row];
-  return buffers_[r.buffer]->view().substr(r.offset, r.length);
+  // A ring of copies per thread: callers read a view while asking for the next one, and a view
+  // into the shared cache could be evicted by another thread meanwhile.
+  thread_local std::string ring[kArgsViews];
+  thread_local unsigned next = 0;
+  std::string& slot = ring[next++ % kArgsViews];
+  args_blocks_->read(args_[args_row], slot);
+  return slot;
 }
 
 std::string_view TraceStore::slice_args_json(SliceRef s) const {

@@ -3,7 +3,7 @@
 // Times are int64 nanoseconds relative to the trace start (`origin_ns` keeps the absolute
 // start). Every slice has a place: slices that nest go on lanes by depth; a slice that partly
 // overlaps another is placed in a further lane group of the same track and counted as an import
-// issue. Args stay as byte ranges into the loaded buffer until asked for.
+// issue. Args stay JSON text, kept compressed in blocks (core/args_blocks.h) until asked for.
 //
 // A store is filled through TraceBuilder (loaders, live capture), then `finalize()` sorts,
 // nests, links and indexes. Several stores can be alive at once (diff, multi-rank).
@@ -128,14 +128,24 @@ struct TraceMeta {
   std::string backend;
   std::string display_time_unit;
   std::vector<std::pair<std::string, std::string>> top_level;  // every other key, raw JSON
+  // (HTA) What HTA reads from the JSON text itself, noted while loading it, since the text is not
+  // kept. `from_text` is false where there was no JSON text (Nsight reports, live capture).
+  struct HtaText {
+    bool from_text = false;
+    std::optional<int64_t> rank;       // the first `"rank": N` anywhere in the text (HTA's regex)
+    uint32_t first_event_args = kNone;  // args row of traceEvents[0] (its first object), if any
+  } hta;
 };
 
-// Where an event's args live: a byte range in one of the store's buffers.
+// Where an event's args live: a byte range of the store's args text (every args object, in the
+// order they were added: file order for loaded traces), which is held in compressed blocks.
 struct ArgsRange {
-  uint64_t offset = 0;
+  uint64_t offset = 0;  // position in the args text
   uint32_t length = 0;
-  uint32_t buffer = 0;
+  uint32_t block = 0;   // the block of ArgsBlocks that holds it
 };
+
+class ArgsBlocks;
 
 // A GPU activity and the CPU call that launched it share a correlation id.
 struct Correlation {
@@ -214,21 +224,24 @@ public:
   uint64_t kernel_count() const;       // activities in category kernel/Kernel
 
   // --- args, decoded on demand ---
-  std::string_view args_json(uint32_t args_row) const;  // the full args object as written
+  // The full args object as written. The view is a per-thread copy out of a decompressed block:
+  // it stays valid until the same thread has asked any store for args kArgsViews more times.
+  static constexpr int kArgsViews = 8;
+  std::string_view args_json(uint32_t args_row) const;
   std::string_view slice_args_json(SliceRef s) const;
   // Top-level keys of an args object and each value as JSON text (strings unquoted).
   std::vector<std::pair<std::string, std::string>> decode_args(uint32_t args_row) const;
 
-  // --- buffers that args point into ---
-  struct Buffer;
-  uint32_t adopt_buffer(std::shared_ptr<const Buffer> buffer);
+  // --- args storage: JSON text in zstd blocks (core/args_blocks.h) ---
+  uint32_t add_args(std::string_view json);  // a new args row holding `json`
   const std::vector<ArgsRange>& args_table() const { return args_; }
-  uint32_t add_args(ArgsRange range);
+  ArgsBlocks& args_blocks() { return *args_blocks_; }
+  const ArgsBlocks& args_blocks() const { return *args_blocks_; }
 
-  // The JSON text the trace was loaded from (decompressed), as read; empty for live captures.
-  std::string_view source_text() const;
+  // The raw bytes of a trace file while it is parsed (not kept by the store).
+  struct Buffer;
 
-  // Bytes held by columns and indexes, not counting the raw buffers.
+  // Bytes held by columns and indexes, not counting the args blocks.
   size_t store_bytes() const;
 
   // Sorting, nesting, flow and correlation resolution, indexes. Call after appending.
@@ -239,7 +252,7 @@ public:
 private:
   friend class TraceBuilder;
   std::vector<ArgsRange> args_;
-  std::vector<std::shared_ptr<const Buffer>> buffers_;
+  std::unique_ptr<ArgsBlocks> args_blocks_;
   std::vector<SliceRef> correlation_activities_;
   std::vector<uint32_t> name_offsets_;  // CSR over string ids
   std::vector<SliceRef> name_refs_;
@@ -254,7 +267,7 @@ private:
   void order_tracks();
 };
 
-// Raw bytes owned by the store (the JSON text args point into).
+// Raw bytes of a trace file being parsed (the loaders' input; args are copied out of it).
 // Allocated with malloc so it can grow in place while decompressing; always followed by
 // kPadding readable bytes, as simdjson requires.
 struct TraceStore::Buffer {

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config python3
-  libsimdjson-dev libdeflate-dev zlib1g-dev libcli11-dev doctest-dev libsqlite3-dev
+  libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev libcli11-dev doctest-dev libsqlite3-dev
   libimgui-dev libglfw3-dev python3-glad libstb-dev
   libcairo2-dev libre2-dev fonts-dejavu-core
   clang-14 libclang-rt-14-dev

@@ -54,51 +54,6 @@ double hta_float64_us(TimeNs ns) {
 
 TimeNs us_to_ns(double whole_us) { return TimeNs(whole_us) * 1000; }
 
-// (HTA) `"rank":` followed by at least one whitespace and digits, first match in the file text.
-std::optional<int64_t> rank_from_text(std::string_view text) {
-  constexpr std::string_view key = "\"rank\":";
-  for (size_t pos = text.find(key); pos != std::string_view::npos; pos = text.find(key, pos + 1)) {
-    size_t i = pos + key.size();
-    size_t ws = i;
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    if (i == ws || i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) continue;
-    int64_t v = 0;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) v = v * 10 + (text[i++] - '0');
-    return v;
-  }
-  return std::nullopt;
-}
-
-// Byte range of traceEvents[0] in the file text, to tell which row is HTA's "event 0".
-std::optional<std::pair<size_t, size_t>> first_event_range(std::string_view text) {
-  size_t p = text.find("\"traceEvents\"");
-  if (p == std::string_view::npos) {
-    p = text.find('[');
-    if (p == std::string_view::npos) return std::nullopt;
-  } else {
-    p = text.find('[', p);
-    if (p == std::string_view::npos) return std::nullopt;
-  }
-  size_t b = text.find('{', p);
-  if (b == std::string_view::npos) return std::nullopt;
-  int depth = 0;
-  bool in_str = false;
-  for (size_t i = b; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_str) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_str = false;
-    } else if (c == '"') {
-      in_str = true;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}') {
-      if (--depth == 0) return std::make_pair(b, i + 1);
-    }
-  }
-  return std::nullopt;
-}
-
 void index_rows(EventTable& t) {
   t.gpu.clear();
   t.cpu.clear();
@@ -125,8 +80,7 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
       r.cat = s.cat[i];
       r.ref = SliceRef{t, i};
       if (s.args[i] != kNone) {
-        const ArgsRange& a = args[s.args[i]];
-        r.order = (uint64_t(a.buffer) << 48) | a.offset;
+        r.order = args[s.args[i]].offset;  // args are stored in file order
       } else {
         r.order = no_args_order++;
       }
@@ -194,12 +148,11 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
   // Event 0 (for the pairing quirk): the row that is traceEvents[0], when it is a row at all.
   int32_t event0 = -1;
   if (!rows.empty()) {
-    if (!options.file_text.empty()) {
-      if (auto range = first_event_range(options.file_text)) {
-        const Row& first = rows.front();
-        if (first.order < (uint64_t(1) << 48) && first.order >= range->first && first.order < range->second)
-          event0 = 0;
-      }
+    const TraceMeta::HtaText& text = store.meta.hta;
+    if (text.from_text) {
+      // traceEvents[0] is the first row when that row holds its args (rows without args sort last).
+      uint32_t args = text.first_event_args;
+      if (args != kNone && rows.front().order == store.args_table()[args].offset) event0 = 0;
     } else {
       event0 = 0;  // without the text, assume the file starts with an event row (Kineto does)
     }
@@ -294,7 +247,7 @@ EventTable build_table(const TraceStore& store, const TableOptions& options) {
   t.store = &store;
   if (options.mode == Mode::Hta) {
     build_hta(store, options, t);
-    std::optional<int64_t> r = options.file_text.empty() ? store.meta.rank : rank_from_text(options.file_text);
+    std::optional<int64_t> r = store.meta.hta.from_text ? store.meta.hta.rank : store.meta.rank;
     t.rank = r.value_or(0);
   } else {
     build_sightline(store, t);

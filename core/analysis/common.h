@@ -60,7 +60,6 @@ struct EventTable {
 struct TableOptions {
   Mode mode = Mode::Sightline;
   std::optional<int64_t> rank;       // --rank, overrides what the file says
-  std::string_view file_text;        // (HTA) raw JSON for the rank regex; empty = use meta.rank
   bool hta_last_step_filter = true;  // (HTA) rule 4; TraceDiff reads traces without it
 };
 

@@ -114,7 +114,6 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
     ReportOptions ro = o.report;
     ro.table.rank = chosen[i]->rank;
     // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
-    if (ro.table.mode == Mode::Hta) ro.table.file_text = chosen[i]->store->source_text();
     out.ranks[i] = {chosen[i]->rank, run_report(*chosen[i]->store, ro)};
   });
   out.seconds.push_back({"ranks", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});

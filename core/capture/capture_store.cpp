@@ -8,45 +8,13 @@
 namespace sl::capture {
 namespace {
 
-// Args stay JSON text, as for loaded traces: one buffer per call holds them all.
-class ArgsSink {
-public:
-  explicit ArgsSink(TraceStore& store) : store_(store) {}
-
-  void collect(const ConvertedTrace& converted) {
-    offsets_.reserve(converted.events.size());
-    for (const CaptureEvent& e : converted.events) {
-      offsets_.push_back(text_.size());
-      text_ += e.args;
-    }
-    auto buffer = std::make_shared<TraceStore::Buffer>();
-    if (!buffer->reserve(std::max<size_t>(text_.size(), 1))) return;
-    std::memcpy(buffer->data, text_.data(), text_.size());
-    buffer->size = text_.size();
-    std::memset(buffer->data + buffer->size, 0, TraceStore::Buffer::kPadding);
-    buffer_ = store_.adopt_buffer(std::move(buffer));
-    ok_ = true;
-  }
-
-  uint32_t row(size_t event, const CaptureEvent& e) {
-    if (!ok_ || e.args.empty()) return kNone;
-    return store_.add_args({offsets_[event], uint32_t(e.args.size()), buffer_});
-  }
-
-private:
-  TraceStore& store_;
-  std::string text_;
-  std::vector<uint64_t> offsets_;
-  uint32_t buffer_ = 0;
-  bool ok_ = false;
-};
+// Args stay JSON text, as for loaded traces, in the store's compressed args blocks.
+uint32_t args_row(TraceStore& store, const CaptureEvent& e) { return e.args.empty() ? kNone : store.add_args(e.args); }
 
 }  // namespace
 
 void append_events(const CaptureInfo& info, const ConvertedTrace& converted, TraceBuilder& builder) {
   TraceStore& store = builder.store();
-  ArgsSink args(store);
-  args.collect(converted);
   auto process = [&](int64_t pid) { return builder.process(std::to_string(pid), pid); };
   auto track = [&](int64_t pid, int64_t tid) { return builder.thread_track(process(pid), std::to_string(tid), tid); };
   for (size_t i = 0; i < converted.events.size(); ++i) {
@@ -56,10 +24,10 @@ void append_events(const CaptureInfo& info, const ConvertedTrace& converted, Tra
       case 'X': {
         uint32_t t = track(e.pid, e.tid);
         if (e.gpu) builder.mark_gpu(t, e.device, e.stream);
-        builder.add_slice(t, e.ts, e.dur, name, cat, args.row(i, e), e.correlation);
+        builder.add_slice(t, e.ts, e.dur, name, cat, args_row(store, e), e.correlation);
         break;
       }
-      case 'i': builder.add_instant(track(e.pid, e.tid), e.ts, name, cat, args.row(i, e), 't'); break;
+      case 'i': builder.add_instant(track(e.pid, e.tid), e.ts, name, cat, args_row(store, e), 't'); break;
       case 'C':
         ++store.counts.counters;
         builder.add_counter(process(e.pid), e.name, e.ts, e.value);

@@ -12,10 +12,9 @@ using analysis::Table;
 
 namespace {
 
-analysis::EventTable make_table(const TraceStore& s, analysis::Mode mode, std::string_view text) {
+analysis::EventTable make_table(const TraceStore& s, analysis::Mode mode) {
   analysis::TableOptions o;
   o.mode = mode;
-  o.file_text = text;
   o.hta_last_step_filter = false;  // (HTA) TraceDiff parses traces without align/filter
   return analysis::build_table(s, o);
 }
@@ -31,8 +30,8 @@ void check_rank(std::optional<int64_t> wanted, int64_t have, const char* which) 
 TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions& o) {
   TraceDiff d;
   d.mode = o.mode;
-  analysis::EventTable ta = make_table(a, o.mode, o.text_a);
-  analysis::EventTable tb = make_table(b, o.mode, o.text_b);
+  analysis::EventTable ta = make_table(a, o.mode);
+  analysis::EventTable tb = make_table(b, o.mode);
   d.rank_a = ta.rank;
   d.rank_b = tb.rank;
   check_rank(o.rank_a, ta.rank, "A");

@@ -20,7 +20,6 @@ struct DiffOptions {
   std::optional<int64_t> iteration_a, iteration_b;
   Device device = Device::All;
   bool short_names = false;
-  std::string_view text_a, text_b;  // (HTA) raw JSON for the rank regex
 };
 
 struct TraceDiff {

@@ -92,7 +92,6 @@ struct Fixture {
   int64_t rank;
   size_t rows_after_load;
   std::unique_ptr<TraceStore> store;
-  std::shared_ptr<TraceStore::Buffer> text;
   Report report;
   std::filesystem::path ref;
 };
@@ -117,11 +116,8 @@ Fixture* fixture(const std::string& name, const std::string& op, int64_t rank, s
   LoadResult loaded = load_trace(trace.string());
   REQUIRE_MESSAGE(loaded.ok(), loaded.error.to_string());
   f->store = std::move(loaded.store);
-  f->text = read_trace_file(trace.string(), {}).buffer;
-  REQUIRE(f->text);
   ReportOptions o;
   o.table.mode = Mode::Hta;
-  o.table.file_text = f->text->view();
   o.operator_name = op;
   f->report = run_report(*f->store, o);
   return (cache[name] = std::move(f)).get();

@@ -69,7 +69,7 @@ TEST_CASE("idle breakdown: host_wait / kernel_wait (negative and zero gaps) / ot
                      kernel("k", 7, "1100", "10", 4), kernel("k", 7, "1105", "15", 5),
                      kernel("k", 7, "1200", "10", 99)});
   auto s = load(json);
-  auto hta = idle_breakdown(table(*s, Mode::Hta, &json));
+  auto hta = idle_breakdown(table(*s, Mode::Hta));
   REQUIRE(find_idle(hta, 7, IdleCategory::HostWait));
   CHECK(find_idle(hta, 7, IdleCategory::HostWait)->idle == usec(10 + 80));
   CHECK(find_idle(hta, 7, IdleCategory::KernelWait)->idle == usec(5 - 5));  // a negative gap lands here

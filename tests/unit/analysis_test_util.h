@@ -46,10 +46,9 @@ inline std::unique_ptr<TraceStore> load(const std::string& json) {
   return std::move(r.store);
 }
 
-inline EventTable table(const TraceStore& s, Mode mode, const std::string* text = nullptr) {
+inline EventTable table(const TraceStore& s, Mode mode) {
   TableOptions o;
   o.mode = mode;
-  if (text) o.file_text = *text;
   return build_table(s, o);
 }
 

@@ -159,14 +159,13 @@ CriticalPath hta_path_of_file(const std::string& file, const CriticalPathOptions
   REQUIRE_MESSAGE(loaded.ok(), file);
   TableOptions to;
   to.mode = Mode::Hta;
-  to.file_text = loaded.store->source_text();
   return critical_path(build_table(*loaded.store, to), o);
 }
 
 CriticalPath hta_path_of(const std::string& json, const CriticalPathOptions& o = {}) {
   static std::unique_ptr<TraceStore> keep;  // the table points into the store
   keep = load(json);
-  return critical_path(table(*keep, Mode::Hta, &json), o);
+  return critical_path(table(*keep, Mode::Hta), o);
 }
 
 // The instance HTA's own critical-path tests analyse in their simple_add and alexnet traces.
@@ -215,7 +214,7 @@ TEST_CASE("critical path (HTA): the backward thread joins the forward thread") {
   std::string json = trace({step("0", "300"), op("forward", "10", "100"),
                             X("cpu_op", "autograd::engine::evaluate_function: AddBackward0", 1, 2, "150", "100")});
   auto s = load(json);
-  EventTable t = table(*s, Mode::Hta, &json);
+  EventTable t = table(*s, Mode::Hta);
   CriticalPath p = critical_path(t);
   REQUIRE(p.valid);
   CHECK(p.length == usec(200));
@@ -277,7 +276,7 @@ TEST_CASE("critical path (HTA): a stream wait makes the next kernel on the waiti
                             launch("cudaLaunchKernel", "17", "2", 4), kernel("k1", 7, "20", "80", 1),
                             kernel("k3", 8, "101", "10", 4), wait});
   auto s = load(json);
-  EventTable t = table(*s, Mode::Hta, &json);
+  EventTable t = table(*s, Mode::Hta);
   CriticalPath p = critical_path(t);
   REQUIRE(p.valid);
   CHECK(p.length == usec(100));
@@ -393,7 +392,6 @@ std::optional<CorpusGraph> corpus_graph(const std::string& name, const CriticalP
   g.store = std::move(loaded.store);
   TableOptions to;
   to.mode = Mode::Hta;
-  to.file_text = g.store->source_text();
   g.table = build_table(*g.store, to);
   g.path = critical_path(g.table, o);
   g.edges = detail::hta_graph_edges(g.table, o);

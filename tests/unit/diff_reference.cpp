@@ -18,7 +18,6 @@ namespace {
 
 struct Loaded {
   std::unique_ptr<TraceStore> store;
-  std::shared_ptr<TraceStore::Buffer> text;
 };
 
 Loaded load_file(const std::string& path) {
@@ -27,8 +26,6 @@ Loaded load_file(const std::string& path) {
   REQUIRE(r.ok());
   Loaded l;
   l.store = std::move(r.store);
-  l.text = read_trace_file(path, {}).buffer;
-  REQUIRE(l.text);
   return l;
 }
 
@@ -36,8 +33,6 @@ TraceDiff hta_diff(const Loaded& a, const Loaded& b, diff::Device device = diff:
                    std::optional<int64_t> ia = {}, std::optional<int64_t> ib = {}) {
   DiffOptions o;
   o.mode = Mode::Hta;
-  o.text_a = a.text->view();
-  o.text_b = b.text->view();
   o.device = device;
   o.iteration_a = ia;
   o.iteration_b = ib;

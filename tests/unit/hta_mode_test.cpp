@@ -192,9 +192,6 @@ TEST_CASE("hta (b): queue length statistics in HTA's tie order (trace_diff_contr
   if (!s || !std::filesystem::exists(ref)) return;
   ReportOptions o;
   o.table.mode = Mode::Hta;
-  auto text = read_trace_file((kSharedDir / "corpus" / "hta_trace_diff_control_a100.json.gz").string(), {}).buffer;
-  REQUIRE(text);
-  o.table.file_text = text->view();
   o.only = {"queue_length"};
   Report r = run_report(*s, o);
   auto rows = read_csv_file(ref);

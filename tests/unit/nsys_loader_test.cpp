@@ -288,7 +288,7 @@ TEST_CASE("nsys: progress names each table, and cancelling stops the load") {
 TEST_CASE("nsys: HTA mode reads an Nsight report as if Kineto had written it") {
   ScratchDir dir;
   auto s = load_tiny(dir, false);
-  CHECK(s->source_text().empty());  // no file text: rank from the metadata, not a regex over args
+  CHECK_FALSE(s->meta.hta.from_text);  // no file text: rank from the metadata, not a regex over args
   analysis::TableOptions options;
   options.mode = analysis::Mode::Hta;
   analysis::EventTable hta = analysis::build_table(*s, options);

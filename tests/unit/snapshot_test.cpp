@@ -33,7 +33,9 @@ void check_same(const TraceStore& json, const TraceStore& snap) {
   for (uint32_t row = 0; row < json.args_table().size(); ++row)
     if (snap.decode_args(row) != json.decode_args(row)) ++differing;
   CHECK(differing == 0);
-  CHECK(snap.source_text() == json.source_text());
+  CHECK(snap.meta.hta.from_text == json.meta.hta.from_text);
+  CHECK(snap.meta.hta.rank == json.meta.hta.rank);
+  CHECK(snap.meta.hta.first_event_args == json.meta.hta.first_event_args);
   CHECK(snap.slice_count() == json.slice_count());
   CHECK(snap.launch_link_count() == json.launch_link_count());
   CHECK(snap.strings.size() == json.strings.size());
@@ -114,8 +116,18 @@ TEST_CASE("snapshot: wrong magic, wrong version, truncation and flipped bytes ar
     std::memcpy(bad.data() + 8, &version, 4);
     LoadResult r = read_snapshot_bytes(bad, "s");
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error.message.find("version 2") != std::string::npos);
+    CHECK(r.error.message.find("version 3") != std::string::npos);
     CHECK(r.error.byte_offset == 8);
+  }
+  SUBCASE("a version-1 snapshot (JSON text instead of arg blocks) is another version, never misread") {
+    std::string old = good;
+    uint32_t version = 1;
+    std::memcpy(old.data() + 8, &version, 4);
+    reseal_snapshot(old);
+    LoadResult r = read_snapshot_bytes(old, "s");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("snapshot format version 1, this build reads version 2 (convert the trace again)") !=
+          std::string::npos);
   }
   SUBCASE("truncation at every section boundary, and at every byte of the header and table") {
     std::vector<size_t> cuts;

@@ -1,0 +1,222 @@
+// Args text in zstd blocks (core/args_blocks.h): what goes in comes out, across blocks, threads,
+// loaders and snapshots; a damaged block is an error that names it, never a crash.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/args_blocks.h"
+#include "core/snapshot.h"
+#include "tests/unit/test_support.h"
+
+namespace sl {
+namespace {
+
+std::string args_of(size_t i) {
+  return R"({"i":)" + std::to_string(i) + R"(,"name":"op )" + std::to_string(i * 7919 % 1000) + R"(","pad":")" +
+         std::string(i % 50, 'x') + R"("})";
+}
+
+// A trace of `n` slices on 3 threads, each with args naming its index, about 110 bytes each.
+std::string many_args_trace(size_t n) {
+  std::string json = R"({"traceEvents":[)";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) json += ",\n";
+    json += R"({"ph":"X","name":"e)" + std::to_string(i) + R"(","pid":1,"tid":)" + std::to_string(i % 3) +
+            R"(,"ts":)" + std::to_string(i * 10) + R"(,"dur":5,"args":)" + args_of(i) + "}";
+  }
+  return json + "]}";
+}
+
+// Every slice's args text is exactly its event's, found through its name.
+void check_every_slice_args(const TraceStore& s, size_t n) {
+  size_t checked = 0;
+  for (const Track& t : s.tracks)
+    for (size_t r = 0; r < t.slices.size(); ++r) {
+      std::string_view name = s.strings.view(t.slices.name[r]);
+      size_t i = std::stoul(std::string(name.substr(1)));
+      REQUIRE(s.args_json(t.slices.args[r]) == args_of(i));
+      ++checked;
+    }
+  CHECK(checked == n);
+}
+
+// The arg blocks section (id 12) of a snapshot: its offset and size from the section table.
+std::pair<uint64_t, uint64_t> arg_blocks_section(const std::string& snap) {
+  uint64_t offset = 0, size = 0;
+  std::memcpy(&offset, snap.data() + 32 + 11 * 32 + 8, 8);
+  std::memcpy(&size, snap.data() + 32 + 11 * 32 + 16, 8);
+  return {offset, size};
+}
+
+}  // namespace
+
+TEST_CASE("args blocks: text comes back exactly, across sealed blocks, the open block and an oversized object") {
+  ArgsBlocks b;
+  std::vector<std::pair<ArgsRange, std::string>> added;
+  for (size_t i = 0; i < 5000; ++i) added.emplace_back(b.append(args_of(i)), args_of(i));
+  std::string big = "{\"big\":\"" + std::string(ArgsBlocks::kBlockBytes + 10, 'b') + "\"}";
+  added.emplace_back(b.append(big), big);
+  added.emplace_back(b.append("{}"), "{}");  // stays in the open block
+  CHECK(b.sealed().size() >= 4);
+  CHECK_FALSE(b.open_text().empty());
+  CHECK(b.stored_bytes() < b.size() / 3);  // it does compress
+  std::string out;
+  for (const auto& [range, text] : added) {
+    REQUIRE(b.read(range, out));
+    CHECK(out == text);
+  }
+  // Blocks are contiguous and an object never spans two.
+  uint64_t end = 0;
+  for (const ArgsBlocks::Block& block : b.sealed()) {
+    CHECK(block.start == end);
+    end += block.raw_size;
+  }
+  const ArgsRange& oversized = added[5000].first;
+  CHECK(b.sealed()[oversized.block].raw_size == big.size());
+  ArgsRange outside = added.back().first;
+  outside.length += 1;
+  CHECK_FALSE(b.holds(outside));
+  CHECK_FALSE(b.read(outside, out));
+  CHECK(out.empty());
+  CHECK(b.error().empty());
+}
+
+TEST_CASE("args blocks: absorbing a later half shifts its ranges and keeps both texts") {
+  ArgsBlocks first, later;
+  std::vector<ArgsRange> a, c;
+  for (size_t i = 0; i < 3000; ++i) a.push_back(first.append(args_of(i)));
+  for (size_t i = 3000; i < 6000; ++i) c.push_back(later.append(args_of(i)));
+  auto [offset_shift, block_shift] = first.absorb(std::move(later));
+  std::string out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(first.read(a[i], out));
+    CHECK(out == args_of(i));
+  }
+  for (size_t i = 0; i < c.size(); ++i) {
+    ArgsRange r = c[i];
+    r.offset += offset_shift;
+    r.block += block_shift;
+    REQUIRE(first.read(r, out));
+    CHECK(out == args_of(3000 + i));
+  }
+  CHECK(a.back().offset < c.front().offset + offset_shift);  // file order is kept
+}
+
+TEST_CASE("args blocks: concurrent readers get the right text through the shared cache") {
+  ArgsBlocks b;
+  std::vector<ArgsRange> ranges;
+  for (size_t i = 0; i < 60000; ++i) ranges.push_back(b.append(args_of(i)));
+  b.seal();
+  REQUIRE(b.sealed().size() > ArgsBlocks::kCachedBlocks);  // the readers evict each other's blocks
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t)
+    readers.emplace_back([&, t] {
+      std::string out;
+      for (size_t k = 0; k < ranges.size(); ++k) {
+        size_t i = (k * 7919 + size_t(t) * 104729) % ranges.size();
+        if (!b.read(ranges[i], out) || out != args_of(i)) ++wrong[size_t(t)];
+      }
+    });
+  for (auto& r : readers) r.join();
+  CHECK(wrong == std::vector<int>(4, 0));
+}
+
+TEST_CASE("args blocks: the JSON loader keeps every event's args without the file text") {
+  auto s = test::load_ok(many_args_trace(10000));
+  CHECK(s->args_blocks().sealed().size() >= 2);
+  check_every_slice_args(*s, 10000);
+  // Several views at once stay valid (a per-thread ring of copies).
+  std::string_view first = s->args_json(0), second = s->args_json(1);
+  CHECK(first == args_of(0));
+  CHECK(second == args_of(1));
+}
+
+TEST_CASE("args blocks: two threads parsing halves of a large trace keep every args text in file order") {
+  // Past the loader's 24 MB threshold, the second half is parsed into its own store and absorbed.
+  const size_t n = 260000;
+  std::string json = many_args_trace(n);
+  REQUIRE(json.size() > (24u << 20));
+  auto s = test::load_ok(json);
+  check_every_slice_args(*s, n);
+  const auto& table = s->args_table();
+  for (size_t row = 1; row < table.size(); ++row) REQUIRE(table[row].offset > table[row - 1].offset);
+}
+
+TEST_CASE("args blocks: HTA's facts from the text are noted while loading") {
+  auto s = test::load_ok(R"({"traceEvents":[
+    {"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},
+    {"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"rank":4}},
+    {"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":1,"args":{"rank": 7}}],
+    "distributedInfo":{"rank": 2}})");
+  CHECK(s->meta.hta.from_text);
+  CHECK(s->meta.hta.rank == 7);  // the first `"rank":` followed by whitespace, anywhere
+  CHECK(s->meta.hta.first_event_args == kNone);  // traceEvents[0] is metadata: no args row
+  CHECK(s->meta.rank == 2);
+  auto t = test::load_ok(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":1}}])");
+  CHECK(t->meta.hta.first_event_args == 0);
+  CHECK_FALSE(t->meta.hta.rank.has_value());
+}
+
+TEST_CASE("args blocks: HTA's rank regex finds the first match at any offset, past decoys") {
+  for (size_t pad = 0; pad < 80; ++pad) {
+    std::string decoys = R"("rank":3, "rank": x, "rankk": 5, ")" + std::string(pad, 'r') + R"(": 1)";
+    auto s = test::load_ok(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{)" + decoys +
+                           R"(, "n": {"rank": 12}, "m": {"rank": 13}}}]})");
+    INFO("pad " << pad);
+    CHECK(s->meta.hta.rank == 12);
+  }
+}
+
+TEST_CASE("args blocks: a snapshot stores the compressed blocks; a damaged block is named when decoded") {
+  auto s = test::load_ok(many_args_trace(10000));
+  std::string good = snapshot_bytes(*s);
+  LoadResult r = read_snapshot_bytes(good, "s");
+  REQUIRE(r.ok());
+  check_every_slice_args(*r.store, 10000);
+  auto [offset, size] = arg_blocks_section(good);
+  CHECK(size == s->args_blocks().stored_bytes() - s->args_blocks().open_text().size() +
+                    ArgsBlocks::compress(s->args_blocks().open_text()).size());
+  CHECK(size < s->args_blocks().size() / 3);
+
+  SUBCASE("damage caught by the section checksum") {
+    std::string bad = good;
+    bad[offset + size / 2] ^= 0x20;
+    LoadResult damaged = read_snapshot_bytes(bad, "s");
+    REQUIRE_FALSE(damaged.ok());
+    CHECK(damaged.error.message.find("arg blocks section checksum mismatch") != std::string::npos);
+  }
+  SUBCASE("resealed damage inside a frame: that block's args read as empty, with an error naming it") {
+    std::string bad = good;
+    bad[offset + size / 2] ^= 0x20;
+    reseal_snapshot(bad);
+    LoadResult damaged = read_snapshot_bytes(bad, "s");
+    REQUIRE(damaged.ok());  // frames are checked when decoded, not at open
+    const TraceStore& d = *damaged.store;
+    size_t empty = 0, same = 0;
+    for (uint32_t row = 0; row < d.args_table().size(); ++row) {
+      std::string_view text = d.args_json(row);
+      if (text.empty()) ++empty;
+      else if (text == s->args_json(row)) ++same;
+    }
+    CHECK(empty > 0);
+    CHECK(empty + same == d.args_table().size());
+    CHECK(d.args_blocks().error().find("does not decompress") != std::string::npos);
+  }
+  SUBCASE("a frame header that disagrees with the block table is refused at open") {
+    std::string bad = good;
+    bad[offset + 5] ^= 0x01;  // the frame header's content size
+    reseal_snapshot(bad);
+    LoadResult damaged = read_snapshot_bytes(bad, "s");
+    if (!damaged.ok()) {
+      CHECK(damaged.error.message.find("arg blocks") != std::string::npos);
+    } else {
+      for (uint32_t row = 0; row < damaged.store->args_table().size(); ++row) (void)damaged.store->decode_args(row);
+    }
+  }
+}
+
+}  // namespace sl
