@@ -480,6 +480,7 @@ bool App::poll_tabs() {
     for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
       if (!w || !w->poll()) continue;
       idle_frames_ = 0;
+      if (!w->notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->notice().c_str());
       if (w->last_load_failed()) load_failed = true;
       else if (!showing_sample_ || *path != options_.sample) remember(ui_, *path);
     }
@@ -588,6 +589,7 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
   if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
+  if (!ws.notice().empty()) ImGui::TextDisabled("%s", ws.notice().c_str());  // the snapshot cache's
   note_insights_seen(ws);
   bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
   float panel_height = lower_panel_height(ws);
@@ -761,6 +763,7 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
   w.begin_object();
   if (extra) extra(w);
   w.field("path", ws.path()).field("loading", ws.loading()).field("error", ws.error());
+  w.field("source", trace_origin_name(ws.origin())).field("notice", ws.notice());
   if (views::TimelineView* tl = ws.timeline()) {
     const TraceStore& s = *ws.store();
     const views::TimelineStats& st = tl->stats();

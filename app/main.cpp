@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/gui.h"
+#include "core/snapshot_cache.h"
 
 namespace sl::cli {
 int exit_code = 0;
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_flag("--live", gui.live, "Open a live capture tab: `sightline capture --live -- PROGRAM` streams into it");
   app.add_option("--socket", gui.socket, "The live capture socket (default $XDG_RUNTIME_DIR/sightline-live-UID.sock)");
   app.add_option("--size", size, "Window size WxH (default 1600x1000)");
+  // Before the subcommand: `sightline --no-cache info TRACE`. Subcommand callbacks run after the
+  // whole command line is parsed, so the flag is set before any trace opens.
+  app.add_flag_callback("--no-cache", [] { sl::disable_process_cache(); },
+                        "Neither read nor write the snapshot cache ($XDG_CACHE_HOME/sightline; also SIGHTLINE_NO_CACHE=1)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
