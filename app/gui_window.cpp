@@ -589,7 +589,11 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
   if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
-  if (!ws.notice().empty()) ImGui::TextDisabled("%s", ws.notice().c_str());  // the snapshot cache's
+  if (!ws.notice().empty()) {  // the snapshot cache's: wrapped, as it names two paths
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", ws.notice().c_str());
+    ImGui::PopStyleColor();
+  }
   note_insights_seen(ws);
   bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
   float panel_height = lower_panel_height(ws);

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SIGHTLINE = os.environ["SIGHTLINE"]
+SIGHTLINE = os.path.abspath(os.environ["SIGHTLINE"])
 DATA = os.path.join(HERE, "..", "data")
 INPUTS = os.path.join(HERE, "..", "golden", "inputs")
 failures = []
