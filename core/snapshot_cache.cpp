@@ -48,20 +48,18 @@ std::optional<std::string> read_small_file(const std::string& path) {
   return text.str();
 }
 
-// Temporary file, fsync, rename: readers see the old key or the new one, never a part.
-std::string write_file_atomically(const std::string& path, std::string_view bytes) {
+// Temporary file, then rename: readers see the old key or the new one, never a part. No fsync:
+// after a crash a damaged key or snapshot is only a discarded entry (the checks find it).
+std::string write_key_file(const std::string& path, const std::string& text) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) return "cannot create " + temp + ": " + std::strerror(errno);
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = ::fsync(fileno(f)) == 0 && ok;
-  int saved = errno;
-  ok = std::fclose(f) == 0 && ok;
-  if (ok && std::rename(temp.c_str(), path.c_str()) == 0) return {};
-  if (ok) saved = errno;
+  std::ofstream out(temp, std::ios::binary);
+  out << text;
+  out.close();
+  std::error_code ec;
+  if (out) fs::rename(temp, path, ec);
+  if (out && !ec) return {};
   std::remove(temp.c_str());
-  return "cannot write " + path + ": " + std::strerror(saved ? saved : errno);
+  return "cannot write " + path + ": " + (ec ? ec.message() : std::string(std::strerror(errno)));
 }
 
 // Marks an entry as just used, for the least-recently-used eviction (atime is unreliable:
@@ -234,7 +232,7 @@ std::string write_cache_entry(const TraceStore& store, const CacheKey& key, cons
   std::remove(key_path(settings, stem).c_str());  // no key, no reader, while the snapshot changes
   if (std::string error = write_snapshot(store, snapshot_path(settings, stem)); !error.empty())
     return "cache: " + error + " (nothing cached)";
-  if (std::string error = write_file_atomically(key_path(settings, stem), format_cache_key(key)); !error.empty()) {
+  if (std::string error = write_key_file(key_path(settings, stem), format_cache_key(key)); !error.empty()) {
     std::remove(snapshot_path(settings, stem).c_str());
     return "cache: " + error + " (nothing cached)";
   }
