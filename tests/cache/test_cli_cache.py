@@ -128,6 +128,8 @@ def nothing_written(tmp):
     trace = os.path.join(DATA, "hta_amd_mi250_minitoy.json.gz")
     p = run(["--no-cache", "info", trace], cache_env(home))
     check(p.returncode == 0 and not os.path.exists(home), "--no-cache created the cache folder")
+    p = run(["report", trace, "--no-cache"], cache_env(home))  # after the subcommand too
+    check(p.returncode == 0 and not os.path.exists(home), "report --no-cache created the cache folder")
     p = run(["info", trace], cache_env(home, SIGHTLINE_NO_CACHE="1"))
     check(p.returncode == 0 and not os.path.exists(home), "SIGHTLINE_NO_CACHE=1 created the cache folder")
     snapshot = os.path.join(tmp, "minitoy.slsnap")
