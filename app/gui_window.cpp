@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "app/gui_script.h"
 #include "app/gui_tabs.h"
@@ -472,6 +473,17 @@ void App::wait_for_events() {
   if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames_ = 0;
 }
 
+// The snapshot cache's lines about a job's ranks (entries discarded, a failed write), on stderr
+// as the CLI prints them; the same line once, so an unwritable cache is one warning per job.
+void print_cache_lines(const Job& job) {
+  std::set<std::string> printed;
+  for (const JobRank& r : job.ranks) {
+    for (const std::string& line : r.cache_notices) std::fprintf(stderr, "sightline: %s\n", line.c_str());
+    if (!r.cache_warning.empty() && printed.insert(r.cache_warning).second)
+      std::fprintf(stderr, "sightline: warning: %s\n", r.cache_warning.c_str());
+  }
+}
+
 // Takes finished loads, diffs and live snapshots into their tabs. False when a script run must
 // stop because a load failed.
 bool App::poll_tabs() {
@@ -491,6 +503,7 @@ bool App::poll_tabs() {
       idle_frames_ = 0;
       if (!t->job->error().empty()) load_failed = true;
       else remember(ui_, t->pending);
+      if (const Job* job = t->job->job()) print_cache_lines(*job);
     }
   }
   if (!load_failed || !automated_) return true;
