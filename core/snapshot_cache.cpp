@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kKeyHeader = "sightline snapshot cache key 1\n";
+constexpr std::string_view kKeyHeader = "sightline snapshot cache key 2\n";
 // A temporary file this old belongs to a writer that died (a live one takes seconds).
 constexpr int64_t kStaleTempNs = int64_t(24) * 3600 * 1000000000;
 
@@ -72,12 +72,15 @@ std::unique_ptr<LoadResult> read_entry(const CacheSettings& s, const CacheKey& k
   std::string snap = snapshot_path(s, stem);
   std::optional<std::string> key_text = read_small_file(key_path(s, stem));
   if (!key_text) return nullptr;  // nothing cached (or a write that never finished: no key yet)
-  std::optional<CacheKey> stored = parse_cache_key(*key_text);
+  std::optional<CacheRecord> stored = parse_cache_record(*key_text);
   // Another path with the same hash: not this trace's entry; this trace's write replaces it.
-  if (stored && stored->path != key.path) return nullptr;
+  if (stored && stored->source.path != key.path) return nullptr;
+  struct stat st{};
   std::string why;
   if (!stored) why = "its key file is damaged";
-  else if (*stored != key) why = "the trace changed since it was cached";
+  else if (stored->source != key) why = "the trace changed since it was cached";
+  else if (::stat(snap.c_str(), &st) != 0 || uint64_t(st.st_ino) != stored->snapshot_inode)
+    why = "the snapshot is not the one its key file describes";
   auto result = std::make_unique<LoadResult>();
   if (why.empty()) {
     *result = load_snapshot(snap);
@@ -150,15 +153,15 @@ std::string cache_entry_stem(const std::string& absolute_path) {
 }
 
 // The path goes last, to the end of the text: it may hold any character but NUL.
-std::string format_cache_key(const CacheKey& key) {
-  return std::string(kKeyHeader) + "size " + std::to_string(key.size) + "\nmtime_ns " + std::to_string(key.mtime_ns) +
-         "\npath " + key.path;
+std::string format_cache_record(const CacheRecord& r) {
+  return std::string(kKeyHeader) + "snapshot_inode " + std::to_string(r.snapshot_inode) + "\nsize " +
+         std::to_string(r.source.size) + "\nmtime_ns " + std::to_string(r.source.mtime_ns) + "\npath " + r.source.path;
 }
 
-std::optional<CacheKey> parse_cache_key(std::string_view text) {
+std::optional<CacheRecord> parse_cache_record(std::string_view text) {
   if (!text.starts_with(kKeyHeader)) return std::nullopt;
   text.remove_prefix(kKeyHeader.size());
-  CacheKey key;
+  CacheRecord r;
   auto number = [&](std::string_view label, auto& out) {
     if (!text.starts_with(label)) return false;
     text.remove_prefix(label.size());
@@ -167,9 +170,10 @@ std::optional<CacheKey> parse_cache_key(std::string_view text) {
     text.remove_prefix(size_t(end - text.data()) + 1);
     return true;
   };
-  if (!number("size ", key.size) || !number("mtime_ns ", key.mtime_ns) || !text.starts_with("path /")) return std::nullopt;
-  key.path = std::string(text.substr(5));
-  return key;
+  if (!number("snapshot_inode ", r.snapshot_inode) || !number("size ", r.source.size) || !number("mtime_ns ", r.source.mtime_ns) || !text.starts_with("path /"))
+    return std::nullopt;
+  r.source.path = std::string(text.substr(5));
+  return r;
 }
 
 std::vector<CacheEntry> list_cache_entries(const std::string& dir) {
@@ -232,7 +236,10 @@ std::string write_cache_entry(const TraceStore& store, const CacheKey& key, cons
   std::remove(key_path(settings, stem).c_str());  // no key, no reader, while the snapshot changes
   if (std::string error = write_snapshot(store, snapshot_path(settings, stem)); !error.empty())
     return "cache: " + error + " (nothing cached)";
-  if (std::string error = write_key_file(key_path(settings, stem), format_cache_key(key)); !error.empty()) {
+  struct stat st{};
+  if (::stat(snapshot_path(settings, stem).c_str(), &st) != 0) return "cache: " + snapshot_path(settings, stem) + " vanished";
+  CacheRecord record{key, uint64_t(st.st_ino)};
+  if (std::string error = write_key_file(key_path(settings, stem), format_cache_record(record)); !error.empty()) {
     std::remove(snapshot_path(settings, stem).c_str());
     return "cache: " + error + " (nothing cached)";
   }

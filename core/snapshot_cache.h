@@ -47,11 +47,19 @@ std::optional<CacheKey> cache_key_of(const std::string& path);
 // The entry's file name without extension: 16 hex digits of a 64-bit FNV-1a hash of the path
 // only, so a changed source finds (and replaces) its old entry instead of leaving it behind.
 std::string cache_entry_stem(const std::string& absolute_path);
+// What a `.key` file records: the source's key, and which snapshot file was written for it (its
+// inode), so a key and a snapshot from two different writes are never taken as a pair. (A
+// truncated or damaged snapshot keeps its inode: load_snapshot finds those, with byte offsets.)
+struct CacheRecord {
+  CacheKey source;
+  uint64_t snapshot_inode = 0;
+  bool operator==(const CacheRecord&) const = default;
+};
 // The `.key` file's text, and back (nullopt when it is not one).
-std::string format_cache_key(const CacheKey& key);
-std::optional<CacheKey> parse_cache_key(std::string_view text);
+std::string format_cache_record(const CacheRecord& record);
+std::optional<CacheRecord> parse_cache_record(std::string_view text);
 
-// One cached trace: `<stem>.slsnap` (the snapshot) and `<stem>.key` (its source's key).
+// One cached trace: `<stem>.slsnap` (the snapshot) and `<stem>.key` (its CacheRecord).
 struct CacheEntry {
   std::string stem;
   uint64_t bytes = 0;    // both files

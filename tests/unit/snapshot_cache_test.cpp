@@ -66,13 +66,16 @@ TEST_CASE("snapshot cache: sizes, keys and entry names") {
   CHECK_FALSE(parse_cache_size("-1").has_value());
   CHECK_FALSE(parse_cache_size("99999999999999T").has_value());  // overflows 64 bits
 
-  CacheKey key{"/data/run 1/rank\n0.json", 123456789, 1700000000123456789};
-  std::string text = format_cache_key(key);
-  CHECK(parse_cache_key(text) == key);  // the path may hold spaces and newlines
-  CHECK_FALSE(parse_cache_key("sightline snapshot cache key 2\nsize 1\nmtime_ns 2\npath /a").has_value());
-  CHECK_FALSE(parse_cache_key(text.substr(0, text.find("mtime_ns"))).has_value());
-  CHECK_FALSE(parse_cache_key("sightline snapshot cache key 1\nsize x\nmtime_ns 2\npath /a").has_value());
-  CHECK_FALSE(parse_cache_key("sightline snapshot cache key 1\nsize 1\nmtime_ns 2\npath a").has_value());
+  CacheRecord record{{"/data/run 1/rank\n0.json", 123456789, 1700000000123456789}, 42};
+  std::string text = format_cache_record(record);
+  CHECK(parse_cache_record(text) == record);  // the path may hold spaces and newlines
+  const std::string v2 = "sightline snapshot cache key 2\nsnapshot_inode 1\n";
+  CHECK(parse_cache_record(v2 + "size 1\nmtime_ns 2\npath /a").has_value());
+  CHECK_FALSE(parse_cache_record("sightline snapshot cache key 1\nsize 1\nmtime_ns 2\npath /a").has_value());
+  CHECK_FALSE(parse_cache_record(text.substr(0, text.find("mtime_ns"))).has_value());
+  CHECK_FALSE(parse_cache_record(v2 + "size x\nmtime_ns 2\npath /a").has_value());
+  CHECK_FALSE(parse_cache_record(v2 + "size 1\nmtime_ns 2\npath a").has_value());
+  CHECK_FALSE(parse_cache_record(v2 + "size 1\npath /a").has_value());
 
   // The name hashes the path only (FNV-1a 64, 16 hex digits): stable, different per path.
   CHECK(cache_entry_stem("") == "cbf29ce484222325");
@@ -215,9 +218,16 @@ TEST_CASE("snapshot cache: a changed source, a damaged or other-version entry fa
     Scratch::write(s.entry().substr(0, s.entry().size() - 7) + ".key", "garbage");
     reopen(TraceOrigin::Source, 1, "its key file is damaged");
   }
+  SUBCASE("a snapshot from another write than its key (two writers crossing)") {
+    std::string copy = s.entry() + ".copy";
+    fs::copy_file(s.entry(), copy);
+    fs::rename(copy, s.entry());  // the same bytes, another file
+    reopen(TraceOrigin::Source, 1, "the snapshot is not the one its key file describes");
+    reopen(TraceOrigin::Cache, 0, "");
+  }
   SUBCASE("another path with the same name (a hash collision): a silent miss, then replaced") {
-    CacheKey foreign{"/elsewhere/other.json", 1, 2};
-    Scratch::write(s.entry().substr(0, s.entry().size() - 7) + ".key", format_cache_key(foreign));
+    CacheRecord foreign{{"/elsewhere/other.json", 1, 2}, 3};
+    Scratch::write(s.entry().substr(0, s.entry().size() - 7) + ".key", format_cache_record(foreign));
     reopen(TraceOrigin::Source, 0, "");
     reopen(TraceOrigin::Cache, 0, "");
   }
