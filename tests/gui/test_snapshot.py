@@ -104,6 +104,16 @@ try:
     check(p.returncode == 0 and s.get("source") == "snapshot file", f"snapshot: {p.returncode} {s.get('source')!r}")
     same_session(snap_states, json_states, "on the snapshot file")
 
+    # --no-cache in the GUI: the trace is parsed again and nothing is written.
+    fresh_env = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "unused_cache"))
+    p, off_states = run_session(trace, script, tmp, fresh_env, ["--no-cache"])
+    s = off_states["timeline"] or {}
+    check(p.returncode == 0 and s.get("source") == "trace file", f"--no-cache: {p.returncode} {s.get('source')!r}")
+    # (Mesa may keep its shader cache there: only sightline/ must not exist.)
+    check(not os.path.exists(os.path.join(fresh_env["XDG_CACHE_HOME"], "sightline")),
+          "--no-cache: the GUI created the snapshot cache folder")
+    same_session(off_states, json_states, "with --no-cache")
+
     if cached:
         entry = os.path.join(folder, cached[0])
         os.truncate(entry, os.path.getsize(entry) // 2)

@@ -2,6 +2,7 @@
 // hit / miss / stale / damaged paths, each in a cache folder of its own under the temp dir.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -29,7 +30,8 @@ struct Scratch {
   std::string trace;
   CacheSettings cache;
   explicit Scratch(const char* name) {
-    dir = fs::temp_directory_path() / ("sightline_cache_test_" + std::string(name));
+    // The pid: the release and ASan builds' tests may run at once.
+    dir = fs::temp_directory_path() / ("sightline_cache_test_" + std::string(name) + "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     trace = (dir / "trace.json").string();
