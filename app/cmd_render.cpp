@@ -16,6 +16,7 @@
 #include "core/analysis/idle_time.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/launch_stats.h"
+#include "core/analysis/roofline.h"
 #include "core/analysis/temporal_breakdown.h"
 #include "core/diff/trace_diff.h"
 #include "core/trace_loader.h"
@@ -23,6 +24,7 @@
 #include "figures/charts.h"
 #include "figures/diff_figure.h"
 #include "figures/ranks_figure.h"
+#include "figures/roofline_figure.h"
 #include "figures/timeline_figure.h"
 #include "core/present/time_axis.h"
 
@@ -188,6 +190,7 @@ int render(const RenderOptions& o) {
   std::string error;
   bool ok = false;
   fig::TimelineFigureStats stats;
+  std::string details;
   if (o.view == "timeline") {
     analysis::IdleCauses idle = analysis::idle_causes(table);
     fig::TimelineFigureOptions options;
@@ -200,11 +203,18 @@ int render(const RenderOptions& o) {
     ok = fig::breakdown_figure(analysis::temporal_breakdown(table), analysis::kernel_breakdown(table), style, title, scene, error);
   } else if (o.view == "idle") {
     ok = fig::idle_figure(analysis::idle_causes(table), style, title, scene, error);
+  } else if (o.view == "roofline") {
+    analysis::CuptiCounters counters = analysis::cupti_counters(table);
+    analysis::Roofline roof = analysis::roofline(counters, table);
+    fig::RooflineFigureStats roof_stats;
+    ok = fig::roofline_figure(counters, roof, style, title, scene, roof_stats, error);
+    details = " (" + std::to_string(roof_stats.points) + " points, " + std::to_string(roof_stats.roofs) + " roofs)";
   } else {
-    return usage("--view wants timeline, histogram, breakdown, idle, diff or ranks; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, roofline, diff or ranks; got '" + o.view + "'");
   }
   if (!figure_written(ok, scene, o, format, error)) return 1;
-  if (!o.quiet) report(o, scene, o.view == "timeline" ? " (" + rows_report(stats, o.max_depth) + ")" : "", started);
+  if (o.view == "timeline") details = " (" + rows_report(stats, o.max_depth) + ")";
+  if (!o.quiet) report(o, scene, details, started);
   return 0;
 }
 
@@ -212,7 +222,7 @@ int render(const RenderOptions& o) {
 
 void register_render(CLI::App& app) {
   auto* cmd = app.add_subcommand("render",
-                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle; or of two "
+                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
   cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder for --view ranks")->required()->expected(1, 2);
@@ -226,7 +236,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, diff, ranks (a job folder)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), diff, ranks (a job folder)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

@@ -7,6 +7,7 @@
 
 #include "core/json_writer.h"
 #include "views/breakdown_view.h"
+#include "views/cupti_counters_view.h"
 #include "views/idle_view.h"
 #include "views/insights_view.h"
 #include "views/latency_view.h"
@@ -14,7 +15,8 @@
 
 namespace sl::views {
 
-enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights };
+enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters };
+constexpr int kLastPanelTab = int(PanelTab::Counters);
 
 class AnalysisPanel {
 public:
@@ -22,7 +24,7 @@ public:
       : ctx_{store, model, timeline} {}
 
   void draw();  // fills the current window
-  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, diff).
+  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, counters, diff).
   bool show(const std::string& name);
   // Script commands other than `view`; returns "" on success or the error to report.
   std::string command(const std::string& verb, const std::string& args);
@@ -34,6 +36,7 @@ public:
   IdleView idle;
   BreakdownView breakdown;
   InsightsView insights;
+  CuptiCountersView counters;
 
 private:
   ViewContext ctx_;

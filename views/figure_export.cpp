@@ -12,6 +12,7 @@
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
 #include "figures/diff_figure.h"
+#include "figures/roofline_figure.h"
 
 namespace sl::views {
 namespace {
@@ -86,6 +87,12 @@ bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& 
       if (!report || !report->causes) return fail(r, "the idle causes are not computed for this trace");
       return fig::idle_figure(*report->causes, style, title, scene, r.error);
     case ExportWhat::Diff: return diff_scene(src, style, scene, r);
+    case ExportWhat::Roofline: {
+      if (!report || !report->cupti) return fail(r, "the CUPTI counters are not computed for this trace");
+      fig::RooflineFigureStats stats;
+      return fig::roofline_figure(*report->cupti, analysis::roofline(*report->cupti, report->table), style, title, scene, stats,
+                                  r.error);
+    }
   }
   return fail(r, "unknown figure");
 }
@@ -100,6 +107,7 @@ const char* export_what_name(ExportWhat what) {
     case ExportWhat::Breakdown: return "breakdown";
     case ExportWhat::Idle: return "idle";
     case ExportWhat::Diff: return "diff";
+    case ExportWhat::Roofline: return "roofline";
   }
   return "?";
 }
@@ -112,6 +120,7 @@ const char* export_what_label(ExportWhat what) {
     case ExportWhat::Breakdown: return "Breakdowns (GPU time, top kernels)";
     case ExportWhat::Idle: return "Idle time by cause";
     case ExportWhat::Diff: return "Diff: the compared step of both runs, by change";
+    case ExportWhat::Roofline: return "Roofline (CUPTI counters)";
   }
   return "?";
 }
