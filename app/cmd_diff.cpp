@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/commands.h"
+#include "app/job_open.h"
 #include "core/diff/trace_diff.h"
 #include "core/trace_loader.h"
 
@@ -27,10 +28,12 @@ struct DiffArgs {
 };
 
 // Both traces load at once: the two loads are independent and each is mostly single-threaded.
-bool load_both(const std::string& a, const std::string& b, LoadResult& ra, LoadResult& rb) {
-  std::thread other([&] { rb = load_trace(b); });
-  ra = load_trace(a);
+// `use_cache` false: the benchmark times the loads themselves.
+bool load_both(const std::string& a, const std::string& b, CliTrace& ta, CliTrace& tb, bool use_cache) {
+  std::thread other([&] { open_cached(b, tb, use_cache); });
+  open_cached(a, ta, use_cache);
   other.join();
+  const LoadResult &ra = ta.loaded, &rb = tb.loaded;
   for (const LoadResult* r : {&ra, &rb})
     if (!r->ok()) {
       std::fprintf(stderr, "sightline: %s\n", r->error.to_string().c_str());
@@ -57,11 +60,12 @@ void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 void run_diff_command(const DiffArgs& a) {
   diff::DiffOptions o = make_options(a);
-  LoadResult ra, rb;
-  if (!load_both(a.control, a.test, ra, rb)) {
+  CliTrace ta, tb;
+  if (!load_both(a.control, a.test, ta, tb, true)) {
     exit_code = 1;
     return;
   }
+  const LoadResult &ra = ta.loaded, &rb = tb.loaded;
   // (HTA) the rank comes from a regex over the file's text, which each store keeps.
   if (o.mode == analysis::Mode::Hta) {
   }
@@ -140,11 +144,12 @@ void register_bench_diff(CLI::App& bench) {
     double fraction = 0;
     for (int i = 0; i < args->repeat; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      LoadResult ra, rb;
-      if (!load_both(args->a, args->b, ra, rb)) {
+      CliTrace ta, tb;
+      if (!load_both(args->a, args->b, ta, tb, false)) {
         exit_code = 1;
         return;
       }
+      const LoadResult &ra = ta.loaded, &rb = tb.loaded;
       auto t1 = std::chrono::steady_clock::now();
       diff::TraceDiff d = diff::trace_diff(*ra.store, *rb.store, {});
       std::vector<analysis::Table> tables = diff::diff_tables(d);

@@ -9,6 +9,17 @@
 #include "core/trace_loader.h"
 
 namespace sl::cli {
+namespace {
+
+// "source          cache (ENTRY)", in the layout of info_text's lines.
+std::string source_line(const OpenedTrace& opened, const std::string& path) {
+  const std::string& where = opened.origin == TraceOrigin::Cache ? opened.cache_entry : path;
+  char key[32];
+  std::snprintf(key, sizeof key, "%-16s", "source");
+  return key + std::string(trace_origin_name(opened.origin)) + " (" + where + ")\n";
+}
+
+}  // namespace
 
 void register_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Summarise a trace: events, tracks, devices, iterations, import issues");
@@ -16,11 +27,13 @@ void register_info(CLI::App& app) {
     std::string file;
     std::string format = "text";
     std::vector<std::string> job;
+    bool verbose = false;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", options->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("-v,--verbose", options->verbose, "Text output also says where the store came from (the trace, a snapshot, the cache)");
   cmd->callback([options] {
     if (options->file.empty() == options->job.empty()) {
       std::fprintf(stderr, "sightline info: trace (a file or a directory of ranks) or --job FILES... is required\n"
@@ -40,15 +53,16 @@ void register_info(CLI::App& app) {
       if (job->loaded_count() != job->ranks.size()) exit_code = 1;
       return;
     }
-    LoadResult loaded = load_trace(options->file);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
+    CliTrace opened;
+    if (!open_cli_trace(options->file, opened)) {
       exit_code = 1;
       return;
     }
-    if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
+    const LoadResult& loaded = opened.loaded;
     std::string out = options->format == "json" ? info_json(*loaded.store, loaded.seconds) + "\n"
                                                  : info_text(*loaded.store, loaded.seconds);
+    // A line of its own under --verbose: the default output is the same from a cache hit.
+    if (options->verbose && options->format == "text") out += source_line(opened, options->file);
     std::fputs(out.c_str(), stdout);
   });
 }

@@ -72,13 +72,7 @@ bool parse_range(const std::string& text, TimeNs& start, TimeNs& end) {
   return true;
 }
 
-bool load(const std::string& path, LoadResult& out) {
-  out = load_trace(path);
-  if (out.ok() && !out.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", out.warning.c_str());
-  if (out.ok()) return true;
-  std::fprintf(stderr, "sightline: %s\n", out.error.to_string().c_str());
-  return false;
-}
+bool load(const std::string& path, CliTrace& out) { return open_cli_trace(path, out); }
 
 void report(const RenderOptions& o, const fig::Scene& scene, const std::string& details,
             std::chrono::steady_clock::time_point started) {
@@ -101,8 +95,9 @@ std::string rows_report(const fig::TimelineFigureStats& stats, int max_depth) {
 // `sightline render CONTROL TEST --view diff`: both runs' compared step and the top changes.
 int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
                 std::chrono::steady_clock::time_point started) {
-  LoadResult a, b;
-  if (!load(o.traces[0], a) || !load(o.traces[1], b)) return 1;
+  CliTrace opened_a, opened_b;
+  if (!load(o.traces[0], opened_a) || !load(o.traces[1], opened_b)) return 1;
+  const LoadResult &a = opened_a.loaded, &b = opened_b.loaded;
   diff::TraceDiff d;
   try {
     diff::DiffOptions diff_options;
@@ -180,9 +175,9 @@ int render(const RenderOptions& o) {
   if (o.view == "diff") return render_diff(o, format, style, start, end, started);
   if (o.view == "ranks") return render_ranks(o, format, style, start, end, started);
 
-  LoadResult loaded;
-  if (!load(o.traces[0], loaded)) return 1;
-  const TraceStore& store = *loaded.store;
+  CliTrace opened;
+  if (!load(o.traces[0], opened)) return 1;
+  const TraceStore& store = *opened.loaded.store;
   if (end > 0 && start >= store.end_ns) {
     std::fprintf(stderr, "sightline render: --range starts at %s, after the trace ends (%s)\n",
                  present::format_duration(double(start)).c_str(), present::format_duration(double(store.end_ns)).c_str());

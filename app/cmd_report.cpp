@@ -153,13 +153,12 @@ void run_report_command(const ReportArgs& a) {
     run_job_report_command(a, std::move(o));
     return;
   }
-  LoadResult loaded = load_trace(a.file);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "sightline: %s\n", loaded.error.to_string().c_str());
+  CliTrace opened;
+  if (!open_cli_trace(a.file, opened)) {
     exit_code = 1;
     return;
   }
-  if (!loaded.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", loaded.warning.c_str());
+  const LoadResult& loaded = opened.loaded;
   analysis::Report report = analysis::run_report(*loaded.store, o);
   std::vector<analysis::Table> tables = analysis::report_tables(report);
   if (a.format == "json") {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "app/gui_script.h"
 #include "app/gui_tabs.h"
@@ -473,6 +474,17 @@ void App::wait_for_events() {
   if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown()) idle_frames_ = 0;
 }
 
+// The snapshot cache's lines about a job's ranks (entries discarded, a failed write), on stderr
+// as the CLI prints them; the same line once, so an unwritable cache is one warning per job.
+void print_cache_lines(const Job& job) {
+  std::set<std::string> printed;
+  for (const JobRank& r : job.ranks) {
+    for (const std::string& line : r.cache_notices) std::fprintf(stderr, "sightline: %s\n", line.c_str());
+    if (!r.cache_warning.empty() && printed.insert(r.cache_warning).second)
+      std::fprintf(stderr, "sightline: warning: %s\n", r.cache_warning.c_str());
+  }
+}
+
 // Takes finished loads, diffs and live snapshots into their tabs. False when a script run must
 // stop because a load failed.
 bool App::poll_tabs() {
@@ -481,6 +493,7 @@ bool App::poll_tabs() {
     for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
       if (!w || !w->poll()) continue;
       idle_frames_ = 0;
+      if (!w->notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->notice().c_str());
       if (w->last_load_failed()) load_failed = true;
       else if (!showing_sample_ || *path != options_.sample) remember(ui_, *path);
     }
@@ -491,6 +504,7 @@ bool App::poll_tabs() {
       idle_frames_ = 0;
       if (!t->job->error().empty()) load_failed = true;
       else remember(ui_, t->pending);
+      if (const Job* job = t->job->job()) print_cache_lines(*job);
     }
   }
   if (!load_failed || !automated_) return true;
@@ -589,6 +603,11 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
   if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
+  if (!ws.notice().empty()) {  // the snapshot cache's: wrapped, as it names two paths
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", ws.notice().c_str());
+    ImGui::PopStyleColor();
+  }
   note_insights_seen(ws);
   bool collapsed = panel_collapsed(ws), hint = collapsed && !insights_seen_;
   float panel_height = lower_panel_height(ws);
@@ -762,6 +781,7 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
   w.begin_object();
   if (extra) extra(w);
   w.field("path", ws.path()).field("loading", ws.loading()).field("error", ws.error());
+  w.field("source", trace_origin_name(ws.origin())).field("notice", ws.notice());
   if (views::TimelineView* tl = ws.timeline()) {
     const TraceStore& s = *ws.store();
     const views::TimelineStats& st = tl->stats();

@@ -1,17 +1,54 @@
 #include "app/job_open.h"
 
 #include <cstdio>
+#include <mutex>
+#include <set>
 
 #include "core/import_issues.h"
 
 namespace sl::cli {
 
+void print_cache_line(const std::string& line, bool warning) {
+  static std::mutex mutex;
+  static std::set<std::string> printed;
+  std::lock_guard lock(mutex);
+  if (line.empty() || !printed.insert(line).second) return;
+  std::fprintf(stderr, "sightline: %s%s\n", warning ? "warning: " : "", line.c_str());
+}
+
+CliTrace::~CliTrace() { print_cache_line(write.wait(), true); }
+
+void open_cached(const std::string& path, CliTrace& out, bool use_cache) {
+  static_cast<OpenedTrace&>(out) = open_trace(path, {}, use_cache ? process_cache_settings() : CacheSettings{});
+  for (const std::string& notice : out.notices) print_cache_line(notice, false);
+}
+
+bool open_cli_trace(const std::string& path, CliTrace& out) {
+  open_cached(path, out);
+  return report_load(out.loaded);
+}
+
+bool report_load(const LoadResult& r) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
+    return false;
+  }
+  if (!r.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", r.warning.c_str());
+  return true;
+}
+
 std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files) {
   JobPlan plan = files.empty() ? plan_job_dir(dir) : plan_job_files(files);
-  JobResult result = load_job(plan);
+  JobOptions options;
+  options.cache = &process_cache_settings();
+  JobResult result = load_job(plan, options);
   if (!result.ok()) {
     std::fprintf(stderr, "sightline: %s\n", result.error.c_str());
     return nullptr;
+  }
+  for (const JobRank& r : result.job->ranks) {
+    for (const std::string& notice : r.cache_notices) print_cache_line(notice, false);
+    print_cache_line(r.cache_warning, true);
   }
   for (const JobRank& r : result.job->ranks)
     if (!r.ok()) std::fprintf(stderr, "sightline: rank %lld failed: %s\n", (long long)r.rank, r.error.to_string().c_str());

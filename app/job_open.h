@@ -1,4 +1,5 @@
-// Opening a job from the CLI: a directory argument or `--job A B C ...`, with errors on stderr.
+// Opening traces from the CLI: one file through the snapshot cache, or a job (a directory argument
+// or `--job A B C ...`), with errors, warnings and cache notices on stderr.
 #pragma once
 
 #include <memory>
@@ -6,8 +7,29 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/snapshot_cache.h"
 
 namespace sl::cli {
+
+// One trace opened for a command. Its destructor waits for the background cache write (which
+// overlaps the command's own work) and prints the write's warning, if any.
+struct CliTrace : OpenedTrace {
+  CliTrace() = default;
+  CliTrace(CliTrace&&) = default;
+  ~CliTrace();
+};
+
+// Opens `path` through the process's cache (core/snapshot_cache.h), or without it (benchmarks
+// that time the load); cache notices go to stderr, one line each.
+void open_cached(const std::string& path, CliTrace& out, bool use_cache = true);
+// Prints the load's error ("sightline: ERROR", returns false) or its warning.
+bool report_load(const LoadResult& r);
+// open_cached, then report_load.
+bool open_cli_trace(const std::string& path, CliTrace& out);
+
+// "sightline: LINE" on stderr; `warning` adds "warning: ". A line already printed by this process
+// is not printed again (every rank of a job meets the same unwritable cache folder).
+void print_cache_line(const std::string& line, bool warning);
 
 // Loads the job; on error prints "sightline: ERROR" and returns null. Failed ranks print a line
 // each on stderr (the job still loads; callers exit 1 after printing their output).

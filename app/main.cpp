@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/gui.h"
+#include "core/snapshot_cache.h"
 
 namespace sl::cli {
 int exit_code = 0;
@@ -43,6 +44,12 @@ int main(int argc, char** argv) {
   app.add_flag("--live", gui.live, "Open a live capture tab: `sightline capture --live -- PROGRAM` streams into it");
   app.add_option("--socket", gui.socket, "The live capture socket (default $XDG_RUNTIME_DIR/sightline-live-UID.sock)");
   app.add_option("--size", size, "Window size WxH (default 1600x1000)");
+  // `sightline --no-cache info TRACE` and `sightline info --no-cache TRACE` alike. Subcommand
+  // callbacks run after the whole command line is parsed, so it is set before any trace opens.
+  const char* no_cache_help = "Neither read nor write the snapshot cache ($XDG_CACHE_HOME/sightline; also SIGHTLINE_NO_CACHE=1)";
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+    if (command != bench) command->add_flag_callback("--no-cache", [] { sl::disable_process_cache(); }, no_cache_help);
+  app.add_flag_callback("--no-cache", [] { sl::disable_process_cache(); }, no_cache_help);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

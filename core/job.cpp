@@ -121,10 +121,14 @@ JobPlan plan_job_dir(const std::string& dir) {
   return plan;
 }
 
-JobRank load_rank(const std::string& path, const LoadOptions& options) {
+JobRank load_rank(const std::string& path, const LoadOptions& options, const CacheSettings* cache) {
   JobRank r;
   r.path = path;
-  LoadResult loaded = load_trace(path, options);
+  OpenedTrace opened = open_trace(path, options, cache ? *cache : CacheSettings{}, true);
+  LoadResult& loaded = opened.loaded;
+  r.origin = opened.origin;
+  r.cache_notices = std::move(opened.notices);
+  r.cache_warning = std::move(opened.write_warning);
   r.load_seconds = loaded.seconds;
   r.store = std::move(loaded.store);
   r.error = std::move(loaded.error);
@@ -163,7 +167,7 @@ std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
     LoadOptions lo;
     lo.cancel = options.cancel;
     if (options.on_rank_progress) lo.on_progress = [&, i](const LoadProgress& p) { options.on_rank_progress(i, p); };
-    out[i] = load_rank(plan.files[i], lo);
+    out[i] = load_rank(plan.files[i], lo, options.cache);
     if (options.on_rank_done) options.on_rank_done(i, out[i]);
   });
   return out;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/snapshot_cache.h"
 #include "core/trace_loader.h"
 #include "core/trace_store.h"
 
@@ -38,6 +39,9 @@ struct JobRank {
   std::unique_ptr<TraceStore> store;  // null when the rank failed to load
   LoadError error;                    // set when failed
   double load_seconds = 0;
+  TraceOrigin origin = TraceOrigin::Source;  // read from the snapshot cache, or parsed
+  std::vector<std::string> cache_notices;     // cached entries discarded, and why
+  std::string cache_warning;                  // why the rank could not be cached ("" if it was)
   TimeNs clock_offset_ns = 0;         // added to this rank's absolute times to align clocks
   bool ok() const { return store != nullptr; }
 };
@@ -66,6 +70,9 @@ struct JobOptions {
   std::function<void(size_t file_index, const LoadProgress&)> on_rank_progress;
   std::function<void(size_t file_index, const JobRank&)> on_rank_done;
   const std::atomic<bool>* cancel = nullptr;  // stops every rank; load_job then fails
+  // Non-null: each rank opens through this snapshot cache; a rank parsed from its file is
+  // cached by its loader thread right after loading (the pool keeps the other cores busy).
+  const CacheSettings* cache = nullptr;
 };
 
 struct Job {
@@ -85,7 +92,8 @@ struct JobResult {
 };
 
 // Loads one rank file (the unit a fleet-scale driver maps over machines or processes).
-JobRank load_rank(const std::string& path, const LoadOptions& options = {});
+// With `cache`, through that snapshot cache (written before returning).
+JobRank load_rank(const std::string& path, const LoadOptions& options = {}, const CacheSettings* cache = nullptr);
 
 // Loads every planned file in parallel and names the ranks. Files that turn out not to be
 // traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail.

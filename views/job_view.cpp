@@ -82,6 +82,7 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
   thread_ = std::thread([this] {
     JobOptions options;
     options.cancel = &cancel_;
+    options.cache = &process_cache_settings();  // ranks open from (and go into) the snapshot cache
     options.on_rank_progress = [this](size_t i, const LoadProgress& p) {
       loads_[i].done = p.bytes_done, loads_[i].total = p.bytes_total, loads_[i].status = 1;
       wake_();

@@ -55,9 +55,11 @@ void add_derived_counters(TraceStore& store, const analysis::Report& report) {
       add(gpu_process(m.device, -1), "memory allocated, GPU " + std::to_string(m.device) + " (bytes)", m.allocated);
 }
 
-std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps) {
+std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps,
+                                                 const std::function<void()>& before_changing_store) {
   auto model = build_analysis_model(store);
   gaps = model->report.causes ? idle_gap_marks(*model->report.causes) : std::vector<IdleGapMark>{};
+  if (before_changing_store) before_changing_store();
   add_derived_counters(store, model->report);
   return model;
 }
@@ -73,13 +75,21 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
   };
   Loaded out;
   out.path = path;
-  LoadResult r = load_trace(path, options);
+  // Through the snapshot cache: the snapshot of a trace parsed here is written while the
+  // analyses run, and must be finished before the derived counters change the store.
+  OpenedTrace opened = open_trace(path, options);
+  LoadResult& r = opened.loaded;
+  out.origin = opened.origin;
+  auto note = [&out](const std::string& line) {
+    if (!line.empty()) out.notice += (out.notice.empty() ? "" : "; ") + line;
+  };
+  for (const std::string& line : opened.notices) note(line);
   if (!r.ok()) {
     out.error = r.error.cancelled ? "" : r.error.to_string();
     return out;
   }
   state.phase = "analysing";
-  out.model = analyse_for_views(*r.store, out.gaps);
+  out.model = analyse_for_views(*r.store, out.gaps, [&] { note(opened.write.wait()); });
   out.store = std::move(r.store);
   return out;
 }
@@ -125,6 +135,8 @@ void Workspace::install(Loaded loaded) {
   model_ = std::move(loaded.model);
   store_ = std::move(loaded.store);
   path_ = loaded.path;
+  origin_ = loaded.origin;
+  notice_ = std::move(loaded.notice);
   timeline_ = std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
   panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
@@ -138,6 +150,8 @@ void Workspace::install_store(std::unique_ptr<TraceStore> store, std::unique_ptr
   gaps_ = std::move(gaps);
   store_ = std::move(store);
   path_ = label;
+  origin_ = TraceOrigin::Source;
+  notice_.clear();
   last_failed_ = false;
   timeline_ = std::make_unique<TimelineView>(*store_);
   if (keep) timeline_->restore_state(*keep);

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "core/snapshot_cache.h"
 #include "core/trace_loader.h"
 #include "views/analysis_panel.h"
 #include "views/timeline_view.h"
@@ -41,6 +43,10 @@ public:
   void dismiss_error() { error_.clear(); }
   bool last_load_failed() const { return last_failed_; }
   const std::string& path() const { return path_; }
+  // Where the open store came from, and what the snapshot cache had to say (a discarded entry, a
+  // failed write): one line, shown under the tab's title, "" when nothing.
+  TraceOrigin origin() const { return origin_; }
+  const std::string& notice() const { return notice_; }
 
   // Loads synchronously (benchmarks, tests).
   bool open_now(const std::string& path);
@@ -62,6 +68,8 @@ private:
     std::unique_ptr<AnalysisModel> model;  // every analysis, computed on the loader thread
     std::string error;
     std::string path;
+    TraceOrigin origin = TraceOrigin::Source;
+    std::string notice;
   };
   static Loaded load(const std::string& path, LoadState& state);
   void install(Loaded loaded);
@@ -71,7 +79,8 @@ private:
   std::unique_ptr<AnalysisModel> model_;
   std::unique_ptr<AnalysisPanel> panel_;
   std::vector<IdleGapMark> gaps_;  // the model's, kept for reshow_store
-  std::string path_, error_;
+  std::string path_, error_, notice_;
+  TraceOrigin origin_ = TraceOrigin::Source;
   bool last_failed_ = false;
   std::thread thread_;
   std::atomic<bool> loading_{false};
@@ -81,8 +90,11 @@ private:
 };
 
 // Every analysis of `store` for the views, with the idle-gap overlay and the derived counter
-// rows (added to `store`, so call it before the store is shown).
-std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps);
+// rows (added to `store`, so call it before the store is shown). `before_changing_store` runs
+// after the analyses, which only read the store, and before the counters are added (a snapshot
+// cache write reading the store meanwhile waits there).
+std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps,
+                                                 const std::function<void()>& before_changing_store = {});
 
 // Idle gaps of every GPU stream with their causes (Sightline mode), for the overlay.
 std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes);

@@ -1,0 +1,122 @@
+// The snapshot cache: after a trace is first loaded from its JSON (or Nsight report), a snapshot
+// of the store (core/snapshot.h) is written into a cache folder in the background, and the next
+// open of the same, unchanged file reads the snapshot instead of parsing. Described in
+// core/SNAPSHOT.md ("The cache"). Uses only the public functions of core/snapshot.h.
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/trace_loader.h"
+
+namespace sl {
+
+// 4 GiB: room for the snapshots of a few large traces or many ranks, small next to the traces.
+inline constexpr uint64_t kDefaultCacheMaxBytes = uint64_t(4) << 30;
+
+struct CacheSettings {
+  bool enabled = false;
+  std::string dir;                            // the cache folder (created on the first write)
+  uint64_t max_bytes = kDefaultCacheMaxBytes;  // total size of the entries; oldest used go first
+};
+
+// From the environment: the folder is $XDG_CACHE_HOME/sightline, else $HOME/.cache/sightline;
+// SIGHTLINE_NO_CACHE (any value but "" and "0") or neither variable set turns the cache off;
+// SIGHTLINE_CACHE_MAX sets the size ("500M", "4G", "1T", or bytes; a bad value keeps 4 GiB).
+CacheSettings cache_settings_from_environment();
+// The settings every CLI command and the GUI use: from the environment, read once.
+const CacheSettings& process_cache_settings();
+// `--no-cache`: turns the process's cache off (call before any trace opens).
+void disable_process_cache();
+// "500M" -> 524288000; nullopt when `text` is not a size.
+std::optional<uint64_t> parse_cache_size(std::string_view text);
+
+// What identifies a source file's contents without reading them.
+struct CacheKey {
+  std::string path;  // absolute, symlinks resolved
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const CacheKey&) const = default;
+};
+// The key of the file at `path` now; nullopt when it cannot be stat'ed (or is not a file).
+std::optional<CacheKey> cache_key_of(const std::string& path);
+// The entry's file name without extension: 16 hex digits of a 64-bit FNV-1a hash of the path
+// only, so a changed source finds (and replaces) its old entry instead of leaving it behind.
+std::string cache_entry_stem(const std::string& absolute_path);
+// What a `.key` file records: the source's key, and which snapshot file was written for it (its
+// inode), so a key and a snapshot from two different writes are never taken as a pair. (A
+// truncated or damaged snapshot keeps its inode: load_snapshot finds those, with byte offsets.)
+struct CacheRecord {
+  CacheKey source;
+  uint64_t snapshot_inode = 0;
+  bool operator==(const CacheRecord&) const = default;
+};
+// The `.key` file's text, and back (nullopt when it is not one).
+std::string format_cache_record(const CacheRecord& record);
+std::optional<CacheRecord> parse_cache_record(std::string_view text);
+
+// One cached trace: `<stem>.slsnap` (the snapshot) and `<stem>.key` (its CacheRecord).
+struct CacheEntry {
+  std::string stem;
+  uint64_t bytes = 0;    // both files
+  int64_t used_ns = 0;   // last write or use (the snapshot's mtime, touched on each use)
+};
+std::vector<CacheEntry> list_cache_entries(const std::string& dir);
+// Which entries (indexes into `entries`) to remove so the rest fit in `max_bytes`: least
+// recently used first; `keep` (the entry just written) last of all.
+std::vector<size_t> entries_to_evict(const std::vector<CacheEntry>& entries, uint64_t max_bytes,
+                                     const std::string& keep = "");
+// Removes the entries over the limit (and temporary files a crashed writer left a day ago).
+void evict_cache_entries(const CacheSettings& settings, const std::string& keep = "");
+
+// Writes the snapshot of `store` as the entry for `key`, then evicts. Returns "" or one line
+// saying why nothing was cached (the cache folder cannot be made, a full disk): never fatal.
+std::string write_cache_entry(const TraceStore& store, const CacheKey& key, const CacheSettings& settings);
+
+// A cache write running on its own thread. The store it reads must outlive it and must not
+// change meanwhile: wait() (or destruction, which waits) before either.
+class PendingCacheWrite {
+public:
+  PendingCacheWrite() = default;
+  PendingCacheWrite(PendingCacheWrite&&) = default;
+  PendingCacheWrite& operator=(PendingCacheWrite&&);
+  ~PendingCacheWrite();
+  void start(const TraceStore& store, CacheKey key, CacheSettings settings);
+  bool running() const { return result_.valid(); }
+  // Waits; "" or the writer's warning. Later calls return "".
+  std::string wait();
+
+private:
+  std::future<std::string> result_;
+};
+
+// Where an opened store came from.
+enum class TraceOrigin : uint8_t {
+  Source,    // parsed from the trace file (JSON or Nsight report)
+  Snapshot,  // a snapshot file given directly (never cached again)
+  Cache,     // the cached snapshot of the trace
+};
+std::string_view trace_origin_name(TraceOrigin origin);  // "trace file", "snapshot file", "cache"
+
+struct OpenedTrace {
+  LoadResult loaded;
+  TraceOrigin origin = TraceOrigin::Source;
+  std::string cache_entry;            // the snapshot in the cache (read, or being written)
+  std::vector<std::string> notices;   // one line each: a cached entry discarded and why
+  std::string write_warning;          // with `write_now`: why nothing was cached ("" if it was)
+  PendingCacheWrite write;            // last: destroyed first, so it waits before the store goes
+};
+
+// Opens `path` like load_trace, through the cache: a valid entry is read instead of the file;
+// a stale (source changed), corrupted or other-version entry is deleted, noted once in
+// `notices`, and the file is loaded. After a load from the source, the snapshot is written in
+// the background (`write`) unless `write_now`, which writes before returning (a failure in
+// `write_warning`). With the cache off this is load_trace.
+OpenedTrace open_trace(const std::string& path, const LoadOptions& options = {},
+                       const CacheSettings& cache = process_cache_settings(), bool write_now = false);
+
+}  // namespace sl
