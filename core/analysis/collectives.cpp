@@ -24,11 +24,16 @@ std::string collective_op_name(std::string_view n) {
 
 namespace {
 
+// Point-to-point direction of an occurrence (send/recv with a peer arg), else None.
+enum class P2p : uint8_t { None, Send, Recv };
+
 // One collective call on one rank; times absolute ns on the rank's own clock.
 struct Occurrence {
   std::string name, group;
   std::vector<int64_t> group_ranks;  // from `Process Group Ranks`; empty when absent
   std::optional<int64_t> seq;
+  P2p p2p = P2p::None;
+  std::optional<int64_t> peer;       // P2P: the other rank (global), from the peer args
   TimeNs start = 0, end = 0;
   std::optional<TimeNs> cpu_start;
   SliceRef slice;
@@ -63,18 +68,47 @@ std::vector<int64_t> integers_in(std::string_view text) {
   return out;
 }
 
-// Reads the process-group and sequence args of one slice into `o` (keeps what is already set).
-void read_comm_args(const TraceStore& s, SliceRef ref, Occurrence& o, std::string& collective_name) {
+std::optional<int64_t> single_integer(std::string_view text) {
+  auto v = integers_in(text);
+  if (v.size() == 1) return v[0];
+  return std::nullopt;
+}
+
+// A peer rank: one non-negative integer (PyTorch writes -1 when it has none).
+std::optional<int64_t> peer_rank(std::string_view text) {
+  return text.find('-') == std::string_view::npos ? single_integer(text) : std::nullopt;
+}
+
+// Reads the process-group, sequence and peer args of one slice into `o` (keeps what is already
+// set). Peers: PyTorch's record_param_comms writes `Dst Rank` on a send and `Src Rank` on a recv
+// (global ranks); a plain `peer` arg takes its direction from the collective name.
+void read_comm_args(const TraceStore& s, SliceRef ref, Occurrence& o, std::string& collective_name,
+                    std::optional<int64_t>& peer_of_name) {
   uint32_t args = s.tracks[ref.track].slices.args[ref.index];
   if (args == kNone) return;
   for (auto& [key, value] : s.decode_args(args)) {
     if (key == "Process Group Name" && o.group.empty()) o.group = value;
     else if (key == "Process Group Ranks" && o.group_ranks.empty()) o.group_ranks = integers_in(value);
-    else if ((key == "Seq" || key == "seq") && !o.seq) {
-      auto v = integers_in(value);
-      if (v.size() == 1) o.seq = v[0];
-    } else if (key == "Collective name" && collective_name.empty()) collective_name = value;
+    else if ((key == "Seq" || key == "seq") && !o.seq) o.seq = single_integer(value);
+    else if (key == "Collective name" && collective_name.empty()) collective_name = value;
+    else if (key == "Dst Rank" && !o.peer) o.peer = peer_rank(value), o.p2p = o.peer ? P2p::Send : P2p::None;
+    else if (key == "Src Rank" && !o.peer) o.peer = peer_rank(value), o.p2p = o.peer ? P2p::Recv : P2p::None;
+    else if ((key == "peer" || key == "Peer") && !peer_of_name) peer_of_name = peer_rank(value);
   }
+}
+
+// "send"/"isend" or "recv"/"irecv" (any case): the direction a bare `peer` arg goes with.
+P2p p2p_of_name(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower += char(std::tolower(static_cast<unsigned char>(c)));
+  bool send = lower.find("send") != std::string::npos, recv = lower.find("recv") != std::string::npos;
+  return send == recv ? P2p::None : send ? P2p::Send : P2p::Recv;
+}
+
+// Sets the occurrence's name and, for a send/recv with a peer, its direction.
+void finish_occurrence(Occurrence& o, std::string name, std::optional<int64_t> peer_of_name) {
+  o.name = std::move(name);
+  if (!o.peer && peer_of_name && p2p_of_name(o.name) != P2p::None) o.peer = peer_of_name, o.p2p = p2p_of_name(o.name);
 }
 
 SliceRef enclosing_named(const TraceStore& s, SliceRef ref, std::string_view name) {
@@ -95,14 +129,15 @@ void collect_occurrences(RankData& d) {
     o.slice = r.ref;
     o.row = int32_t(i);
     std::string cname;
-    read_comm_args(s, r.ref, o, cname);
+    std::optional<int64_t> peer;
+    read_comm_args(s, r.ref, o, cname, peer);
     SliceRef launch = s.launch_of(r.ref);
     if (launch.valid()) {
       SliceRef call = enclosing_named(s, launch, "record_param_comms");
-      if (call.valid()) read_comm_args(s, call, o, cname);
+      if (call.valid()) read_comm_args(s, call, o, cname, peer);
       o.cpu_start = s.origin_ns + s.start(call.valid() ? call : launch);
     }
-    o.name = cname.empty() ? collective_op_name(t.name(r)) : cname;
+    finish_occurrence(o, cname.empty() ? collective_op_name(t.name(r)) : cname, peer);
     d.occ.push_back(std::move(o));
   }
   auto by_start = [](const Occurrence& a, const Occurrence& b) { return a.start < b.start; };
@@ -121,8 +156,9 @@ void collect_occurrences(RankData& d) {
     o.cpu_start = o.start;
     o.slice = ref;
     std::string cname;
-    read_comm_args(s, ref, o, cname);
-    o.name = cname.empty() ? "record_param_comms" : cname;
+    std::optional<int64_t> peer;
+    read_comm_args(s, ref, o, cname, peer);
+    finish_occurrence(o, cname.empty() ? "record_param_comms" : cname, peer);
     d.occ.push_back(std::move(o));
   }
   std::stable_sort(d.occ.begin(), d.occ.end(), by_start);
@@ -152,7 +188,16 @@ using Key = std::pair<std::string, std::string>;  // (group, name)
 struct KeyOccurrences {
   std::vector<size_t> members;
   std::map<size_t, std::vector<size_t>> by_rank;  // rank index -> occurrence indices, by start
+  bool p2p = false;  // one (sender, receiver) pair: never matched by seq (each rank counts its own)
 };
+
+// A send on rank A to B and a recv on rank B from A belong to pair "A->B": the k-th send of the
+// pair matches its k-th recv (in order per pair, as NCCL delivers them), whatever else either
+// rank sends or receives in between. Sends/recvs without peer args keep their collective name.
+std::string p2p_key_name(const Occurrence& o, int64_t own_rank) {
+  int64_t src = o.p2p == P2p::Send ? own_rank : *o.peer, dst = o.p2p == P2p::Send ? *o.peer : own_rank;
+  return "send/recv " + std::to_string(src) + "->" + std::to_string(dst);
+}
 
 std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
   std::map<Key, KeyOccurrences> keys;
@@ -162,8 +207,16 @@ std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
     for (size_t k = 0; k < ranks[r].occ.size(); ++k) {
       Occurrence& o = ranks[r].occ[k];
       if (o.group.empty()) o.group = "default";
+      if (o.p2p != P2p::None && o.peer == ranks[r].rank) o.p2p = P2p::None;  // to itself: no pair
+      if (o.p2p != P2p::None) o.name = p2p_key_name(o, ranks[r].rank);
       KeyOccurrences& ko = keys[{o.group, o.name}];
       ko.by_rank[r].push_back(k);
+      if (o.p2p != P2p::None) {
+        ko.p2p = true;
+        if (auto peer = index_of.find(*o.peer); peer != index_of.end() && ko.members.empty())
+          ko.members = {r, peer->second};
+        continue;
+      }
       if (ko.members.empty())
         for (int64_t g : o.group_ranks)
           if (auto it = index_of.find(g); it != index_of.end()) ko.members.push_back(it->second);
@@ -182,7 +235,7 @@ std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
 // Returns false when the key needs the clock-based matching.
 bool match_without_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
                          std::vector<Match>& out) {
-  bool all_seq = true;
+  bool all_seq = !ko.p2p;
   size_t count = SIZE_MAX;
   bool equal = ko.by_rank.size() == ko.members.size();
   for (auto& [r, v] : ko.by_rank) {

@@ -12,6 +12,12 @@
 //   - else greedily on the aligned clock: an instance takes each rank's next occurrence that
 //     started before the earliest end among them (no rank can finish a collective before the
 //     last one arrived), so a rank that missed an instance is listed as missing, not shifted.
+// Point-to-point sends and receives with a peer arg (`Dst Rank` on a send, `Src Rank` on a
+// recv, as PyTorch's record_param_comms writes them; or `peer` with the direction from the
+// collective name) are instances of two ranks: the k-th send from A to B matches the k-th recv
+// on B from A (name "send/recv A->B"), never by seq (each rank numbers its own P2P calls), by
+// the clock rule above when the two counts differ. Sends/recvs without peer args (all-to-all's
+// SendRecv kernels) are matched like any collective.
 #pragma once
 
 #include <optional>
