@@ -55,28 +55,37 @@ JobOverview build_job_overview(const Job& job, const CollectiveOptions& options)
   return out;
 }
 
-RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns) {
-  RankBins out;
-  if (columns <= 0 || t1 <= t0) return out;
-  out.busy.resize(size_t(columns));
-  out.cause.assign(size_t(columns), -1);
-  // Column edges (strictly increasing, so every column has a width), then each index's
-  // cumulative coverage at the edges: a column's share is the difference of its two edges.
+std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns) {
+  if (columns <= 0 || t1 <= t0) return {};
+  // Strictly increasing, so every column has a width.
   std::vector<TimeNs> edges(size_t(columns) + 1);
   double width = double(t1 - t0) / columns;
   for (int c = 0; c <= columns; ++c) edges[size_t(c)] = std::max(t0 + TimeNs(width * c), c ? edges[size_t(c) - 1] + 1 : t0);
+  return edges;
+}
+
+RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges) {
+  RankBins out;
+  if (edges.size() < 2) return out;
+  size_t columns = edges.size() - 1;
+  out.busy.resize(columns);
+  out.cause.assign(columns, -1);
+  // Each index's cumulative coverage at the edges: a column's share is the difference of its two.
   std::vector<TimeNs> busy, idle;
   rank.summary.busy.cumulative(edges, busy, rank.shift);
-  for (size_t c = 0; c < size_t(columns); ++c)
-    out.busy[c] = float(double(busy[c + 1] - busy[c]) / double(edges[c + 1] - edges[c]));
-  std::vector<TimeNs> most(size_t(columns), 0);
+  for (size_t c = 0; c < columns; ++c) out.busy[c] = float(double(busy[c + 1] - busy[c]) / double(edges[c + 1] - edges[c]));
+  std::vector<TimeNs> most(columns, 0);
   for (int k = 0; k < kIdleCauseCount; ++k) {
     if (rank.idle[k].empty()) continue;
     rank.idle[k].cumulative(edges, idle, rank.shift);
-    for (size_t c = 0; c < size_t(columns); ++c)
+    for (size_t c = 0; c < columns; ++c)
       if (TimeNs v = idle[c + 1] - idle[c]; v > most[c]) most[c] = v, out.cause[c] = int8_t(k);
   }
   return out;
+}
+
+RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns) {
+  return bin_rank(rank, column_edges(t0, t1, columns));
 }
 
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank) {

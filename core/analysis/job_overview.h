@@ -50,6 +50,10 @@ JobOverview build_job_overview(const Job& job, const CollectiveOptions& options 
 
 // Bins [t0, t1) (job clock) into `columns` equal columns.
 RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns);
+// The same in two steps, so that many ranks share one set of edges: the columns' edges (job
+// clock, strictly increasing; empty when there are no columns), then one rank at those edges.
+std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns);
+RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges);
 
 // The straggler row of `rank`, or null.
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);
