@@ -64,22 +64,64 @@ std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns) {
   return edges;
 }
 
+namespace {
+
+struct ColumnRange {
+  size_t lo = 0, hi = 0;
+};
+
+// The time `index` covers (its times plus `shift`) in each column [edges[c], edges[c + 1]),
+// added to `out` (zero on entry) over the returned range of columns; the rest stay zero. Few
+// intervals in view (zoomed in): each is visited, O(intervals · log columns + columns touched);
+// many (zoomed out): one cumulative pass over the edges. Both give the exact covered ns.
+ColumnRange column_coverage(const IntervalIndex& index, const std::vector<TimeNs>& edges, TimeNs shift,
+                            std::vector<TimeNs>& out) {
+  const std::vector<Interval>& merged = index.merged();
+  size_t columns = edges.size() - 1;
+  TimeNs t0 = edges.front() - shift, t1 = edges.back() - shift;
+  auto a = std::upper_bound(merged.begin(), merged.end(), t0, [](TimeNs v, const Interval& x) { return v < x.end; });
+  auto b = std::lower_bound(a, merged.end(), t1, [](const Interval& x, TimeNs v) { return x.start < v; });
+  if (a == b) return {};
+  if (size_t(b - a) * 4 >= columns) {
+    std::vector<TimeNs> cumulative;
+    index.cumulative(edges, cumulative, shift);
+    for (size_t c = 0; c < columns; ++c) out[c] = cumulative[c + 1] - cumulative[c];
+    return {0, columns};
+  }
+  ColumnRange range{SIZE_MAX, 0};
+  size_t c = 0;
+  for (auto it = a; it != b; ++it) {
+    TimeNs s = std::max(it->start + shift, edges.front()), e = std::min(it->end + shift, edges.back());
+    c = size_t(std::upper_bound(edges.begin() + ptrdiff_t(c), edges.end(), s) - edges.begin()) - 1;  // edges[c] <= s
+    range.lo = std::min(range.lo, c);
+    for (; c < columns && edges[c] < e; ++c) out[c] += std::min(e, edges[c + 1]) - std::max(s, edges[c]);
+    range.hi = std::max(range.hi, c);
+    c = c ? c - 1 : 0;  // the next interval may start in the last column touched
+  }
+  return range;
+}
+
+}  // namespace
+
 RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges) {
   RankBins out;
   if (edges.size() < 2) return out;
   size_t columns = edges.size() - 1;
-  out.busy.resize(columns);
+  out.busy.assign(columns, 0.f);
   out.cause.assign(columns, -1);
-  // Each index's cumulative coverage at the edges: a column's share is the difference of its two.
-  std::vector<TimeNs> busy, idle;
-  rank.summary.busy.cumulative(edges, busy, rank.shift);
-  for (size_t c = 0; c < columns; ++c) out.busy[c] = float(double(busy[c + 1] - busy[c]) / double(edges[c + 1] - edges[c]));
-  std::vector<TimeNs> most(columns, 0);
+  std::vector<TimeNs> covered(columns, 0), most(columns, 0);
+  ColumnRange busy = column_coverage(rank.summary.busy, edges, rank.shift, covered);
+  for (size_t c = busy.lo; c < busy.hi; ++c) {
+    out.busy[c] = float(double(covered[c]) / double(edges[c + 1] - edges[c]));
+    covered[c] = 0;
+  }
+  // Each cause's idle time per column; the column takes the cause with the most.
   for (int k = 0; k < kIdleCauseCount; ++k) {
-    if (rank.idle[k].empty()) continue;
-    rank.idle[k].cumulative(edges, idle, rank.shift);
-    for (size_t c = 0; c < columns; ++c)
-      if (TimeNs v = idle[c + 1] - idle[c]; v > most[c]) most[c] = v, out.cause[c] = int8_t(k);
+    ColumnRange idle = column_coverage(rank.idle[k], edges, rank.shift, covered);
+    for (size_t c = idle.lo; c < idle.hi; ++c) {
+      if (covered[c] > most[c]) most[c] = covered[c], out.cause[c] = int8_t(k);
+      covered[c] = 0;
+    }
   }
   return out;
 }

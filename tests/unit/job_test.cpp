@@ -675,3 +675,44 @@ TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at 
     }
   }
 }
+
+TEST_CASE("job overview: binning visits few intervals directly, many in one pass, with the same exact columns") {
+  // Random busy intervals and idle gaps of three causes (rank-local), a shifted rank, and views
+  // from the whole span (the cumulative pass) down to a few columns' worth of intervals (visited).
+  uint64_t seed = 777;
+  auto next = [&](uint64_t mod) { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (seed >> 33) % mod; };
+  auto random_intervals = [&](int n, TimeNs longest) {
+    std::vector<Interval> v;
+    for (int i = 0; i < n; ++i) {
+      TimeNs s = TimeNs(next(10'000'000));
+      v.push_back({s, s + TimeNs(next(uint64_t(longest))) + 1});
+    }
+    return v;
+  };
+  RankActivity rank;
+  rank.shift = 123'457;
+  rank.summary.busy = IntervalIndex(random_intervals(3000, 4000));
+  const int causes[] = {int(IdleCause::DataLoading), int(IdleCause::HostSync), int(IdleCause::Other)};
+  for (int c : causes) rank.idle[c] = Coverage(random_intervals(800, 9000));
+  for (TimeNs width : {TimeNs(12'000'000), TimeNs(1'000'000), TimeNs(80'000), TimeNs(9'000), TimeNs(700)}) {
+    for (TimeNs t0 : {TimeNs(0), TimeNs(3'333'333), TimeNs(9'990'000)}) {
+      for (int columns : {1, 7, 640}) {
+        CAPTURE(width);
+        CAPTURE(t0);
+        CAPTURE(columns);
+        std::vector<TimeNs> edges = column_edges(t0, t0 + width, columns);
+        RankBins bins = bin_rank(rank, edges);
+        REQUIRE(bins.busy.size() == size_t(columns));
+        for (size_t c = 0; c < size_t(columns); ++c) {
+          TimeNs a = edges[c] - rank.shift, b = edges[c + 1] - rank.shift;
+          CHECK(bins.busy[c] == float(double(rank.summary.busy.covered(a, b)) / double(b - a)));
+          int8_t expected = -1;
+          TimeNs most = 0;
+          for (int k = 0; k < kIdleCauseCount; ++k)
+            if (TimeNs v = rank.idle[k].covered(a, b); v > most) most = v, expected = int8_t(k);
+          CHECK(bins.cause[c] == expected);
+        }
+      }
+    }
+  }
+}
