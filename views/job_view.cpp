@@ -51,7 +51,11 @@ void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_leve
   idle.clear(), busy.clear();
   size_t n = b.busy.size();
   std::vector<uint8_t> level(n);
-  for (size_t i = 0; i < n; ++i) level[i] = uint8_t(std::lround(b.busy[i] * float(levels)));
+  for (size_t i = 0; i < n; ++i) {  // std::lround for v >= 0 (halves up), without its library call
+    float v = b.busy[i] * float(levels);
+    int whole = int(v);
+    level[i] = uint8_t(whole + (v - float(whole) >= 0.5f));
+  }
   auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
   for (size_t i = 0, j = 0; i < n; i = j) {
     for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;

@@ -20,7 +20,10 @@ void index_activity(RankActivity& out) {
   std::vector<Interval> idle[kIdleCauseCount];
   for (const IdleGap& g : out.summary.causes.gaps)
     if (g.end > g.start) idle[int(g.cause)].push_back({g.start, g.end});
-  for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = Coverage(std::move(idle[c]));
+  for (int c = 0; c < kIdleCauseCount; ++c) {
+    out.idle[c] = Coverage(std::move(idle[c]));
+    out.idle[c].build_jumps();
+  }
 }
 
 std::string millis(TimeNs ns) {
@@ -39,6 +42,7 @@ JobOverview build_job_overview(const Job& job, const CollectiveOptions& options)
   parallel_for(out.ranks.size(), options.threads, [&](size_t k) {
     RankActivity& r = out.ranks[k];
     r.summary = summarize_rank(r.rank, *job.ranks[r.job_index].store);
+    r.summary.busy.build_jumps();  // binned every time the view moves
     index_activity(r);
   });
   std::vector<const RankSummary*> summaries;
@@ -66,39 +70,39 @@ std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns) {
 
 namespace {
 
-struct ColumnRange {
-  size_t lo = 0, hi = 0;
-};
-
-// The time `index` covers (its times plus `shift`) in each column [edges[c], edges[c + 1]),
-// added to `out` (zero on entry) over the returned range of columns; the rest stay zero. Few
-// intervals in view (zoomed in): each is visited, O(intervals · log columns + columns touched);
-// many (zoomed out): one cumulative pass over the edges. Both give the exact covered ns.
-ColumnRange column_coverage(const IntervalIndex& index, const std::vector<TimeNs>& edges, TimeNs shift,
-                            std::vector<TimeNs>& out) {
+// Calls f(c, covered ns) once for each column [edges[c], edges[c + 1]) that `index` (its times
+// plus `shift`) covers, in column order (columns it misses may be skipped). Few intervals in view
+// (zoomed in): each is visited, O(intervals · log columns + columns touched); many (zoomed out):
+// one cumulative pass over the edges. Both give the exact covered ns.
+template <class F>
+void for_each_covered_column(const IntervalIndex& index, const std::vector<TimeNs>& edges, TimeNs shift, F&& f) {
   const std::vector<Interval>& merged = index.merged();
   size_t columns = edges.size() - 1;
   TimeNs t0 = edges.front() - shift, t1 = edges.back() - shift;
   auto a = std::upper_bound(merged.begin(), merged.end(), t0, [](TimeNs v, const Interval& x) { return v < x.end; });
   auto b = std::lower_bound(a, merged.end(), t1, [](const Interval& x, TimeNs v) { return x.start < v; });
-  if (a == b) return {};
+  if (a == b) return;
   if (size_t(b - a) * 4 >= columns) {
-    std::vector<TimeNs> cumulative;
-    index.cumulative(edges, cumulative, shift);
-    for (size_t c = 0; c < columns; ++c) out[c] = cumulative[c + 1] - cumulative[c];
-    return {0, columns};
+    TimeNs before = 0;
+    index.scan(edges, shift, [&](size_t k, TimeNs covered) {
+      if (k && covered > before) f(k - 1, covered - before);
+      before = covered;
+    });
+    return;
   }
-  ColumnRange range{SIZE_MAX, 0};
-  size_t c = 0;
+  size_t c = 0, pending = SIZE_MAX;  // a column's sum is complete once an interval starts past it
+  TimeNs sum = 0;
   for (auto it = a; it != b; ++it) {
     TimeNs s = std::max(it->start + shift, edges.front()), e = std::min(it->end + shift, edges.back());
     c = size_t(std::upper_bound(edges.begin() + ptrdiff_t(c), edges.end(), s) - edges.begin()) - 1;  // edges[c] <= s
-    range.lo = std::min(range.lo, c);
-    for (; c < columns && edges[c] < e; ++c) out[c] += std::min(e, edges[c + 1]) - std::max(s, edges[c]);
-    range.hi = std::max(range.hi, c);
+    for (; c < columns && edges[c] < e; ++c) {
+      if (c != pending && pending != SIZE_MAX) f(pending, sum), sum = 0;
+      pending = c;
+      sum += std::min(e, edges[c + 1]) - std::max(s, edges[c]);
+    }
     c = c ? c - 1 : 0;  // the next interval may start in the last column touched
   }
-  return range;
+  if (pending != SIZE_MAX) f(pending, sum);
 }
 
 }  // namespace
@@ -109,20 +113,15 @@ RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges) {
   size_t columns = edges.size() - 1;
   out.busy.assign(columns, 0.f);
   out.cause.assign(columns, -1);
-  std::vector<TimeNs> covered(columns, 0), most(columns, 0);
-  ColumnRange busy = column_coverage(rank.summary.busy, edges, rank.shift, covered);
-  for (size_t c = busy.lo; c < busy.hi; ++c) {
-    out.busy[c] = float(double(covered[c]) / double(edges[c + 1] - edges[c]));
-    covered[c] = 0;
-  }
+  for_each_covered_column(rank.summary.busy, edges, rank.shift, [&](size_t c, TimeNs covered) {
+    out.busy[c] = float(double(covered) / double(edges[c + 1] - edges[c]));
+  });
   // Each cause's idle time per column; the column takes the cause with the most.
-  for (int k = 0; k < kIdleCauseCount; ++k) {
-    ColumnRange idle = column_coverage(rank.idle[k], edges, rank.shift, covered);
-    for (size_t c = idle.lo; c < idle.hi; ++c) {
-      if (covered[c] > most[c]) most[c] = covered[c], out.cause[c] = int8_t(k);
-      covered[c] = 0;
-    }
-  }
+  std::vector<TimeNs> most(columns, 0);
+  for (int k = 0; k < kIdleCauseCount; ++k)
+    for_each_covered_column(rank.idle[k], edges, rank.shift, [&](size_t c, TimeNs covered) {
+      if (covered > most[c]) most[c] = covered, out.cause[c] = int8_t(k);
+    });
   return out;
 }
 
