@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdint>
 #include <vector>
 
 #include "core/analysis/common.h"
@@ -43,8 +42,7 @@ public:
     size_t i = 0, n = merged_.size();  // first interval ending after the current time
     for (size_t k = 0; k < increasing_times.size(); ++k) {
       TimeNs t = increasing_times[k] - shift;
-      if (i < n && merged_[i].end <= t) {  // jump, gallop, then binary search in the last step
-        if (!jump_.empty()) i = std::max(i, size_t(jump_[size_t(std::clamp<TimeNs>((t - jump_base_) / jump_step_, 0, TimeNs(jump_.size() - 1)))]));
+      if (i < n && merged_[i].end <= t) {  // gallop, then binary search in the last step
         size_t step = 1;
         while (i + step < n && merged_[i + step].end <= t) step *= 2;
         auto first = merged_.begin() + ptrdiff_t(i + step / 2), last = merged_.begin() + ptrdiff_t(std::min(i + step, n));
@@ -57,23 +55,6 @@ public:
     out.resize(increasing_times.size());
     scan(increasing_times, shift, [&](size_t k, TimeNs covered) { out[k] = covered; });
   }
-  // A table of "first interval ending after base + g · step" over the span (about two
-  // intervals per step), so `cumulative` lands near each time in O(1) instead of galloping over
-  // every interval between two of them: for indices that a view bins zoomed out, every frame.
-  void build_jumps() {
-    jump_.clear();
-    if (merged_.size() < 64) return;
-    size_t cells = std::min<size_t>(merged_.size() / 2, size_t(1) << 20);
-    jump_base_ = merged_.front().start;
-    jump_step_ = std::max<TimeNs>(1, (merged_.back().end - jump_base_) / TimeNs(cells) + 1);
-    jump_.resize(cells + 1);
-    size_t i = 0;
-    for (size_t g = 0; g <= cells; ++g) {
-      TimeNs p = jump_base_ + TimeNs(g) * jump_step_;
-      while (i < merged_.size() && merged_[i].end <= p) ++i;
-      jump_[g] = uint32_t(i);
-    }
-  }
   const std::vector<Interval>& merged() const { return merged_; }
   bool empty() const { return merged_.empty(); }
   size_t size() const { return merged_.size(); }
@@ -81,8 +62,6 @@ public:
 private:
   std::vector<Interval> merged_;
   std::vector<TimeNs> prefix_;
-  std::vector<uint32_t> jump_;  // see build_jumps; empty unless built
-  TimeNs jump_base_ = 0, jump_step_ = 1;
 };
 
 }  // namespace sl::analysis

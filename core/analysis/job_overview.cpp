@@ -20,10 +20,7 @@ void index_activity(RankActivity& out) {
   std::vector<Interval> idle[kIdleCauseCount];
   for (const IdleGap& g : out.summary.causes.gaps)
     if (g.end > g.start) idle[int(g.cause)].push_back({g.start, g.end});
-  for (int c = 0; c < kIdleCauseCount; ++c) {
-    out.idle[c] = Coverage(std::move(idle[c]));
-    out.idle[c].build_jumps();
-  }
+  for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = Coverage(std::move(idle[c]));
 }
 
 std::string millis(TimeNs ns) {
@@ -42,7 +39,6 @@ JobOverview build_job_overview(const Job& job, const CollectiveOptions& options)
   parallel_for(out.ranks.size(), options.threads, [&](size_t k) {
     RankActivity& r = out.ranks[k];
     r.summary = summarize_rank(r.rank, *job.ranks[r.job_index].store);
-    r.summary.busy.build_jumps();  // binned every time the view moves
     index_activity(r);
   });
   std::vector<const RankSummary*> summaries;

@@ -662,16 +662,13 @@ TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at 
     TimeNs s = TimeNs(next(1'000'000));
     intervals.push_back({s, s + TimeNs(next(900)) + 1});
   }
-  Coverage coverage(intervals), jumped(intervals);
-  jumped.build_jumps();  // the same answers through the jump table
+  Coverage coverage(intervals);
   IntervalIndex index(intervals);
   for (TimeNs step : {TimeNs(7), TimeNs(1000), TimeNs(250'000)}) {
-    std::vector<TimeNs> edges, got, got_jumped;
+    std::vector<TimeNs> edges, got;
     for (TimeNs t = -5000; t < 1'010'000; t += step) edges.push_back(t);
     coverage.cumulative(edges, got);
-    jumped.cumulative(edges, got_jumped);
     REQUIRE(got.size() == edges.size());
-    CHECK(got_jumped == got);
     for (size_t k = 0; k < edges.size(); ++k) {
       CAPTURE(edges[k]);
       CHECK(got[k] == index.covered(INT64_MIN / 2, edges[k]));
@@ -696,11 +693,7 @@ TEST_CASE("job overview: binning visits few intervals directly, many in one pass
   rank.shift = 123'457;
   rank.summary.busy = IntervalIndex(random_intervals(3000, 4000));
   const int causes[] = {int(IdleCause::DataLoading), int(IdleCause::HostSync), int(IdleCause::Other)};
-  rank.summary.busy.build_jumps();
-  for (int c : causes) {
-    rank.idle[c] = Coverage(random_intervals(800, 9000));
-    rank.idle[c].build_jumps();
-  }
+  for (int c : causes) rank.idle[c] = Coverage(random_intervals(800, 9000));
   for (TimeNs width : {TimeNs(12'000'000), TimeNs(1'000'000), TimeNs(80'000), TimeNs(9'000), TimeNs(700)}) {
     for (TimeNs t0 : {TimeNs(0), TimeNs(3'333'333), TimeNs(9'990'000)}) {
       for (int columns : {1, 7, 640}) {
