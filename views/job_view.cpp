@@ -40,23 +40,42 @@ std::string ms(TimeNs ns) { return present::format_duration(double(ns)); }
 
 uint64_t slice_key(SliceRef s) { return (uint64_t(s.track) << 32) | s.index; }
 
+}  // namespace
+
 // One rank's columns in two layers, each merging equal neighbours into one rectangle: the idle
 // cause as background (where the column is not fully busy), then busy as bar height, quantised
-// to the row's pixel height. The vertex count follows the width and the row height, not events.
-void draw_profile(ImDrawList* dl, const analysis::RankBins& b, float x0, float y, float h) {
-  int levels = std::clamp(int(h), 1, 16);
+// to `levels` (the row's pixel height). Built once per re-binning and row height, so a frame
+// that keeps its view only replays the runs.
+void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels) {
+  levels = quantised_levels;
+  idle.clear(), busy.clear();
   size_t n = b.busy.size();
-  auto level = [&](size_t i) { return int(std::lround(b.busy[i] * float(levels))); };
-  auto idle = [&](size_t i) { return level(i) < levels ? int(b.cause[i]) : -1; };
+  std::vector<uint8_t> level(n);
+  for (size_t i = 0; i < n; ++i) {  // std::lround for v >= 0 (halves up), without its library call
+    float v = b.busy[i] * float(levels);
+    int whole = int(v);
+    level[i] = uint8_t(whole + (v - float(whole) >= 0.5f));
+  }
+  auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
   for (size_t i = 0, j = 0; i < n; i = j) {
-    for (j = i + 1; j < n && idle(j) == idle(i);) ++j;
-    if (idle(i) >= 0) dl->AddRectFilled(ImVec2(x0 + float(i), y), ImVec2(x0 + float(j), y + h), cause_color(idle(i), 140));
+    for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;
+    if (idle_at(i) >= 0) idle.push_back({uint32_t(i), uint32_t(j), idle_at(i)});
   }
   for (size_t i = 0, j = 0; i < n; i = j) {
-    for (j = i + 1; j < n && level(j) == level(i);) ++j;
-    if (level(i) > 0)
-      dl->AddRectFilled(ImVec2(x0 + float(i), y + h - h * float(level(i)) / float(levels)), ImVec2(x0 + float(j), y + h), kBusyColor);
+    for (j = i + 1; j < n && level[j] == level[i];) ++j;
+    if (level[i] > 0) busy.push_back({uint32_t(i), uint32_t(j), int8_t(level[i])});
   }
+}
+
+namespace {
+
+// The runs above as rectangles; the vertex count follows the width and the row height, not events.
+void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y, float h) {
+  for (const auto& r : p.idle)
+    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y), ImVec2(x0 + float(r.x1), y + h), cause_color(r.value, 140));
+  for (const auto& r : p.busy)
+    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y + h - h * float(r.value) / float(p.levels)), ImVec2(x0 + float(r.x1), y + h),
+                      kBusyColor);
 }
 
 }  // namespace
@@ -272,7 +291,7 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   // Lazily: the rank's timeline (lane index, idle overlay) is built on first expand only.
   const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
   Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
-  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].causes));
+  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].summary.causes));
   e.timeline->show_legend = false;
   e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;  // its ruler on the job clock
   double shift = double(overview_.ranks[size_t(k)].shift);
@@ -435,10 +454,22 @@ void JobView::draw_export_popup() {
 void JobView::rebin(int columns) {
   if (bins_t0_ == t0_ && bins_t1_ == t1_ && bins_columns_ == columns && bins_.size() == overview_.ranks.size()) return;
   bins_.resize(overview_.ranks.size());
-  for (size_t i = 0; i < overview_.ranks.size(); ++i)
-    bins_[i] = analysis::bin_rank(overview_.ranks[i], TimeNs(t0_), TimeNs(t1_), columns);
+  std::vector<TimeNs> edges = analysis::column_edges(TimeNs(t0_), TimeNs(t1_), columns);
+  for (size_t i = 0; i < overview_.ranks.size(); ++i) bins_[i] = analysis::bin_rank(overview_.ranks[i], edges);
   bins_t0_ = t0_, bins_t1_ = t1_, bins_columns_ = columns;
   ++bins_version_;
+}
+
+const JobView::ProfileRuns& JobView::runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins,
+                                             uint64_t version, float height) {
+  if (cache.size() <= i) cache.resize(i + 1);
+  ProfileRuns& runs = cache[i];
+  int levels = std::clamp(int(height), 1, 16);
+  if (runs.version != version || runs.levels != levels) {
+    runs.build(bins, levels);
+    runs.version = version;
+  }
+  return runs;
 }
 
 std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
@@ -494,7 +525,7 @@ void JobView::draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y,
     dl->AddText(ImVec2(x1 + 8, y), ink, summary.c_str());
   }
   if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
-  else draw_profile(dl, bands_[row], x0, y, h);
+  else draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
 }
 
 void JobView::draw_overview(float height) {
@@ -564,7 +595,7 @@ void JobView::draw_overview(float height) {
       else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
       continue;
     }
-    draw_profile(dl, bins_[size_t(k)], x0, y, h);
+    draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
     if (labelled) {
       const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
       std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");

@@ -46,6 +46,19 @@ public:
 
   void draw(ImVec2 size);
 
+  // A profile row (a rank's or an aggregated band's columns) as runs of equal columns: idle
+  // cause runs (value = cause) and busy runs (value = level of `levels`), cached per row.
+  struct ProfileRuns {
+    struct Run {
+      uint32_t x0, x1;  // columns [x0, x1)
+      int8_t value;
+    };
+    std::vector<Run> idle, busy;
+    int levels = 0;
+    uint64_t version = UINT64_MAX;  // of the bins they were built from
+    void build(const analysis::RankBins& bins, int levels);
+  };
+
   // Collective instances, by index in analysis order (first arrival).
   void select_instance(int index);
   void step_instance(int direction);
@@ -100,6 +113,8 @@ private:
   void draw_expanded(float height);
   void draw_ranks_table();
   void rebin(int columns);
+  const ProfileRuns& runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins, uint64_t version,
+                             float height);
   void rebuild_bands();
   void draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x);
   // The job ranks (indices into Job::ranks) drawn in overview row `row`.
@@ -145,6 +160,7 @@ private:
   float row_height_ = 0;
   size_t group_ = 1;                       // ranks per overview row (> 1: rows aggregate)
   std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause
+  std::vector<ProfileRuns> rank_runs_, band_runs_;  // per overview rank / per band row
   uint64_t bins_version_ = 0, bands_version_ = 0;
   size_t bands_group_ = 0;
   size_t rows_drawn_ = 0;

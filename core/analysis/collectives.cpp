@@ -24,31 +24,6 @@ std::string collective_op_name(std::string_view n) {
 
 namespace {
 
-// One collective call on one rank; times absolute ns on the rank's own clock.
-struct Occurrence {
-  std::string name, group;
-  std::vector<int64_t> group_ranks;  // from `Process Group Ranks`; empty when absent
-  std::optional<int64_t> seq;
-  TimeNs start = 0, end = 0;
-  std::optional<TimeNs> cpu_start;
-  SliceRef slice;
-  int32_t row = -1;  // GPU row in the rank's EventTable, -1 for CPU-only occurrences
-};
-
-struct RankData {
-  int64_t rank = 0;
-  const TraceStore* store = nullptr;
-  EventTable own_table;  // built here unless the caller passed one
-  IdleCauses own_causes;
-  const EventTable* table_ptr = nullptr;
-  const IdleCauses* causes_ptr = nullptr;
-  IntervalIndex busy, compute;  // GPU activity; the non-communication part of it
-  std::vector<Occurrence> occ;
-  TimeNs offset = 0;            // applied offset (0 unless aligned)
-  const EventTable& table() const { return *table_ptr; }
-  const IdleCauses& causes() const { return *causes_ptr; }
-};
-
 std::vector<int64_t> integers_in(std::string_view text) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < text.size();) {
@@ -63,18 +38,55 @@ std::vector<int64_t> integers_in(std::string_view text) {
   return out;
 }
 
-// Reads the process-group and sequence args of one slice into `o` (keeps what is already set).
-void read_comm_args(const TraceStore& s, SliceRef ref, Occurrence& o, std::string& collective_name) {
+std::optional<int64_t> single_integer(std::string_view text) {
+  auto v = integers_in(text);
+  if (v.size() == 1) return v[0];
+  return std::nullopt;
+}
+
+// A peer rank: one non-negative integer (PyTorch writes -1 when it has none).
+std::optional<int64_t> peer_rank(std::string_view text) {
+  return text.find('-') == std::string_view::npos ? single_integer(text) : std::nullopt;
+}
+
+// Reads the process-group, sequence and peer args of one slice into `c` (keeps what is already
+// set). Peers: PyTorch's record_param_comms writes `Dst Rank` on a send and `Src Rank` on a recv
+// (global ranks); a plain `peer` arg takes its direction from the collective name.
+void read_comm_args(const TraceStore& s, SliceRef ref, CollectiveCall& c, std::string& collective_name,
+                    std::optional<int64_t>& peer_of_name) {
   uint32_t args = s.tracks[ref.track].slices.args[ref.index];
   if (args == kNone) return;
   for (auto& [key, value] : s.decode_args(args)) {
-    if (key == "Process Group Name" && o.group.empty()) o.group = value;
-    else if (key == "Process Group Ranks" && o.group_ranks.empty()) o.group_ranks = integers_in(value);
-    else if ((key == "Seq" || key == "seq") && !o.seq) {
-      auto v = integers_in(value);
-      if (v.size() == 1) o.seq = v[0];
-    } else if (key == "Collective name" && collective_name.empty()) collective_name = value;
+    if (key == "Process Group Name" && c.group.empty()) c.group = value;
+    else if (key == "Process Group Ranks" && c.group_ranks.empty()) c.group_ranks = integers_in(value);
+    else if ((key == "Seq" || key == "seq") && !c.seq) c.seq = single_integer(value);
+    else if (key == "Collective name" && collective_name.empty()) collective_name = value;
+    else if (key == "Dst Rank" && !c.peer) c.peer = peer_rank(value), c.p2p = c.peer ? P2p::Send : P2p::None;
+    else if (key == "Src Rank" && !c.peer) c.peer = peer_rank(value), c.p2p = c.peer ? P2p::Recv : P2p::None;
+    else if ((key == "peer" || key == "Peer") && !peer_of_name) peer_of_name = peer_rank(value);
   }
+}
+
+// "send"/"isend" or "recv"/"irecv" (any case): the direction a bare `peer` arg goes with.
+P2p p2p_of_name(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower += char(std::tolower(static_cast<unsigned char>(c)));
+  bool send = lower.find("send") != std::string::npos, recv = lower.find("recv") != std::string::npos;
+  return send == recv ? P2p::None : send ? P2p::Send : P2p::Recv;
+}
+
+// Names the call and settles its group and P2P direction. A send on rank A to B and a recv on
+// rank B from A belong to pair "A->B": the k-th send of the pair matches its k-th recv (in order
+// per pair, as NCCL delivers them), whatever else either rank sends or receives in between.
+// Sends/recvs without peer args keep their collective name.
+void finish_call(CollectiveCall& c, int64_t own_rank, std::string name, std::optional<int64_t> peer_of_name) {
+  c.name = std::move(name);
+  if (c.group.empty()) c.group = "default";
+  if (!c.peer && peer_of_name && p2p_of_name(c.name) != P2p::None) c.peer = peer_of_name, c.p2p = p2p_of_name(c.name);
+  if (c.p2p != P2p::None && c.peer == own_rank) c.p2p = P2p::None;  // to itself: no pair
+  if (c.p2p == P2p::None) return;
+  int64_t src = c.p2p == P2p::Send ? own_rank : *c.peer, dst = c.p2p == P2p::Send ? *c.peer : own_rank;
+  c.name = "send/recv " + std::to_string(src) + "->" + std::to_string(dst);
 }
 
 SliceRef enclosing_named(const TraceStore& s, SliceRef ref, std::string_view name) {
@@ -83,64 +95,55 @@ SliceRef enclosing_named(const TraceStore& s, SliceRef ref, std::string_view nam
   return {};
 }
 
-void collect_occurrences(RankData& d) {
-  const TraceStore& s = *d.store;
-  const EventTable& t = d.table();
-  for (uint32_t i : t.gpu) {
-    const Row& r = t.rows[i];
-    if (KernelType(r.kernel_type) != KernelType::Communication || !is_kernel_cat(t.cat(r))) continue;
-    Occurrence o;
-    o.start = s.origin_ns + r.ts;
-    o.end = s.origin_ns + r.end();
-    o.slice = r.ref;
-    o.row = int32_t(i);
-    std::string cname;
-    read_comm_args(s, r.ref, o, cname);
-    SliceRef launch = s.launch_of(r.ref);
-    if (launch.valid()) {
-      SliceRef call = enclosing_named(s, launch, "record_param_comms");
-      if (call.valid()) read_comm_args(s, call, o, cname);
-      o.cpu_start = s.origin_ns + s.start(call.valid() ? call : launch);
-    }
-    o.name = cname.empty() ? collective_op_name(t.name(r)) : cname;
-    d.occ.push_back(std::move(o));
+// A communication kernel's call: its args, then those of the record_param_comms around its launch.
+CollectiveCall kernel_call(const TraceStore& s, int64_t rank, const EventTable& t, const Row& r) {
+  CollectiveCall c;
+  c.start = s.origin_ns + r.ts;
+  c.end = s.origin_ns + r.end();
+  c.slice = r.ref;
+  std::string cname;
+  std::optional<int64_t> peer;
+  read_comm_args(s, r.ref, c, cname, peer);
+  SliceRef launch = s.launch_of(r.ref);
+  if (launch.valid()) {
+    SliceRef call = enclosing_named(s, launch, "record_param_comms");
+    if (call.valid()) read_comm_args(s, call, c, cname, peer);
+    c.cpu_start = s.origin_ns + s.start(call.valid() ? call : launch);
   }
-  auto by_start = [](const Occurrence& a, const Occurrence& b) { return a.start < b.start; };
-  if (!d.occ.empty()) {
-    std::stable_sort(d.occ.begin(), d.occ.end(), by_start);
-    return;
-  }
-  // No communication kernel (CPU-only backends such as gloo): the CPU calls are the collectives.
+  finish_call(c, rank, cname.empty() ? collective_op_name(t.name(r)) : cname, peer);
+  return c;
+}
+
+// No communication kernel (CPU-only backends such as gloo): the CPU calls are the collectives.
+void collect_host_calls(RankSummary& out) {
+  const TraceStore& s = *out.store;
   StringId id = s.strings.find("record_param_comms");
   if (id == StringPool::kNotFound) return;
   for (SliceRef ref : s.slices_named(id)) {
     if (s.tracks[ref.track].kind != TrackKind::CpuThread) continue;
-    Occurrence o;
-    o.start = s.origin_ns + s.start(ref);
-    o.end = s.origin_ns + s.end(ref);
-    o.cpu_start = o.start;
-    o.slice = ref;
+    CollectiveCall c;
+    c.start = s.origin_ns + s.start(ref);
+    c.end = s.origin_ns + s.end(ref);
+    c.cpu_start = c.start;
+    c.slice = ref;
     std::string cname;
-    read_comm_args(s, ref, o, cname);
-    o.name = cname.empty() ? "record_param_comms" : cname;
-    d.occ.push_back(std::move(o));
+    std::optional<int64_t> peer;
+    read_comm_args(s, ref, c, cname, peer);
+    finish_call(c, out.rank, cname.empty() ? "record_param_comms" : cname, peer);
+    out.calls.push_back(std::move(c));
   }
-  std::stable_sort(d.occ.begin(), d.occ.end(), by_start);
+  out.host_calls = !out.calls.empty();
 }
 
-void index_gpu(RankData& d) {
-  std::vector<Interval> busy, compute;
-  for (uint32_t i : d.table().gpu) {
-    const Row& r = d.table().rows[i];
-    if (!is_kernel_memcpy_memset_cat(d.table().cat(r))) continue;
-    busy.push_back({r.ts, r.end()});
-    if (KernelType(r.kernel_type) != KernelType::Communication) compute.push_back({r.ts, r.end()});
-  }
-  d.busy = IntervalIndex(std::move(busy));
-  d.compute = IntervalIndex(std::move(compute));
-}
+// The rank's data as the analysis uses it: its summary and, once aligned, its clock offset.
+struct RankData {
+  const RankSummary* s = nullptr;
+  TimeNs offset = 0;  // applied offset (0 unless aligned)
+  int64_t rank() const { return s->rank; }
+  const std::vector<CollectiveCall>& calls() const { return s->calls; }
+};
 
-// An instance before timing: (rank index, occurrence index) per participant.
+// An instance before timing: (rank index, call index) per participant.
 struct Match {
   std::string group, name;
   std::vector<std::pair<size_t, size_t>> parts;
@@ -151,21 +154,27 @@ using Key = std::pair<std::string, std::string>;  // (group, name)
 
 struct KeyOccurrences {
   std::vector<size_t> members;
-  std::map<size_t, std::vector<size_t>> by_rank;  // rank index -> occurrence indices, by start
+  std::map<size_t, std::vector<size_t>> by_rank;  // rank index -> call indices, by start
+  bool p2p = false;  // one (sender, receiver) pair: never matched by seq (each rank counts its own)
 };
 
-std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
+std::map<Key, KeyOccurrences> group_occurrences(const std::vector<RankData>& ranks) {
   std::map<Key, KeyOccurrences> keys;
   std::unordered_map<int64_t, size_t> index_of;
-  for (size_t r = 0; r < ranks.size(); ++r) index_of[ranks[r].rank] = r;
+  for (size_t r = 0; r < ranks.size(); ++r) index_of[ranks[r].rank()] = r;
   for (size_t r = 0; r < ranks.size(); ++r)
-    for (size_t k = 0; k < ranks[r].occ.size(); ++k) {
-      Occurrence& o = ranks[r].occ[k];
-      if (o.group.empty()) o.group = "default";
-      KeyOccurrences& ko = keys[{o.group, o.name}];
+    for (size_t k = 0; k < ranks[r].calls().size(); ++k) {
+      const CollectiveCall& c = ranks[r].calls()[k];
+      KeyOccurrences& ko = keys[{c.group, c.name}];
       ko.by_rank[r].push_back(k);
+      if (c.p2p != P2p::None) {
+        ko.p2p = true;
+        if (auto peer = index_of.find(*c.peer); peer != index_of.end() && ko.members.empty())
+          ko.members = {r, peer->second};
+        continue;
+      }
       if (ko.members.empty())
-        for (int64_t g : o.group_ranks)
+        for (int64_t g : c.group_ranks)
           if (auto it = index_of.find(g); it != index_of.end()) ko.members.push_back(it->second);
     }
   for (auto& [key, ko] : keys) {
@@ -182,18 +191,18 @@ std::map<Key, KeyOccurrences> group_occurrences(std::vector<RankData>& ranks) {
 // Returns false when the key needs the clock-based matching.
 bool match_without_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
                          std::vector<Match>& out) {
-  bool all_seq = true;
+  bool all_seq = !ko.p2p;
   size_t count = SIZE_MAX;
   bool equal = ko.by_rank.size() == ko.members.size();
   for (auto& [r, v] : ko.by_rank) {
-    for (size_t k : v) all_seq = all_seq && ranks[r].occ[k].seq.has_value();
+    for (size_t k : v) all_seq = all_seq && ranks[r].calls()[k].seq.has_value();
     if (count != SIZE_MAX && v.size() != count) equal = false;
     count = v.size();
   }
   if (all_seq) {
     std::map<int64_t, Match> by_seq;
     for (auto& [r, v] : ko.by_rank)
-      for (size_t k : v) by_seq[*ranks[r].occ[k].seq].parts.push_back({r, k});
+      for (size_t k : v) by_seq[*ranks[r].calls()[k].seq].parts.push_back({r, k});
     for (auto& [seq, m] : by_seq) {
       m.group = key.first, m.name = key.second, m.members = ko.members;
       out.push_back(std::move(m));
@@ -219,13 +228,13 @@ void match_by_clock(const Key& key, const KeyOccurrences& ko, const std::vector<
     TimeNs earliest_end = INT64_MAX;
     for (auto& [r, i] : next) {
       const auto& v = ko.by_rank.at(r);
-      if (i < v.size()) earliest_end = std::min(earliest_end, ranks[r].occ[v[i]].end + ranks[r].offset);
+      if (i < v.size()) earliest_end = std::min(earliest_end, ranks[r].calls()[v[i]].end + ranks[r].offset);
     }
     if (earliest_end == INT64_MAX) return;
     Match m{key.first, key.second, {}, ko.members};
     for (auto& [r, i] : next) {
       const auto& v = ko.by_rank.at(r);
-      if (i < v.size() && ranks[r].occ[v[i]].start + ranks[r].offset <= earliest_end) m.parts.push_back({r, v[i++]});
+      if (i < v.size() && ranks[r].calls()[v[i]].start + ranks[r].offset <= earliest_end) m.parts.push_back({r, v[i++]});
     }
     out.push_back(std::move(m));
   }
@@ -243,7 +252,7 @@ std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const s
   std::vector<TimeNs> off(ranks.size(), 0);
   std::vector<char> placed(ranks.size(), 0);
   for (size_t r = 0; r < ranks.size(); ++r)
-    if (!ranks[r].occ.empty()) {
+    if (!ranks[r].calls().empty()) {
       placed[r] = 1;
       break;
     }
@@ -257,7 +266,7 @@ std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const s
         if (mine == m.parts.end()) continue;
         for (auto& [q, k] : m.parts)
           if (placed[q]) {
-            diffs.push_back(ranks[q].occ[k].end + off[q] - ranks[r].occ[mine->second].end);
+            diffs.push_back(ranks[q].calls()[k].end + off[q] - ranks[r].calls()[mine->second].end);
             break;
           }
       }
@@ -272,13 +281,13 @@ std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const s
 
 // What the last rank did in [w0, w1) (its own relative clock): compute, communication, or the
 // idle cause of the gaps covering the device-idle part of the window.
-std::string cause_in_window(const RankData& d, TimeNs w0, TimeNs w1) {
+std::string cause_in_window(const RankSummary& d, TimeNs w0, TimeNs w1) {
   TimeNs busy = d.busy.covered(w0, w1), compute = d.compute.covered(w0, w1);
   TimeNs idle = (w1 - w0) - busy, comm = busy - compute;
   if (compute >= idle && compute >= comm && compute > 0) return "compute";
   if (comm > idle) return "communication";
   TimeNs by_cause[kIdleCauseCount] = {};
-  for (const IdleGap& g : d.causes().gaps) {
+  for (const IdleGap& g : d.causes.gaps) {
     TimeNs a = std::max(g.start, w0), b = std::min(g.end, w1);
     if (a < b) by_cause[int(g.cause)] += (b - a) - d.busy.covered(a, b);
   }
@@ -293,9 +302,9 @@ CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ra
   in.name = m.name;
   in.group = m.group;
   for (auto& [r, k] : m.parts) {
-    const Occurrence& o = ranks[r].occ[k];
+    const CollectiveCall& o = ranks[r].calls()[k];
     CollectiveArrival a;
-    a.rank = ranks[r].rank;
+    a.rank = ranks[r].rank();
     a.arrival = o.start + ranks[r].offset - origin;
     if (o.cpu_start) a.cpu_arrival = *o.cpu_start + ranks[r].offset - origin;
     a.end = o.end + ranks[r].offset - origin;
@@ -305,7 +314,7 @@ CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ra
   std::sort(in.arrivals.begin(), in.arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
   for (size_t r : m.members)
     if (std::none_of(m.parts.begin(), m.parts.end(), [&](auto& p) { return p.first == r; }))
-      in.missing.push_back(ranks[r].rank);
+      in.missing.push_back(ranks[r].rank());
   TimeNs first = INT64_MAX, last = INT64_MIN;
   for (const auto& a : in.arrivals) {
     first = std::min(first, a.arrival);
@@ -318,20 +327,21 @@ CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ra
 
 void add_cause(CollectiveInstance& in, const std::vector<RankData>& ranks, TimeNs origin) {
   if (in.skew <= 0) return;
-  auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankData& d) { return d.rank == in.last_rank; });
-  const RankData& d = *it;
-  TimeNs to_local = origin - d.offset - d.store->origin_ns;
+  auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankData& d) { return d.rank() == in.last_rank; });
+  const RankSummary& d = *it->s;
+  TimeNs to_local = origin - it->offset - d.store->origin_ns;
   TimeNs last = 0;
   for (const auto& a : in.arrivals)
     if (a.rank == in.last_rank) last = a.arrival;
-  in.last_cause = d.occ.front().row < 0 ? "host" : cause_in_window(d, last - in.skew + to_local, last + to_local);
+  in.last_cause = d.host_calls ? "host" : cause_in_window(d, last - in.skew + to_local, last + to_local);
 }
 
 std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
                                          const std::vector<CollectiveInstance>& instances) {
   std::vector<StragglerRow> rows;
   std::map<int64_t, std::map<std::string, TimeNs>> cause_delay;
-  for (const RankData& d : ranks) {
+  for (const RankData& rd : ranks) {
+    const RankSummary& d = *rd.s;
     StragglerRow s;
     s.rank = d.rank;
     s.iterations = d.store->iterations.size();
@@ -376,28 +386,54 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
 
 }  // namespace
 
+RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes) {
+  RankSummary out;
+  out.rank = rank;
+  out.store = &store;
+  out.causes = std::move(causes);
+  // One pass over the GPU rows: busy and compute time, and the communication kernels' calls.
+  std::vector<Interval> busy, compute;
+  for (uint32_t i : table.gpu) {
+    const Row& r = table.rows[i];
+    std::string_view cat = table.cat(r);
+    if (!is_kernel_memcpy_memset_cat(cat)) continue;
+    busy.push_back({r.ts, r.end()});
+    bool communication = KernelType(r.kernel_type) == KernelType::Communication;
+    if (!communication) compute.push_back({r.ts, r.end()});
+    else if (is_kernel_cat(cat)) out.calls.push_back(kernel_call(store, rank, table, r));
+  }
+  out.busy = IntervalIndex(std::move(busy));
+  out.compute = IntervalIndex(std::move(compute));
+  if (out.calls.empty()) collect_host_calls(out);
+  std::stable_sort(out.calls.begin(), out.calls.end(), [](const CollectiveCall& a, const CollectiveCall& b) { return a.start < b.start; });
+  return out;
+}
+
+RankSummary summarize_rank(int64_t rank, const TraceStore& store) {
+  TableOptions to;
+  to.rank = rank;
+  EventTable table = build_table(store, to);
+  IdleCauses causes = idle_causes(table);
+  return summarize_rank(rank, store, table, std::move(causes));
+}
+
 CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& inputs, const CollectiveOptions& options) {
-  CollectiveAnalysis out;
-  std::vector<RankData> ranks(inputs.size());
+  std::vector<RankSummary> summaries(inputs.size());
   parallel_for(inputs.size(), options.threads, [&](size_t r) {
-    RankData& d = ranks[r];
-    d.rank = inputs[r].rank;
-    d.store = inputs[r].store;
-    if (inputs[r].table && inputs[r].causes) {
-      d.table_ptr = inputs[r].table;
-      d.causes_ptr = inputs[r].causes;
-    } else {
-      TableOptions to;
-      to.rank = d.rank;
-      d.own_table = build_table(*d.store, to);
-      d.own_causes = idle_causes(d.own_table);
-      d.table_ptr = &d.own_table;
-      d.causes_ptr = &d.own_causes;
-    }
-    index_gpu(d);
-    collect_occurrences(d);
+    const RankInput& in = inputs[r];
+    summaries[r] = in.table && in.causes ? summarize_rank(in.rank, *in.store, *in.table, *in.causes)
+                                         : summarize_rank(in.rank, *in.store);
   });
-  for (const RankData& d : ranks) out.ranks.push_back(d.rank);
+  std::vector<const RankSummary*> pointers;
+  for (const RankSummary& s : summaries) pointers.push_back(&s);
+  return analyze_collectives(pointers, options);
+}
+
+CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& summaries, const CollectiveOptions& options) {
+  CollectiveAnalysis out;
+  std::vector<RankData> ranks;
+  for (const RankSummary* s : summaries) ranks.push_back({s});
+  for (const RankData& d : ranks) out.ranks.push_back(d.rank());
   auto keys = group_occurrences(ranks);
   std::vector<Match> matches;
   std::vector<const Key*> deferred;
@@ -412,7 +448,7 @@ CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& inputs, con
   for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
 
   out.origin_ns = INT64_MAX;
-  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.store->origin_ns + d.offset);
+  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->store->origin_ns + d.offset);
   if (ranks.empty()) out.origin_ns = 0;
   for (const Match& m : matches) out.instances.push_back(time_instance(m, ranks, out.origin_ns));
   auto first_arrival = [](const CollectiveInstance& in) {

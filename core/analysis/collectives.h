@@ -12,6 +12,12 @@
 //   - else greedily on the aligned clock: an instance takes each rank's next occurrence that
 //     started before the earliest end among them (no rank can finish a collective before the
 //     last one arrived), so a rank that missed an instance is listed as missing, not shifted.
+// Point-to-point sends and receives with a peer arg (`Dst Rank` on a send, `Src Rank` on a
+// recv, as PyTorch's record_param_comms writes them; or `peer` with the direction from the
+// collective name) are instances of two ranks: the k-th send from A to B matches the k-th recv
+// on B from A (name "send/recv A->B"), never by seq (each rank numbers its own P2P calls), by
+// the clock rule above when the two counts differ. Sends/recvs without peer args (all-to-all's
+// SendRecv kernels) are matched like any collective.
 #pragma once
 
 #include <optional>
@@ -19,12 +25,47 @@
 #include <vector>
 
 #include "core/analysis/common.h"
+#include "core/analysis/idle_time.h"
+#include "core/analysis/interval_index.h"
 
 namespace sl::analysis {
 
 struct Table;
 
-struct IdleCauses;
+// Point-to-point direction of a call (send/recv with a peer arg), else None.
+enum class P2p : uint8_t { None, Send, Recv };
+
+// One collective call on one rank; times absolute ns on the rank's own clock.
+struct CollectiveCall {
+  std::string name;                  // P2P with a peer: "send/recv A->B"
+  std::string group;                 // `Process Group Name`, else "default"
+  std::vector<int64_t> group_ranks;  // from `Process Group Ranks`; empty when absent
+  std::optional<int64_t> seq;
+  P2p p2p = P2p::None;
+  std::optional<int64_t> peer;       // P2P: the other rank (global), from the peer args
+  TimeNs start = 0, end = 0;
+  std::optional<TimeNs> cpu_start;
+  SliceRef slice;
+};
+
+// What the cross-rank analyses need from one rank, taken in one pass over its event table, so
+// that the table (the big part) can be dropped as soon as the rank is summarised: GPU busy time,
+// idle gaps by cause, iterations (from the store) and the collective calls. Times store-relative
+// unless said otherwise.
+struct RankSummary {
+  int64_t rank = 0;
+  const TraceStore* store = nullptr;
+  IntervalIndex busy;     // GPU kernels, memcpys, memsets
+  IntervalIndex compute;  // the non-communication part of them
+  IdleCauses causes;
+  std::vector<CollectiveCall> calls;  // by start
+  bool host_calls = false;            // no communication kernel: the calls are CPU record_param_comms
+};
+
+// Summarises a rank from a Sightline-mode table and its idle causes (a report's, when one ran).
+RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes);
+// Builds the Sightline-mode table and idle causes itself, and drops the table when done.
+RankSummary summarize_rank(int64_t rank, const TraceStore& store);
 
 struct RankInput {
   int64_t rank = 0;
@@ -42,7 +83,7 @@ enum class Align : uint8_t { None, Collectives, Auto };
 struct CollectiveOptions {
   Align align = Align::Auto;
   TimeNs align_noise = 50'000;  // 50 µs: well above kernel-end jitter of one host's ranks
-  unsigned threads = 0;         // ranks prepared in parallel; 0 = one per core
+  unsigned threads = 0;         // ranks summarised in parallel; 0 = one per core
 };
 
 struct CollectiveArrival {
@@ -89,6 +130,8 @@ struct CollectiveAnalysis {
 
 // Per-rank clock offsets (ns to add) from matched collective ends, relative to the first rank
 // with collectives; ranks linked only through others are chained; unlinked ranks get 0.
+CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& ranks, const CollectiveOptions& options = {});
+// The same, summarising each rank first (in parallel, `options.threads`).
 CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& ranks, const CollectiveOptions& options = {});
 
 // The `collectives`, `stragglers` and `clock_offsets` report tables.

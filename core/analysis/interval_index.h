@@ -1,4 +1,5 @@
-// Merged intervals with prefix sums: "how much of [t0, t1) is covered" in O(log n).
+// Merged intervals with prefix sums: "how much of [t0, t1) is covered" in O(log n), or at many
+// increasing times in one pass.
 #pragma once
 
 #include <algorithm>
@@ -32,7 +33,31 @@ public:
     sum -= std::max<TimeNs>(0, merged_[b - 1].end - t1);
     return sum;
   }
+  // "Covered before t" at many increasing times in one forward pass, galloping over the
+  // intervals between them, so a whole row of pixel columns costs O(columns · log(intervals per
+  // column)), zoomed in or out. `shift` is subtracted from every time first. `scan` calls
+  // f(k, covered before times[k]) in order; `cumulative` collects those.
+  template <class F>
+  void scan(const std::vector<TimeNs>& increasing_times, TimeNs shift, F&& f) const {
+    size_t i = 0, n = merged_.size();  // first interval ending after the current time
+    for (size_t k = 0; k < increasing_times.size(); ++k) {
+      TimeNs t = increasing_times[k] - shift;
+      if (i < n && merged_[i].end <= t) {  // gallop, then binary search in the last step
+        size_t step = 1;
+        while (i + step < n && merged_[i + step].end <= t) step *= 2;
+        auto first = merged_.begin() + ptrdiff_t(i + step / 2), last = merged_.begin() + ptrdiff_t(std::min(i + step, n));
+        i = size_t(std::upper_bound(first, last, t, [](TimeNs v, const Interval& x) { return v < x.end; }) - merged_.begin());
+      }
+      f(k, prefix_[i] + (i < n ? std::max<TimeNs>(0, t - merged_[i].start) : 0));
+    }
+  }
+  void cumulative(const std::vector<TimeNs>& increasing_times, std::vector<TimeNs>& out, TimeNs shift = 0) const {
+    out.resize(increasing_times.size());
+    scan(increasing_times, shift, [&](size_t k, TimeNs covered) { out[k] = covered; });
+  }
   const std::vector<Interval>& merged() const { return merged_; }
+  bool empty() const { return merged_.empty(); }
+  size_t size() const { return merged_.size(); }
 
 private:
   std::vector<Interval> merged_;

@@ -12,21 +12,14 @@ TimeNs rank_shift(const CollectiveAnalysis& a, size_t i, const TraceStore& s) {
   return s.origin_ns + (a.aligned && i < a.offsets.size() ? a.offsets[i] : 0) - a.origin_ns;
 }
 
-void index_activity(RankActivity& out, const EventTable& table) {
-  std::vector<Interval> busy;
+// The rank's GPU span on the job clock and its idle gaps merged per cause (rank-local).
+void index_activity(RankActivity& out) {
+  const auto& busy = out.summary.busy.merged();
+  out.start = busy.empty() ? 0 : busy.front().start + out.shift;
+  out.end = busy.empty() ? 0 : busy.back().end + out.shift;
   std::vector<Interval> idle[kIdleCauseCount];
-  out.start = INT64_MAX, out.end = INT64_MIN;
-  for (uint32_t i : table.gpu) {
-    const Row& r = table.rows[i];
-    if (!is_kernel_memcpy_memset_cat(table.cat(r))) continue;
-    busy.push_back({r.ts + out.shift, r.end() + out.shift});
-    out.start = std::min(out.start, r.ts + out.shift);
-    out.end = std::max(out.end, r.end() + out.shift);
-  }
-  if (busy.empty()) out.start = out.end = 0;
-  for (const IdleGap& g : out.causes.gaps)
-    if (g.end > g.start) idle[int(g.cause)].push_back({g.start + out.shift, g.end + out.shift});
-  out.busy = Coverage(std::move(busy));
+  for (const IdleGap& g : out.summary.causes.gaps)
+    if (g.end > g.start) idle[int(g.cause)].push_back({g.start, g.end});
   for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = Coverage(std::move(idle[c]));
 }
 
@@ -38,81 +31,98 @@ std::string millis(TimeNs ns) {
 
 }  // namespace
 
-Coverage::Coverage(std::vector<Interval> intervals) : merged_(merge_intervals(std::move(intervals))) {
-  prefix_.reserve(merged_.size() + 1);
-  prefix_.push_back(0);
-  for (const Interval& i : merged_) prefix_.push_back(prefix_.back() + (i.end - i.start));
-}
-
-void Coverage::cumulative(const std::vector<TimeNs>& times, std::vector<TimeNs>& out) const {
-  out.resize(times.size());
-  size_t i = 0, n = merged_.size();  // first interval ending after the current time
-  for (size_t k = 0; k < times.size(); ++k) {
-    TimeNs t = times[k];
-    if (i < n && merged_[i].end <= t) {  // gallop, then binary search in the last step
-      size_t step = 1;
-      while (i + step < n && merged_[i + step].end <= t) step *= 2;
-      auto first = merged_.begin() + ptrdiff_t(i + step / 2), last = merged_.begin() + ptrdiff_t(std::min(i + step, n));
-      i = size_t(std::upper_bound(first, last, t, [](TimeNs v, const Interval& x) { return v < x.end; }) - merged_.begin());
-    }
-    out[k] = prefix_[i] + (i < n ? std::max<TimeNs>(0, t - merged_[i].start) : 0);
-  }
-}
-
 JobOverview build_job_overview(const Job& job, const CollectiveOptions& options) {
   JobOverview out;
-  std::vector<size_t> loaded;
   for (size_t i = 0; i < job.ranks.size(); ++i)
-    if (job.ranks[i].ok()) loaded.push_back(i);
-  // Tables are only needed while analysing: each rank keeps its merged intervals and gaps.
-  std::vector<EventTable> tables(loaded.size());
-  out.ranks.resize(loaded.size());
-  parallel_for(loaded.size(), options.threads, [&](size_t k) {
-    const JobRank& r = job.ranks[loaded[k]];
-    TableOptions table_options;
-    table_options.rank = r.rank;
-    tables[k] = build_table(*r.store, table_options);
-    out.ranks[k].causes = idle_causes(tables[k]);
-    out.ranks[k].rank = r.rank;
-    out.ranks[k].job_index = loaded[k];
+    if (job.ranks[i].ok()) out.ranks.push_back({job.ranks[i].rank, i});
+  // Each rank's table lives only while that rank is summarised: memory stays one table per thread.
+  parallel_for(out.ranks.size(), options.threads, [&](size_t k) {
+    RankActivity& r = out.ranks[k];
+    r.summary = summarize_rank(r.rank, *job.ranks[r.job_index].store);
+    index_activity(r);
   });
-  std::vector<RankInput> inputs;
-  for (size_t k = 0; k < loaded.size(); ++k)
-    inputs.push_back({out.ranks[k].rank, job.ranks[loaded[k]].store.get(), &tables[k], &out.ranks[k].causes});
-  out.collectives = analyze_collectives(inputs, options);
-  parallel_for(loaded.size(), options.threads, [&](size_t k) {
-    out.ranks[k].shift = rank_shift(out.collectives, k, *job.ranks[loaded[k]].store);
-    index_activity(out.ranks[k], tables[k]);
-    tables[k] = EventTable{};
-  });
-  for (const RankActivity& r : out.ranks) out.span = std::max(out.span, r.end);
+  std::vector<const RankSummary*> summaries;
+  for (const RankActivity& r : out.ranks) summaries.push_back(&r.summary);
+  out.collectives = analyze_collectives(summaries, options);
+  for (size_t k = 0; k < out.ranks.size(); ++k) {
+    RankActivity& r = out.ranks[k];
+    r.shift = rank_shift(out.collectives, k, *r.summary.store);
+    if (!r.summary.busy.empty()) r.start += r.shift, r.end += r.shift;
+    out.span = std::max(out.span, r.end);
+  }
   for (const CollectiveInstance& in : out.collectives.instances)
     for (const CollectiveArrival& a : in.arrivals) out.span = std::max(out.span, a.end);
   return out;
 }
 
-RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns) {
-  RankBins out;
-  if (columns <= 0 || t1 <= t0) return out;
-  out.busy.resize(size_t(columns));
-  out.cause.assign(size_t(columns), -1);
-  // Column edges (strictly increasing, so every column has a width), then each index's
-  // cumulative coverage at the edges: a column's share is the difference of its two edges.
+std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns) {
+  if (columns <= 0 || t1 <= t0) return {};
+  // Strictly increasing, so every column has a width.
   std::vector<TimeNs> edges(size_t(columns) + 1);
   double width = double(t1 - t0) / columns;
   for (int c = 0; c <= columns; ++c) edges[size_t(c)] = std::max(t0 + TimeNs(width * c), c ? edges[size_t(c) - 1] + 1 : t0);
-  std::vector<TimeNs> busy, idle;
-  rank.busy.cumulative(edges, busy);
-  for (size_t c = 0; c < size_t(columns); ++c)
-    out.busy[c] = float(double(busy[c + 1] - busy[c]) / double(edges[c + 1] - edges[c]));
-  std::vector<TimeNs> most(size_t(columns), 0);
-  for (int k = 0; k < kIdleCauseCount; ++k) {
-    if (rank.idle[k].empty()) continue;
-    rank.idle[k].cumulative(edges, idle);
-    for (size_t c = 0; c < size_t(columns); ++c)
-      if (TimeNs v = idle[c + 1] - idle[c]; v > most[c]) most[c] = v, out.cause[c] = int8_t(k);
+  return edges;
+}
+
+namespace {
+
+// Calls f(c, covered ns) once for each column [edges[c], edges[c + 1]) that `index` (its times
+// plus `shift`) covers, in column order (columns it misses may be skipped). Few intervals in view
+// (zoomed in): each is visited, O(intervals · log columns + columns touched); many (zoomed out):
+// one cumulative pass over the edges. Both give the exact covered ns.
+template <class F>
+void for_each_covered_column(const IntervalIndex& index, const std::vector<TimeNs>& edges, TimeNs shift, F&& f) {
+  const std::vector<Interval>& merged = index.merged();
+  size_t columns = edges.size() - 1;
+  TimeNs t0 = edges.front() - shift, t1 = edges.back() - shift;
+  auto a = std::upper_bound(merged.begin(), merged.end(), t0, [](TimeNs v, const Interval& x) { return v < x.end; });
+  auto b = std::lower_bound(a, merged.end(), t1, [](const Interval& x, TimeNs v) { return x.start < v; });
+  if (a == b) return;
+  if (size_t(b - a) * 4 >= columns) {
+    TimeNs before = 0;
+    index.scan(edges, shift, [&](size_t k, TimeNs covered) {
+      if (k && covered > before) f(k - 1, covered - before);
+      before = covered;
+    });
+    return;
   }
+  size_t c = 0, pending = SIZE_MAX;  // a column's sum is complete once an interval starts past it
+  TimeNs sum = 0;
+  for (auto it = a; it != b; ++it) {
+    TimeNs s = std::max(it->start + shift, edges.front()), e = std::min(it->end + shift, edges.back());
+    c = size_t(std::upper_bound(edges.begin() + ptrdiff_t(c), edges.end(), s) - edges.begin()) - 1;  // edges[c] <= s
+    for (; c < columns && edges[c] < e; ++c) {
+      if (c != pending && pending != SIZE_MAX) f(pending, sum), sum = 0;
+      pending = c;
+      sum += std::min(e, edges[c + 1]) - std::max(s, edges[c]);
+    }
+    c = c ? c - 1 : 0;  // the next interval may start in the last column touched
+  }
+  if (pending != SIZE_MAX) f(pending, sum);
+}
+
+}  // namespace
+
+RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges) {
+  RankBins out;
+  if (edges.size() < 2) return out;
+  size_t columns = edges.size() - 1;
+  out.busy.assign(columns, 0.f);
+  out.cause.assign(columns, -1);
+  for_each_covered_column(rank.summary.busy, edges, rank.shift, [&](size_t c, TimeNs covered) {
+    out.busy[c] = float(double(covered) / double(edges[c + 1] - edges[c]));
+  });
+  // Each cause's idle time per column; the column takes the cause with the most.
+  std::vector<TimeNs> most(columns, 0);
+  for (int k = 0; k < kIdleCauseCount; ++k)
+    for_each_covered_column(rank.idle[k], edges, rank.shift, [&](size_t c, TimeNs covered) {
+      if (covered > most[c]) most[c] = covered, out.cause[c] = int8_t(k);
+    });
   return out;
+}
+
+RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns) {
+  return bin_rank(rank, column_edges(t0, t1, columns));
 }
 
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank) {

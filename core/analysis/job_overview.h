@@ -2,8 +2,10 @@
 // thing: every loaded rank's GPU activity and idle gaps (by cause) on the job clock, binned on
 // demand into pixel columns, plus the collectives analysis that links the ranks.
 //
-// Binning costs O(columns · log n) per rank (prefix sums over merged intervals), so a view
-// re-bins on zoom changes only, never per event per frame.
+// Each rank is summarised once (one pass over its event table, which is then dropped; see
+// RankSummary), and everything here keeps rank-local times plus a shift, so re-aligning the
+// clocks re-runs only the matching. Binning costs O(columns · log n) per rank (prefix sums over
+// merged intervals), so a view re-bins on zoom changes only, never per event per frame.
 #pragma once
 
 #include <cstdint>
@@ -12,34 +14,21 @@
 
 #include "core/analysis/collectives.h"
 #include "core/analysis/idle_time.h"
+#include "core/analysis/interval_index.h"
 #include "core/job.h"
 
 namespace sl::analysis {
 
-// Merged intervals with running totals. `cumulative` gives "time covered before t" at many
-// increasing times in one forward pass, galloping over the intervals between them, so a whole
-// row of columns costs O(columns · log(intervals per column)), zoomed in or out.
-class Coverage {
-public:
-  Coverage() = default;
-  explicit Coverage(std::vector<Interval> intervals);
-  void cumulative(const std::vector<TimeNs>& increasing_times, std::vector<TimeNs>& out) const;
-  bool empty() const { return merged_.empty(); }
-  size_t size() const { return merged_.size(); }
-
-private:
-  std::vector<Interval> merged_;
-  std::vector<TimeNs> prefix_;  // prefix_[i]: total length of merged_[0, i)
-};
+// Merged intervals with running totals; `cumulative` bins a row of columns in one pass.
+using Coverage = IntervalIndex;
 
 struct RankActivity {
   int64_t rank = 0;
   size_t job_index = 0;  // into Job::ranks
   TimeNs shift = 0;      // add to a rank-local store time (relative to its origin) for job time
-  TimeNs start = 0, end = 0;  // the rank's GPU activity span, job clock
-  Coverage busy;              // GPU kernels/memcpy/memset, merged, job clock
-  Coverage idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, job clock
-  IdleCauses causes;          // rank-local times (for the expanded timeline's overlay)
+  TimeNs start = 0, end = 0;       // the rank's GPU activity span, job clock
+  RankSummary summary;             // GPU busy, idle causes, collective calls (rank-local times)
+  Coverage idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, rank-local
 };
 
 // Column-binned profile of one rank: `busy` in [0, 1]; `cause` the idle cause with the most gap
@@ -61,6 +50,10 @@ JobOverview build_job_overview(const Job& job, const CollectiveOptions& options 
 
 // Bins [t0, t1) (job clock) into `columns` equal columns.
 RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns);
+// The same in two steps, so that many ranks share one set of edges: the columns' edges (job
+// clock, strictly increasing; empty when there are no columns), then one rank at those edges.
+std::vector<TimeNs> column_edges(TimeNs t0, TimeNs t1, int columns);
+RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges);
 
 // The straggler row of `rank`, or null.
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);

@@ -99,51 +99,74 @@ std::vector<Table> merge_rank_tables(const std::vector<RankReport>& ranks) {
   return merged;
 }
 
+namespace {
+
+bool wants_rank_tables(const ReportOptions& o) {
+  if (o.only.empty()) return true;
+  return std::any_of(o.only.begin(), o.only.end(), [](const std::string& n) { return !is_job_table_name(n); });
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// One parallel pass over the loaded ranks: each runs its full report when its per-rank tables are
+// wanted (every rank, or the --rank one), and is summarised for the collectives (reusing that
+// report's table and idle causes in Sightline mode; otherwise from a table dropped right after).
+// A job summary alone (--only collectives,stragglers,...) runs no per-rank report at all.
 JobReport run_job_report(const Job& job, const JobReportOptions& o) {
   JobReport out;
-  std::vector<const JobRank*> chosen;
+  const bool reports = wants_rank_tables(o.report), summaries = wants_collectives(o.report);
+  std::vector<const JobRank*> loaded;
+  std::vector<int> report_of;  // per loaded rank: index into out.ranks, -1 when no report is wanted
   for (const JobRank& r : job.ranks) {
-    if (o.only_rank && r.rank != *o.only_rank) continue;
-    if (r.ok()) chosen.push_back(&r);
-    else out.notes.push_back("rank " + std::to_string(r.rank) + " failed to load: " + r.error.to_string());
+    bool chosen = !o.only_rank || r.rank == *o.only_rank;
+    if (!r.ok()) {
+      if (chosen) out.notes.push_back("rank " + std::to_string(r.rank) + " failed to load: " + r.error.to_string());
+      continue;
+    }
+    if (!chosen && !summaries) continue;
+    loaded.push_back(&r);
+    report_of.push_back(chosen && reports ? int(out.ranks.size()) : -1);
+    if (chosen && reports) out.ranks.push_back({r.rank, {}});
   }
   if (o.only_rank && !job.find(*o.only_rank)) out.notes.push_back("no rank " + std::to_string(*o.only_rank) + " in the job");
-  out.ranks.resize(chosen.size());
+  std::vector<RankSummary> summary(summaries ? loaded.size() : 0);
   auto t0 = std::chrono::steady_clock::now();
-  parallel_for(chosen.size(), o.threads, [&](size_t i) {
-    ReportOptions ro = o.report;
-    ro.table.rank = chosen[i]->rank;
-    // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
-    out.ranks[i] = {chosen[i]->rank, run_report(*chosen[i]->store, ro)};
+  parallel_for(loaded.size(), o.threads, [&](size_t i) {
+    const JobRank& r = *loaded[i];
+    const Report* report = nullptr;
+    if (report_of[i] >= 0) {
+      ReportOptions ro = o.report;
+      ro.table.rank = r.rank;
+      // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
+      report = &(out.ranks[size_t(report_of[i])].report = run_report(*r.store, ro));
+    }
+    if (!summaries) return;
+    // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
+    if (report && report->table.mode == Mode::Sightline && report->causes)
+      summary[i] = summarize_rank(r.rank, *r.store, report->table, *report->causes);
+    else
+      summary[i] = summarize_rank(r.rank, *r.store);
   });
-  out.seconds.push_back({"ranks", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  out.seconds.push_back({"ranks", seconds_since(t0)});
   for (const RankReport& rr : out.ranks)
     for (const auto& n : rr.report.notes) out.notes.push_back("rank " + std::to_string(rr.rank) + ": " + n);
   out.tables = merge_rank_tables(out.ranks);
   if (o.report.table.mode == Mode::Hta) apply_hta_job_rules(out.tables, out.ranks);
-  if (wants_collectives(o.report)) {
+  if (summaries) {
     auto t1 = std::chrono::steady_clock::now();
-    std::vector<RankInput> inputs;
-    for (const JobRank& r : job.ranks) {
-      if (!r.ok()) continue;
-      RankInput in{r.rank, r.store.get()};
-      // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
-      for (const RankReport& rr : out.ranks)
-        if (rr.rank == r.rank && rr.report.table.mode == Mode::Sightline && rr.report.causes) {
-          in.table = &rr.report.table;
-          in.causes = &*rr.report.causes;
-        }
-      inputs.push_back(in);
-    }
-    CollectiveOptions co = o.collectives;
-    if (!co.threads) co.threads = o.threads;
-    out.collectives = analyze_collectives(inputs, co);
+    std::vector<const RankSummary*> inputs;
+    for (const RankSummary& s : summary) inputs.push_back(&s);
+    out.collectives = analyze_collectives(inputs, o.collectives);
     std::vector<Table> job_tables = collective_tables(*out.collectives);
     keep_wanted(job_tables, o.report);
     if (o.only_rank) keep_rank(job_tables, *o.only_rank);
     for (auto& t : job_tables) out.tables.push_back(std::move(t));
     for (const auto& n : out.collectives->notes) out.notes.push_back(n);
-    out.seconds.push_back({"collectives", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()});
+    out.seconds.push_back({"collectives", seconds_since(t1)});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unistd.h>
 
 #include "analysis_test_util.h"
@@ -393,6 +394,118 @@ TEST_CASE("collectives: the Seq arg matches instances even when a rank missed on
   CHECK(arrival_of(a.instances[2], 0).wait == usec(20));
 }
 
+// One NCCL send or recv on (pid 1, tid 1) and stream 7, with `args` on its record_param_comms.
+void add_p2p(std::vector<std::string>& ev, int& corr, double start, double end, const std::string& args) {
+  ev.push_back(X("cpu_op", "record_param_comms", 1, 1, us_text(start - 75), "20", args));
+  ev.push_back(launch("cudaLaunchKernel", us_text(start - 70), "5", ++corr));
+  ev.push_back(kernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 7, us_text(start), us_text(end - start), corr));
+}
+
+TEST_CASE("collectives: send/recv pair by (sender, receiver) in order, in a 4-rank pipeline") {
+  // Forward 0->1->2->3 (two micro-batches), backward 3->2->1->0. Ranks 1 and 2 interleave
+  // receives from one neighbour with sends to the other, so their k-th send/recv kernels are
+  // different transfers: matching by order (or by name) would pair the wrong ranks.
+  struct Transfer {
+    int src, dst;
+    double send_start, recv_start, end;  // µs; both kernels end together
+  };
+  const std::vector<Transfer> transfers = {
+      {0, 1, 100, 130, 200},  {1, 2, 250, 210, 350}, {0, 1, 400, 380, 500},  {2, 3, 400, 390, 480},
+      {1, 2, 550, 600, 650},  {2, 3, 700, 760, 800}, {3, 2, 900, 850, 1000}, {1, 0, 1200, 1000, 1300},
+      {2, 1, 1050, 1100, 1150}};
+  std::vector<std::vector<std::pair<double, std::string>>> ops(4);  // per rank: (start, event args)
+  for (const Transfer& t : transfers) {
+    const std::string group = R"("Process Group Name": "0", "Process Group Ranks": "[0, 1, 2, 3]")";
+    // Rank 3 writes a bare `peer` (direction from the name); the others PyTorch's Src/Dst Rank.
+    auto args = [&](int rank, bool send) {
+      std::string peer = std::to_string(send ? t.dst : t.src);
+      std::string key = rank == 3 ? "peer" : send ? "Dst Rank" : "Src Rank";
+      return "{" + group + R"(, "Collective name": ")" + (send ? "send" : "recv") + R"(", ")" + key + "\": " + peer + "}";
+    };
+    ops[size_t(t.src)].push_back({t.send_start, args(t.src, true)});
+    ops[size_t(t.dst)].push_back({t.recv_start, args(t.dst, false)});
+  }
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::sort(ops[size_t(rank)].begin(), ops[size_t(rank)].end());
+    std::vector<std::string> ev;
+    int corr = 0;
+    for (auto& [start, args] : ops[size_t(rank)]) {
+      auto t = std::find_if(transfers.begin(), transfers.end(), [&](const Transfer& x) {
+        return (x.src == rank && x.send_start == start) || (x.dst == rank && x.recv_start == start);
+      });
+      add_p2p(ev, corr, start, t->end, args);
+    }
+    texts.push_back(trace(ev, dist(rank)));
+  }
+  auto stores = load_ranks(texts);
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  CHECK_FALSE(a.aligned);
+  REQUIRE(a.instances.size() == transfers.size());
+  // Instances by first arrival: the order of `transfers` above.
+  std::map<std::string, uint64_t> seen;
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    const Transfer& t = transfers[i];
+    const CollectiveInstance& in = a.instances[i];
+    CAPTURE(i);
+    std::string name = "send/recv " + std::to_string(t.src) + "->" + std::to_string(t.dst);
+    CHECK(in.name == name);
+    CHECK(in.group == "0");
+    CHECK(in.instance == seen[name]++);
+    REQUIRE(in.arrivals.size() == 2);
+    CHECK(in.missing.empty());
+    const CollectiveArrival& sender = arrival_of(in, t.src);
+    const CollectiveArrival& receiver = arrival_of(in, t.dst);
+    CHECK(sender.arrival + a.origin_ns == usec(int64_t(t.send_start)));
+    CHECK(receiver.arrival + a.origin_ns == usec(int64_t(t.recv_start)));
+    CHECK(sender.end + a.origin_ns == usec(int64_t(t.end)));
+    CHECK(receiver.end + a.origin_ns == usec(int64_t(t.end)));
+    double late = std::max(t.send_start, t.recv_start), early = std::min(t.send_start, t.recv_start);
+    CHECK(in.last_rank == (t.send_start > t.recv_start ? t.src : t.dst));
+    CHECK(in.skew == usec(int64_t(late - early)));
+    CHECK(sender.wait == usec(int64_t(late - t.send_start)));
+    CHECK(receiver.wait == usec(int64_t(late - t.recv_start)));
+  }
+  // Stragglers: rank 1 was last 4 times (the others waited 30 + 40 + 50 + 200 µs), rank 3 twice
+  // (60 + 50), rank 2 twice (50 + 10), rank 0 once (20).
+  REQUIRE(a.stragglers.size() == 4);
+  const std::vector<std::tuple<int64_t, uint64_t, int64_t, int64_t>> expected = {
+      {1, 4, 320, 70}, {3, 2, 110, 10}, {2, 2, 60, 200}, {0, 1, 20, 230}};  // rank, late, caused, own wait
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CAPTURE(i);
+    auto [rank, late, caused, wait] = expected[i];
+    CHECK(a.stragglers[i].rank == rank);
+    CHECK(a.stragglers[i].late_count == late);
+    CHECK(a.stragglers[i].delay_caused == usec(caused));
+    CHECK(a.stragglers[i].wait == usec(wait));
+  }
+}
+
+TEST_CASE("collectives: a send whose receiver missed it is listed with the receiver missing") {
+  // Rank 0 sends to rank 1 three times; rank 1's trace starts after the first transfer.
+  std::vector<std::string> ev0, ev1;
+  int c0 = 0, c1 = 0;
+  const std::string send = R"({"Collective name": "send", "Dst Rank": 1})";
+  const std::string recv = R"({"Collective name": "recv", "Src Rank": 0})";
+  for (int k = 0; k < 3; ++k) add_p2p(ev0, c0, 1000 + 1000 * k, 1000 + 1000 * k + 300, send);
+  for (int k = 1; k < 3; ++k) add_p2p(ev1, c1, 1000 + 1000 * k + 100, 1000 + 1000 * k + 300, recv);
+  auto stores = load_ranks({trace(ev0, dist(0, 2)), trace(ev1, dist(1, 2))});
+  CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+  REQUIRE(a.instances.size() == 3);
+  CHECK(a.instances[0].name == "send/recv 0->1");
+  CHECK(a.instances[0].group == "default");
+  REQUIRE(a.instances[0].arrivals.size() == 1);
+  CHECK(a.instances[0].missing == std::vector<int64_t>{1});
+  for (size_t k = 1; k < 3; ++k) {
+    CAPTURE(k);
+    REQUIRE(a.instances[k].arrivals.size() == 2);
+    CHECK(a.instances[k].missing.empty());
+    CHECK(a.instances[k].last_rank == 1);
+    CHECK(a.instances[k].skew == usec(100));
+    CHECK(arrival_of(a.instances[k], 0).wait == usec(100));
+  }
+}
+
 TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us") {
   // Ranks 2 and 3 run on a host whose clock is 1234.567 ms ahead; each kernel end jitters by a
   // few µs, as real collectives do.
@@ -559,6 +672,47 @@ TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at 
     for (size_t k = 0; k < edges.size(); ++k) {
       CAPTURE(edges[k]);
       CHECK(got[k] == index.covered(INT64_MIN / 2, edges[k]));
+    }
+  }
+}
+
+TEST_CASE("job overview: binning visits few intervals directly, many in one pass, with the same exact columns") {
+  // Random busy intervals and idle gaps of three causes (rank-local), a shifted rank, and views
+  // from the whole span (the cumulative pass) down to a few columns' worth of intervals (visited).
+  uint64_t seed = 777;
+  auto next = [&](uint64_t mod) { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (seed >> 33) % mod; };
+  auto random_intervals = [&](int n, TimeNs longest) {
+    std::vector<Interval> v;
+    for (int i = 0; i < n; ++i) {
+      TimeNs s = TimeNs(next(10'000'000));
+      v.push_back({s, s + TimeNs(next(uint64_t(longest))) + 1});
+    }
+    return v;
+  };
+  RankActivity rank;
+  rank.shift = 123'457;
+  rank.summary.busy = IntervalIndex(random_intervals(3000, 4000));
+  const int causes[] = {int(IdleCause::DataLoading), int(IdleCause::HostSync), int(IdleCause::Other)};
+  for (int c : causes) rank.idle[c] = Coverage(random_intervals(800, 9000));
+  for (TimeNs width : {TimeNs(12'000'000), TimeNs(1'000'000), TimeNs(80'000), TimeNs(9'000), TimeNs(700)}) {
+    for (TimeNs t0 : {TimeNs(0), TimeNs(3'333'333), TimeNs(9'990'000)}) {
+      for (int columns : {1, 7, 640}) {
+        CAPTURE(width);
+        CAPTURE(t0);
+        CAPTURE(columns);
+        std::vector<TimeNs> edges = column_edges(t0, t0 + width, columns);
+        RankBins bins = bin_rank(rank, edges);
+        REQUIRE(bins.busy.size() == size_t(columns));
+        for (size_t c = 0; c < size_t(columns); ++c) {
+          TimeNs a = edges[c] - rank.shift, b = edges[c + 1] - rank.shift;
+          CHECK(bins.busy[c] == float(double(rank.summary.busy.covered(a, b)) / double(b - a)));
+          int8_t expected = -1;
+          TimeNs most = 0;
+          for (int k = 0; k < kIdleCauseCount; ++k)
+            if (TimeNs v = rank.idle[k].covered(a, b); v > most) most = v, expected = int8_t(k);
+          CHECK(bins.cause[c] == expected);
+        }
+      }
     }
   }
 }
