@@ -210,7 +210,7 @@ Outcome cmd_panel(Call& c) {
 
 // --- output --------------------------------------------------------------------------------
 
-// `export PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]`; no PATH
+// `export PATH [screen|selection|latency|breakdown|idle|critical-path] [width=PX] [scale=S] [theme=T]`; no PATH
 // opens the dialog (for screenshots of it). Returns "" or the error.
 std::string run_export(std::istringstream& in, Tab& tab, views::ExportDialog& exporter) {
   Workspace& ws = *tab.ws;
@@ -369,7 +369,7 @@ const Command kCommands[] = {
     {"quit", "quit: exit with code 0", Needs::Nothing, cmd_quit},
     {"wait", "wait FRAMES: draw FRAMES frames before the next command", Needs::Nothing, cmd_wait},
     {"tab", "tab N: make tab N (from 0) active; the next command waits until it is loaded", Needs::Nothing, cmd_tab},
-    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights), or diff: the diff tab",
+    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, critical-path), or diff: the diff tab",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
@@ -382,7 +382,10 @@ const Command kCommands[] = {
     {"operator", "operator NAME: the operator of the frequent-sequences table", Needs::Panel, cmd_panel},
     {"insight", "insight N: open insight N", Needs::Panel, cmd_panel},
     {"idle", "idle STREAM CAUSE | idle next|prev: show the gaps of one idle cause", Needs::Panel, cmd_panel},
-    {"export", "export [PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]]: "
+    {"critical_path", "critical_path on|off | critical_path instance N | critical_path contributor N: the path overlay on "
+                      "the timeline, the ProfilerStep instance (from 0), select and frame the Nth longest contributor",
+     Needs::Panel, cmd_panel},
+    {"export", "export [PATH [screen|selection|latency|breakdown|idle|critical-path] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
     {"state", "state OUT.json: what the views show, as JSON (for tests)", Needs::Nothing, cmd_state},

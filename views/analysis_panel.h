@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "core/json_writer.h"
 #include "views/breakdown_view.h"
+#include "views/critical_path_view.h"
 #include "views/idle_view.h"
 #include "views/insights_view.h"
 #include "views/latency_view.h"
@@ -14,7 +16,7 @@
 
 namespace sl::views {
 
-enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights };
+enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, CriticalPath };
 
 class AnalysisPanel {
 public:
@@ -22,7 +24,8 @@ public:
       : ctx_{store, model, timeline} {}
 
   void draw();  // fills the current window
-  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, diff).
+  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, diff;
+  // and critical-path).
   bool show(const std::string& name);
   // Script commands other than `view`; returns "" on success or the error to report.
   std::string command(const std::string& verb, const std::string& args);
@@ -34,8 +37,13 @@ public:
   IdleView idle;
   BreakdownView breakdown;
   InsightsView insights;
+  CriticalPathView critical_path;
+  // View > Critical path: the path overlay on the timeline (computes the path when first asked).
+  void set_critical_path_overlay(bool on) { critical_path.set_overlay(ctx_, on); }
 
 private:
+  std::string critical_path_command(std::istringstream& in);
+
   ViewContext ctx_;
   PanelTab active_ = PanelTab::Details;
   int force_ = 0;  // frames left to force active_'s tab open

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""GUI end-to-end test of the critical path (issue 13): the real app under Xvfb, driven by the
+`critical_path` script command. The overlay must outline exactly the path's slices, checked
+against `sightline report --only critical_path --format json` (its critical_path_edges table), and
+the screenshot must show the outlines; the Critical path view's numbers equal the report's; a
+trace without ProfilerStep gets a note. SIGHTLINE_KEEP_SHOTS=DIR keeps the screenshots."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testkit import DATA, SAMPLE, SIGHTLINE, check, failures, read_png  # noqa: E402
+
+OUTLINE = (200, 0, 90)  # core/present/critical_path_palette.cpp: critical_path_outline_rgb
+KEEP = os.environ.get("SIGHTLINE_KEEP_SHOTS", "")
+
+
+def run(trace, lines, shot_name=None, size="1600x1000"):
+    with tempfile.TemporaryDirectory() as tmp:
+        script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
+        tail = ["wait 3", f"screenshot {png}", f"state {state}", "quit"]
+        with open(script, "w") as f:
+            f.write("\n".join(lines + tail) + "\n")
+        p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
+        if p.returncode != 0:
+            check(False, f"{os.path.basename(trace)} {lines}: exit {p.returncode}: {p.stderr.strip()}")
+            return None, None
+        if KEEP and shot_name:
+            os.makedirs(KEEP, exist_ok=True)
+            shutil.copy(png, os.path.join(KEEP, shot_name))
+        return json.load(open(state)), read_png(png)
+
+
+def report(trace, *extra):
+    out = subprocess.run([SIGHTLINE, "report", trace, "--only", "critical_path", "--format", "json", *extra],
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def outline_pixels(png):
+    _, _, rows = png
+    return sum(1 for row in rows for px in row if px == OUTLINE)
+
+
+def path_slices_of(rep):
+    """(name, start_ns) of every event on the report's path: both nodes of every edge."""
+    out = set()
+    for e in rep["critical_path_edges"]:
+        out.add((e["from"], round(e["from_start_us"] * 1000)))
+        out.add((e["to"], round(e["to_start_us"] * 1000)))
+    return out
+
+
+# 1. The sample trace (one ProfilerStep): overlay on, framed on the iteration.
+rep = report(SAMPLE)
+cp = rep["critical_path"][0]
+zoom = f"zoom {cp['start_us']}us {cp['end_us']}us"
+state, png = run(SAMPLE, ["critical_path on", zoom], "critical_path_on.png")
+if state:
+    shown = {(p["name"], p["start_ns"]) for p in state["path_slices"]}
+    expected = path_slices_of(rep)
+    check(len(expected) > 10, f"sample: only {len(expected)} slices on the report's path")
+    check(shown == expected, f"sample: overlay slices differ from the report's path: {len(shown - expected)} extra, "
+                             f"{len(expected - shown)} missing")
+    check(state["path_outlined"] > 0 and state["path_links_drawn"] > 0,
+          f"sample: nothing drawn: {state['path_outlined']} outlines, {state['path_links_drawn']} links")
+    view = state["view"]["critical_path"]
+    check(view["overlay"] and view["valid"], f"sample: view state {view}")
+    check(abs(view["length_ns"] - cp["length_us"] * 1000) <= 1, f"sample: length {view['length_ns']} vs {cp['length_us']} µs")
+    summary = {s["bound_by"]: (s["sum_us"], s["count"]) for s in rep["critical_path_summary"]}
+    mine = {s["bound_by"]: (s["sum_ns"] / 1000, s["count"]) for s in view["summary"]}
+    check(mine.keys() == summary.keys() and all(abs(mine[k][0] - summary[k][0]) < 0.002 and mine[k][1] == summary[k][1] for k in mine),
+          f"sample: summary {mine} vs report {summary}")
+    on = outline_pixels(png)
+    check(on > 200, f"sample: screenshot shows {on} outline pixels")
+    # Contributors: longest first, each inside the path's span, together no more than the path.
+    times = [c["time_ns"] for c in view["contributors"]]
+    check(times == sorted(times, reverse=True) and sum(times) <= view["length_ns"], f"sample: contributor times {times[:5]}")
+    check(all(c["start_ns"] <= cp["end_us"] * 1000 + 1 for c in view["contributors"]), "sample: a contributor after the path")
+
+# 2. Off again: no overlay, no outline pixels.
+state, png = run(SAMPLE, ["critical_path on", "critical_path off", zoom])
+if state:
+    check(state["path_slices"] == [] and state["path_outlined"] == 0, "sample: overlay still on after off")
+    check(outline_pixels(png) == 0, f"sample: {outline_pixels(png)} outline pixels with the overlay off")
+
+# 3. The view: a click on the longest contributor selects and frames it.
+state, png = run(SAMPLE, ["critical_path on", "critical_path contributor 0"], "critical_path_view.png")
+if state:
+    view = state["view"]["critical_path"]
+    top = view["contributors"][0] if view["contributors"] else None
+    check(state["view"]["active"] == "critical-path", f"sample: active tab {state['view']['active']}")
+    check(top is not None and state["selected"] is not None and state["selected"]["name"] == top["name"]
+          and state["selected"]["start_ns"] == top["start_ns"], f"sample: selected {state['selected']} vs {top}")
+    if state["selected"]:
+        check(state["view_start_ns"] <= state["selected"]["start_ns"] <= state["view_end_ns"], "sample: contributor not in view")
+    check(view["opened"] == 0, "sample: contributor 0 not marked opened")
+    ops = view["ops"]
+    check(len(ops) > 0 and all(ops[i]["time_ns"] >= ops[i + 1]["time_ns"] for i in range(len(ops) - 1)), "sample: ops not by time")
+
+# 4. Picking an instance: a trace with several ProfilerSteps, instance 1 as `report --instance 1`.
+minitoy = os.path.join(DATA, "hta_amd_mi250_minitoy.json.gz")
+rep1 = report(minitoy, "--instance", "1")
+if rep1.get("critical_path"):
+    state, _ = run(minitoy, ["critical_path instance 1", "critical_path on"])
+    if state:
+        view = state["view"]["critical_path"]
+        check(view["instance"] == 1 and view["instances"] >= 2, f"minitoy: instance {view['instance']} of {view['instances']}")
+        check(abs(view["length_ns"] - rep1["critical_path"][0]["length_us"] * 1000) <= 1, "minitoy: instance 1 length differs")
+        check({(p["name"], p["start_ns"]) for p in state["path_slices"]} == path_slices_of(rep1), "minitoy: overlay slices differ")
+else:
+    check(False, f"minitoy: no critical path for instance 1: {rep1.get('notes')}")
+
+# 5. No ProfilerStep: a note, not an empty view; the overlay toggles to nothing.
+plain = os.path.join(DATA, "hta_cp_simple_add_input.json.gz")
+state, png = run(plain, ["view critical-path", "critical_path on"], "critical_path_none.png")
+if state:
+    view = state["view"]["critical_path"]
+    check(not view["valid"] and view["instances"] == 0 and "ProfilerStep" in view["note"], f"plain: view state {view}")
+    check(state["path_slices"] == [], "plain: overlay has slices without a path")
+
+# Bad arguments are clear errors.
+with tempfile.TemporaryDirectory() as tmp:
+    script = os.path.join(tmp, "s.txt")
+    for bad in ["critical_path instance 99", "critical_path sideways", "critical_path contributor 999999"]:
+        open(script, "w").write(bad + "\n")
+        p = subprocess.run([SIGHTLINE, SAMPLE, "--script", script], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")
+
+print("FAILED" if failures else "OK", len(failures), "failures")
+sys.exit(1 if failures else 0)
