@@ -78,6 +78,10 @@ void CriticalPathView::update_overlay(ViewContext& ctx) {
     overlay.slices = critical_path_slices(table, path_);
     for (const CriticalPathLink& l : critical_path_links(table, path_))
       overlay.links.push_back({l.from, l.to, l.from_ts, l.to_ts, im_color(present::bound_by_rgb(int(l.bound_by)))});
+    // Deep Python stacks start folded; the path's ops sit below the fold, so their rows open.
+    for (SliceRef s : overlay.slices)
+      if (ctx.timeline.folded(s.track) && ctx.store.slices(s.track).depth[s.index] >= TimelineView::kFoldedLevels)
+        ctx.timeline.set_folded(s.track, false);
   }
   ctx.timeline.set_path(std::move(overlay));
 }
@@ -167,20 +171,25 @@ void CriticalPathView::draw_shares() {
   ImGui::EndTable();
 }
 
+// Three columns: the longest contributors, then what would shorten the iteration: the ops on the
+// path by time and the GPU's waits on it with their idle cause. A click goes there on the timeline.
 void CriticalPathView::draw_tables(ViewContext& ctx) {
-  float half = std::max(120.f, (ImGui::GetContentRegionAvail().x - 12) / 2), rows_h = ImGui::GetContentRegionAvail().y;
-  ImGui::BeginChild("contributors", ImVec2(half, rows_h), false);
+  float column = std::max(120.f, (ImGui::GetContentRegionAvail().x - 16) / 3), rows_h = ImGui::GetContentRegionAvail().y;
+  ImGui::BeginChild("contributors", ImVec2(column, rows_h), false);
   section_title("Longest contributors (click: show on the timeline)");
   if (int clicked = contributor_table_.draw("contributor_table", 0, opened_); clicked >= 0) open_contributor(ctx, size_t(clicked));
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("shorten", ImVec2(0, rows_h), false);
-  section_title("What would shorten this iteration: ops on the path by time");
-  if (int clicked = op_table_.draw("op_table", rows_h * 0.5f, -1); clicked >= 0) {
+  ImGui::BeginChild("ops", ImVec2(column, rows_h), false);
+  section_title("What would shorten it: ops on the path by time");
+  if (int clicked = op_table_.draw("op_table", 0, -1); clicked >= 0) {
     SliceRef s = ops_[size_t(clicked)].longest;
     show_on_timeline(ctx.timeline, s, ctx.store.start(s), ctx.store.end(s));
   }
-  section_title("... and GPU waits on the path, with their idle cause");
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("gpu_waits", ImVec2(0, rows_h), false);
+  section_title("... and the GPU's waits on the path: idle cause");
   if (gaps_.empty()) ImGui::TextDisabled("The GPU never waits on this path.");
   else if (int clicked = gap_table_.draw("gap_table", 0, -1); clicked >= 0) {
     const PathGpuGap& g = gaps_[size_t(clicked)];

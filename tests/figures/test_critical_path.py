@@ -59,9 +59,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check(p.returncode == 0 and open(pdf, "rb").read(5) == b"%PDF-", f"pdf: {p.stderr}")
 
     # Another instance of a trace with several, and errors.
-    minitoy = os.path.join(DATA, "hta_amd_mi250_minitoy.json.gz")
-    p = render(minitoy, "--view", "critical-path", "--instance", "1", "-o", os.path.join(tmp, "m.svg"))
-    check(p.returncode == 0, f"minitoy instance 1: {p.stderr}")
+    # Two hand-made steps, each an op launching a kernel: instance 1's kernel (200 µs) is its path.
+    def X(cat, name, pid, tid, ts, dur, args=None):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args or {}}
+    events = []
+    for n, (t0, kernel_us) in enumerate([(0, 20), (400, 200)]):
+        events += [X("user_annotation", f"ProfilerStep#{n}", 1, 1, t0, 400), X("cpu_op", f"op{n}", 1, 1, t0 + 10, 40),
+                   X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 20, 5, {"correlation": n + 1}),
+                   X("kernel", f"k{n}", 0, 7, t0 + 30, kernel_us, {"device": 0, "stream": 7, "correlation": n + 1})]
+    two = os.path.join(tmp, "two.json")
+    json.dump({"traceEvents": events}, open(two, "w"))
+    p = render(two, "--view", "critical-path", "--instance", "1", "-o", os.path.join(tmp, "m.svg"))
+    check(p.returncode == 0, f"two steps, instance 1: {p.stderr}")
+    if p.returncode == 0:
+        labels = [g.get("aria-label") for g in ET.parse(os.path.join(tmp, "m.svg")).getroot().iter(SVG + "g") if g.get("aria-label")]
+        check(any("ProfilerStep#1" in l for l in labels), f"two steps: the title does not name ProfilerStep#1: {labels[:3]}")
+        check("k1" in labels, f"two steps: kernel k1 not drawn on the path: {labels}")
     p = render(os.path.join(DATA, "hta_cp_simple_add_input.json.gz"), "--view", "critical-path", "-o", os.path.join(tmp, "n.svg"))
     check(p.returncode == 1 and "ProfilerStep" in p.stderr, f"no ProfilerStep: exit {p.returncode}, {p.stderr.strip()}")
     p = render(SAMPLE, "--view", "critical-path", "--instance", "5", "-o", os.path.join(tmp, "o.svg"))

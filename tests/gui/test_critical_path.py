@@ -102,18 +102,45 @@ if state:
     ops = view["ops"]
     check(len(ops) > 0 and all(ops[i]["time_ns"] >= ops[i + 1]["time_ns"] for i in range(len(ops) - 1)), "sample: ops not by time")
 
-# 4. Picking an instance: a trace with several ProfilerSteps, instance 1 as `report --instance 1`.
-minitoy = os.path.join(DATA, "hta_amd_mi250_minitoy.json.gz")
-rep1 = report(minitoy, "--instance", "1")
-if rep1.get("critical_path"):
-    state, _ = run(minitoy, ["critical_path instance 1", "critical_path on"])
+# 3b. Export… offers the figure: the Critical path tab's figure through the `export` command.
+with tempfile.TemporaryDirectory() as out:
+    fig = os.path.join(out, "cp.svg")
+    state, _ = run(SAMPLE, ["view critical-path", f"export {fig} critical-path"])
     if state:
+        last = state.get("last_export") or {}
+        check(last.get("ok") and last.get("what") == "critical-path" and os.path.getsize(fig) > 1000,
+              f"sample: export critical-path: {last}")
+        check(abs(last.get("start_ns", 0) - cp["start_us"] * 1000) <= 1 and abs(last.get("end_ns", 0) - cp["end_us"] * 1000) <= 1,
+              f"sample: exported range {last.get('start_ns')}..{last.get('end_ns')} is not the path's")
+
+# 4. Picking an instance: a hand-made trace with two ProfilerSteps, each a CPU op launching a
+# kernel; instance 1 equals `report --instance 1` and differs from instance 0.
+def X(cat, name, pid, tid, ts, dur, args=None):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args or {}}
+
+
+def step_events(n, t0, op_us, kernel_us):
+    corr = 100 + n
+    return [X("user_annotation", f"ProfilerStep#{n}", 1, 1, t0, 400), X("cpu_op", f"op{n}", 1, 1, t0 + 10, op_us),
+            X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 20, 5, {"correlation": corr}),
+            X("kernel", f"k{n}", 0, 7, t0 + 30, kernel_us, {"device": 0, "stream": 7, "correlation": corr})]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    two = os.path.join(tmp, "two_steps.json")
+    json.dump({"traceEvents": step_events(0, 0, 50, 20) + step_events(1, 400, 40, 200)}, open(two, "w"))
+    rep0, rep1 = report(two), report(two, "--instance", "1")
+    state, _ = run(two, ["critical_path instance 1", "critical_path on"])
+    if state and rep1.get("critical_path"):
         view = state["view"]["critical_path"]
-        check(view["instance"] == 1 and view["instances"] >= 2, f"minitoy: instance {view['instance']} of {view['instances']}")
-        check(abs(view["length_ns"] - rep1["critical_path"][0]["length_us"] * 1000) <= 1, "minitoy: instance 1 length differs")
-        check({(p["name"], p["start_ns"]) for p in state["path_slices"]} == path_slices_of(rep1), "minitoy: overlay slices differ")
-else:
-    check(False, f"minitoy: no critical path for instance 1: {rep1.get('notes')}")
+        check(view["instance"] == 1 and view["instances"] == 2, f"two steps: instance {view['instance']} of {view['instances']}")
+        check(abs(view["length_ns"] - rep1["critical_path"][0]["length_us"] * 1000) <= 1, "two steps: instance 1 length differs")
+        check(view["length_ns"] != rep0["critical_path"][0]["length_us"] * 1000, "two steps: instance 1 has instance 0's length")
+        shown = {(p["name"], p["start_ns"]) for p in state["path_slices"]}
+        check(shown == path_slices_of(rep1), f"two steps: overlay slices {shown} vs {path_slices_of(rep1)}")
+        check(("k1", 430000) in shown, "two steps: the long kernel k1 is not on instance 1's path")
+    else:
+        check(False, f"two steps: no critical path for instance 1: {rep1.get('notes')}")
 
 # 5. No ProfilerStep: a note, not an empty view; the overlay toggles to nothing.
 plain = os.path.join(DATA, "hta_cp_simple_add_input.json.gz")
