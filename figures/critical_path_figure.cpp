@@ -136,7 +136,10 @@ void PathLayout::emit_rows(Scene& scene, float y, CriticalPathFigureStats& stats
     auto kind = kind_.find(p.ref);
     present::Rgb rgb = present::bound_by_rgb(int(kind == kind_.end() ? BoundBy::Dependency : kind->second));
     float top = rows_[p.row].y + float(p.lane) * lane_h();
-    scene.rect(Role::Slice, a, top + 0.5f, std::max(b - a, 0.8f), lane_h() - 1, Color::of(rgb), s_.outline, s_.outline_width);
+    // Narrow slices get no outline: on hundreds of them the strokes would turn the row black.
+    bool outlined = b - a > 3 * s_.outline_width + 1;
+    scene.rect(Role::Slice, a, top + 0.5f, std::max(b - a, 0.8f), lane_h() - 1, Color::of(rgb), outlined ? s_.outline : Color{0, 0, 0, 0},
+               outlined ? s_.outline_width : 0);
     ++stats.slices;
     if (b - a > s_.small * 3) {
       std::string label = fit_text((*names)(store_.name(p.ref)), b - a - s_.small * 0.4f, s_.small);
