@@ -6,32 +6,18 @@ the screenshot must show the outlines; the Critical path view's numbers equal th
 trace without ProfilerStep gets a note. SIGHTLINE_KEEP_SHOTS=DIR keeps the screenshots."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SAMPLE, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import DATA, SIGHTLINE, SAMPLE, check, failures, run_script  # noqa: E402
 
 OUTLINE = (200, 0, 90)  # core/present/critical_path_palette.cpp: critical_path_outline_rgb
-KEEP = os.environ.get("SIGHTLINE_KEEP_SHOTS", "")
 
 
-def run(trace, lines, shot_name=None, size="1600x1000"):
-    with tempfile.TemporaryDirectory() as tmp:
-        script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
-        tail = ["wait 3", f"screenshot {png}", f"state {state}", "quit"]
-        with open(script, "w") as f:
-            f.write("\n".join(lines + tail) + "\n")
-        p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
-        if p.returncode != 0:
-            check(False, f"{os.path.basename(trace)} {lines}: exit {p.returncode}: {p.stderr.strip()}")
-            return None, None
-        if KEEP and shot_name:
-            os.makedirs(KEEP, exist_ok=True)
-            shutil.copy(png, os.path.join(KEEP, shot_name))
-        return json.load(open(state)), read_png(png)
+def run(trace, lines, shot_name=None):
+    return run_script(trace, lines, keep_as=shot_name)
 
 
 def report(trace, *extra):

@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, run_script  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,16 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(trace, lines, size="1600x1000", shot=True):
-    with tempfile.TemporaryDirectory() as tmp:
-        script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
-        tail = ["wait 2"] + ([f"screenshot {png}"] if shot else []) + [f"state {state}", "quit"]
-        with open(script, "w") as f:
-            f.write("\n".join(lines + tail) + "\n")
-        p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
-        if p.returncode != 0:
-            check(False, f"{os.path.basename(trace)} {lines}: exit {p.returncode}: {p.stderr.strip()}")
-            return None, None
-        return json.load(open(state)), (read_png(png) if shot else None)
+    return run_script(trace, lines, size, shot)
 
 
 def report(trace):
