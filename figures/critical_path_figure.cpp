@@ -18,6 +18,20 @@ namespace {
 
 Color kind_color(BoundBy b) { return Color::of(present::bound_by_rgb(int(b))); }
 
+// Kernel names that share a long prefix differ at the end (the functor of elementwise_kernel<...>):
+// cut from the middle, keeping the start and about a third of the end.
+std::string fit_middle(const std::string& text, float width, float size) {
+  if (text_width(text, size) <= width) return text;
+  size_t keep_end = text.size() / 3, keep_start = text.size() - keep_end;
+  while (keep_start > 4) {
+    keep_start -= 1 + keep_start / 16;
+    keep_end = std::min(keep_end, keep_start);
+    std::string cut = text.substr(0, keep_start) + "…" + text.substr(text.size() - keep_end);
+    if (text_width(cut, size) <= width) return cut;
+  }
+  return fit_text(text, width, size);
+}
+
 std::string pct_text(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof buf, pct >= 9.95 ? "%.0f%%" : "%.1f%%", pct);
@@ -217,7 +231,7 @@ float PathLayout::emit_shares(Scene& scene, float y) {
     legend.add(c, std::string(present::bound_by_label(int(share.bound_by))) + " " + pct_text(share.pct) + " (" +
                       present::format_duration(double(share.sum)) + ")");
   }
-  return legend.emit(scene, s_.pad, y + h + s_.small * 0.6f, width);
+  return legend.emit(scene, s_.pad, y + h + s_.small * 1.1f, width);
 }
 
 // The ops on the path by time: a bar each, the name left of it, the time and share right.
@@ -228,12 +242,12 @@ float PathLayout::emit_ops(Scene& scene, float y, float x, float width, Critical
              Anchor::Left, true);
   y += s_.small * 0.6f;
   auto names = store_short_names(store_);
-  float row_h = s_.small * 1.45f, name_w = width * 0.46f, value_w = text_width("00.00 ms 00%", s_.small);
+  float row_h = s_.small * 1.45f, name_w = width * 0.56f, value_w = text_width("00.00 ms 00%", s_.small);
   float bar_x = x + name_w + s_.small * 0.4f, bar_w = std::max(10.f, width - name_w - value_w - s_.small * 0.8f);
   TimeNs max = ops.empty() ? 1 : std::max<TimeNs>(1, ops.front().time);
   for (const PathOp& op : ops) {
     float base = y + row_h * 0.5f + s_.small * 0.36f;
-    scene.text(Role::Label, x + name_w, base, fit_text((*names)(op.name), name_w, s_.small), s_.small, s_.ink, Anchor::Right);
+    scene.text(Role::Label, x + name_w, base, fit_middle((*names)(op.name), name_w, s_.small), s_.small, s_.ink, Anchor::Right);
     float w = float(double(op.time) / double(max)) * bar_w;
     auto kind = kind_.find(op.longest);
     Color bar = kind_color(kind == kind_.end() ? BoundBy::Dependency : kind->second);
@@ -268,9 +282,10 @@ float PathLayout::emit_gaps(Scene& scene, float y, float x, float width, Critica
     Color c = g.cause >= 0 ? Color::of(present::idle_cause_rgb(g.cause)) : s_.grid;
     scene.rect(Role::Legend, x + len_w + s_.small * 0.5f, base - sw * 0.9f, sw, sw, c, s_.outline, s_.outline_width);
     std::string cause = g.cause >= 0 ? present::idle_cause_label(g.cause) : "no idle gap (stream busy)";
-    std::string text = cause + " · before " + (*names)(store_.name(g.kernel));
+    std::string prefix = cause + " · before ";
     float tx = x + len_w + s_.small * 0.5f + sw + s_.small * 0.4f;
-    scene.text(Role::Label, tx, base, fit_text(text, x + width - tx, s_.small), s_.small, s_.ink);
+    float room = x + width - tx - text_width(prefix, s_.small);
+    scene.text(Role::Label, tx, base, prefix + fit_middle((*names)(store_.name(g.kernel)), room, s_.small), s_.small, s_.ink);
     y += row_h;
     ++stats.gaps;
   }

@@ -13,7 +13,7 @@ Rgb bound_by_rgb(int bound_by) {
       {0, 158, 115},    // GPU compute
       {213, 94, 0},     // GPU communication
       {204, 121, 167},  // launch overhead
-      {230, 159, 0},    // kernel-kernel overhead
+      {153, 153, 51},   // kernel-kernel overhead (olive: apart from every idle-cause colour)
   };
   return colors[std::clamp(bound_by, 0, 5)];
 }

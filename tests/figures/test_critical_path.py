@@ -16,7 +16,7 @@ from testkit import DATA, SAMPLE, SIGHTLINE, check, failures, read_png  # noqa: 
 SVG = "{http://www.w3.org/2000/svg}"
 # core/present/critical_path_palette.cpp, by bound_by name
 COLORS = {"cpu_bound": (0, 114, 178), "gpu_compute_bound": (0, 158, 115), "gpu_communication_bound": (213, 94, 0),
-          "gpu_kernel_launch_overhead": (204, 121, 167), "gpu_kernel_kernel_overhead": (230, 159, 0)}
+          "gpu_kernel_launch_overhead": (204, 121, 167), "gpu_kernel_kernel_overhead": (153, 153, 51)}
 LABELS = {"cpu_bound": "CPU", "gpu_compute_bound": "GPU compute", "gpu_communication_bound": "GPU communication",
           "gpu_kernel_launch_overhead": "launch overhead", "gpu_kernel_kernel_overhead": "kernel-kernel overhead"}
 
