@@ -37,6 +37,7 @@ void CriticalPathView::compute(ViewContext& ctx) {
   if (instance_ >= 0) options.instance = instance_;
   path_ = critical_path(table, options);
   contributors_ = path_.valid ? path_contributors(table, path_) : std::vector<PathContributor>{};
+  slice_count_ = path_.valid ? critical_path_slices(table, path_).size() : 0;
   ops_ = path_ops(table, contributors_);
   gaps_ = path_.valid && ctx.model.report.causes ? path_gpu_gaps(table, path_, *ctx.model.report.causes)
                                                  : std::vector<PathGpuGap>{};
@@ -130,7 +131,7 @@ void CriticalPathView::draw_header(ViewContext& ctx) {
   if (!path_.valid) return;
   ImGui::SameLine();
   ImGui::Text("  path %s of %s iteration · %zu slices", duration(path_.length).c_str(),
-              duration(ctx.store.dur(instances_[size_t(path_.instance)])).c_str(), critical_path_slices(ctx.model.table(), path_).size());
+              duration(ctx.store.dur(instances_[size_t(path_.instance)])).c_str(), slice_count_);
 }
 
 // One stacked bar of the shares, then a row per category with its colour.

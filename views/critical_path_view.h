@@ -42,6 +42,7 @@ private:
   std::vector<analysis::PathGpuGap> gaps_;
   DataTable contributor_table_, op_table_, gap_table_;
   int opened_ = -1;  // contributor row shown last
+  size_t slice_count_ = 0;  // distinct slices on the path (computed once, shown each frame)
 };
 
 }  // namespace sl::views
