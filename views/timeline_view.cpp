@@ -7,6 +7,7 @@
 #include <cmath>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/idle_time.h"
 #include "core/data_range.h"
@@ -945,12 +946,16 @@ void TimelineView::outline_path(ImDrawList* dl, const Row& row, float x0, float 
 }
 
 // The path's links between slices whose span meets the view, as arrows in their kind's colour;
-// an end off screen is drawn to the edge. Bounded by a budget, links under a pixel are skipped.
+// an end off screen is drawn to the edge. Bounded by pixels: links under a pixel are skipped, and
+// so is a link whose ends fall on the same 2-px cells as one already drawn (zoomed out, hundreds
+// of launches stack on one spot), then a budget.
 void TimelineView::draw_path_links(ImDrawList* dl, float x0, float x1) {
   auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
   TimeNs from = TimeNs(t0_) - path_max_span_;
   auto it = std::partition_point(path_.links.begin(), path_.links.end(), [&](const auto& l) { return min_ts(l) < from; });
-  int budget = 1500;
+  std::unordered_set<uint64_t> drawn;
+  auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
+  int budget = 600;
   for (; it != path_.links.end() && double(min_ts(*it)) <= t1_ && budget > 0; ++it) {
     const PathOverlay::Link& l = *it;
     if (double(std::max(l.from_ts, l.to_ts)) < t0_) continue;
@@ -959,13 +964,14 @@ void TimelineView::draw_path_links(ImDrawList* dl, float x0, float x1) {
     ImVec2 a(std::clamp(x_of(double(l.from_ts)), x0, x1), ya + lane_height_ * 0.5f);
     ImVec2 b(std::clamp(x_of(double(l.to_ts)), x0, x1), yb + lane_height_ * 0.5f);
     if (std::fabs(b.x - a.x) < 1 && std::fabs(b.y - a.y) < 1) continue;
+    if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
     --budget;
     ++stats_.path_links_drawn;
-    if (a.y == b.y) {
+    if (a.y == b.y || std::fabs(b.x - a.x) < 4) {
       dl->AddLine(a, b, l.color, 2.f);
     } else {
       float bend = std::clamp(std::fabs(b.x - a.x) * 0.3f, 6.f, 40.f);
-      dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, l.color, 2.f);
+      dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, l.color, 2.f, 12);
     }
     float dir = b.x >= a.x ? 1.f : -1.f;
     dl->AddTriangleFilled(b, ImVec2(b.x - 7 * dir, b.y - 4), ImVec2(b.x - 7 * dir, b.y + 4), l.color);
