@@ -1,6 +1,9 @@
-// `sightline bench live [--records N] [--repeat R]`: what one live-capture snapshot costs at N
-// records (the GUI rebuilds its store from every record received; views/live_feed.h): the
-// incremental copy of a batch, convert_records, build_store and the analyses, medians of R runs.
+// `sightline bench live [--records N] [--repeat R] [--format json]`: what a live viewer pays to
+// show a 10k-record batch once N records are in its store (views/live_feed.h): the worker's
+// conversion of the batch's records and the UI thread's append (append_visible_ms, their sum:
+// from the batch's arrival to a store that shows it), then the views' rebuild over the grown
+// store, the analyses on demand, and for comparison one full rebuild of the store; medians of
+// R batches.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -9,7 +12,7 @@
 
 #include "app/commands.h"
 #include "core/capture/capture_store.h"
-#include "core/capture/live_server.h"
+#include "core/json_writer.h"
 #include "core/capture/record_events.h"
 #include "views/workspace.h"
 
@@ -55,48 +58,91 @@ capture::CaptureData synthetic(uint64_t records) {
 
 }  // namespace
 
+namespace {
+
+constexpr size_t kBatch = 10'000;
+
+double seconds_of(auto&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct LiveCosts {
+  std::vector<double> convert, append, views;
+  double grow_s = 0, analyses_s = 0, rebuild_s = 0;
+  size_t store_bytes = 0;
+};
+
+// Grows a store batch by batch to N records as the live view does; times the last `repeat`.
+LiveCosts measure(const capture::CaptureData& data, int repeat, bool analyses, bool rebuild) {
+  LiveCosts costs;
+  TraceStore store;
+  capture::RecordConverter converter(data.info, data.devices);
+  capture::CaptureAppender appender(store, data.info, data.devices);
+  std::span<const capture::ActivityRecord> records(data.records);
+  size_t timed_from = records.size() > kBatch * size_t(repeat) ? records.size() - kBatch * size_t(repeat) : 0;
+  auto t0 = std::chrono::steady_clock::now();
+  for (size_t at = 0; at < records.size(); at += kBatch) {
+    auto batch = records.subspan(at, std::min(kBatch, records.size() - at));
+    capture::ConvertedTrace events;
+    double convert_s = seconds_of([&] { events = converter.convert(batch); });
+    if (at == 0) converter.add_metadata(events);
+    double append_s = seconds_of([&] { appender.append(events); });
+    if (at < timed_from) continue;
+    costs.convert.push_back(convert_s);
+    costs.append.push_back(append_s);
+    costs.views.push_back(seconds_of([&] { views::TimelineView view(store); }));
+  }
+  costs.grow_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  costs.store_bytes = store.store_bytes();
+  if (analyses) costs.analyses_s = seconds_of([&] { views::build_analysis_model(store); });
+  if (rebuild) costs.rebuild_s = seconds_of([&] { capture::build_store(data); });
+  return costs;
+}
+
+}  // namespace
+
 void register_bench_live(CLI::App& bench) {
-  auto* cmd = bench.add_subcommand("live", "Cost of one live-capture store snapshot (convert + build) at N records");
+  auto* cmd = bench.add_subcommand("live", "Cost of showing a 10k-record live batch at N records (convert + append)");
   struct Options {
     uint64_t records = 1'000'000;
     int repeat = 5;
-    bool analyses = true;
+    bool analyses = true, rebuild = true;
+    std::string format = "text";
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--records", o->records, "Records in the capture")->check(CLI::Range(uint64_t(2), uint64_t(50'000'000)));
-  cmd->add_option("--repeat", o->repeat, "Runs (medians are reported)")->check(CLI::Range(1, 100));
+  cmd->add_option("--repeat", o->repeat, "Batches timed (the last R; medians are reported)")->check(CLI::Range(1, 100));
   cmd->add_flag("!--no-analyses", o->analyses, "Skip timing the analyses");
+  cmd->add_flag("!--no-rebuild", o->rebuild, "Skip timing a full rebuild of the store");
+  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([o] {
     capture::CaptureData data = synthetic(o->records);
-    auto seconds = [](auto&& f) {
-      auto t0 = std::chrono::steady_clock::now();
-      f();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    std::vector<double> copy, convert, build, analyse;
-    for (int r = 0; r < o->repeat; ++r) {
-      // The worker's incremental copy of one 10 000-record batch under the server's lock.
-      // (Capacity reserved: the worker's vector grows geometrically, so a reallocation is rare.)
-      capture::CaptureData mirror;
-      mirror.records.reserve(data.records.size());
-      mirror.records.assign(data.records.begin(), data.records.end() - 10'000);
-      copy.push_back(seconds([&] { mirror.records.insert(mirror.records.end(), data.records.end() - 10'000, data.records.end()); }));
-      convert.push_back(seconds([&] { capture::convert_records(data); }));
-      std::unique_ptr<TraceStore> store;
-      build.push_back(seconds([&] { store = capture::build_store(data); }));
-      if (o->analyses) {
-        std::vector<views::IdleGapMark> gaps;
-        analyse.push_back(seconds([&] { views::analyse_for_views(*store, gaps); }));
-      }
+    LiveCosts c = measure(data, o->repeat, o->analyses, o->rebuild);
+    std::vector<double> visible;
+    for (size_t i = 0; i < c.convert.size(); ++i) visible.push_back(c.convert[i] + c.append[i]);
+    uint64_t records = data.records.size();
+    if (o->format == "json") {
+      JsonWriter j;
+      j.begin_object().field("records", records).field("batch_records", uint64_t(kBatch)).field("batches_timed", uint64_t(visible.size()));
+      j.field("append_visible_ms", median(visible) * 1e3).field("convert_ms", median(c.convert) * 1e3);
+      j.field("append_ms", median(c.append) * 1e3).field("views_ms", median(c.views) * 1e3);
+      j.field("grow_s", c.grow_s).field("store_bytes", uint64_t(c.store_bytes));
+      if (o->analyses) j.field("analyses_ms", c.analyses_s * 1e3);
+      if (o->rebuild) j.field("rebuild_ms", c.rebuild_s * 1e3);
+      std::printf("%s\n", j.end_object().str().c_str());
+      return;
     }
-    double b = median(build);
-    std::printf("records %llu (%llu kernels), %d runs, medians:\n", (unsigned long long)data.records.size(),
-                (unsigned long long)data.records.size() / 2, o->repeat);
-    std::printf("  copy of a 10k-record batch   %8.2f ms\n", median(copy) * 1e3);
-    std::printf("  convert_records              %8.1f ms\n", median(convert) * 1e3);
-    std::printf("  snapshot (convert + build)   %8.1f ms\n", b * 1e3);
-    if (o->analyses) std::printf("  analyses (on demand)         %8.1f ms\n", median(analyse) * 1e3);
-    std::printf("  throttle: a snapshot at most every %.0f ms\n", capture::RebuildThrottle{}.interval(b) * 1e3);
+    std::printf("records %llu (%llu kernels), batches of %zu, the last %zu timed, medians:\n", (unsigned long long)records,
+                (unsigned long long)records / 2, kBatch, visible.size());
+    std::printf("  append_visible (convert + append)  %8.1f ms\n", median(visible) * 1e3);
+    std::printf("    convert (worker)                 %8.1f ms\n", median(c.convert) * 1e3);
+    std::printf("    append (UI thread)               %8.1f ms\n", median(c.append) * 1e3);
+    std::printf("  views rebuilt over the store       %8.1f ms\n", median(c.views) * 1e3);
+    std::printf("  grown batch by batch to N          %8.2f s (store %.0f MB)\n", c.grow_s, double(c.store_bytes) / 1e6);
+    if (o->analyses) std::printf("  analyses (on demand)               %8.1f ms\n", c.analyses_s * 1e3);
+    if (o->rebuild) std::printf("  full rebuild (the old way)         %8.1f ms\n", c.rebuild_s * 1e3);
   });
 }
 

@@ -22,10 +22,12 @@
 #include <thread>
 
 #include "app/commands.h"
+#include "core/capture/capture_store.h"
 #include "core/capture/chrome_trace.h"
 #include "core/capture/live_protocol.h"
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
+#include "core/snapshot.h"
 
 extern char** environ;
 
@@ -223,7 +225,13 @@ int capture_main(const Options& o) {
   }
   capture::ConvertedTrace converted = capture::convert_records(data);
   std::string why;
-  if (!capture::write_trace_file(o.out, capture::chrome_trace_json(data, converted), why)) {
+  if (o.out.ends_with(".slsnap")) {  // a snapshot of the store (core/snapshot.h) instead of JSON
+    why = write_snapshot(*capture::build_store(data), o.out);
+    if (!why.empty()) {
+      error(why);
+      return 1;
+    }
+  } else if (!capture::write_trace_file(o.out, capture::chrome_trace_json(data, converted), why)) {
     error(why);
     return 1;
   }
@@ -236,7 +244,7 @@ int capture_main(const Options& o) {
 void register_capture(CLI::App& app) {
   auto* cmd = app.add_subcommand("capture", "Run a CUDA program and record its GPU activity (CUPTI) into a trace");
   auto o = std::make_shared<Options>();
-  cmd->add_option("-o,--output", o->out, "Trace to write (.json.gz or .json)")->capture_default_str();
+  cmd->add_option("-o,--output", o->out, "Trace to write (.json.gz or .json; .slsnap: a snapshot, core/SNAPSHOT.md)")->capture_default_str();
   cmd->add_option("--duration", o->duration, "Stop the program (SIGINT) after S seconds")->check(CLI::PositiveNumber);
   cmd->add_flag("--live", o->live, "Stream to a running Sightline viewer instead of writing a file");
   cmd->add_option("--socket", o->socket, "The viewer's socket for --live (default $XDG_RUNTIME_DIR/sightline-live-UID.sock)");

@@ -17,6 +17,7 @@
 #include "core/analysis/idle_time.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/launch_stats.h"
+#include "core/analysis/roofline.h"
 #include "core/analysis/temporal_breakdown.h"
 #include "core/diff/trace_diff.h"
 #include "core/trace_loader.h"
@@ -25,6 +26,7 @@
 #include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
 #include "figures/ranks_figure.h"
+#include "figures/roofline_figure.h"
 #include "figures/timeline_figure.h"
 #include "core/present/time_axis.h"
 
@@ -221,6 +223,7 @@ int render(const RenderOptions& o) {
   bool ok = false;
   fig::TimelineFigureStats stats;
   fig::CriticalPathFigureStats path_stats;
+  std::string details;
   if (o.view == "timeline") {
     analysis::IdleCauses idle = analysis::idle_causes(table);
     fig::TimelineFigureOptions options;
@@ -233,14 +236,20 @@ int render(const RenderOptions& o) {
     ok = fig::breakdown_figure(analysis::temporal_breakdown(table), analysis::kernel_breakdown(table), style, title, scene, error);
   } else if (o.view == "idle") {
     ok = fig::idle_figure(analysis::idle_causes(table), style, title, scene, error);
+  } else if (o.view == "roofline") {
+    analysis::CuptiCounters counters = analysis::cupti_counters(table);
+    analysis::Roofline roof = analysis::roofline(counters, table);
+    fig::RooflineFigureStats roof_stats;
+    ok = fig::roofline_figure(counters, roof, style, title, scene, roof_stats, error);
+    details = " (" + std::to_string(roof_stats.points) + " points, " + std::to_string(roof_stats.roofs) + " roofs)";
   } else if (o.view == "critical-path") {
     ok = critical_path_scene(o, store, table, style, title, scene, path_stats, error);
+    details = " (" + path_report(path_stats) + ")";
   } else {
-    return usage("--view wants timeline, histogram, breakdown, idle, critical-path, diff or ranks; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, roofline, critical-path, diff or ranks; got '" + o.view + "'");
   }
   if (!figure_written(ok, scene, o, format, error)) return 1;
-  std::string details = o.view == "timeline" ? " (" + rows_report(stats, o.max_depth) + ")"
-                        : o.view == "critical-path" ? " (" + path_report(path_stats) + ")" : "";
+  if (o.view == "timeline") details = " (" + rows_report(stats, o.max_depth) + ")";
   if (!o.quiet) report(o, scene, details, started);
   return 0;
 }
@@ -249,7 +258,7 @@ int render(const RenderOptions& o) {
 
 void register_render(CLI::App& app) {
   auto* cmd = app.add_subcommand("render",
-                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, critical-path; or of two "
+                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
   cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder for --view ranks")->required()->expected(1, 2);
@@ -265,7 +274,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, critical-path, diff, ranks (a job folder)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), critical-path, diff, ranks (a job folder)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

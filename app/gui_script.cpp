@@ -321,6 +321,11 @@ Outcome cmd_savelive(Call& c) {
   return next();
 }
 
+Outcome cmd_snapshotlive(Call& c) {
+  if (std::string e = c.tabs.current().live->save_snapshot(c.word(), true); !e.empty()) return fail(1, e);
+  return next();
+}
+
 // Until the shown store has KERNELS kernels, or (`end`) the capture ended or broke and its final
 // snapshot is shown; fails after TIMEOUT_S seconds (default 30).
 Outcome cmd_waitlive(Call& c) {
@@ -369,7 +374,7 @@ const Command kCommands[] = {
     {"quit", "quit: exit with code 0", Needs::Nothing, cmd_quit},
     {"wait", "wait FRAMES: draw FRAMES frames before the next command", Needs::Nothing, cmd_wait},
     {"tab", "tab N: make tab N (from 0) active; the next command waits until it is loaded", Needs::Nothing, cmd_tab},
-    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, critical-path), or diff: the diff tab",
+    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path), or diff: the diff tab",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
@@ -382,10 +387,12 @@ const Command kCommands[] = {
     {"operator", "operator NAME: the operator of the frequent-sequences table", Needs::Panel, cmd_panel},
     {"insight", "insight N: open insight N", Needs::Panel, cmd_panel},
     {"idle", "idle STREAM CAUSE | idle next|prev: show the gaps of one idle cause", Needs::Panel, cmd_panel},
+    {"counters", "counters kernel|point|operator N | counters click X Y: select a counters row or roofline point, as a "
+                 "click (click: at window pixels, hit-tested like the mouse)", Needs::Panel, cmd_panel},
     {"critical_path", "critical_path on|off | critical_path instance N | critical_path contributor N: the path overlay on "
                       "the timeline, the ProfilerStep instance (from 0), select and frame the Nth longest contributor",
      Needs::Panel, cmd_panel},
-    {"export", "export [PATH [screen|selection|latency|breakdown|idle|critical-path] [width=PX] [scale=S] [theme=T]]: "
+    {"export", "export [PATH [screen|selection|latency|breakdown|idle|roofline|critical-path] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
     {"state", "state OUT.json: what the views show, as JSON (for tests)", Needs::Nothing, cmd_state},
@@ -397,6 +404,7 @@ const Command kCommands[] = {
     {"diffcolors", "diffcolors on|off: colour slices by their change", Needs::Diff, cmd_diffcolors},
     {"waitlive", "waitlive KERNELS|end [TIMEOUT_S]: wait for a live capture's data", Needs::Live, cmd_waitlive},
     {"savelive", "savelive PATH: save the live capture as a trace", Needs::Live, cmd_savelive},
+    {"snapshotlive", "snapshotlive PATH: save the live store shown as a snapshot", Needs::Live, cmd_snapshotlive},
     {"collective", "collective N|next|prev|worst: select a collective instance (by first arrival) on every rank",
      Needs::Job, cmd_job},
     {"expand", "expand R: show rank R's timeline under the rank overview", Needs::Job, cmd_job},

@@ -78,6 +78,7 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     if (ImGui::MenuItem("Open folder (a job)...")) ui.browser_open = true, ui.browser_compare = false;
     if (ImGui::MenuItem("Live capture...", nullptr, live_open)) toggle_live();
     if (ImGui::MenuItem("Save capture as...", nullptr, false, live && live->can_save())) live->open_save_popup();
+    if (ImGui::MenuItem("Save live snapshot...", nullptr, false, live && live->can_save_snapshot())) live->open_snapshot_popup();
     if (ImGui::MenuItem("Compare with...", nullptr, false, ws.store() != nullptr))
       ui.browser_open = true, ui.browser_compare = true;
     if (ImGui::BeginMenu("Recent", !ui.recent.empty())) {

@@ -11,10 +11,16 @@
 #include "core/nsys_loader.h"
 
 #include <sqlite3.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -25,6 +31,7 @@
 
 #include "core/capture/record_events.h"
 #include "core/json_writer.h"
+#include "core/nsys_btree.h"
 #include "core/nsys_sqlite.h"
 #include "core/trace_builder.h"
 
@@ -85,10 +92,20 @@ public:
     put('}');
     return store_.add_args({start_, uint32_t(buffer_->size - start_), index_});
   }
+  // The hot field (15 per kernel): one capacity check, then the key and digits written in place.
   void number(std::string_view k, int64_t v) {
-    key(k);
-    char tmp[24];
-    append(std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp)));
+    size_t need = k.size() + 4 + 20;  // ,"key": and at most 20 characters of int64
+    if (buffer_->size + need > buffer_->capacity) grow(buffer_->size + need);
+    char* out = buffer_->data + buffer_->size;
+    if (!first_) *out++ = ',';
+    first_ = false;
+    *out++ = '"';
+    std::memcpy(out, k.data(), k.size());
+    out += k.size();
+    *out++ = '"';
+    *out++ = ':';
+    out = std::to_chars(out, out + 20, v).ptr;
+    buffer_->size = size_t(out - buffer_->data);
   }
   void real(std::string_view k, double v) {
     key(k);
@@ -142,6 +159,69 @@ private:
   bool first_ = true;
   std::string scratch_;
 };
+
+// ---------------------------------------------------------------- the database's bytes
+
+// The bytes of the database for the direct b-tree reader (nsys_btree.h): the memory of a
+// database deserialized in memory, or the file mapped read-only. Empty, with why(), when there
+// is neither, or when SQLite would see more than the file (a journal or write-ahead log beside
+// it): then every table is read through SQLite's API.
+class DatabaseImage {
+public:
+  explicit DatabaseImage(sqlite3* db) {
+    sqlite3_int64 size = 0;
+    if (unsigned char* memory = sqlite3_serialize(db, "main", &size, SQLITE_SERIALIZE_NOCOPY)) {
+      bytes_ = {reinterpret_cast<const char*>(memory), size_t(size)};
+      return;
+    }
+    const char* name = sqlite3_db_filename(db, "main");
+    if (!name || !*name) {
+      why_ = "the database is neither a file nor in memory";
+      return;
+    }
+    std::string path = name;
+    for (const char* side : {"-wal", "-journal"}) {
+      if (::access((path + side).c_str(), F_OK) == 0) {
+        why_ = std::string("a ") + (side[1] == 'w' ? "write-ahead log" : "rollback journal") + " is beside the file";
+        return;
+      }
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size <= 0) {
+      if (fd >= 0) ::close(fd);
+      why_ = "cannot map the file";
+      return;
+    }
+    void* map = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) {
+      why_ = "cannot map the file";
+      return;
+    }
+    ::madvise(map, size_t(st.st_size), MADV_SEQUENTIAL);
+    map_ = map;
+    bytes_ = {static_cast<const char*>(map), size_t(st.st_size)};
+  }
+  ~DatabaseImage() {
+    if (map_) ::munmap(map_, bytes_.size());
+  }
+  DatabaseImage(const DatabaseImage&) = delete;
+  DatabaseImage& operator=(const DatabaseImage&) = delete;
+  std::string_view bytes() const { return bytes_; }
+  const std::string& why() const { return why_; }
+
+private:
+  void* map_ = nullptr;
+  std::string_view bytes_;
+  std::string why_;
+};
+
+// The direct reader is on unless SIGHTLINE_NSYS_READER=sqlite (tests compare the two paths).
+bool direct_reading_enabled() {
+  const char* reader = std::getenv("SIGHTLINE_NSYS_READER");
+  return !reader || std::string_view(reader) != "sqlite";
+}
 
 // ---------------------------------------------------------------- the loader
 
@@ -248,7 +328,8 @@ private:
     return false;
   }
   bool sql_fail(std::string_view what) {
-    return fail(std::string(what) + ": " + sqlite3_errmsg(db_) + describe_corruption());
+    std::string found = direct_stop_.empty() ? "" : " (the direct reader stopped at " + direct_stop_ + ")";
+    return fail(std::string(what) + ": " + sqlite3_errmsg(db_) + describe_corruption() + found);
   }
   std::string describe_corruption() const {
     int code = sqlite3_errcode(db_) & 0xFF;
@@ -268,6 +349,12 @@ private:
   bool require(std::string_view table, std::initializer_list<const char*> columns);
   template <class Row>
   bool scan(std::string_view table, const std::string& sql, Row&& row);
+  // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
+  // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
+  template <size_t N, class Row>
+  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row);
+  std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n);
+  void note_reader(std::string_view table, const std::string& how);
   bool check_export();
 
   // --- reference tables ---
@@ -288,7 +375,8 @@ private:
   static int64_t pid_of(int64_t global_tid) { return global_tid & ~int64_t(0xFFFFFF); }
 
   // --- rows ---
-  bool time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open);
+  template <class Source>
+  bool time_span(const Source& s, int start_col, TimeNs& start, TimeNs& dur, bool& open);
   bool absolute(int64_t t, TimeNs& out);
   void skip_row(IssueKind kind) {
     store_->issues.add_count(kind, 1);
@@ -310,7 +398,8 @@ private:
     int64_t device = 0, context = 0, stream = -1, global_pid = 0;
     std::optional<int64_t> correlation;
   };
-  bool gpu_row(const Statement& s, GpuRow& row);
+  template <class Source>
+  bool gpu_row(const Source& s, GpuRow& row);
   void gpu_args(const GpuRow& row);
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
   bool note_tables();
@@ -328,6 +417,9 @@ private:
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
+  std::unique_ptr<DatabaseImage> image_;  // for the direct reader, made on first use
+  std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
+  std::string direct_stop_;               // where the direct reader stopped, for error messages
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
   const char* phase_ = "reading";
@@ -411,16 +503,27 @@ bool NsysLoader::load() {
   for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
   // Host side first (launches must be known before the GPU rows that name them).
-  if (!find_gpu_work() || !read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!find_gpu_work()) return false;
+  auto t1 = std::chrono::steady_clock::now();
+  if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  auto t2 = std::chrono::steady_clock::now();
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!read_gpu_metrics()) return false;
+  auto t3 = std::chrono::steady_clock::now();
   // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
   // but not GPU work: it is not counted among the streams.
   for (auto [key, track] : stream_tracks_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   if (!note_tables()) return false;
   args_.reset();
+  auto t4 = std::chrono::steady_clock::now();
   builder_->finish();
+  if (std::getenv("SIGHTLINE_TIMING")) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::fprintf(stderr, "%snsys: GPU work pre-scan %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n",
+                 reader_notes_.c_str(), ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()));
+  }
   return true;
 }
 
@@ -526,6 +629,76 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
   }
   tables_done_ += events;
   return rc == SQLITE_DONE || sql_fail("reading " + std::string(table));
+}
+
+// Batches of this many leaf pages (of 4 KiB in nsys exports: ~4000 runtime rows, ~1000 kernels).
+constexpr size_t kPagesPerBatch = 64;
+
+template <size_t N, class Row>
+bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row) {
+  std::string sql = select(table, columns);
+  std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
+  if (!reader) return scan(table, sql, row);
+  phase_ = table;
+  report_progress();
+  check_cancel();
+  if (!error_.message.empty()) return false;
+  uint64_t fed = 0;
+  int64_t last_rowid = 0;
+  std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, [&](const nsys::RowBatch& batch) {
+    for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
+      row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
+      progress();
+      if (!error_.message.empty()) return false;
+    }
+    if (batch.rows()) fed += batch.rows(), last_rowid = batch.last_rowid;
+    return true;
+  });
+  if (!error_.message.empty()) return false;
+  if (stop.empty()) {
+    ++tables_done_;
+    note_reader(table, "direct, " + std::to_string(fed) + " rows of " + std::to_string(N) + " columns from " +
+                           std::to_string(reader->leaf_count()) + " leaf pages");
+    return true;
+  }
+  // Rows come in rowid order on both paths: SQLite's API goes on after the last row decoded.
+  direct_stop_ = stop;
+  note_reader(table, "direct for " + std::to_string(fed) + " rows, then SQLite's API: stopped at " + stop);
+  return scan(table, fed ? sql + " WHERE rowid > " + std::to_string(last_rowid) : sql, row);
+}
+
+void NsysLoader::note_reader(std::string_view table, const std::string& how) {
+  reader_notes_ += "nsys " + std::string(table) + ": " + how + "\n";
+}
+
+// A reader for the table when the direct path applies: a plain rowid table (no INTEGER PRIMARY
+// KEY alias, no generated columns, no defaults a short record would need), in a database whose
+// bytes are at hand. Otherwise nothing, and why is noted.
+std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, const char* const* columns, size_t n) {
+  auto refuse = [&](const std::string& why) {
+    note_reader(table, "SQLite's API: " + why);
+    return std::nullopt;
+  };
+  if (!direct_reading_enabled()) return refuse("SIGHTLINE_NSYS_READER=sqlite");
+  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
+  if (image_->bytes().empty()) return refuse(image_->why());
+  Statement root(db_, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  if (!root.prepared()) return refuse("no root page");
+  root.bind(1, table);
+  if (root.step() != SQLITE_ROW || root.null(0)) return refuse("no root page");
+  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk != 0 OR hidden != 0 OR dflt_value IS NOT NULL");
+  if (!info.prepared()) return refuse("cannot read the columns");
+  info.bind(1, table);
+  if (info.step() != SQLITE_ROW || info.i64(0) != 0) return refuse("a key, generated or defaulted column");
+  const std::vector<std::string>& have = columns_.at(table);
+  std::vector<int> record_columns;
+  for (size_t i = 0; i < n; ++i) {
+    auto at = std::find(have.begin(), have.end(), columns[i]);
+    record_columns.push_back(at == have.end() ? -1 : int(at - have.begin()));
+  }
+  nsys::TableReader reader(image_->bytes(), table, root.i64(0), std::move(record_columns));
+  if (!reader.open()) return refuse(reader.why());
+  return reader;
 }
 
 // An Nsight export has StringIds and event tables; its schema version is 3.x.
@@ -770,7 +943,8 @@ bool NsysLoader::absolute(int64_t t, TimeNs& out) {
 }
 
 // Columns start_col and start_col + 1 are start and end. A missing end leaves `open` set.
-bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
+template <class Source>
+bool NsysLoader::time_span(const Source& s, int start_col, TimeNs& start, TimeNs& dur, bool& open) {
   std::optional<int64_t> begin = s.opt(start_col), finish = s.opt(start_col + 1);
   if (!begin) return skip_row(IssueKind::MissingField), false;
   if (!absolute(*begin, start)) return false;
@@ -788,10 +962,10 @@ bool NsysLoader::time_span(const Statement& s, int start_col, TimeNs& start, Tim
 bool NsysLoader::find_gpu_work() {
   for (const char* table : kGpuTables) {
     if (!has_column(table, "correlationId")) continue;
-    std::string sql = select(table, {"correlationId", "globalPid"}) + " WHERE correlationId IS NOT NULL";
-    bool ok = scan(table, sql, [&](const Statement& s) {
-      gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
+    static constexpr const char* kColumns[] = {"correlationId", "globalPid"};
+    bool ok = scan_direct(table, kColumns, [&](const auto& s) {
       --rows_;  // not rows of the report's events: progress counts those once
+      if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
     });
     if (!ok) return false;
   }
@@ -801,7 +975,7 @@ bool NsysLoader::find_gpu_work() {
 bool NsysLoader::read_runtime() {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
-  return scan(table, select(table, kRuntimeColumns), [&](const Statement& s) {
+  return scan_direct(table, kRuntimeColumns, [&](const auto& s) {
     ++store_->counts.events;
     TimeNs start, dur;
     bool open;
@@ -933,7 +1107,8 @@ bool NsysLoader::read_nvtx() {
 }
 
 // Columns 0-6 of every GPU query: start, end, deviceId, contextId, streamId, correlationId, globalPid.
-bool NsysLoader::gpu_row(const Statement& s, GpuRow& row) {
+template <class Source>
+bool NsysLoader::gpu_row(const Source& s, GpuRow& row) {
   ++store_->counts.events;
   bool open;
   if (!time_span(s, 0, row.start, row.dur, open)) return false;
@@ -974,7 +1149,7 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
 bool NsysLoader::read_kernels() {
   const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!require(table, {"start", "end"})) return true;
-  return scan(table, select(table, kKernelColumns), [&](const Statement& s) {
+  return scan_direct(table, kKernelColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     // Kineto shows demangled names; the short and mangled ones are fallbacks.
@@ -1011,9 +1186,9 @@ bool NsysLoader::read_memcpy() {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
   if (!require(table, {"start", "end"})) return true;
   std::unordered_map<uint32_t, StringId> names;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     // ENUM_CUDA_MEMCPY_OPER numbers copy kinds as CUPTI does (1 HtoD, 2 DtoH, ... 10 PtoP).
@@ -1036,9 +1211,9 @@ bool NsysLoader::read_memset() {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
   if (!require(table, {"start", "end"})) return true;
   std::unordered_map<uint8_t, StringId> names;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "bytes", "value", "memKind", "graphNodeId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "bytes", "value", "memKind", "graphNodeId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     uint8_t kind = cupti_memory_kind(s.opt(9));
@@ -1077,9 +1252,9 @@ bool NsysLoader::read_sync() {
   const char* table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!require(table, {"start", "end"})) return true;
   // 2025.1 moved the old column to deprecatedSyncType and added syncType; 2024.6 has syncType only.
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "syncType", "deprecatedSyncType", "eventId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "syncType", "deprecatedSyncType", "eventId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     std::string_view api;
@@ -1103,9 +1278,9 @@ bool NsysLoader::read_sync() {
 bool NsysLoader::read_graphs() {
   const char* table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
   if (!require(table, {"start", "end"})) return true;
-  std::string sql = select(table, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-                                   "graphId", "graphExecId"});
-  return scan(table, sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                   "graphId", "graphExecId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     gpu_args(row);

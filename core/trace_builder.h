@@ -60,6 +60,19 @@ public:
   // Matches begin/end pairs, rebases times, finalizes the store and binds flows.
   void finish();
 
+  // Live capture: folds everything added since the last call into the store, which stays
+  // finished after each call (core/store_append.cpp). The first call may come on an empty store.
+  // New slices are sorted and nested into the tails of their tracks (a batch reaching back in
+  // time re-nests only from the first row it lands before), times are rebased (the whole store
+  // shifts when a batch starts before the origin), flows bind as both their ends arrive, and the
+  // indexes are brought up to date. Use it instead of finish(), not after it.
+  void finish_appended();
+  // The capture is over: flows still missing an end or a start become import issues.
+  void report_open_flows();
+  // After finish_appended: per track, the first row the call changed (rows before it are as
+  // they were), or kNone where it added nothing; for tallies kept beside the store.
+  const std::vector<uint32_t>& changed_from() const { return changed_from_; }
+
   // Takes in everything `later` has appended (not finished), as if its events had followed
   // this builder's in the file: how two threads parsing halves of one trace join up.
   void absorb(TraceBuilder& later);
@@ -113,6 +126,13 @@ private:
   void rebase();
   void bind_flows();
   void bind_targets();
+  // finish_appended()'s steps (core/store_append.cpp).
+  void rebase_appended();
+  void shift_finished(TimeNs delta);
+  void nest_appended(uint32_t track);
+  void remap_rows(uint32_t track, uint32_t from, const std::vector<uint32_t>& new_row);
+  void pair_appended_flows();
+  void index_appended_flows(size_t first_new);
 
   TraceStore& store_;
   uint64_t order_ = 0;
@@ -131,6 +151,27 @@ private:
   std::unordered_map<uint32_t, std::vector<PendingEnd>> ends_;
   std::vector<PendingAsync> async_;
   std::vector<FlowPoint> flow_points_;
+
+  // finish_appended(): how much of each track and counter series is already in the finished
+  // store (the rest was added since), and each flow key's state across batches.
+  struct Finished {
+    uint32_t slices = 0, instants = 0;
+  };
+  std::vector<Finished> finished_;           // per track
+  std::vector<uint32_t> finished_counters_;  // per counter series: points already finished
+  std::vector<uint32_t> changed_from_;       // per track, by the last finish_appended
+  struct FlowEnd {
+    StringId cat;
+    SliceRef target;
+    uint64_t offset;
+  };
+  struct FlowKey {
+    bool has_start = false, ended = false;
+    SliceRef from;                 // the latest `s`/`t` point's slice
+    uint64_t start_offset = 0;
+    std::vector<FlowEnd> waiting;  // ends that came before any start
+  };
+  std::unordered_map<uint64_t, FlowKey> flow_keys_;
 };
 
 }  // namespace sl

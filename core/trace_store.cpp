@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "core/slice_order.h"
+
 namespace sl {
 
 TraceStore::Buffer::~Buffer() {
@@ -214,104 +216,11 @@ size_t TraceStore::store_bytes() const {
   return total;
 }
 
-namespace {
-
-template <class T>
-void permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
-  std::vector<T> sorted(column.size());
-  for (size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
-  column.swap(sorted);
-}
-
-bool sorted_by_start_then_longer(const SliceColumns& c) {
-  for (size_t i = 1; i < c.size(); ++i) {
-    if (c.start[i] < c.start[i - 1]) return false;
-    if (c.start[i] == c.start[i - 1] && c.dur[i] > c.dur[i - 1]) return false;
-  }
-  return true;
-}
-
-void sort_slices(SliceColumns& c) {
-  if (sorted_by_start_then_longer(c)) return;
-  std::vector<uint32_t> order(c.size());
-  std::iota(order.begin(), order.end(), 0u);
-  // Stable: equal (start, dur) keep file order, so the first written encloses the second.
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (c.start[a] != c.start[b]) return c.start[a] < c.start[b];
-    return c.dur[a] > c.dur[b];
-  });
-  permute(c.start, order);
-  permute(c.dur, order);
-  permute(c.name, order);
-  permute(c.cat, order);
-  permute(c.args, order);
-  permute(c.corr, order);
-}
-
-template <class T>
-void sort_by_time(std::vector<TimeNs>& ts, std::vector<T>& a) {
-  if (std::is_sorted(ts.begin(), ts.end())) return;
-  std::vector<uint32_t> order(ts.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return ts[x] < ts[y]; });
-  permute(ts, order);
-  permute(a, order);
-}
-
-void sort_instants(InstantColumns& i) {
-  if (std::is_sorted(i.ts.begin(), i.ts.end())) return;
-  std::vector<uint32_t> order(i.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return i.ts[x] < i.ts[y]; });
-  permute(i.ts, order);
-  permute(i.name, order);
-  permute(i.cat, order);
-  permute(i.args, order);
-  permute(i.scope, order);
-}
-
-}  // namespace
-
-// Slices nest by time. Each lane group keeps a stack of open slices; a slice goes into the first
-// group where it fits inside the innermost open slice (or opens a new root), so a partial
-// overlap never mis-nests and never hides: it moves to the next group.
+// Slices nest by time; see nest_slices_from (core/slice_order.cpp).
 void TraceStore::sort_and_nest_track(Track& track) {
-  SliceColumns& c = track.slices;
-  sort_slices(c);
-  size_t n = c.size();
-  c.parent.assign(n, kNone);
-  c.depth.assign(n, 0);
-  c.lane.assign(n, 0);
-  track.max_end_prefix.resize(n);
+  sort_slices(track.slices);
   track.lane_depths.clear();
-  track.overlapping = 0;
-  std::vector<std::vector<uint32_t>> stacks;
-  TimeNs max_end = INT64_MIN;
-  for (uint32_t row = 0; row < n; ++row) {
-    TimeNs s = c.start[row], e = c.end(row);
-    size_t group = 0;
-    for (;; ++group) {
-      if (group == stacks.size()) stacks.emplace_back(), track.lane_depths.push_back(0);
-      auto& stack = stacks[group];
-      while (!stack.empty() && c.end(stack.back()) <= s)
-        stack.pop_back();
-      if (stack.empty() || c.end(stack.back()) >= e) break;
-    }
-    auto& stack = stacks[group];
-    if (!stack.empty()) c.parent[row] = stack.back();
-    size_t depth = stack.size();
-    if (depth > UINT16_MAX) {
-      issues.add_count(IssueKind::DepthOverflow, 1);
-      depth = UINT16_MAX;
-    }
-    c.depth[row] = static_cast<uint16_t>(depth);
-    c.lane[row] = static_cast<uint16_t>(std::min<size_t>(group, UINT16_MAX));
-    track.lane_depths[group] = static_cast<uint16_t>(std::max<size_t>(track.lane_depths[group], depth + 1));
-    stack.push_back(row);
-    if (group > 0) ++track.overlapping;
-    max_end = std::max(max_end, e);
-    track.max_end_prefix[row] = max_end;
-  }
+  track.overlapping = nest_slices_from(track, 0, issues);
   if (track.overlapping) issues.add_count(IssueKind::OverlappingSlice, track.overlapping);
   sort_instants(track.instants);
 }
@@ -458,14 +367,8 @@ void TraceStore::adopt_device_tracks() {
 void TraceStore::finalize() {
   adopt_device_tracks();
   for (Track& t : tracks) sort_and_nest_track(t);
-  for (CounterSeries& s : counters) sort_by_time(s.ts, s.value);
-  end_ns = 0;
-  for (const Track& t : tracks) {
-    if (!t.max_end_prefix.empty()) end_ns = std::max(end_ns, t.max_end_prefix.back());
-    if (!t.instants.ts.empty()) end_ns = std::max(end_ns, t.instants.ts.back());
-  }
-  for (const CounterSeries& s : counters)
-    if (!s.ts.empty()) end_ns = std::max(end_ns, s.ts.back());
+  for (CounterSeries& s : counters) sort_series(s.ts, s.value);
+  end_ns = latest_end(*this);
   index_names();
   link_correlations();
   find_iterations();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -50,7 +51,9 @@ void paint(cairo_t* cr, const Scene& scene) {
   for (const Item& i : scene.items) {
     switch (i.kind) {
       case Item::Rect:
-        cairo_rectangle(cr, i.x, i.y, i.w, i.h);
+      case Item::Circle:
+        if (i.kind == Item::Rect) cairo_rectangle(cr, i.x, i.y, i.w, i.h);
+        else cairo_arc(cr, i.x, i.y, i.w, 0, 2 * M_PI);
         set_color(cr, i.fill);
         if (i.stroke.a && i.stroke_width > 0) {
           cairo_fill_preserve(cr);

@@ -26,6 +26,13 @@ void Scene::text(Role role, float x, float y, std::string text, float size, Colo
   items.push_back(std::move(i));
 }
 
+void Scene::circle(Role role, float x, float y, float radius, Color fill, Color stroke, float stroke_width) {
+  Item i;
+  i.kind = Item::Circle, i.role = role, i.x = x, i.y = y, i.w = radius, i.h = radius;
+  i.fill = fill, i.stroke = stroke, i.stroke_width = stroke_width;
+  items.push_back(std::move(i));
+}
+
 size_t Scene::count(Role role) const {
   return size_t(std::count_if(items.begin(), items.end(), [&](const Item& i) { return i.role == role; }));
 }

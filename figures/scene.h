@@ -20,12 +20,13 @@ struct Color {
 enum class Anchor : uint8_t { Left, Center, Right };
 
 // What an item is for: lets tests and statistics count slices apart from legend swatches.
-enum class Role : uint8_t { Decoration, Slice, Folded, IdleGap, Bar, Legend, Axis, Label, Title };
+enum class Role : uint8_t { Decoration, Slice, Folded, IdleGap, Bar, Legend, Axis, Label, Title, Point };
 
 struct Item {
-  enum Kind : uint8_t { Rect, Line, Text } kind = Rect;
+  enum Kind : uint8_t { Rect, Line, Text, Circle } kind = Rect;
   Role role = Role::Decoration;
-  float x = 0, y = 0, w = 0, h = 0;  // Rect: box; Line: (x, y) → (x + w, y + h); Text: baseline origin
+  // Rect: box; Line: (x, y) → (x + w, y + h); Text: baseline origin; Circle: centre (x, y), radius w
+  float x = 0, y = 0, w = 0, h = 0;
   Color fill, stroke;                // Text uses fill; stroke.a == 0 means no outline
   float stroke_width = 0;
   float size = 0;  // font size, px
@@ -43,6 +44,7 @@ struct Scene {
   void line(Role role, float x0, float y0, float x1, float y1, Color color, float width);
   void text(Role role, float x, float y, std::string text, float size, Color color, Anchor anchor = Anchor::Left,
             bool bold = false);
+  void circle(Role role, float x, float y, float radius, Color fill, Color stroke = {0, 0, 0, 0}, float stroke_width = 0);
   size_t count(Role role) const;
 };
 

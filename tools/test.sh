@@ -10,5 +10,5 @@ for preset in release asan; do
   ctest --preset "$preset"
 done
 cmake --preset fuzz
-cmake --build --preset fuzz --target fuzz_loader fuzz_nsys fuzz_snapshot
+cmake --build --preset fuzz --target fuzz_loader fuzz_nsys fuzz_nsys_btree fuzz_snapshot
 ctest --preset fuzz -R "^fuzz"

@@ -17,13 +17,14 @@ const char* panel_tab_name(PanelTab tab) {
     case PanelTab::Idle: return "idle";
     case PanelTab::Breakdowns: return "breakdown";
     case PanelTab::Insights: return "insights";
+    case PanelTab::Counters: return "counters";
     case PanelTab::CriticalPath: return "critical-path";
   }
   return "";
 }
 
 bool AnalysisPanel::show(const std::string& name) {
-  for (int t = 0; t <= int(PanelTab::CriticalPath); ++t)
+  for (int t = 0; t <= kLastPanelTab; ++t)
     if (name == panel_tab_name(PanelTab(t))) {
       active_ = PanelTab(t);
       force_ = 3;
@@ -33,9 +34,9 @@ bool AnalysisPanel::show(const std::string& name) {
 }
 
 void AnalysisPanel::draw() {
-  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Critical path"};
+  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Counters", "Critical path"};
   if (!ImGui::BeginTabBar("analysis", ImGuiTabBarFlags_None)) return;
-  for (int t = 0; t <= int(PanelTab::CriticalPath); ++t) {
+  for (int t = 0; t <= kLastPanelTab; ++t) {
     ImGuiTabItemFlags flags = force_ > 0 && int(active_) == t ? ImGuiTabItemFlags_SetSelected : 0;
     if (!ImGui::BeginTabItem(labels[t], nullptr, flags)) continue;
     if (force_ == 0) active_ = PanelTab(t);
@@ -47,6 +48,7 @@ void AnalysisPanel::draw() {
       case PanelTab::Idle: idle.draw(ctx_); break;
       case PanelTab::Breakdowns: breakdown.draw(ctx_); break;
       case PanelTab::Insights: insights.draw(ctx_); break;
+      case PanelTab::Counters: counters.draw(ctx_); break;
       case PanelTab::CriticalPath: critical_path.draw(ctx_); break;
     }
     ImGui::EndChild();
@@ -127,6 +129,22 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
       }
     return "idle wants STREAM CAUSE (data_loading, host_sync, host_launch_bound, cross_stream_wait, launch_latency, other)";
   }
+  if (verb == "counters") {  // counters kernel|point|operator N: as a click on that row or point
+    std::string what;
+    in >> what;
+    show("counters");
+    if (what == "click") {  // counters click X Y: a click at window pixels on the roofline
+      float x = 0, y = 0;
+      if (!(in >> x >> y)) return "counters click wants X Y (window pixels)";
+      return counters.click_at(ctx_, x, y) ? "" : "no roofline point at " + std::to_string(x) + ", " + std::to_string(y);
+    }
+    size_t n = 0;
+    if (!(in >> n) || (what != "kernel" && what != "point" && what != "operator"))
+      return "counters wants kernel|point|operator N, or click X Y";
+    bool ok = what == "kernel" ? counters.select_kernel(ctx_, n) : what == "point" ? counters.select_point(ctx_, n)
+                                                                                   : counters.select_operator(ctx_, n);
+    return ok ? "" : "no counters " + what + " " + std::to_string(n);
+  }
   if (verb == "critical_path") return critical_path_command(in);
   return "unknown command '" + verb + "'";
 }
@@ -144,6 +162,8 @@ void AnalysisPanel::write_state(JsonWriter& w) const {
   breakdown.write_state(w);
   w.key("insights");
   insights.write_state(w);
+  w.key("counters");
+  counters.write_state(w);
   w.key("critical_path");
   critical_path.write_state(w, ctx_);
   w.end_object();

@@ -8,6 +8,7 @@
 
 #include "core/json_writer.h"
 #include "views/breakdown_view.h"
+#include "views/cupti_counters_view.h"
 #include "views/critical_path_view.h"
 #include "views/idle_view.h"
 #include "views/insights_view.h"
@@ -16,7 +17,8 @@
 
 namespace sl::views {
 
-enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, CriticalPath };
+enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters, CriticalPath };
+constexpr int kLastPanelTab = int(PanelTab::CriticalPath);
 
 class AnalysisPanel {
 public:
@@ -24,7 +26,7 @@ public:
       : ctx_{store, model, timeline} {}
 
   void draw();  // fills the current window
-  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, diff;
+  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, counters, diff;
   // and critical-path).
   bool show(const std::string& name);
   // Script commands other than `view`; returns "" on success or the error to report.
@@ -37,6 +39,7 @@ public:
   IdleView idle;
   BreakdownView breakdown;
   InsightsView insights;
+  CuptiCountersView counters;
   CriticalPathView critical_path;
   // View > Critical path: the path overlay on the timeline (computes the path when first asked).
   void set_critical_path_overlay(bool on) { critical_path.set_overlay(ctx_, on); }

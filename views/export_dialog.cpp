@@ -24,6 +24,7 @@ std::optional<ExportWhat> figure_of_tab(PanelTab tab) {
     case PanelTab::Latency: return ExportWhat::Latency;
     case PanelTab::Breakdowns: return ExportWhat::Breakdown;
     case PanelTab::Idle: return ExportWhat::Idle;
+    case PanelTab::Counters: return ExportWhat::Roofline;
     case PanelTab::CriticalPath: return ExportWhat::CriticalPath;
     default: return std::nullopt;
   }

@@ -13,6 +13,7 @@
 #include "figures/charts.h"
 #include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
+#include "figures/roofline_figure.h"
 
 namespace sl::views {
 namespace {
@@ -105,6 +106,12 @@ bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& 
       return fig::idle_figure(*report->causes, style, title, scene, r.error);
     case ExportWhat::CriticalPath: return critical_path_scene(src, style, scene, r);
     case ExportWhat::Diff: return diff_scene(src, style, scene, r);
+    case ExportWhat::Roofline: {
+      if (!report || !report->cupti) return fail(r, "the CUPTI counters are not computed for this trace");
+      fig::RooflineFigureStats stats;
+      return fig::roofline_figure(*report->cupti, analysis::roofline(*report->cupti, report->table), style, title, scene, stats,
+                                  r.error);
+    }
   }
   return fail(r, "unknown figure");
 }
@@ -120,6 +127,7 @@ const char* export_what_name(ExportWhat what) {
     case ExportWhat::Idle: return "idle";
     case ExportWhat::CriticalPath: return "critical-path";
     case ExportWhat::Diff: return "diff";
+    case ExportWhat::Roofline: return "roofline";
   }
   return "?";
 }
@@ -133,6 +141,7 @@ const char* export_what_label(ExportWhat what) {
     case ExportWhat::Idle: return "Idle time by cause";
     case ExportWhat::CriticalPath: return "Critical path of the iteration, shares and what would shorten it";
     case ExportWhat::Diff: return "Diff: the compared step of both runs, by change";
+    case ExportWhat::Roofline: return "Roofline (CUPTI counters)";
   }
   return "?";
 }

@@ -8,6 +8,8 @@
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
 #include "core/present/time_axis.h"
+#include "core/snapshot.h"
+#include "views/analysis_model.h"
 
 namespace sl::views {
 
@@ -24,27 +26,83 @@ std::string LiveView::command_hint() const {
   return cmd + " -- your_program args...";
 }
 
+namespace {
+template <class T>
+bool ready(const std::future<T>& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+}  // namespace
+
 bool LiveView::poll(Workspace& ws) {
   status_ = feed_.status();
   bool changed = false;
-  if (auto snap = feed_.poll()) {
-    // Same capture: keep what the user made of the view. A new capture starts afresh, following.
-    bool same = ws.timeline() && snap->session == shown_.session;
-    TimelineViewState keep;
-    if (same) keep = ws.timeline()->save_state();
-    shown_ = {snap->session, snap->generation, snap->records, snap->kernels, shown_.snapshots + 1,
-              snap->build_s, snap->final, snap->model != nullptr};
-    std::string label = "live: " + (status_.info.process_name.empty() ? socket_ : status_.info.process_name);
-    ws.install_store(std::move(snap->store), std::move(snap->model), std::move(snap->gaps), label,
-                     same ? &keep : nullptr);
-    if (!same) ws.timeline()->set_following(true);
-    ws.timeline()->follow_available = true;
-    changed = true;
+  if (ready(analysing_)) show_analyses(ws), changed = true;
+  // A snapshot being written and the analyses read the store: batches wait for them.
+  bool reading = (snapshotting_.valid() && !ready(snapshotting_)) || analysing_.valid();
+  if (!reading) {
+    std::vector<LiveBatch> batches = feed_.poll();
+    if (!batches.empty()) apply(batches, ws), changed = true;
+    if (live_.store() && (analyses_asked_ || (shown_.last_batch && !shown_.final))) start_analyses();
   }
   if (TimelineView* tl = ws.timeline()) tl->follow(ws.store()->end_ns);
-  if (saving_.valid() && saving_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    save_message_ = saving_.get(), changed = true;
+  for (auto* job : {&saving_, &snapshotting_})
+    if (ready(*job)) save_message_ = job->get(), changed = true;
   return changed;
+}
+
+// Appends the batches to the store (a fresh one starts a new store: a new capture starts
+// afresh, following) and rebuilds the views over the grown store, keeping what the user made
+// of them. The analyses shown stay those of the records they were run on.
+void LiveView::apply(std::vector<LiveBatch>& batches, Workspace& ws) {
+  double t0 = live_clock_s();
+  // Only this view installs stores in its workspace; should anything else have, the batches go
+  // to a new store rather than to one that is gone.
+  if (live_.store() && ws.store() != live_.store()) live_ = LiveStore{};
+  for (LiveBatch& b : batches) {
+    if (std::unique_ptr<TraceStore> fresh = live_.apply(b)) {
+      std::string label = "live: " + (b.info.process_name.empty() ? socket_ : b.info.process_name);
+      ws.install_store(std::move(fresh), nullptr, {}, label, nullptr);
+      ws.timeline()->set_following(true);
+      shown_ = {};
+      shown_.session = b.session;
+    }
+    shown_.generation = b.generation;
+    shown_.last_batch = b.final;
+    ++shown_.batches;
+  }
+  if (shown_.last_batch) live_.end();
+  shown_.records = live_.records();
+  shown_.kernels = live_.kernels();
+  TimelineViewState keep = ws.timeline()->save_state();
+  ws.reshow_store(keep);
+  ws.timeline()->follow_available = true;
+  double now = live_clock_s();
+  shown_.append_s = now - t0;
+  shown_.visible_s = now - batches.back().arrived_s;
+}
+
+void LiveView::start_analyses() {
+  const TraceStore* store = live_.store();
+  analysing_last_ = shown_.last_batch;
+  analyses_asked_ = false;
+  analyses_started_ = live_clock_s();
+  shown_.analysed_records = shown_.records;
+  analysing_ = std::async(std::launch::async, [store] { return build_analysis_model(*store); });
+}
+
+void LiveView::show_analyses(Workspace& ws) {
+  std::unique_ptr<AnalysisModel> model = analysing_.get();
+  std::vector<IdleGapMark> gaps;
+  if (model->report.causes) gaps = idle_gap_marks(*model->report.causes);
+  // No derived counter rows (queue length, copy bandwidth) in a live tab: they would join the
+  // store after its name index was built, and batches would take them for new points. The
+  // saved capture or snapshot, opened as a trace, has them.
+  shown_.analyses_s = live_clock_s() - analyses_started_;
+  shown_.analysed = true;
+  shown_.final = analysing_last_;
+  TimelineViewState keep = ws.timeline()->save_state();
+  ws.reshow_store(keep, std::move(model), std::move(gaps));
+  ws.timeline()->follow_available = true;
 }
 
 std::string LiveView::save(const std::string& path, bool wait) {
@@ -61,6 +119,19 @@ std::string LiveView::save(const std::string& path, bool wait) {
   return save_message_.rfind("saved ", 0) == 0 ? "" : save_message_;
 }
 
+std::string LiveView::save_snapshot(const std::string& path, bool wait) {
+  if (!live_.store()) return "nothing captured yet";
+  if (snapshotting_.valid()) return "a snapshot is already being written";
+  const TraceStore* store = live_.store();  // not appended to until written (poll waits)
+  snapshotting_ = std::async(std::launch::async, [store, path] {
+    std::string why = write_snapshot(*store, path);
+    return why.empty() ? "saved snapshot " + path : "could not save the snapshot: " + why;
+  });
+  if (!wait) return "";
+  save_message_ = snapshotting_.get();
+  return save_message_.rfind("saved ", 0) == 0 ? "" : save_message_;
+}
+
 void LiveView::draw_bar(Workspace& ws) {
   const capture::LiveStatus& s = status_;
   TimelineView* tl = ws.timeline();
@@ -69,14 +140,19 @@ void LiveView::draw_bar(Workspace& ws) {
     if (ImGui::Checkbox("Follow (End)", &follow)) tl->set_following(follow);
     ImGui::SameLine();
   }
-  bool analyses = feed_.analyses_on();
-  if (ImGui::Checkbox("Run analyses", &analyses)) feed_.set_analyses(analyses);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Analyses run on demand, not per batch: on, every snapshot is analysed (throttled);\n"
-                      "off, they run once when the capture ends.");
+  ImGui::BeginDisabled(!live_.store() || analyses_asked_ || analysing_.valid());
+  if (ImGui::Button(shown_.analysed ? "Re-run analyses" : "Run analyses")) request_analyses();
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Analyses run on demand, on the data received so far, and once when the capture ends;\n"
+                      "never per batch. Counts and GPU busy time in the status line are kept per batch.");
   ImGui::SameLine();
   ImGui::BeginDisabled(!can_save());
   if (ImGui::Button("Save capture as...")) open_save_popup();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!can_save_snapshot());
+  if (ImGui::Button("Save snapshot...")) open_snapshot_popup();
   ImGui::EndDisabled();
 
   std::string line;
@@ -95,13 +171,22 @@ void LiveView::draw_bar(Workspace& ws) {
       std::snprintf(rate, sizeof rate, "%.0f records/s", double(s.records) / s.seconds);
       add(rate);
     }
-    char build[64];
-    std::snprintf(build, sizeof build, "snapshot %.0f ms", shown_.build_s * 1e3);
-    add(build);
-    add(shown_.analysed ? "analyses shown" : feed_.analyses_on() ? "analyses: next snapshot"
-                                                                 : "analyses on demand (or when it ends)");
+    if (live_.store() && live_.store()->end_ns > 0) {
+      char busy[64];
+      std::snprintf(busy, sizeof busy, "GPU busy %.1f%%", 100.0 * double(live_.gpu_busy_ns()) / double(live_.store()->end_ns));
+      add(busy);
+    }
+    char idle[96];
+    std::snprintf(idle, sizeof idle, "%llu idle gaps (%.3f ms) between GPU work", (unsigned long long)live_.idle_gaps(),
+                  double(live_.gpu_idle_ns()) / 1e6);
+    add(idle);
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "shown %.0f ms after arrival", shown_.visible_s * 1e3);
+    add(shown);
+    add(shown_.analysed ? "analyses of " + std::to_string(shown_.analysed_records) + " records"
+                        : "analyses on demand (or when it ends)");
   }
-  ImGui::TextUnformatted(line.c_str());
+  ImGui::TextWrapped("%s", line.c_str());  // a long status wraps rather than runs off
   if (!s.cut.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
     ImGui::TextWrapped("cut: %s (the %llu records received are kept)", s.cut.c_str(), (unsigned long long)s.records);
@@ -132,24 +217,36 @@ void LiveView::draw_empty() const {
   if (!status_.note.empty()) ImGui::TextDisabled("%s", status_.note.c_str());
 }
 
-void LiveView::draw_save_popup() {
-  if (save_popup_) {
-    ImGui::OpenPopup("Save capture");
-    save_popup_ = false;
-    if (!*save_path_)
-      std::snprintf(save_path_, sizeof save_path_, "capture-%u.json.gz", status_.info.pid);
+namespace {
+// A modal asking for a path (filled with `suggested` the first time); `save` on Save or Enter
+// returns "" or the error, kept in `message`.
+void path_popup(bool& open, const char* title, const char* prompt, char (&path)[512], const std::string& suggested,
+                const std::function<std::string(const std::string&)>& save, std::string& message) {
+  if (open) {
+    ImGui::OpenPopup(title);
+    open = false;
+    if (!*path) std::snprintf(path, sizeof path, "%s", suggested.c_str());
   }
-  if (!ImGui::BeginPopupModal("Save capture", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Kineto JSON (gzip when the name ends in .gz):");
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(prompt);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-  bool enter = ImGui::InputText("##path", save_path_, sizeof save_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = ImGui::InputText("##path", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
   if (ImGui::Button("Save") || enter) {
-    if (std::string e = save(save_path_, false); !e.empty()) save_message_ = e;
+    if (std::string e = save(path); !e.empty()) message = e;
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
+}
+}  // namespace
+
+void LiveView::draw_save_popup() {
+  std::string pid = std::to_string(status_.info.pid);
+  path_popup(save_popup_, "Save capture", "Kineto JSON (gzip when the name ends in .gz):", save_path_,
+             "capture-" + pid + ".json.gz", [this](const std::string& p) { return save(p, false); }, save_message_);
+  path_popup(snapshot_popup_, "Save snapshot", "Snapshot of what is shown now (opens like any trace):", snapshot_path_,
+             "capture-" + pid + ".slsnap", [this](const std::string& p) { return save_snapshot(p, false); }, save_message_);
 }
 
 void LiveView::write_state(JsonWriter& w, Workspace& ws) const {
@@ -159,9 +256,11 @@ void LiveView::write_state(JsonWriter& w, Workspace& ws) const {
   w.field("records", s.records).field("kernels", s.kernels).field("batches", s.batches);
   w.field("dropped_ours", s.drops.dropped_buffer).field("dropped_cupti", s.drops.dropped_cupti);
   w.field("ended", s.ended).field("cut", s.cut).field("refused", s.refused).field("note", s.note);
-  w.field("store_kernels", shown_.kernels).field("store_records", shown_.records).field("snapshots", shown_.snapshots);
-  w.field("final_shown", shown_.final).field("analyses_shown", shown_.analysed).field("analyses_on", feed_.analyses_on());
-  w.field("last_build_ms", shown_.build_s * 1e3).field("command", command_hint());
+  w.field("store_kernels", shown_.kernels).field("store_records", shown_.records).field("batches_shown", shown_.batches);
+  w.field("final_shown", shown_.final).field("analyses_shown", shown_.analysed).field("analyses_asked", analyses_asked_);
+  w.field("idle_gaps", live_.idle_gaps()).field("gpu_idle_ns", int64_t(live_.gpu_idle_ns()));
+  w.field("visible_ms", shown_.visible_s * 1e3).field("append_ms", shown_.append_s * 1e3);
+  w.field("analyses_ms", shown_.analyses_s * 1e3).field("command", command_hint());
   TimelineView* tl = ws.timeline();
   w.field("following", tl && tl->following());
   w.key("store_end_ns");

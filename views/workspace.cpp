@@ -135,13 +135,20 @@ void Workspace::install_store(std::unique_ptr<TraceStore> store, std::unique_ptr
   panel_.reset();
   timeline_.reset();
   model_ = std::move(model);
+  gaps_ = std::move(gaps);
   store_ = std::move(store);
   path_ = label;
   last_failed_ = false;
   timeline_ = std::make_unique<TimelineView>(*store_);
   if (keep) timeline_->restore_state(*keep);
-  timeline_->set_idle_gaps(std::move(gaps));
+  timeline_->set_idle_gaps(gaps_);
   if (model_) panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
+}
+
+void Workspace::reshow_store(const TimelineViewState& keep, std::unique_ptr<AnalysisModel> model,
+                             std::vector<IdleGapMark> gaps) {
+  if (model) model_ = std::move(model), gaps_ = std::move(gaps);
+  install_store(std::move(store_), std::move(model_), gaps_, path_, &keep);
 }
 
 bool Workspace::open_now(const std::string& path) {

@@ -50,6 +50,10 @@ public:
   // (range, selection, pinned/hidden rows) instead of showing everything.
   void install_store(std::unique_ptr<TraceStore> store, std::unique_ptr<AnalysisModel> model,
                      std::vector<IdleGapMark> gaps, const std::string& label, const TimelineViewState* keep);
+  // The store grew in place (a live capture's append): rebuilds the views over it with `keep`.
+  // A model replaces the analyses shown (with its gaps); without one the current ones stay.
+  void reshow_store(const TimelineViewState& keep, std::unique_ptr<AnalysisModel> model = nullptr,
+                    std::vector<IdleGapMark> gaps = {});
 
 private:
   struct Loaded {
@@ -66,6 +70,7 @@ private:
   std::unique_ptr<TimelineView> timeline_;
   std::unique_ptr<AnalysisModel> model_;
   std::unique_ptr<AnalysisPanel> panel_;
+  std::vector<IdleGapMark> gaps_;  // the model's, kept for reshow_store
   std::string path_, error_;
   bool last_failed_ = false;
   std::thread thread_;

@@ -43,7 +43,7 @@ private:
 
 }  // namespace
 
-void append_events(const CaptureData& data, const ConvertedTrace& converted, TraceBuilder& builder) {
+void append_events(const CaptureInfo& info, const ConvertedTrace& converted, TraceBuilder& builder) {
   TraceStore& store = builder.store();
   ArgsSink args(store);
   args.collect(converted);
@@ -72,7 +72,7 @@ void append_events(const CaptureData& data, const ConvertedTrace& converted, Tra
       case 'M':
         ++store.counts.metadata;
         if (e.name == "process_name") {
-          std::string_view label = data.info.process_name;  // not `?:`: that would make a temporary
+          std::string_view label = info.process_name;  // not `?:`: that would make a temporary
           if (label.empty()) label = "process";
           builder.set_process_name(process(e.pid), store.strings.intern(label));
         }
@@ -81,17 +81,35 @@ void append_events(const CaptureData& data, const ConvertedTrace& converted, Tra
     }
     ++store.counts.events;
   }
-  for (const DeviceInfo& d : data.devices) store.meta.devices.push_back({int64_t(d.id), d.name, device_json(d)});
 }
+
+namespace {
+void describe(TraceStore& store, const CaptureInfo& info, std::span<const DeviceInfo> devices) {
+  store.meta.format = "sightline-capture";
+  store.meta.file = info.process_name;
+  for (const DeviceInfo& d : devices) store.meta.devices.push_back({int64_t(d.id), d.name, device_json(d)});
+}
+}  // namespace
 
 std::unique_ptr<TraceStore> build_store(const CaptureData& data) {
   auto store = std::make_unique<TraceStore>();
-  store->meta.format = "sightline-capture";
-  store->meta.file = data.info.process_name;
   TraceBuilder builder(*store);
-  append_events(data, convert_records(data), builder);
+  append_events(data.info, convert_records(data), builder);
+  describe(*store, data.info, data.devices);
   builder.finish();
   return store;
 }
+
+CaptureAppender::CaptureAppender(TraceStore& store, const CaptureInfo& info, std::span<const DeviceInfo> devices)
+    : info_(info), builder_(store) {
+  describe(store, info, devices);
+}
+
+void CaptureAppender::append(const ConvertedTrace& batch) {
+  append_events(info_, batch, builder_);
+  builder_.finish_appended();
+}
+
+void CaptureAppender::end() { builder_.report_open_flows(); }
 
 }  // namespace sl::capture

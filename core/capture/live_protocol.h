@@ -78,9 +78,8 @@ public:
   const std::string& error() const { return error_; }
   bool ended() const { return ended_; }
   uint64_t batches() const { return batches_; }
-  // Bumped by every accepted frame: a viewer rebuilds its store (capture_store.h,
-  // build_store(data())) when this changed. TraceStore is finalized as a whole, so a snapshot
-  // re-converts everything received (views/live_feed.h says why and how it is throttled).
+  // Bumped by every accepted frame: a viewer converts the records it has not seen yet and
+  // appends them to its store when this changed (views/live_feed.h).
   uint64_t generation() const { return generation_; }
 
 private:

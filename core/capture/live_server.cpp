@@ -177,6 +177,22 @@ uint64_t LiveServer::sync(CaptureData& mirror, uint64_t& session) const {
   return status_.generation;
 }
 
+LiveServer::NewRecords LiveServer::take_new(uint64_t& session, size_t& cursor) const {
+  std::lock_guard lock(mutex_);
+  NewRecords out;
+  if (session != status_.session) out.fresh = true, session = status_.session, cursor = 0;
+  if (!current_) return out;
+  const CaptureData& d = current_->data();
+  cursor = std::min(cursor, d.records.size());
+  out.records.assign(d.records.begin() + std::ptrdiff_t(cursor), d.records.end());
+  cursor = d.records.size();
+  out.info = d.info;
+  out.devices = d.devices;
+  out.generation = status_.generation;
+  out.finished = status_.finished();
+  return out;
+}
+
 void LiveServer::run() {
   std::vector<char> chunk(1 << 16);
   while (!stop_) {
@@ -279,12 +295,6 @@ void LiveServer::close_connection(const std::string& why) {
     }
   }
   notify();
-}
-
-double RebuildThrottle::interval(double last_build_s) const { return std::max(min_interval_s, factor * last_build_s); }
-
-bool RebuildThrottle::due(double now, double last_start_s, double last_build_s) const {
-  return last_start_s < 0 || now - last_start_s >= interval(last_build_s);
 }
 
 }  // namespace sl::capture

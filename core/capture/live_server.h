@@ -72,6 +72,17 @@ public:
   // the server's (a new capture), then appends the records it does not have yet and copies the
   // small parts (info, devices, drops, messages). Returns the generation copied.
   uint64_t sync(CaptureData& mirror, uint64_t& session) const;
+  // The records of the current capture from `cursor` on, copied (only those), and whether the
+  // capture is finished (nothing will follow them). A new capture (`session` differs) restarts
+  // at record 0 and sets `fresh`; `session` and `cursor` move past what was taken.
+  struct NewRecords {
+    bool fresh = false, finished = false;
+    uint64_t generation = 0;
+    CaptureInfo info;
+    std::vector<DeviceInfo> devices;
+    std::vector<ActivityRecord> records;
+  };
+  NewRecords take_new(uint64_t& session, size_t& cursor) const;
 
 private:
   struct Connection;
@@ -94,17 +105,6 @@ private:
   LiveStatus status_;
   double hello_at_ = 0, last_byte_at_ = 0;
   size_t kernels_counted_ = 0;  // records of current_ scanned for kernels
-};
-
-// The adaptive throttle of store snapshots: a rebuild starts at most every
-// max(min_interval_s, factor × the last build's duration), so rebuilding takes at most a
-// 1/factor share of one core however large the capture grows. Pure, for tests.
-struct RebuildThrottle {
-  double min_interval_s = 0.25;
-  double factor = 3;
-  double interval(double last_build_s) const;
-  // `last_start_s` < 0: nothing was built yet (always due).
-  bool due(double now_s, double last_start_s, double last_build_s) const;
 };
 
 }  // namespace sl::capture

@@ -35,16 +35,32 @@ void gpu_args(JsonWriter& w, const ActivityRecord& r) {
   if (r.correlation) w.field("correlation", uint64_t(r.correlation));
 }
 
-class Converter {
+}  // namespace
+
+static bool is_gpu(ActivityKind k) {
+  return k == ActivityKind::Kernel || k == ActivityKind::Memcpy || k == ActivityKind::Memset;
+}
+static bool is_api(ActivityKind k) { return k == ActivityKind::Runtime || k == ActivityKind::Driver; }
+
+// One batch through a RecordConverter: its events, with the links to earlier batches.
+class BatchConversion {
+  using Placed = RecordConverter::Placed;
+
 public:
-  explicit Converter(const CaptureData& data) : data_(data) {}
+  BatchConversion(RecordConverter& state, std::span<const ActivityRecord> batch) : s_(state), batch_(batch) {}
 
   ConvertedTrace run() {
-    choose_host_pid();
+    if (!s_.started_) choose_host_pid();
+    out_.host_pid = s_.host_pid_;
     index_correlations();
-    for (const ActivityRecord& r : data_.records) convert(r);
-    close_open_markers();
-    add_metadata();
+    for (const ActivityRecord& r : batch_) {
+      s_.last_ = std::max({s_.last_, r.start, r.end});
+      convert(r);
+    }
+    // A launch record that was invalid (never converted) links its work without a flow start.
+    for (uint32_t id : chosen_here_)
+      if (auto& launch = s_.launch_[id]; launch.pending) launch.pending = nullptr, launch.flow_started = true;
+    s_.batch_activity_.clear();
     return std::move(out_);
   }
 
@@ -52,37 +68,31 @@ private:
   void choose_host_pid() {
     // Kineto writes GPU tracks under pid = device: a process whose pid equals a device id
     // (pid 1 in a container) would merge with that GPU, so move it out of the way.
-    std::unordered_set<int64_t> devices;
-    for (const DeviceInfo& d : data_.devices) devices.insert(d.id);
-    for (const ActivityRecord& r : data_.records)
+    std::unordered_set<int64_t>& devices = s_.devices_;
+    for (const ActivityRecord& r : batch_)
       if (is_gpu(r.kind) || r.kind == ActivityKind::Synchronization || r.kind == ActivityKind::Counter)
         devices.insert(r.device);
-    int64_t pid = data_.info.pid;
-    out_.host_pid = devices.count(pid) ? pid + (int64_t(1) << 32) : pid;
+    int64_t pid = s_.info_.pid;
+    s_.host_pid_ = devices.count(pid) ? pid + (int64_t(1) << 32) : pid;
+    s_.started_ = true;
   }
-
-  static bool is_gpu(ActivityKind k) {
-    return k == ActivityKind::Kernel || k == ActivityKind::Memcpy || k == ActivityKind::Memset;
-  }
-  static bool is_api(ActivityKind k) { return k == ActivityKind::Runtime || k == ActivityKind::Driver; }
 
   // A correlation id links one launch to its GPU work. CUPTI may report a runtime call and the
   // driver call it made with the same id: the runtime call is the launch.
   void index_correlations() {
-    for (size_t i = 0; i < data_.records.size(); ++i) {
-      const ActivityRecord& r = data_.records[i];
+    for (const ActivityRecord& r : batch_) {
       if (!r.correlation) continue;
-      if (is_gpu(r.kind)) with_activity_.insert(r.correlation);
-      if (r.kind == ActivityKind::CudaEvent) event_records_[r.id] = &r;
+      if (is_gpu(r.kind)) s_.batch_activity_.insert(r.correlation);
+      if (r.kind == ActivityKind::CudaEvent) s_.event_records_[r.id] = {r.stream, r.correlation};
       if (!is_api(r.kind)) continue;
-      auto [it, added] = launch_.try_emplace(r.correlation, i);
-      if (!added && r.kind == ActivityKind::Runtime && data_.records[it->second].kind == ActivityKind::Driver)
-        it->second = i;
+      auto [it, added] = s_.launch_.try_emplace(r.correlation);
+      if (added) it->second.pending = &r, chosen_here_.push_back(r.correlation);
+      else if (r.kind == ActivityKind::Runtime && it->second.pending && it->second.pending->kind == ActivityKind::Driver)
+        it->second.pending = &r;
     }
   }
 
-  int64_t rel(uint64_t t) const { return relative_ns(t, data_.info.clock_base_ns); }
-
+  int64_t rel(uint64_t t) const { return relative_ns(t, s_.info_.clock_base_ns); }
   bool valid_span(const ActivityRecord& r) {
     if (r.end >= r.start) return true;
     ++out_.stats.invalid;
@@ -125,8 +135,6 @@ private:
     f.bp_enclosing = ph == 'f';
   }
 
-  // The launch of a GPU activity gets the flow start; the activity the end.
-  bool linked(const ActivityRecord& r) const { return r.correlation && launch_.count(r.correlation); }
 
   void convert(const ActivityRecord& r) {
     switch (r.kind) {
@@ -144,9 +152,23 @@ private:
     ++out_.stats.invalid;
   }
 
+  // The launch of a GPU activity gets the flow start; the activity the end. Work whose launch
+  // is not seen yet waits for it; a launch converted in an earlier batch gets its start now.
   void finish_gpu(const CaptureEvent& e, const ActivityRecord& r) {
-    if (!linked(r)) return;
-    flow('f', e.pid, e.tid, e.ts, r.correlation);
+    if (!r.correlation) return;
+    auto it = s_.launch_.find(r.correlation);
+    if (it == s_.launch_.end()) return s_.unlaunched_[r.correlation].push_back({e.pid, e.tid, e.ts});
+    Placed at{e.pid, e.tid, e.ts};  // `e` may move as events are added
+    RecordConverter::Launch& launch = it->second;
+    if (!launch.pending && !launch.flow_started) {
+      flow('s', s_.host_pid_, launch.tid, launch.ts, r.correlation);
+      launch.flow_started = true;
+    }
+    flow_end(at, r.correlation);
+  }
+
+  void flow_end(Placed at, uint32_t correlation) {
+    flow('f', at.pid, at.tid, at.ts, correlation);
     ++out_.stats.flows;
   }
 
@@ -190,15 +212,30 @@ private:
     JsonWriter w;
     w.begin_object().field("cbid", uint64_t(r.cbid));
     // Only the chosen launch keeps the correlation, so a reader links the GPU work to one call.
-    auto it = r.correlation ? launch_.find(r.correlation) : launch_.end();
-    bool launch = it != launch_.end() && &data_.records[it->second] == &r;
+    auto it = r.correlation ? s_.launch_.find(r.correlation) : s_.launch_.end();
+    bool launch = it != s_.launch_.end() && it->second.pending == &r;
     if (launch) w.field("correlation", uint64_t(r.correlation));
     else if (r.correlation) w.field("runtime correlation", uint64_t(r.correlation));
     std::string name = r.name.empty() ? (runtime ? "cuda_runtime " : "cuda_driver ") + std::to_string(r.cbid) : r.name;
     CaptureEvent& e = slice(out_.host_pid, r.tid, std::move(name), runtime ? "cuda_runtime" : "cuda_driver", r);
     e.args = args_text(w);
     if (launch) e.correlation = r.correlation;
-    if (launch && with_activity_.count(r.correlation)) flow('s', e.pid, e.tid, e.ts, r.correlation);
+    if (launch) launched(it->second, e.tid, e.ts, r.correlation);
+  }
+
+  // The launch is written: its flow start goes with it when its GPU work is known (in this
+  // batch, or waiting from an earlier one, whose flow ends come now).
+  void launched(RecordConverter::Launch& launch, int64_t tid, int64_t ts, uint32_t correlation) {
+    launch.pending = nullptr;
+    launch.tid = tid, launch.ts = ts;
+    auto waiting = s_.unlaunched_.find(correlation);
+    bool has_work = s_.batch_activity_.count(correlation) || waiting != s_.unlaunched_.end();
+    if (!has_work) return;
+    flow('s', s_.host_pid_, tid, ts, correlation);
+    launch.flow_started = true;
+    if (waiting == s_.unlaunched_.end()) return;
+    for (Placed at : waiting->second) flow_end(at, correlation);
+    s_.unlaunched_.erase(waiting);
   }
 
   void sync(const ActivityRecord& r) {
@@ -215,9 +252,9 @@ private:
     bool waits = r.sync_kind == uint8_t(SyncKind::StreamWaitEvent) || r.sync_kind == uint8_t(SyncKind::EventSynchronize);
     if (waits) {
       w.field("cuda event", r.id);
-      if (auto it = event_records_.find(r.id); it != event_records_.end()) {
-        w.field("wait_on_stream", uint64_t(it->second->stream));
-        w.field("wait_on_cuda_event_record_corr_id", uint64_t(it->second->correlation));
+      if (auto it = s_.event_records_.find(r.id); it != s_.event_records_.end()) {
+        w.field("wait_on_stream", uint64_t(it->second.stream));
+        w.field("wait_on_cuda_event_record_corr_id", uint64_t(it->second.correlation));
       }
     }
     int64_t stream = r.stream == kNoStream ? -1 : int64_t(r.stream);
@@ -234,14 +271,14 @@ private:
     if (r.flags & kMarkerInstant) return void(annotation('i', r));
     auto key = std::make_pair(r.domain, r.id);
     if (r.flags & kMarkerStart) {
-      open_[key] = &r;
+      s_.open_[key] = r;
       return;
     }
     if (!(r.flags & kMarkerEnd)) return void(++out_.stats.invalid);
-    auto it = open_.find(key);
-    if (it == open_.end()) return void(++out_.stats.unmatched_markers);
-    range(*it->second, r.start);
-    open_.erase(it);
+    auto it = s_.open_.find(key);
+    if (it == s_.open_.end()) return void(++out_.stats.unmatched_markers);
+    range(it->second, r.start);
+    s_.open_.erase(it);
   }
 
   // An NVTX mark ('i') or range ('X', from its start record) on the thread that made it.
@@ -270,16 +307,6 @@ private:
     return w.str();
   }
 
-  // A range still open when the program stopped ends at the last time seen.
-  void close_open_markers() {
-    uint64_t last = 0;
-    for (const ActivityRecord& r : data_.records) last = std::max({last, r.start, r.end});
-    for (auto& [key, start] : open_) {
-      range(*start, last);
-      ++out_.stats.unmatched_markers;
-    }
-  }
-
   void overhead(const ActivityRecord& r) {
     if (!valid_span(r)) return;
     ++out_.stats.overhead;
@@ -298,27 +325,72 @@ private:
     ++out_.stats.counters;
   }
 
-  void add_metadata() {
-    CaptureEvent& e = out_.events.emplace_back();
-    e.ph = 'M';
-    e.pid = out_.host_pid;
-    e.name = "process_name";
-    JsonWriter w;
-    w.begin_object().field("name", data_.info.process_name.empty() ? "process" : data_.info.process_name).end_object();
-    e.args = w.str();
+public:
+  // A range still open when the program stopped ends at the last time seen.
+  void close_open_ranges() {
+    for (auto& [key, start] : s_.open_) {
+      range(start, s_.last_);
+      ++out_.stats.unmatched_markers;
+    }
+    s_.open_.clear();
   }
 
-  const CaptureData& data_;
+  ConvertedTrace& out() { return out_; }
+
+private:
+  RecordConverter& s_;
+  std::span<const ActivityRecord> batch_;
   ConvertedTrace out_;
-  std::unordered_map<uint32_t, size_t> launch_;     // correlation → launch record
-  std::unordered_set<uint32_t> with_activity_;      // correlations with GPU work
-  std::unordered_map<uint64_t, const ActivityRecord*> event_records_;  // CUDA event id → its record
-  std::map<std::pair<std::string, uint64_t>, const ActivityRecord*> open_;  // NVTX ranges begun
+  std::vector<uint32_t> chosen_here_;  // launches first seen in this batch
 };
 
+RecordConverter::RecordConverter(const CaptureInfo& info, std::span<const DeviceInfo> devices) : info_(info) {
+  for (const DeviceInfo& d : devices) devices_.insert(d.id);
+}
+
+namespace {
+void add_stats(ConvertStats& into, const ConvertStats& s) {
+  into.kernels += s.kernels, into.memcpys += s.memcpys, into.memsets += s.memsets, into.runtime += s.runtime;
+  into.driver += s.driver, into.syncs += s.syncs, into.markers += s.markers, into.overhead += s.overhead;
+  into.counters += s.counters, into.flows += s.flows, into.unmatched_markers += s.unmatched_markers;
+  into.invalid += s.invalid;
+}
 }  // namespace
 
-ConvertedTrace convert_records(const CaptureData& data) { return Converter(data).run(); }
+ConvertedTrace RecordConverter::convert(std::span<const ActivityRecord> batch) {
+  ConvertedTrace out = BatchConversion(*this, batch).run();
+  add_stats(totals_, out.stats);
+  return out;
+}
+
+void RecordConverter::close_open_ranges(ConvertedTrace& out) {
+  BatchConversion closing(*this, {});
+  closing.out().host_pid = host_pid_;
+  closing.close_open_ranges();
+  ConvertedTrace& closed = closing.out();
+  add_stats(totals_, closed.stats);
+  add_stats(out.stats, closed.stats);
+  for (CaptureEvent& e : closed.events) out.events.push_back(std::move(e));
+}
+
+void RecordConverter::add_metadata(ConvertedTrace& out) const {
+  CaptureEvent& e = out.events.emplace_back();
+  e.ph = 'M';
+  e.pid = host_pid_;
+  e.name = "process_name";
+  JsonWriter w;
+  w.begin_object().field("name", info_.process_name.empty() ? "process" : info_.process_name).end_object();
+  e.args = w.str();
+}
+
+ConvertedTrace convert_records(const CaptureData& data) {
+  RecordConverter converter(data.info, data.devices);
+  ConvertedTrace out = converter.convert(data.records);
+  converter.close_open_ranges(out);
+  converter.add_metadata(out);
+  return out;
+}
+
 
 std::string memcpy_name(uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind) {
   const char* kind = copy_kind < std::size(kCopyKinds) ? kCopyKinds[copy_kind] : "Unknown";

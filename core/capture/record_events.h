@@ -9,9 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/capture/activity_record.h"
@@ -47,7 +51,53 @@ struct ConvertedTrace {
   ConvertStats stats;
 };
 
+// Every record at once: convert(records), then close_open_ranges and add_metadata.
 ConvertedTrace convert_records(const CaptureData& data);
+
+// Records → events batch by batch, as a live capture receives them; only the new records are
+// converted. A link whose halves come in different batches comes out with the second half: a
+// launch converted before its GPU work gets its flow start (`s`) in the batch that brings the
+// work, and GPU work that came before its launch gets its flow end (`f`) with the launch.
+// Differences from one batch of everything, all rare in CUPTI streams: the host pid is chosen
+// from the devices and the first batch; when a driver call and the runtime call that made it
+// share a correlation id across batches, the first one seen stays the launch; a Stream Wait
+// Event that comes before its event's record lacks `wait_on_stream`.
+class RecordConverter {
+public:
+  RecordConverter(const CaptureInfo& info, std::span<const DeviceInfo> devices);
+  ConvertedTrace convert(std::span<const ActivityRecord> batch);
+  // NVTX ranges still open end at the last time seen (the capture is over).
+  void close_open_ranges(ConvertedTrace& out);
+  // The process_name metadata event.
+  void add_metadata(ConvertedTrace& out) const;
+  int64_t host_pid() const { return host_pid_; }
+  const ConvertStats& totals() const { return totals_; }  // over every batch
+
+private:
+  friend class BatchConversion;
+  struct Launch {
+    const ActivityRecord* pending = nullptr;  // the chosen launch, in the batch being converted
+    int64_t tid = 0, ts = 0;                  // once converted
+    bool flow_started = false;                // its `s` was written (or never will be)
+  };
+  struct Placed {
+    int64_t pid, tid, ts;
+  };
+  struct EventRecord {
+    uint32_t stream, correlation;
+  };
+  CaptureInfo info_;
+  std::unordered_set<int64_t> devices_;
+  bool started_ = false;
+  int64_t host_pid_ = 0;
+  uint64_t last_ = 0;  // the latest time of any record
+  ConvertStats totals_;
+  std::unordered_map<uint32_t, Launch> launch_;                   // correlation → its launch
+  std::unordered_map<uint32_t, std::vector<Placed>> unlaunched_;  // GPU work waiting for its launch
+  std::unordered_set<uint32_t> batch_activity_;                   // correlations with GPU work in this batch
+  std::unordered_map<uint64_t, EventRecord> event_records_;       // CUDA event id → its record
+  std::map<std::pair<std::string, uint64_t>, ActivityRecord> open_;  // NVTX ranges begun
+};
 
 // Exact ns since the clock base; records before the base give negative times.
 inline int64_t relative_ns(uint64_t t, uint64_t base) {

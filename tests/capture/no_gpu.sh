@@ -40,6 +40,12 @@ if [ -n "${FAKE_PROGRAM:-}" ]; then
   grep -q "dropped records: 3 (Sightline queue) + 2 (CUPTI)" "$tmp/stdout" || fail "dropped records not reported"
   "$SIGHTLINE" info "$tmp/fake.json.gz" >"$tmp/info" || fail "info on the fake capture"
   "$SIGHTLINE" report "$tmp/fake.json.gz" >/dev/null || fail "report on the fake capture"
+  # -o X.slsnap writes a snapshot of the store instead: it opens like any trace, same numbers.
+  "$SIGHTLINE" capture -o "$tmp/fake.slsnap" -- "$FAKE_PROGRAM" >/dev/null 2>"$tmp/stderr" || fail "capture to a snapshot: $(cat "$tmp/stderr")"
+  "$SIGHTLINE" info "$tmp/fake.slsnap" >"$tmp/info_snap" || fail "info on the capture snapshot"
+  numbers() { grep -v -e '^file ' -e '^format ' -e '^loaded in ' "$1"; }
+  [ "$(numbers "$tmp/info")" = "$(numbers "$tmp/info_snap")" ] || fail "the capture snapshot's info differs: $(diff "$tmp/info" "$tmp/info_snap")"
+  grep -q "3 kernels, 7 linked" "$tmp/info_snap" || fail "capture snapshot: kernels"
   # A program that dies mid-write: what arrived is saved, with a warning.
   "$SIGHTLINE" capture -o "$tmp/crash.json.gz" -- "$FAKE_PROGRAM" --crash >"$tmp/stdout" 2>"$tmp/stderr"
   rc=$?

@@ -11,13 +11,18 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SIGHTLINE, SAMPLE, check, failures, run_script  # noqa: E402
+from testkit import DATA, SIGHTLINE, SAMPLE, check, failures, run_app  # noqa: E402
 
 OUTLINE = (200, 0, 90)  # core/present/critical_path_palette.cpp: critical_path_outline_rgb
 
 
+KEEP = os.environ.get("SIGHTLINE_KEEP_SHOTS", "")
+
+
 def run(trace, lines, shot_name=None):
-    return run_script(trace, lines, keep_as=shot_name)
+    if KEEP and shot_name:
+        os.makedirs(KEEP, exist_ok=True)
+    return run_app(trace, lines, keep_as=os.path.join(KEEP, shot_name) if KEEP and shot_name else None)
 
 
 def report(trace, *extra):

@@ -73,6 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, err, produced = live_run(tmp, "ok", [
         "waitlive 8 30", f"screenshot {p('streaming.png')}", f"state {p('early.json')}",
         "waitlive 40 30", "wait 2", f"state {p('all.json')}", f"screenshot {p('all.png')}",
+        f"snapshotlive {p('live.slsnap')}",
         "zoom 0 50us", f"state {p('zoomed.json')}",
         "waitlive end 30", "wait 2", f"state {p('end.json')}", f"savelive {p('saved.json.gz')}",
     ], ["--batches", "20", "--interval-ms", "150", "--kernels", "2"], extra=second_viewer)
@@ -100,6 +101,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check(sum(1 for e in events if e.get("cat") == "kernel") == 40, "saved capture: kernel count")
         info = subprocess.run([SIGHTLINE, "info", p("saved.json.gz")], capture_output=True, text=True)
         check(info.returncode == 0, f"info on the saved capture: {info.stderr}")
+        # The live store's snapshot opens like any trace and holds what was shown.
+        snap = subprocess.run([SIGHTLINE, "info", p("live.slsnap")], capture_output=True, text=True)
+        check(snap.returncode == 0, f"info on the live snapshot: {snap.stderr}")
+        check("40 kernels, 40 linked to their launch" in snap.stdout, f"live snapshot info: {snap.stdout}")
+        check(full["live"]["batches_shown"] >= 2, f"the store was appended to, batch by batch: {full['live']}")
         width, height, rows = read_png(p("all.png"))
         check((width, height) == (1280, 800), f"screenshot size {width}x{height}")
         white = sum(1 for row in rows for px in row if px == (255, 255, 255))

@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, run_script  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, run_app  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(trace, lines, size="1600x1000", shot=True):
-    return run_script(trace, lines, size, shot)
+    return run_app(trace, lines, size=size)
 
 
 def report(trace):

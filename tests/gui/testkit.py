@@ -1,5 +1,9 @@
 """PNG decoding for the GUI tests (the same decoder as test_timeline.py, importable without running tests)."""
+import json
 import os
+import shutil
+import subprocess
+import tempfile
 import struct
 import zlib
 
@@ -70,25 +74,18 @@ def sample_stream7_window(plot_px, min_px):
     return events, origin, None, []
 
 
-def run_script(trace, lines, size="1600x1000", shot=True, keep_as=None):
-    """Runs the app on `trace` with a script of `lines`, then a screenshot (when `shot`) and the
-    state dump: (state, (width, height, rows) or None); (None, None) after a failure it records.
-    With SIGHTLINE_KEEP_SHOTS=DIR the screenshot is kept there as `keep_as`."""
-    import json
-    import shutil
-    import subprocess
-    import tempfile
+def run_app(trace, lines, keep_as=None, size="1600x1000", wait=2):
+    """Runs the script `lines` on `trace` in the real app, then lets `wait` frames draw and dumps a
+    screenshot and the state: (state, (width, height, rows)), or (None, None) after a recorded
+    failure. `keep_as`: a path to copy the screenshot to."""
     with tempfile.TemporaryDirectory() as tmp:
         script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
-        tail = ["wait 2"] + ([f"screenshot {png}"] if shot else []) + [f"state {state}", "quit"]
         with open(script, "w") as f:
-            f.write("\n".join(lines + tail) + "\n")
+            f.write("\n".join(lines + [f"wait {wait}", f"screenshot {png}", f"state {state}", "quit"]) + "\n")
         p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
         if p.returncode != 0:
             check(False, f"{os.path.basename(trace)} {lines}: exit {p.returncode}: {p.stderr.strip()}")
             return None, None
-        keep = os.environ.get("SIGHTLINE_KEEP_SHOTS", "")
-        if shot and keep and keep_as:
-            os.makedirs(keep, exist_ok=True)
-            shutil.copy(png, os.path.join(keep, keep_as))
-        return json.load(open(state)), (read_png(png) if shot else None)
+        if keep_as:
+            shutil.copy(png, keep_as)
+        return json.load(open(state)), read_png(png)

@@ -1,5 +1,5 @@
-// The live capture's pure pieces: the rebuild throttle, the listener's state machine (fed
-// through a socketpair and a real socket), snapshots, and the view kept across a store swap.
+// The live capture's pure pieces: the listener's state machine (fed through a socketpair and a
+// real socket), the feed's batches grown into one store, and the view kept across a store swap.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -67,16 +67,6 @@ std::string temp_socket(const char* name) {
 }
 
 }  // namespace
-
-TEST_CASE("live rebuild throttle waits max of 250 ms and 3x the last build") {
-  RebuildThrottle t;
-  CHECK(t.due(0.0, -1, 0));            // nothing built yet
-  CHECK_FALSE(t.due(10.2, 10.0, 0.01));  // 200 ms after a quick build: not yet
-  CHECK(t.due(10.25, 10.0, 0.01));
-  CHECK(t.interval(0.5) == doctest::Approx(1.5));  // a slow build spaces them out
-  CHECK_FALSE(t.due(11.4, 10.0, 0.5));
-  CHECK(t.due(11.5, 10.0, 0.5));
-}
 
 TEST_CASE("live server reads batches from a socketpair and reports the end") {
   int sv[2];
@@ -171,26 +161,41 @@ TEST_CASE("live listener replaces a stale socket and refuses a second viewer and
   CHECK(error.find("longer than") != std::string::npos);
 }
 
-TEST_CASE("live feed builds snapshots with every kernel and analyses the final one") {
+TEST_CASE("live feed converts each arrival once and the store grown from it holds every kernel") {
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
   views::LiveFeed feed;
   feed.serve(sv[1]);
   REQUIRE(send_all(sv[0], hello() + batch(0, 4)));
-  std::unique_ptr<views::LiveSnapshot> snap;
-  REQUIRE(eventually([&] { return (snap = feed.poll()) != nullptr; }));
-  CHECK(snap->kernels == 4);
-  CHECK_FALSE(snap->final);
-  CHECK(snap->model == nullptr);  // analyses on demand only
+  views::LiveStore live;
+  std::unique_ptr<TraceStore> owned;
+  bool final = false;
+  uint64_t fresh = 0;
+  auto drain = [&] {
+    for (views::LiveBatch& b : feed.poll()) {
+      if (auto s = live.apply(b)) owned = std::move(s);
+      final |= b.final;
+      fresh += b.fresh;
+    }
+  };
+  REQUIRE(eventually([&] { return drain(), live.kernels() == 4; }));
+  CHECK(views::count_kernels(*owned) == 4);
+  CHECK(owned->launch_link_count() == 4);
+  CHECK_FALSE(final);
   REQUIRE(send_all(sv[0], batch(1, 4) + encode_end()));
-  std::unique_ptr<views::LiveSnapshot> last;
-  REQUIRE(eventually([&] {
-    if (auto s = feed.poll()) last = std::move(s);
-    return last && last->final;
-  }));
-  CHECK(last->kernels == 8);
-  CHECK(last->model != nullptr);
-  CHECK(last->store->end_ns == 140'000 - 2'000);  // the last kernel's end; 0 is the first launch's start
+  REQUIRE(eventually([&] { return drain(), final; }));
+  live.end();
+  CHECK(fresh == 1);  // one capture, one store, appended to
+  CHECK(live.records() == 16);
+  CHECK(live.kernels() == 8);
+  CHECK(views::count_kernels(*owned) == 8);
+  CHECK(owned->launch_link_count() == 8);
+  CHECK(owned->flows.size() == 8);
+  CHECK(live.gpu_busy_ns() == 8 * 5'000);
+  // Stream 7: 5 µs gaps between the kernels of a batch, 65 µs between the batches.
+  CHECK(live.idle_gaps() == 7);
+  CHECK(live.gpu_idle_ns() == 6 * 5'000 + 65'000);
+  CHECK(owned->end_ns == 140'000 - 2'000);  // the last kernel's end; 0 is the first launch's start
   ::close(sv[0]);
 }
 

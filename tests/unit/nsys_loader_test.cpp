@@ -10,7 +10,9 @@
 #include "core/analysis/common.h"
 #include "core/diff/trace_diff.h"
 #include "core/file_reader.h"
+#include "core/nsys_btree.h"
 #include "core/nsys_loader.h"
+#include "core/snapshot.h"
 #include "core/trace_info.h"
 #include "figures/timeline_figure.h"
 #include "test_support.h"
@@ -547,4 +549,201 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + (dir.path / "cache").string() +
                           "/sightline/nsys/run-"));
   CHECK(std::count(calls.begin(), calls.end(), '\n') == 1);  // the second load used the cache
+}
+
+// ---------------------------------------------------------------- the direct b-tree reader
+
+namespace {
+
+// Loads with SQLite's API only (SIGHTLINE_NSYS_READER=sqlite) or with the direct reader.
+LoadResult load_with(const std::string& path, bool direct) {
+  if (!direct) ::setenv("SIGHTLINE_NSYS_READER", "sqlite", 1);
+  LoadResult r = load_trace(path);
+  ::unsetenv("SIGHTLINE_NSYS_READER");
+  return r;
+}
+
+// Both readers give the same store, byte for byte in its snapshot.
+void check_same_store(const std::string& path) {
+  CAPTURE(path);
+  LoadResult api = load_with(path, false), direct = load_with(path, true);
+  REQUIRE_MESSAGE(api.ok(), api.error.to_string());
+  REQUIRE_MESSAGE(direct.ok(), direct.error.to_string());
+  CHECK(direct.store->counts.events == api.store->counts.events);
+  CHECK(direct.store->kernel_count() == api.store->kernel_count());
+  CHECK(snapshot_bytes(*direct.store) == snapshot_bytes(*api.store));
+}
+
+// xent's runtime and kernel tables tiled as tests/bench/make_big_nsys.py does, small: enough
+// rows for a three-level b-tree (~60k runtime rows) in a few MB.
+std::string tiled_xent(const ScratchDir& dir, int runtime_tiles, int kernel_tiles) {
+  FileBytes bytes = read_trace_file((test::shared_dir() / "corpus" / "fuser_nsys_h200_xent.sqlite.gz").string(), {});
+  REQUIRE(bytes.buffer);
+  std::string path = dir.file("tiled.sqlite");
+  std::ofstream(path, std::ios::binary) << bytes.buffer->view();
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  for (auto [table, tiles] : {std::pair<const char*, int>{"CUPTI_ACTIVITY_KIND_RUNTIME", runtime_tiles},
+                              {"CUPTI_ACTIVITY_KIND_KERNEL", kernel_tiles}}) {
+    std::string select;
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, ("SELECT name FROM pragma_table_info('" + std::string(table) + "')").c_str(), -1,
+                               &st, nullptr) == SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string c = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      select += select.empty() ? "" : ", ";
+      select += c == "start" || c == "end"   ? "\"" + c + "\" + k.i * 8000000000"
+                : c == "correlationId" ? c + " + k.i * 2300"
+                                       : "\"" + c + "\"";
+    }
+    sqlite3_finalize(st);
+    exec(db, "CREATE TEMP TABLE base AS SELECT * FROM " + std::string(table) +
+                 "; WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < " +
+                 std::to_string(tiles - 1) + ") INSERT INTO " + table + " SELECT " + select +
+                 " FROM base, k; DROP TABLE base;");
+  }
+  sqlite3_close(db);
+  return path;
+}
+
+// The table's root page, for TableReader.
+int64_t root_page(const std::string& path, const char* table) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  std::string sql = "SELECT rootpage FROM sqlite_master WHERE name = '" + std::string(table) + "'";
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+  int64_t root = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return root;
+}
+
+}  // namespace
+
+TEST_CASE("nsys: the direct reader and SQLite's API give identical stores") {
+  ScratchDir dir;
+  for (bool schema_2025 : {false, true}) {
+    std::string path = dir.file(schema_2025 ? "tiny2025.sqlite" : "tiny.sqlite");
+    write_db(path, tiny_report(schema_2025));
+    check_same_store(path);
+  }
+  // A kernel row too big for its page (overflow pages, the wanted columns after the spill), a
+  // REAL in an integer column (the direct reader stops there, SQLite's API goes on), a table
+  // whose records predate a column (ALTER TABLE ADD COLUMN: NULL), an INTEGER PRIMARY KEY.
+  std::string big = dir.file("overflow.sqlite");
+  write_db(big, tiny_report(false) + R"(
+ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN padding TEXT;
+ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN launchType2 INTEGER;
+UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET padding = printf('%.*c', 20000, 'x') WHERE correlationId = 4;
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,
+  demangledName, gridX) SELECT 9991, 9995, 0, 1, 7, 5, globalPid, 6, 2.5 FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1;
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,
+  demangledName) SELECT 9996, 9998, 0, 1, 7, 5, globalPid, 6 FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1;
+)");
+  check_same_store(big);
+  if (!test::have_shared()) return;
+  for (const char* name : {"fuser_nsys_h200_electsync", "fuser_nsys_h200_regsteal", "fuser_nsys_h200_xent"})
+    check_same_store((test::shared_dir() / "corpus" / (std::string(name) + ".sqlite.gz")).string());
+  check_same_store(tiled_xent(dir, 60, 100));
+}
+
+// TableReader on its own: the rows of a multi-level tree equal a SELECT's, in the same order.
+TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
+  if (!test::have_shared()) return;
+  ScratchDir dir;
+  std::string path = tiled_xent(dir, 60, 2);
+  std::string image = read_file(path);
+  nsys::TableReader reader(image, "CUPTI_ACTIVITY_KIND_RUNTIME", root_page(path, "CUPTI_ACTIVITY_KIND_RUNTIME"),
+                           {0, 1, 4, 7, 99});  // start, end, correlationId, callchainId, a column it lacks
+  REQUIRE_MESSAGE(reader.open(), reader.why());
+  CHECK(reader.leaf_count() > 300);
+  nsys::RowBatch batch;
+  batch.columns = 5;
+  reader.decode(0, reader.leaf_count(), batch);
+  REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
+  REQUIRE(batch.rows() == 990 * 60);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT start, end, correlationId, callchainId, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+                             -1, &st, nullptr) == SQLITE_OK);
+  size_t row = 0, mismatches = 0;
+  for (; sqlite3_step(st) == SQLITE_ROW; ++row) {
+    for (int c = 0; c < 4; ++c) {
+      bool null = sqlite3_column_type(st, c) == SQLITE_NULL;
+      mismatches += batch.present[row * 5 + c] == null || batch.values[row * 5 + c] != sqlite3_column_int64(st, c);
+    }
+    mismatches += batch.present[row * 5 + 4] != 0;
+  }
+  CHECK(row == batch.rows());
+  CHECK(mismatches == 0);
+  sqlite3_reset(st);
+  int64_t last = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) last = sqlite3_column_int64(st, 4);
+  CHECK(batch.last_rowid == last);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+// Damaged pages: a clear reason naming the table, page and byte offset, or SQLite's API takes
+// over; a load gives a store or a clear error, never a crash.
+TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
+  if (!test::have_shared()) return;
+  ScratchDir dir;
+  std::string path = tiled_xent(dir, 15, 5);  // two levels: an interior root over ~150 leaves
+  const std::string image = read_file(path);
+  const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  int64_t root = root_page(path, table);
+  uint32_t page_size = uint32_t(uint8_t(image[16])) << 8 | uint8_t(image[17]);
+  size_t root_at = size_t(root - 1) * page_size;
+  REQUIRE(uint8_t(image[root_at]) == 0x05);  // interior: the tree has levels
+
+  SUBCASE("a cycle: the root's right-most child is the root") {
+    std::string bad = image;
+    for (int i = 0; i < 4; ++i) bad[root_at + 8 + size_t(i)] = char(uint32_t(root) >> (24 - 8 * i));
+    nsys::TableReader reader(bad, table, root, {0, 1});
+    CHECK_FALSE(reader.open());
+    CHECK(reader.why().find("reached twice") != std::string::npos);
+    CHECK(reader.why().find("page " + std::to_string(root)) != std::string::npos);
+    LoadResult r = load_nsys_bytes(bad, "cycle.sqlite");  // SQLite's own verdict, not a crash
+    if (!r.ok()) CHECK(!r.error.message.empty());
+  }
+  SUBCASE("a child page past the end of a truncated file") {
+    std::string cut = image.substr(0, image.size() / 2);
+    nsys::TableReader reader(cut, table, root, {0, 1});
+    CHECK_FALSE(reader.open());
+    CHECK(reader.why().find("outside the file") != std::string::npos);
+    LoadResult r = load_nsys_bytes(cut, "cut.sqlite");
+    CHECK_FALSE(r.ok());
+    CHECK(!r.error.message.empty());
+  }
+  SUBCASE("bytes flipped in random pages") {
+    nsys::TableReader good(image, table, root, {0, 1});
+    REQUIRE(good.open());
+    uint64_t state = 12345;
+    auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
+    int stopped = 0, loaded = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+      std::string bad = image;
+      size_t page = size_t(next() % (image.size() / page_size));
+      for (int flips = 0; flips < 8; ++flips) bad[page * page_size + next() % page_size] ^= char(1 + next() % 255);
+      nsys::TableReader reader(bad, table, root, {0, 1, 2, 3, 4, 5, 6});
+      if (reader.open()) {
+        nsys::RowBatch batch;
+        batch.columns = 7;
+        reader.decode(0, reader.leaf_count(), batch);
+        if (!batch.stop.empty()) {
+          ++stopped;
+          CHECK(batch.stop.find("byte offset") != std::string::npos);
+        }
+      }
+      LoadResult r = load_nsys_bytes(bad, "flipped.sqlite");
+      loaded += r.ok();
+      if (!r.ok()) CHECK(!r.error.message.empty());
+    }
+    CHECK(stopped > 0);  // some damage is seen by the reader itself
+    MESSAGE(stopped << " of 100 damaged images stopped the reader; " << loaded << " still loaded");
+  }
 }

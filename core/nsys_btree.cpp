@@ -1,0 +1,308 @@
+// Direct reading of SQLite table b-trees: see nsys_btree.h. Offsets in messages are bytes from
+// the start of the file.
+#include "core/nsys_btree.h"
+
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <thread>
+
+namespace sl::nsys {
+namespace {
+
+constexpr uint8_t kInteriorTable = 0x05, kLeafTable = 0x0D;
+constexpr int kMaxDepth = 40;  // far beyond any real tree (each level multiplies by ~100 pages)
+constexpr size_t kFileHeader = 100;
+
+uint32_t be16(const uint8_t* p) { return uint32_t(p[0]) << 8 | p[1]; }
+uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+
+// A varint (1 to 9 bytes, big-endian groups of 7 bits, the 9th byte whole) from [p, end).
+// Returns the bytes used, 0 when it runs past `end`.
+size_t varint(const uint8_t* p, const uint8_t* end, uint64_t& out) {
+  if (p < end && p[0] < 0x80) {
+    out = p[0];
+    return 1;
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < 9; ++i) {
+    if (p + i >= end) return 0;
+    if (i == 8) {
+      out = v << 8 | p[i];
+      return 9;
+    }
+    v = v << 7 | (p[i] & 0x7F);
+    if (!(p[i] & 0x80)) {
+      out = v;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+// Bytes of a value of serial type `t` in the record body.
+uint64_t serial_size(uint64_t t) {
+  static constexpr uint8_t kInt[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0};
+  return t < 12 ? kInt[t] : (t - 12) / 2;
+}
+
+// A big-endian two's-complement integer of 1, 2, 3, 4, 6 or 8 bytes.
+int64_t be_int(const uint8_t* p, size_t n) {
+  uint64_t v = p[0] & 0x80 ? ~uint64_t(0) : 0;
+  for (size_t i = 0; i < n; ++i) v = v << 8 | p[i];
+  return int64_t(v);
+}
+
+}  // namespace
+
+TableReader::TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns)
+    : image_(image), table_(std::move(table)), root_(root), wanted_(record_columns.size()) {
+  int last = -1;
+  for (int r : record_columns) last = std::max(last, r);
+  slot_of_record_.assign(size_t(last + 1), -1);
+  for (size_t slot = 0; slot < record_columns.size(); ++slot)
+    if (record_columns[slot] >= 0) slot_of_record_[size_t(record_columns[slot])] = int(slot);
+}
+
+std::string TableReader::where(uint32_t page, size_t offset) const {
+  return table_ + ": page " + std::to_string(page) + ", byte offset " +
+         std::to_string(uint64_t(page - 1) * page_size_ + offset);
+}
+
+bool TableReader::fail(uint32_t page, size_t offset, const std::string& what) {
+  why_ = page ? where(page, offset) + ": " + what : table_ + ": " + what;
+  return false;
+}
+
+bool TableReader::open() {
+  const auto* h = reinterpret_cast<const uint8_t*>(image_.data());
+  if (image_.size() < kFileHeader || std::memcmp(h, "SQLite format 3", 16) != 0)
+    return fail(0, 0, "no SQLite file header");
+  page_size_ = be16(h + 16) == 1 ? 65536 : be16(h + 16);
+  if (page_size_ < 512 || (page_size_ & (page_size_ - 1))) return fail(0, 0, "page size " + std::to_string(page_size_));
+  usable_ = page_size_ - h[20];
+  if (usable_ < 480) return fail(0, 0, "usable page size " + std::to_string(usable_));
+  // The payload fractions are fixed by the format; anything else is not a file this reader knows.
+  if (h[21] != 64 || h[22] != 32 || h[23] != 32) return fail(0, 0, "unexpected payload fractions");
+  uint64_t file_pages = image_.size() / page_size_;
+  uint32_t in_header = be32(h + 28);
+  // The size in the header counts when it is current (change counter = version-valid-for).
+  bool current = in_header != 0 && be32(h + 24) == be32(h + 92);
+  pages_ = uint32_t(std::min<uint64_t>(current ? std::min<uint64_t>(in_header, file_pages) : file_pages, UINT32_MAX));
+  if (root_ < 1 || root_ > int64_t(pages_)) return fail(0, 0, "root page " + std::to_string(root_) + " outside the file");
+  std::vector<uint8_t> seen(pages_ + 1, 0);
+  return walk(uint32_t(root_), 0, seen);
+}
+
+// Collects the leaves under `page` in key order. Each page is visited once: a page reached twice
+// (a cycle, or two parents) is damage.
+bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
+  if (page < 1 || page > pages_) return fail(0, 0, "a child page number " + std::to_string(page) + " outside the file");
+  if (seen[page]) return fail(page, 0, "page reached twice (a cycle in the tree)");
+  if (depth > kMaxDepth) return fail(page, 0, "tree deeper than " + std::to_string(kMaxDepth) + " levels");
+  seen[page] = 1;
+  const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(page - 1) * page_size_;
+  size_t head = page == 1 ? kFileHeader : 0;
+  uint8_t type = p[head];
+  if (type == kLeafTable) {
+    leaves_.push_back(page);
+    return true;
+  }
+  if (type != kInteriorTable)
+    return fail(page, head, "not a table b-tree page (type " + std::to_string(type) + ")");
+  uint32_t cells = be16(p + head + 3);
+  size_t pointers = head + 12;
+  if (pointers + 2 * size_t(cells) > usable_) return fail(page, head + 3, "more cells than the page holds");
+  for (uint32_t i = 0; i < cells; ++i) {
+    uint32_t cell = be16(p + pointers + 2 * i);
+    if (cell < pointers + 2 * cells || cell + 4 > usable_) return fail(page, pointers + 2 * i, "cell pointer outside the page");
+    if (!walk(be32(p + cell), depth + 1, seen)) return false;
+  }
+  return walk(be32(p + head + 8), depth + 1, seen);
+}
+
+void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
+  // Room for every cell of these leaves at once: no regrowth while decoding.
+  size_t cells = 0;
+  for (size_t i = first; i < last && i < leaves_.size(); ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaves_[i] - 1) * page_size_;
+    cells += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
+  }
+  batch.reserve_rows(batch.count + cells);
+  std::string scratch;
+  for (size_t i = first; i < last && i < leaves_.size(); ++i)
+    if (!decode_leaf(leaves_[i], batch, scratch)) return;
+}
+
+bool TableReader::decode_leaf(uint32_t page, RowBatch& batch, std::string& scratch) const {
+  const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(page - 1) * page_size_;
+  const uint8_t* end = p + usable_;
+  size_t head = page == 1 ? kFileHeader : 0;
+  uint32_t cells = be16(p + head + 3);
+  size_t pointers = head + 8;
+  auto stop = [&](size_t offset, const std::string& what) {
+    batch.stop = where(page, offset) + ": " + what;
+    return false;
+  };
+  if (pointers + 2 * size_t(cells) > usable_) return stop(head + 3, "more cells than the page holds");
+  // Payloads up to max_local stay on the page; larger ones spill to overflow pages.
+  const uint64_t max_local = usable_ - 35, min_local = (uint64_t(usable_) - 12) * 32 / 255 - 23;
+  for (uint32_t i = 0; i < cells; ++i) {
+    uint32_t cell = be16(p + pointers + 2 * i);
+    if (cell < pointers + 2 * cells || cell >= usable_) return stop(pointers + 2 * i, "cell pointer outside the page");
+    const uint8_t* c = p + cell;
+    uint64_t size = 0, rowid = 0;
+    size_t n = varint(c, end, size);
+    size_t m = n ? varint(c + n, end, rowid) : 0;
+    if (!m) return stop(cell, "cell header runs past the page");
+    c += n + m;
+    std::string_view payload;
+    if (size <= max_local) {
+      if (size > uint64_t(end - c)) return stop(cell, "payload runs past the page");
+      payload = {reinterpret_cast<const char*>(c), size_t(size)};
+    } else {
+      uint64_t local = min_local + (size - min_local) % (usable_ - 4);
+      if (local > max_local) local = min_local;
+      if (local + 4 > uint64_t(end - c)) return stop(cell, "payload runs past the page");
+      if (size > image_.size()) return stop(cell, "payload larger than the file");
+      if (!gather_overflow({reinterpret_cast<const char*>(c), size_t(local)}, size, be32(c + local), page, cell,
+                           scratch, batch))
+        return false;
+      payload = scratch;
+    }
+    if (!decode_record(payload, page, cell, batch)) return false;
+    batch.last_rowid = int64_t(rowid);
+  }
+  return true;
+}
+
+// A payload that spills: its first part on the leaf, the rest in a chain of overflow pages
+// (each: the next page's number, then content).
+bool TableReader::gather_overflow(std::string_view local, uint64_t total, uint32_t next, uint32_t page, size_t offset,
+                                  std::string& out, RowBatch& batch) const {
+  out.assign(local);
+  uint64_t chain = 0, max_chain = total / (usable_ - 4) + 1;
+  while (out.size() < total) {
+    if (next < 1 || next > pages_ || ++chain > max_chain) {
+      batch.stop = where(page, offset) + ": overflow chain broken at page " + std::to_string(next);
+      return false;
+    }
+    const char* o = image_.data() + size_t(next - 1) * page_size_;
+    size_t take = size_t(std::min<uint64_t>(total - out.size(), usable_ - 4));
+    out.append(o + 4, take);
+    next = be32(reinterpret_cast<const uint8_t*>(o));
+  }
+  return true;
+}
+
+// The record: a header (its size, then one serial type per column) and the values. Columns past
+// the record's last are NULL (rows written before an ALTER TABLE ADD COLUMN).
+bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const {
+  const auto* r = reinterpret_cast<const uint8_t*>(payload.data());
+  const uint8_t* end = r + payload.size();
+  auto stop = [&](const std::string& what) {
+    batch.stop = where(page, offset) + ": " + what;
+    return false;
+  };
+  uint64_t header = 0;
+  size_t n = varint(r, end, header);
+  if (!n || header > payload.size() || header < n) return stop("record header outside its payload");
+  auto [values, present] = batch.next_row();
+  const uint8_t* types = r + n;
+  const uint8_t* types_end = r + header;
+  uint64_t body = header;
+  for (size_t column = 0; column < slot_of_record_.size() && types < types_end; ++column) {
+    uint64_t t = *types;
+    size_t used = t < 0x80 ? 1 : varint(types, types_end, t);
+    if (!used) return stop("record header cut short");
+    types += used;
+    uint64_t bytes = serial_size(t);
+    if (t == 10 || t == 11 || bytes > payload.size() - body) return stop("record value outside its payload");
+    int slot = slot_of_record_[column];
+    if (slot >= 0 && t != 0) {
+      if (t == 7 || t >= 12)
+        return stop(std::string("a ") + (t == 7 ? "REAL" : t & 1 ? "TEXT" : "BLOB") + " value in column " +
+                    std::to_string(column) + " (integers only here)");
+      values[slot] = t == 8 ? 0 : t == 9 ? 1 : be_int(r + body, size_t(bytes));
+      present[slot] = 1;
+    }
+    body += bytes;
+  }
+  batch.commit();
+  return true;
+}
+
+std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
+                                 const std::function<bool(const RowBatch&)>& consume) {
+  constexpr size_t kQueued = 4;  // batches decoded ahead: bounded memory
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<RowBatch> ready;
+  bool finished = false, cancelled = false;
+  std::vector<RowBatch> spare;  // consumed batches, reused: their memory is already mapped
+  std::thread worker([&] {
+    for (size_t first = 0; first < reader.leaf_count(); first += pages_per_batch) {
+      RowBatch batch;
+      {
+        std::lock_guard lock(mutex);
+        if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
+      }
+      batch.columns = columns;
+      batch.count = 0;
+      try {
+        reader.decode(first, first + pages_per_batch, batch);
+      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+        batch.stop = "out of memory while decoding";
+      }
+      bool stopped = !batch.stop.empty();
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return cancelled || ready.size() < kQueued; });
+      if (cancelled) break;
+      ready.push_back(std::move(batch));
+      changed.notify_all();
+      if (stopped) break;
+    }
+    std::lock_guard lock(mutex);
+    finished = true;
+    changed.notify_all();
+  });
+  // Whatever way this returns (a throw from `consume` included), the worker is stopped and joined.
+  struct StopWorker {
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& cancelled;
+    std::thread& worker;
+    ~StopWorker() {
+      {
+        std::lock_guard lock(mutex);
+        cancelled = true;
+        changed.notify_all();
+      }
+      worker.join();
+    }
+  } stop_worker{mutex, changed, cancelled, worker};
+  std::string stop;
+  for (;;) {
+    RowBatch batch;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return finished || !ready.empty(); });
+      if (ready.empty()) break;
+      batch = std::move(ready.front());
+      ready.pop_front();
+      changed.notify_all();
+    }
+    if (!consume(batch)) break;
+    if (!batch.stop.empty()) {
+      stop = batch.stop;
+      break;
+    }
+    std::lock_guard lock(mutex);
+    spare.push_back(std::move(batch));
+  }
+  return stop;
+}
+
+}  // namespace sl::nsys
