@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SIGHTLINE, SAMPLE, check, failures, run_app  # noqa: E402
+from testkit import DATA, SIGHTLINE, SAMPLE, check, check_script_errors, failures, run_app  # noqa: E402
 
 OUTLINE = (200, 0, 90)  # core/present/critical_path_palette.cpp: critical_path_outline_rgb
 
@@ -142,12 +142,7 @@ if state:
     check(state["path_slices"] == [], "plain: overlay has slices without a path")
 
 # Bad arguments are clear errors.
-with tempfile.TemporaryDirectory() as tmp:
-    script = os.path.join(tmp, "s.txt")
-    for bad in ["critical_path instance 99", "critical_path sideways", "critical_path contributor 999999"]:
-        open(script, "w").write(bad + "\n")
-        p = subprocess.run([SIGHTLINE, SAMPLE, "--script", script], capture_output=True, text=True, timeout=60)
-        check(p.returncode == 1 and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")
+check_script_errors(SAMPLE, [(bad, 1) for bad in ["critical_path instance 99", "critical_path sideways", "critical_path contributor 999999"]])
 
 print("FAILED" if failures else "OK", len(failures), "failures")
 sys.exit(1 if failures else 0)

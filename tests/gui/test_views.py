@@ -6,10 +6,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, run_app  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, check_script_errors, failures, run_app  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -110,12 +109,7 @@ for trace in traces:
                   f"{name}: gap not in view")
 
 # Bad commands are clear errors, not crashes.
-with tempfile.TemporaryDirectory() as tmp:
-    script = os.path.join(tmp, "s.txt")
-    for bad, code in [("view nonsense", 2), ("pattern fusion 999999", 1), ("brush latency x y", 1), ("insight 999", 1)]:
-        open(script, "w").write(bad + "\n")
-        p = subprocess.run([SIGHTLINE, SAMPLE, "--script", script], capture_output=True, text=True, timeout=60)
-        check(p.returncode == code and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")
+check_script_errors(SAMPLE, [("view nonsense", 2), ("pattern fusion 999999", 1), ("brush latency x y", 1), ("insight 999", 1)])
 
 print("FAILED" if failures else "OK", len(failures), "failures")
 sys.exit(1 if failures else 0)
