@@ -76,10 +76,12 @@ void register_bench_frame(CLI::App& bench) {
     std::string file;
     std::string format = "text";
     int width = 1600, height = 1000;
+    bool critical_path = false;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file, or a job folder (the rank overview)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--critical-path", options->critical_path, "With the critical-path overlay on (first ProfilerStep)");
   cmd->callback([options] {
     if (is_job_dir(options->file)) {
       ImGui::CreateContext();
@@ -124,11 +126,13 @@ void register_bench_frame(CLI::App& bench) {
     io.IniFilename = nullptr;
     io.DisplaySize = ImVec2(float(options->width), float(options->height));
     io.DeltaTime = 1.f / 60;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the GUI's OpenGL 3 renderer: > 64k vertices per list
     views::load_fonts(1.f);
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
     views::TimelineView& tl = *ws.timeline();
+    if (options->critical_path && ws.panel()) ws.panel()->set_critical_path_overlay(true);
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
     std::vector<std::pair<double, double>> views_to_draw = zoom_script(span);
     std::vector<double> ms;
@@ -158,7 +162,8 @@ void register_bench_frame(CLI::App& bench) {
       std::printf("%s\n", j.str().c_str());
       return;
     }
-    std::printf("file            %s\n", options->file.c_str());
+    std::string overlay = options->critical_path ? " (critical-path overlay: " + std::to_string(tl.path_slices().size()) + " slices)" : "";
+    std::printf("file            %s%s\n", options->file.c_str(), overlay.c_str());
     std::printf("frames          %zu (zoom levels from the whole trace down to ~1 us, with pans)\n", ms.size());
     std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f\n", pct(0.5), pct(0.99), sorted.back());
     std::printf("draw list       %u commands, %u vertices at most\n", max_commands, max_vertices);

@@ -13,6 +13,7 @@
 #include "app/job_open.h"
 #include "core/analysis/job_overview.h"
 #include "core/analysis/common.h"
+#include "core/analysis/critical_path.h"
 #include "core/analysis/idle_time.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/launch_stats.h"
@@ -22,6 +23,7 @@
 #include "core/trace_loader.h"
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
+#include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
 #include "figures/ranks_figure.h"
 #include "figures/roofline_figure.h"
@@ -40,6 +42,8 @@ struct RenderOptions {
   int max_depth = -1;  // -1: the view's default (timeline: every depth; diff: 1)
   size_t top = 8;
   std::optional<int64_t> iteration_a, iteration_b;
+  std::optional<int64_t> instance;  // critical-path: the ProfilerStep instance (from 0)
+  std::string annotation = "ProfilerStep";
   bool quiet = false;
 };
 
@@ -90,6 +94,13 @@ std::string rows_report(const fig::TimelineFigureStats& stats, int max_depth) {
   std::string out = buf;
   if (stats.depth_cut) out += ", " + fig::depth_note(max_depth, stats.depth_cut);
   return out;
+}
+
+std::string path_report(const fig::CriticalPathFigureStats& stats) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%zu rows, %zu path slices, %zu links, %zu strip segments%s", stats.rows, stats.slices, stats.links,
+                stats.strip_segments, stats.skipped ? ", some under a pixel left out" : "");
+  return buf;
 }
 
 // `sightline render CONTROL TEST --view diff`: both runs' compared step and the top changes.
@@ -152,6 +163,20 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
   return stats.failed ? 1 : 0;
 }
 
+// `--view critical-path`: one annotation instance's critical path (as `report --only critical_path`).
+bool critical_path_scene(const RenderOptions& o, const TraceStore& store, const analysis::EventTable& table, const fig::Style& style,
+                         const std::string& title, fig::Scene& scene, fig::CriticalPathFigureStats& stats, std::string& error) {
+  analysis::CriticalPathOptions path_options;
+  path_options.annotation = o.annotation, path_options.instance = o.instance;
+  analysis::CriticalPath path = analysis::critical_path(table, path_options);
+  analysis::IdleCauses idle = analysis::idle_causes(table);
+  fig::CriticalPathFigureOptions options;
+  options.title = title;
+  options.top = o.top;
+  bool ok = fig::critical_path_figure(store, table, path, &idle, style, options, scene, stats, error);
+  return ok;
+}
+
 int render(const RenderOptions& o) {
   auto started = std::chrono::steady_clock::now();
   fig::Format format;
@@ -165,6 +190,8 @@ int render(const RenderOptions& o) {
   if (o.max_depth < -1) return usage("--max-depth wants 0 (top level only) or more");
   if (o.top < 1 || o.top > 50) return usage("--top wants 1 to 50");
   if (o.view != "diff" && (o.iteration_a || o.iteration_b)) return usage("--iteration-a/-b are for --view diff");
+  if (o.view != "critical-path" && (o.instance || o.annotation != "ProfilerStep"))
+    return usage("--instance and --annotation are for --view critical-path");
   TimeNs start = 0, end = 0;
   if (!o.range.empty() && !parse_range(o.range, start, end))
     return usage("--range wants START:END with START < END, e.g. 12.5ms:14ms, 3s:4s or raw µs 1500:2500; got '" + o.range + "'");
@@ -190,6 +217,7 @@ int render(const RenderOptions& o) {
   std::string error;
   bool ok = false;
   fig::TimelineFigureStats stats;
+  fig::CriticalPathFigureStats path_stats;
   std::string details;
   if (o.view == "timeline") {
     analysis::IdleCauses idle = analysis::idle_causes(table);
@@ -209,8 +237,11 @@ int render(const RenderOptions& o) {
     fig::RooflineFigureStats roof_stats;
     ok = fig::roofline_figure(counters, roof, style, title, scene, roof_stats, error);
     details = " (" + std::to_string(roof_stats.points) + " points, " + std::to_string(roof_stats.roofs) + " roofs)";
+  } else if (o.view == "critical-path") {
+    ok = critical_path_scene(o, store, table, style, title, scene, path_stats, error);
+    details = " (" + path_report(path_stats) + ")";
   } else {
-    return usage("--view wants timeline, histogram, breakdown, idle, roofline, diff or ranks; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, roofline, critical-path, diff or ranks; got '" + o.view + "'");
   }
   if (!figure_written(ok, scene, o, format, error)) return 1;
   if (o.view == "timeline") details = " (" + rows_report(stats, o.max_depth) + ")";
@@ -222,7 +253,7 @@ int render(const RenderOptions& o) {
 
 void register_render(CLI::App& app) {
   auto* cmd = app.add_subcommand("render",
-                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline; or of two "
+                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
   cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder for --view ranks")->required()->expected(1, 2);
@@ -232,11 +263,13 @@ void register_render(CLI::App& app) {
                   "compared step start");
   cmd->add_option("--max-depth", o->max_depth,
                   "CPU stacks: slices deeper than N (0 = top level) are not drawn, and counted (default: all; diff: 1)");
-  cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each (default 8)");
+  cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each; critical-path: ops and GPU waits listed (default 8)");
+  cmd->add_option("--instance", o->instance, "critical-path: the annotation instance, from 0 (default: the first complete one)");
+  cmd->add_option("--annotation", o->annotation, "critical-path: the annotation whose instance is drawn (default ProfilerStep)");
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), diff, ranks (a job folder)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), critical-path, diff, ranks (a job folder)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

@@ -210,7 +210,7 @@ Outcome cmd_panel(Call& c) {
 
 // --- output --------------------------------------------------------------------------------
 
-// `export PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]`; no PATH
+// `export PATH [screen|selection|latency|breakdown|idle|critical-path] [width=PX] [scale=S] [theme=T]`; no PATH
 // opens the dialog (for screenshots of it). Returns "" or the error.
 std::string run_export(std::istringstream& in, Tab& tab, views::ExportDialog& exporter) {
   Workspace& ws = *tab.ws;
@@ -374,7 +374,7 @@ const Command kCommands[] = {
     {"quit", "quit: exit with code 0", Needs::Nothing, cmd_quit},
     {"wait", "wait FRAMES: draw FRAMES frames before the next command", Needs::Nothing, cmd_wait},
     {"tab", "tab N: make tab N (from 0) active; the next command waits until it is loaded", Needs::Nothing, cmd_tab},
-    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters), or diff: the diff tab",
+    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path), or diff: the diff tab",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
@@ -389,7 +389,10 @@ const Command kCommands[] = {
     {"idle", "idle STREAM CAUSE | idle next|prev: show the gaps of one idle cause", Needs::Panel, cmd_panel},
     {"counters", "counters kernel|point|operator N | counters click X Y: select a counters row or roofline point, as a "
                  "click (click: at window pixels, hit-tested like the mouse)", Needs::Panel, cmd_panel},
-    {"export", "export [PATH [screen|selection|latency|breakdown|idle] [width=PX] [scale=S] [theme=T]]: "
+    {"critical_path", "critical_path on|off | critical_path instance N | critical_path contributor N: the path overlay on "
+                      "the timeline, the ProfilerStep instance (from 0), select and frame the Nth longest contributor",
+     Needs::Panel, cmd_panel},
+    {"export", "export [PATH [screen|selection|latency|breakdown|idle|roofline|critical-path] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
     {"state", "state OUT.json: what the views show, as JSON (for tests)", Needs::Nothing, cmd_state},

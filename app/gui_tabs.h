@@ -55,6 +55,7 @@ bool with_export_sources(Tab& tab, F use) {
   views::Workspace& ws = *tab.ws;
   if (!ws.timeline() || !ws.store()) return false;
   views::ExportSources sources{*ws.store(), ws.model(), *ws.timeline(), ws.timeline()->show_idle};
+  if (ws.panel()) sources.critical_path = ws.panel()->critical_path.path();
   if (!tab.ws_b) return use(sources), true;
   if (!tab.diff || !tab.diff->result() || !tab.ws_b->store()) return false;
   views::DiffSources diff{*ws.store(), *tab.ws_b->store(), *tab.diff->result(), ws.path(), tab.ws_b->path(),

@@ -100,6 +100,9 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     ImGui::Separator();
     ImGui::MenuItem("Idle-cause overlay", nullptr, &tl->show_idle);
     ImGui::MenuItem("Launch and flow arrows", nullptr, &tl->show_flows);
+    if (views::AnalysisPanel* panel = ws.panel())
+      if (ImGui::MenuItem("Critical path", nullptr, panel->critical_path.overlay()))
+        panel->set_critical_path_overlay(!panel->critical_path.overlay());
     ImGui::Separator();
     if (ImGui::MenuItem("Dark theme", nullptr, tl->theme == views::Theme::Dark)) {
       tl->theme = tl->theme == views::Theme::Dark ? views::Theme::Light : views::Theme::Dark;
@@ -805,6 +808,14 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
       w.null();
     }
     w.field("highlights", uint64_t(tl->highlights().size()));
+    // The critical-path overlay's slices (all of them: a path has at most a few thousand), and
+    // how many outlines and arrows the last frame drew.
+    w.key("path_slices").begin_array();
+    for (SliceRef p : tl->path_slices())
+      w.begin_object().field("track", p.track).field("index", p.index).field("name", s.name(p)).field("start_ns", s.start(p))
+          .field("dur_ns", s.dur(p)).end_object();
+    w.end_array();
+    w.field("path_outlined", st.path_outlined).field("path_links_drawn", st.path_links_drawn);
     // The highlighted slices themselves (capped), so tests can compare them with an analysis.
     w.key("highlighted").begin_array();
     for (size_t i = 0; i < tl->highlights().size() && i < 20000; ++i) {

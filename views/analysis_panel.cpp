@@ -18,6 +18,7 @@ const char* panel_tab_name(PanelTab tab) {
     case PanelTab::Breakdowns: return "breakdown";
     case PanelTab::Insights: return "insights";
     case PanelTab::Counters: return "counters";
+    case PanelTab::CriticalPath: return "critical-path";
   }
   return "";
 }
@@ -33,7 +34,7 @@ bool AnalysisPanel::show(const std::string& name) {
 }
 
 void AnalysisPanel::draw() {
-  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Counters"};
+  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Counters", "Critical path"};
   if (!ImGui::BeginTabBar("analysis", ImGuiTabBarFlags_None)) return;
   for (int t = 0; t <= kLastPanelTab; ++t) {
     ImGuiTabItemFlags flags = force_ > 0 && int(active_) == t ? ImGuiTabItemFlags_SetSelected : 0;
@@ -48,12 +49,26 @@ void AnalysisPanel::draw() {
       case PanelTab::Breakdowns: breakdown.draw(ctx_); break;
       case PanelTab::Insights: insights.draw(ctx_); break;
       case PanelTab::Counters: counters.draw(ctx_); break;
+      case PanelTab::CriticalPath: critical_path.draw(ctx_); break;
     }
     ImGui::EndChild();
     ImGui::EndTabItem();
   }
   if (force_ > 0) --force_;
   ImGui::EndTabBar();
+}
+
+// critical_path on|off | critical_path instance N | critical_path contributor N
+std::string AnalysisPanel::critical_path_command(std::istringstream& in) {
+  std::string what;
+  int64_t n = -1;
+  in >> what;
+  if (what == "on" || what == "off") return critical_path.set_overlay(ctx_, what == "on"), "";
+  show("critical-path");
+  if (!(in >> n)) return "critical_path wants on|off, instance N or contributor N";
+  if (what == "instance") return critical_path.pick_instance(ctx_, n) ? "" : "no critical path for instance " + std::to_string(n);
+  if (what == "contributor") return n >= 0 && critical_path.open_contributor(ctx_, size_t(n)) ? "" : "no contributor " + std::to_string(n);
+  return "critical_path wants on|off, instance N or contributor N";
 }
 
 std::string AnalysisPanel::command(const std::string& verb, const std::string& args) {
@@ -130,6 +145,7 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
                                                                                    : counters.select_operator(ctx_, n);
     return ok ? "" : "no counters " + what + " " + std::to_string(n);
   }
+  if (verb == "critical_path") return critical_path_command(in);
   return "unknown command '" + verb + "'";
 }
 
@@ -148,6 +164,8 @@ void AnalysisPanel::write_state(JsonWriter& w) const {
   insights.write_state(w);
   w.key("counters");
   counters.write_state(w);
+  w.key("critical_path");
+  critical_path.write_state(w, ctx_);
   w.end_object();
 }
 

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "core/json_writer.h"
 #include "views/breakdown_view.h"
 #include "views/cupti_counters_view.h"
+#include "views/critical_path_view.h"
 #include "views/idle_view.h"
 #include "views/insights_view.h"
 #include "views/latency_view.h"
@@ -15,8 +17,8 @@
 
 namespace sl::views {
 
-enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters };
-constexpr int kLastPanelTab = int(PanelTab::Counters);
+enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters, CriticalPath };
+constexpr int kLastPanelTab = int(PanelTab::CriticalPath);
 
 class AnalysisPanel {
 public:
@@ -24,7 +26,8 @@ public:
       : ctx_{store, model, timeline} {}
 
   void draw();  // fills the current window
-  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, counters, diff).
+  // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, counters, diff;
+  // and critical-path).
   bool show(const std::string& name);
   // Script commands other than `view`; returns "" on success or the error to report.
   std::string command(const std::string& verb, const std::string& args);
@@ -37,8 +40,13 @@ public:
   BreakdownView breakdown;
   InsightsView insights;
   CuptiCountersView counters;
+  CriticalPathView critical_path;
+  // View > Critical path: the path overlay on the timeline (computes the path when first asked).
+  void set_critical_path_overlay(bool on) { critical_path.set_overlay(ctx_, on); }
 
 private:
+  std::string critical_path_command(std::istringstream& in);
+
   ViewContext ctx_;
   PanelTab active_ = PanelTab::Details;
   int force_ = 0;  // frames left to force active_'s tab open

@@ -25,6 +25,7 @@ std::optional<ExportWhat> figure_of_tab(PanelTab tab) {
     case PanelTab::Breakdowns: return ExportWhat::Breakdown;
     case PanelTab::Idle: return ExportWhat::Idle;
     case PanelTab::Counters: return ExportWhat::Roofline;
+    case PanelTab::CriticalPath: return ExportWhat::CriticalPath;
     default: return std::nullopt;
   }
 }

@@ -43,7 +43,7 @@ private:
   std::optional<ExportResult> last_;
 };
 
-// The analysis figure a lower tab has, if any (Launch latency, Breakdowns, Idle time).
+// The analysis figure a lower tab has, if any (Launch latency, Breakdowns, Idle time, Critical path).
 std::optional<ExportWhat> figure_of_tab(PanelTab tab);
 
 }  // namespace sl::views

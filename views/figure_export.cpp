@@ -11,6 +11,7 @@
 
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
+#include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
 #include "figures/roofline_figure.h"
 
@@ -64,6 +65,23 @@ bool diff_scene(const ExportSources& src, const fig::Style& style, fig::Scene& s
   return true;
 }
 
+// The Critical path view's iteration, or the default one when the view has not computed any.
+bool critical_path_scene(const ExportSources& src, const fig::Style& style, fig::Scene& scene, ExportResult& r) {
+  if (!src.model) return fail(r, "the analyses are not computed for this trace");
+  const analysis::Report& report = src.model->report;
+  analysis::CriticalPath computed;
+  if (!src.critical_path) computed = analysis::critical_path(report.table);
+  const analysis::CriticalPath& path = src.critical_path ? *src.critical_path : computed;
+  fig::CriticalPathFigureOptions o;
+  o.title = r.request.title;
+  fig::CriticalPathFigureStats stats;
+  const analysis::IdleCauses* idle = report.causes ? &*report.causes : nullptr;
+  if (!fig::critical_path_figure(src.store, report.table, path, idle, style, o, scene, stats, r.error)) return false;
+  r.start = path.start, r.end = path.end;
+  r.timeline.tracks = stats.rows, r.timeline.slices = stats.slices;
+  return true;
+}
+
 bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& scene, ExportResult& r) {
   const analysis::Report* report = src.model ? &src.model->report : nullptr;
   const std::string& title = r.request.title;
@@ -86,6 +104,7 @@ bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& 
     case ExportWhat::Idle:
       if (!report || !report->causes) return fail(r, "the idle causes are not computed for this trace");
       return fig::idle_figure(*report->causes, style, title, scene, r.error);
+    case ExportWhat::CriticalPath: return critical_path_scene(src, style, scene, r);
     case ExportWhat::Diff: return diff_scene(src, style, scene, r);
     case ExportWhat::Roofline: {
       if (!report || !report->cupti) return fail(r, "the CUPTI counters are not computed for this trace");
@@ -106,6 +125,7 @@ const char* export_what_name(ExportWhat what) {
     case ExportWhat::Latency: return "latency";
     case ExportWhat::Breakdown: return "breakdown";
     case ExportWhat::Idle: return "idle";
+    case ExportWhat::CriticalPath: return "critical-path";
     case ExportWhat::Diff: return "diff";
     case ExportWhat::Roofline: return "roofline";
   }
@@ -119,6 +139,7 @@ const char* export_what_label(ExportWhat what) {
     case ExportWhat::Latency: return "Launch latency histogram";
     case ExportWhat::Breakdown: return "Breakdowns (GPU time, top kernels)";
     case ExportWhat::Idle: return "Idle time by cause";
+    case ExportWhat::CriticalPath: return "Critical path of the iteration, shares and what would shorten it";
     case ExportWhat::Diff: return "Diff: the compared step of both runs, by change";
     case ExportWhat::Roofline: return "Roofline (CUPTI counters)";
   }

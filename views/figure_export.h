@@ -18,8 +18,8 @@ namespace sl::views {
 
 // What to export. A new kind is one enumerator here, its name in export_what_name, and one case in
 // export_figure's switch.
-enum class ExportWhat { Screen, Selection, Latency, Breakdown, Idle, Diff, Roofline };
-constexpr int kExportWhatCount = int(ExportWhat::Roofline) + 1;
+enum class ExportWhat { Screen, Selection, Latency, Breakdown, Idle, Diff, Roofline, CriticalPath };
+constexpr int kExportWhatCount = int(ExportWhat::CriticalPath) + 1;
 
 const char* export_what_name(ExportWhat what);   // script names: screen, selection, latency, ...
 const char* export_what_label(ExportWhat what);  // dialog labels
@@ -52,6 +52,8 @@ struct ExportSources {
   const TimelineView& timeline;
   bool idle_overlay = true;  // the timeline's overlay is on: draw the idle gaps too
   const DiffSources* diff = nullptr;
+  // The Critical path view's path (its chosen iteration); null: the first complete ProfilerStep.
+  const analysis::CriticalPath* critical_path = nullptr;
 };
 
 struct ExportResult {

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/idle_time.h"
 #include "core/data_range.h"
 #include "core/format.h"
 #include "core/short_names.h"
 #include "core/track_names.h"
+#include "core/present/critical_path_palette.h"
 #include "core/present/palette.h"
 #include "views/range_stats.h"
 #include "core/present/time_axis.h"
@@ -183,6 +185,28 @@ void TimelineView::set_highlights(std::vector<SliceRef> slices) {
   match_cursor_ = 0;
 }
 
+void TimelineView::set_path(PathOverlay path) {
+  std::sort(path.slices.begin(), path.slices.end());
+  path.slices.erase(std::unique(path.slices.begin(), path.slices.end()), path.slices.end());
+  auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
+  std::sort(path.links.begin(), path.links.end(), [&](const auto& a, const auto& b) { return min_ts(a) < min_ts(b); });
+  path_rows_.assign(store_.tracks.size(), {});
+  path_max_dur_.assign(store_.tracks.size(), 0);
+  for (SliceRef s : path.slices) {  // sorted by (track, index): rows come by start within a track
+    path_rows_[s.track].push_back(s.index);
+    path_max_dur_[s.track] = std::max(path_max_dur_[s.track], store_.dur(s));
+  }
+  path_max_span_ = 0;
+  for (const auto& l : path.links) path_max_span_ = std::max(path_max_span_, std::abs(l.to_ts - l.from_ts));
+  path_ = std::move(path);
+}
+
+bool TimelineView::on_path(SliceRef s) const {
+  if (s.track >= path_rows_.size()) return false;
+  const auto& rows = path_rows_[s.track];
+  return std::binary_search(rows.begin(), rows.end(), s.index);
+}
+
 void TimelineView::set_idle_gaps(std::vector<IdleGapMark> gaps) {
   for (auto& g : gaps_) g.clear();
   std::vector<TimeNs> idle(store_.tracks.size(), 0);
@@ -245,7 +269,16 @@ void TimelineView::step_match(int direction) {
   select(highlights_[match_cursor_], true);
 }
 
+// With a path shown, everything off it fades towards the background so the path stands out.
 ImU32 TimelineView::slice_color(SliceRef s) const {
+  ImU32 c = base_slice_color(s);
+  if (!path_shown() || on_path(s)) return c;
+  int bg = theme == Theme::Light ? 238 : 36;  // near the background, a touch apart so slices still read as slices
+  auto fade = [&](int shift) { return ImU32((int((c >> shift) & 0xFF) * 15 + bg * 85) / 100) << shift; };
+  return fade(IM_COL32_R_SHIFT) | fade(IM_COL32_G_SHIFT) | fade(IM_COL32_B_SHIFT) | (0xFFu << IM_COL32_A_SHIFT);
+}
+
+ImU32 TimelineView::base_slice_color(SliceRef s) const {
   if (color_override)
     if (std::optional<ImU32> c = color_override(s)) return *c;
   const SliceColumns& c = store_.slices(s.track);
@@ -378,6 +411,7 @@ void TimelineView::draw(ImVec2 size) {
   handle_input(ImVec2(canvas_x0_, view_min.y), ImVec2(canvas_x1_, view_max.y));
   ns_per_px_ = (t1_ - t0_) / std::max(1.f, canvas_x1_ - canvas_x0_);
   draw_rows(rows_dl, ImVec2(rows_min.x, rows_min.y), view_max, scroll_y);
+  if (path_shown()) draw_path_links(rows_dl, canvas_x0_, canvas_x1_);
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
   draw_track_menu();
@@ -737,6 +771,7 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
     for (auto h = lo; h != highlights_.end() && double(store_.start(*h)) <= t1_ && budget-- > 0; ++h)
       outline(*h, IM_COL32(230, 159, 0, 255), 2);
   }
+  if (path_shown()) outline_path(dl, row, x0, y, x1);
   if (selected_.valid()) outline(selected_, light ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), 2.5f);
   if (hovered_.valid() && hovered_.track == row.track && track.row_of(hovered_.index) == row.lane_row && !fold_hovered_ &&
       mouse_in_row)
@@ -884,6 +919,62 @@ void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
     float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
     dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, ink, 1.8f);
     dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - 7, b.y - 4), ImVec2(b.x - 7, b.y + 4), ink);
+  }
+}
+
+// The path's slices on this lane, in view: a visible outline however narrow the slice (a path
+// slice inside a folded run still shows). Bounded: path slices starting in the view, capped.
+void TimelineView::outline_path(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
+  const SliceColumns& c = store_.slices(row.track);
+  const auto& rows = path_rows_[row.track];
+  if (rows.empty()) return;
+  present::Rgb rgb = present::critical_path_outline_rgb();
+  ImU32 color = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
+  TimeNs from = TimeNs(t0_) - path_max_dur_[row.track];
+  auto it = std::partition_point(rows.begin(), rows.end(), [&](uint32_t r) { return c.start[r] < from; });
+  int budget = 4000;
+  float last_b = -1e9f;
+  for (; it != rows.end() && double(c.start[*it]) <= t1_ && budget > 0; ++it) {
+    uint32_t r = *it;
+    if (store_.tracks[row.track].row_of(r) != row.lane_row || double(c.end(r)) < t0_) continue;
+    float a = x_of(double(c.start[r])), b = std::max(x_of(double(c.end(r))), a + 3);
+    if (b <= last_b) continue;  // inside the previous outline at this zoom: nothing new to draw
+    last_b = b, --budget;
+    dl->AddRect(ImVec2(std::max(a, x0) - 1, y), ImVec2(std::min(b, x1) + 1, y + lane_height_), color, 0, 0, 2.5f);
+    ++stats_.path_outlined;
+  }
+}
+
+// The path's links between slices whose span meets the view, as arrows in their kind's colour;
+// an end off screen is drawn to the edge. Bounded by pixels: links under a pixel are skipped, and
+// so is a link whose ends fall on the same 2-px cells as one already drawn (zoomed out, hundreds
+// of launches stack on one spot), then a budget.
+void TimelineView::draw_path_links(ImDrawList* dl, float x0, float x1) {
+  auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
+  TimeNs from = TimeNs(t0_) - path_max_span_;
+  auto it = std::partition_point(path_.links.begin(), path_.links.end(), [&](const auto& l) { return min_ts(l) < from; });
+  std::unordered_set<uint64_t> drawn;
+  auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
+  int budget = 600;
+  for (; it != path_.links.end() && double(min_ts(*it)) <= t1_ && budget > 0; ++it) {
+    const PathOverlay::Link& l = *it;
+    if (double(std::max(l.from_ts, l.to_ts)) < t0_) continue;
+    float ya = row_y_of(l.from), yb = row_y_of(l.to);
+    if (std::isnan(ya) || std::isnan(yb)) continue;
+    ImVec2 a(std::clamp(x_of(double(l.from_ts)), x0, x1), ya + lane_height_ * 0.5f);
+    ImVec2 b(std::clamp(x_of(double(l.to_ts)), x0, x1), yb + lane_height_ * 0.5f);
+    if (std::fabs(b.x - a.x) < 1 && std::fabs(b.y - a.y) < 1) continue;
+    if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
+    --budget;
+    ++stats_.path_links_drawn;
+    if (a.y == b.y || std::fabs(b.x - a.x) < 4) {
+      dl->AddLine(a, b, l.color, 2.f);
+    } else {
+      float bend = std::clamp(std::fabs(b.x - a.x) * 0.3f, 6.f, 40.f);
+      dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, l.color, 2.f, 12);
+    }
+    float dir = b.x >= a.x ? 1.f : -1.f;
+    dl->AddTriangleFilled(b, ImVec2(b.x - 7 * dir, b.y - 4), ImVec2(b.x - 7 * dir, b.y + 4), l.color);
   }
 }
 

@@ -38,6 +38,19 @@ struct DisplayRow {
 struct TimelineStats {
   uint32_t rows_drawn = 0, slices_drawn = 0, folded_blocks = 0, gaps_drawn = 0, counter_columns = 0;
   uint32_t draw_commands = 0, draw_vertices = 0;
+  uint32_t path_outlined = 0, path_links_drawn = 0;  // the path overlay, last frame
+};
+
+// A path drawn over the rows (the critical path): its slices outlined, its links between slices
+// as arrows in their kind's colour, every other slice dimmed. Empty slices = no overlay.
+struct PathOverlay {
+  struct Link {
+    SliceRef from, to;
+    TimeNs from_ts = 0, to_ts = 0;
+    ImU32 color = 0;
+  };
+  std::vector<SliceRef> slices;
+  std::vector<Link> links;
 };
 
 // What the user made of a view, kept across a store swap (live capture snapshots): tracks are
@@ -72,6 +85,9 @@ public:
   void set_highlights(std::vector<SliceRef> slices);
   const std::vector<SliceRef>& highlights() const { return highlights_; }
   void set_idle_gaps(std::vector<IdleGapMark> gaps);
+  void set_path(PathOverlay path);
+  bool path_shown() const { return !path_.slices.empty(); }
+  const std::vector<SliceRef>& path_slices() const { return path_.slices; }  // sorted (track, index)
   double view_start() const { return t0_; }
   double view_end() const { return t1_; }
   std::pair<TimeNs, TimeNs> range_selection() const { return {range_a_, range_b_}; }
@@ -153,6 +169,10 @@ private:
   void draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1);
   void draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, float x1, float height);
   void draw_flows(ImDrawList* dl, float x0, float x1);
+  void draw_path_links(ImDrawList* dl, float x0, float x1);
+  void outline_path(ImDrawList* dl, const Row& row, float x0, float y, float x1);
+  bool on_path(SliceRef s) const;
+  ImU32 base_slice_color(SliceRef s) const;
   void draw_header(ImDrawList* dl, const Row& row, float x, float y, float width);
   void draw_track_menu();
   float draw_legend(ImDrawList* dl, ImVec2 min, float width);
@@ -183,6 +203,10 @@ private:
   float content_height_ = 0;
   SliceRef selected_, hovered_;
   std::vector<SliceRef> highlights_;
+  PathOverlay path_;                              // links by min(from_ts, to_ts)
+  std::vector<std::vector<uint32_t>> path_rows_;  // per track: path slice rows, by start
+  std::vector<TimeNs> path_max_dur_;              // per track: longest path slice
+  TimeNs path_max_span_ = 0;                      // longest link
   size_t match_cursor_ = 0;
   bool dragging_ = false, range_dragging_ = false, following_ = false;
   ImVec2 drag_origin_{};

@@ -67,6 +67,21 @@ void add_critical_path_tables(const CriticalPath& p, std::vector<Table>& out) {
   out.push_back(std::move(s));
 }
 
+// critical_path_edges: the path itself, edge by edge (the slices the GUI's overlay outlines).
+void add_critical_path_edges(const EventTable& table, const CriticalPath& p, std::vector<Table>& out) {
+  Table e{"critical_path_edges", {"step", "from", "from_start_us", "from_node", "to", "to_start_us", "to_node", "weight_us", "bound_by"}};
+  auto node = [](bool start) { return C::str(start ? "start" : "end"); };
+  for (size_t i = 0; i < p.path.size(); ++i) {
+    const CriticalPathEdge& edge = p.path[i];
+    const Row& from = table.rows[edge.from_row];
+    const Row& to = table.rows[edge.to_row];
+    e.rows.push_back({C::integer(int64_t(i)), C::str(std::string(table.name(from))), C::ns(from.ts), node(edge.from_start),
+                      C::str(std::string(table.name(to))), C::ns(to.ts), node(edge.to_start), C::ns(edge.weight),
+                      C::str(std::string(bound_by_name(edge.bound_by)))});
+  }
+  out.push_back(std::move(e));
+}
+
 // cupti_counters: one row per profiled kernel; cupti_counters_by_operator (Sightline mode): the
 // same summed per innermost operator. (HTA) a metric a range lacks reads -1, HTA's default.
 void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out) {
@@ -268,7 +283,10 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(t));
   }
   if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
-  if (r.critical_path && r.critical_path->valid) add_critical_path_tables(*r.critical_path, out);
+  if (r.critical_path && r.critical_path->valid) {
+    add_critical_path_tables(*r.critical_path, out);
+    add_critical_path_edges(r.table, *r.critical_path, out);
+  }
   return out;
 }
 

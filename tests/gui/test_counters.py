@@ -4,12 +4,11 @@ Xvfb, driven by `view counters` and `counters kernel|point|operator N` (the call
 row or a roofline point makes), checked against the trace JSON and the app's state dump."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SHARED, SIGHTLINE, check, failures, run_app  # noqa: E402
+from testkit import DATA, SHARED, check, check_script_errors, failures, run_app  # noqa: E402
 
 TRACE = os.path.join(DATA, "cupti_roofline_handmade.json")
 # Where to keep the screenshots for a person to look at (unset: they are only checked).
@@ -135,12 +134,7 @@ if state:
     check(dark > 200, f"no counters: the note is not drawn ({dark} dark pixels)")
 
 # Bad commands are clear errors.
-with tempfile.TemporaryDirectory() as tmp:
-    script = os.path.join(tmp, "s.txt")
-    for bad in ["counters point 99", "counters nonsense 1", "view counters\nwait 3\ncounters click 3 3"]:
-        open(script, "w").write(bad + "\n")
-        p = subprocess.run([SIGHTLINE, TRACE, "--script", script], capture_output=True, text=True, timeout=60)
-        check(p.returncode == 1 and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")
+check_script_errors(TRACE, [(bad, 1) for bad in ["counters point 99", "counters nonsense 1", "view counters\nwait 3\ncounters click 3 3"]])
 
 print("FAILED" if failures else "OK", len(failures), "failures")
 sys.exit(1 if failures else 0)

@@ -6,10 +6,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
+from testkit import DATA, SAMPLE, SHARED, SIGHTLINE, check, check_script_errors, failures, run_app  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,16 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(trace, lines, size="1600x1000", shot=True):
-    with tempfile.TemporaryDirectory() as tmp:
-        script, png, state = (os.path.join(tmp, n) for n in ("s.txt", "s.png", "s.json"))
-        tail = ["wait 2"] + ([f"screenshot {png}"] if shot else []) + [f"state {state}", "quit"]
-        with open(script, "w") as f:
-            f.write("\n".join(lines + tail) + "\n")
-        p = subprocess.run([SIGHTLINE, trace, "--script", script, "--size", size], capture_output=True, text=True, timeout=180)
-        if p.returncode != 0:
-            check(False, f"{os.path.basename(trace)} {lines}: exit {p.returncode}: {p.stderr.strip()}")
-            return None, None
-        return json.load(open(state)), (read_png(png) if shot else None)
+    return run_app(trace, lines, size=size)
 
 
 def report(trace):
@@ -119,12 +109,7 @@ for trace in traces:
                   f"{name}: gap not in view")
 
 # Bad commands are clear errors, not crashes.
-with tempfile.TemporaryDirectory() as tmp:
-    script = os.path.join(tmp, "s.txt")
-    for bad, code in [("view nonsense", 2), ("pattern fusion 999999", 1), ("brush latency x y", 1), ("insight 999", 1)]:
-        open(script, "w").write(bad + "\n")
-        p = subprocess.run([SIGHTLINE, SAMPLE, "--script", script], capture_output=True, text=True, timeout=60)
-        check(p.returncode == code and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")
+check_script_errors(SAMPLE, [("view nonsense", 2), ("pattern fusion 999999", 1), ("brush latency x y", 1), ("insight 999", 1)])
 
 print("FAILED" if failures else "OK", len(failures), "failures")
 sys.exit(1 if failures else 0)

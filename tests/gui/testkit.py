@@ -89,3 +89,15 @@ def run_app(trace, lines, keep_as=None, size="1600x1000", wait=2):
         if keep_as:
             shutil.copy(png, keep_as)
         return json.load(open(state)), read_png(png)
+
+
+def check_script_errors(trace, cases):
+    """Each (script text, exit code) run on `trace`: the app must exit with that code and say why
+    on a `sightline: script:` line (bad commands are clear errors, never crashes)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "s.txt")
+        for bad, code in cases:
+            with open(script, "w") as f:
+                f.write(bad + "\n")
+            p = subprocess.run([SIGHTLINE, trace, "--script", script], capture_output=True, text=True, timeout=60)
+            check(p.returncode == code and "sightline: script:" in p.stderr, f"'{bad}': exit {p.returncode}, {p.stderr.strip()}")

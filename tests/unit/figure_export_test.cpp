@@ -151,7 +151,7 @@ TEST_CASE("export: analysis views of the sample trace from its analysis model") 
   auto model = sl::views::build_analysis_model(*loaded.store);
   sl::views::TimelineView tl(*loaded.store);
   sl::views::ExportSources src{*loaded.store, model.get(), tl, true};
-  for (ExportWhat what : {ExportWhat::Latency, ExportWhat::Breakdown, ExportWhat::Idle}) {
+  for (ExportWhat what : {ExportWhat::Latency, ExportWhat::Breakdown, ExportWhat::Idle, ExportWhat::CriticalPath}) {
     sl::views::ExportRequest q;
     q.what = what;
     q.path = temp_file("view.png").string();
