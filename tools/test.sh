@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the dependencies, then builds and runs every test: Release, ASan+UBSan, and a short
-# libFuzzer run of the loader. CI runs exactly this (.ci/run).
+# libFuzzer run of every reader of outside bytes. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -10,5 +10,5 @@ for preset in release asan; do
   ctest --preset "$preset"
 done
 cmake --preset fuzz
-cmake --build --preset fuzz --target fuzz_loader fuzz_nsys fuzz_nsys_btree fuzz_snapshot
+cmake --build --preset fuzz --target fuzzers
 ctest --preset fuzz -R "^fuzz"
