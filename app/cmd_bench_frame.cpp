@@ -26,6 +26,21 @@ double thread_cpu_ms() {
 
 // The script: the whole span, then zooming in ×1.5 per frame towards five points down to ~1 µs
 // across, panning at each level; every zoom level is visited.
+// One full-window ImGui frame drawing `view`, in thread CPU ms (what the frame costs us, not
+// the scheduler's share of a shared machine).
+template <class View>
+double timed_frame(const ImGuiIO& io, View& view) {
+  double t0 = thread_cpu_ms();
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration);
+  view.draw(ImGui::GetContentRegionAvail());
+  ImGui::End();
+  ImGui::Render();
+  return thread_cpu_ms() - t0;
+}
+
 std::vector<std::pair<double, double>> zoom_script(double span) {
   std::vector<std::pair<double, double>> views_to_draw{{0, span}};  // never empty, even for a tiny trace
   for (double center : {0.1, 0.3, 0.5, 0.7, 0.9}) {
@@ -56,15 +71,7 @@ std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& rank
   job.select_worst_skew();
   for (auto [a, b] : zoom_script(std::max<double>(double(job.span()), 1000))) {
     job.zoom_to(a, b);
-    double t0 = thread_cpu_ms();
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
-    ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration);
-    job.draw(ImGui::GetContentRegionAvail());
-    ImGui::End();
-    ImGui::Render();
-    ms.push_back(thread_cpu_ms() - t0);
+    ms.push_back(timed_frame(io, job));
   }
   return ms;
 }
@@ -139,15 +146,7 @@ void register_bench_frame(CLI::App& bench) {
     uint32_t max_commands = 0, max_vertices = 0;
     for (auto [a, b] : views_to_draw) {
       tl.zoom_to(a, b);
-      double t0 = thread_cpu_ms();
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(io.DisplaySize);
-      ImGui::Begin("main", nullptr, ImGuiWindowFlags_NoDecoration);
-      tl.draw(ImGui::GetContentRegionAvail());
-      ImGui::End();
-      ImGui::Render();
-      ms.push_back(thread_cpu_ms() - t0);
+      ms.push_back(timed_frame(io, tl));
       max_commands = std::max(max_commands, uint32_t(ImGui::GetDrawData()->CmdListsCount ? tl.stats().draw_commands : 0));
       max_vertices = std::max(max_vertices, uint32_t(ImGui::GetDrawData()->TotalVtxCount));
     }
