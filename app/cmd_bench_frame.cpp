@@ -26,6 +26,22 @@ double thread_cpu_ms() {
 
 // The script: the whole span, then zooming in ×1.5 per frame towards five points down to ~1 µs
 // across, panning at each level; every zoom level is visited.
+// An ImGui context with no window: fonts built, the display size of the GUI's window, vertex
+// offsets on as the GUI's OpenGL 3 renderer has them (> 64k vertices per draw list).
+ImGuiIO& headless_context(int width, int height) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(float(width), float(height));
+  io.DeltaTime = 1.f / 60;
+  io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+  views::load_fonts(1.f);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  return io;
+}
+
 // One full-window ImGui frame drawing `view`, in thread CPU ms (what the frame costs us, not
 // the scheduler's share of a shared machine).
 template <class View>
@@ -91,16 +107,7 @@ void register_bench_frame(CLI::App& bench) {
   cmd->add_flag("--critical-path", options->critical_path, "With the critical-path overlay on (first ProfilerStep)");
   cmd->callback([options] {
     if (is_job_dir(options->file)) {
-      ImGui::CreateContext();
-      ImGuiIO& io = ImGui::GetIO();
-      io.IniFilename = nullptr;
-      io.DisplaySize = ImVec2(float(options->width), float(options->height));
-      io.DeltaTime = 1.f / 60;
-      io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the GUI's OpenGL 3 renderer: > 64k vertices per list
-      views::load_fonts(1.f);
-      unsigned char* pixels = nullptr;
-      int w = 0, h = 0;
-      io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+      ImGuiIO& io = headless_context(options->width, options->height);
       size_t ranks = 0;
       std::vector<double> ms = job_frames(options->file, io, ranks);
       ImGui::DestroyContext();
@@ -128,16 +135,7 @@ void register_bench_frame(CLI::App& bench) {
       exit_code = 1;
       return;
     }
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(float(options->width), float(options->height));
-    io.DeltaTime = 1.f / 60;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the GUI's OpenGL 3 renderer: > 64k vertices per list
-    views::load_fonts(1.f);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    ImGuiIO& io = headless_context(options->width, options->height);
     views::TimelineView& tl = *ws.timeline();
     if (options->critical_path && ws.panel()) ws.panel()->set_critical_path_overlay(true);
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
