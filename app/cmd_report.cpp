@@ -279,7 +279,7 @@ void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, c
   std::printf("  %-22s %.2f ms\n", "every rank's analyses", full.ranks * 1000.0);
   std::printf("  %-22s %.2f ms\n", "collectives", full.collectives * 1000.0);
   if (realign)
-    std::printf("realign %s (median/%d) %.2f ms reusing the rank summaries; %.2f ms summarising every rank again\n",
+    std::printf("realign %s (median/%d) %.3f ms reusing the rank summaries; %.3f ms summarising every rank again\n",
                 align.c_str(), repeat, realign->realign * 1000.0, realign->rebuild * 1000.0);
 }
 

@@ -227,6 +227,49 @@ TEST_CASE("job: bad input gives clear errors") {
     REQUIRE(report.collectives);
     CHECK(report.collectives->instances.size() == 4);
   }
+  SUBCASE("corrupt rank files fail alone or are skipped, with the reason; the job still reports") {
+    TempDir dir("corrupt");
+    std::string good = straggler_rank(0);
+    dir.write("rank_0.json", good);
+    dir.write("rank_1.json", "");                                   // empty file
+    std::string binary;
+    for (int i = 0; i < 4000; ++i) binary += char((i * 7919 + 13) % 256);
+    dir.write("rank_2.json", binary);                               // not JSON at all
+    std::string z = sl::test::gzip(straggler_rank(3));
+    for (size_t i = 20; i < 60; ++i) z[i] = char(z[i] ^ 0x5a);
+    dir.write("rank_3.json.gz", z);                                 // corrupt deflate data
+    dir.write("rank_4.json.gz", R"(not gzip {"traceEvents": []})");  // .gz that is not gzip
+    dir.write("rank_5.json", R"({"traceEvents": 5})");              // events not an array
+    dir.write("rank_6.json", R"({"traceEvents": [)" + std::string(100000, '['));  // deep and cut
+    std::string half = sl::test::gzip(straggler_rank(7));
+    dir.write("rank_7.json.gz", half.substr(0, half.size() / 2));   // gzip cut in the middle
+    JobResult r = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    std::map<int64_t, std::string> failed;
+    for (const JobRank& rank : r.job->ranks)
+      if (!rank.ok()) failed[rank.rank] = rank.error.to_string();
+    CHECK(failed.size() == 4);
+    CHECK(failed[1].find("empty file") != std::string::npos);
+    CHECK(failed[3].find("corrupt or truncated gzip data") != std::string::npos);
+    CHECK(failed[5].find("\"traceEvents\" is not an array") != std::string::npos);
+    CHECK(failed[6].find("unexpected end of file") != std::string::npos);
+    for (auto& [rank, error] : failed) CHECK(error.find("rank_" + std::to_string(rank) + ".json") != std::string::npos);
+    REQUIRE(r.job->skipped.size() == 2);  // neither starts like a trace
+    CHECK(fs::path(r.job->skipped[0].path).filename() == "rank_2.json");
+    CHECK(fs::path(r.job->skipped[1].path).filename() == "rank_4.json.gz");
+    for (const SkippedFile& f : r.job->skipped) CHECK(f.reason.find("not a trace") != std::string::npos);
+    // The gzip cut mid-stream loads the events before the cut, flagged as cut off.
+    const JobRank* cut = r.job->find(7);
+    REQUIRE(cut);
+    REQUIRE(cut->ok());
+    CHECK(cut->store->issues.truncation.has_value());
+    JobReport report = run_job_report(*r.job, {});
+    CHECK(report.ranks.size() == 2);
+    for (int64_t rank : {1, 3, 5, 6})
+      CHECK(std::any_of(report.notes.begin(), report.notes.end(), [&](auto& n) {
+        return n.find("rank " + std::to_string(rank) + " failed to load") != std::string::npos;
+      }));
+  }
   SUBCASE("cancel stops the job") {
     TempDir dir("cancel");
     dir.write("rank_0.json", straggler_rank(0));
@@ -671,7 +714,7 @@ std::string overview_text(const JobOverview& ov) {
   for (const Table& t : collective_tables(ov.collectives))
     for (const auto& row : t.rows) {
       out += t.name + ":";
-      for (const Cell& c : row) out += " " + cell_json(c);
+      for (const Cell& c : row) out.append(" ").append(cell_json(c));
       out += "\n";
     }
   for (const std::string& n : ov.collectives.notes) out += "note: " + n + "\n";
@@ -683,7 +726,8 @@ std::string overview_text(const JobOverview& ov) {
     out += "rank " + std::to_string(r.rank) + " file " + std::to_string(r.job_index) + " shift " + std::to_string(r.shift) +
            " gpu " + std::to_string(r.start) + ".." + std::to_string(r.end) + ":";
     RankBins bins = bin_rank(r, edges);
-    for (size_t c = 0; c < bins.busy.size(); ++c) out += " " + std::to_string(bins.busy[c]) + "/" + std::to_string(bins.cause[c]);
+    for (size_t c = 0; c < bins.busy.size(); ++c)
+      out.append(" ").append(std::to_string(bins.busy[c])).append("/").append(std::to_string(bins.cause[c]));
     out += "\n";
   }
   return out;
