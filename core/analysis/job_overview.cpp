@@ -1,6 +1,7 @@
 #include "core/analysis/job_overview.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace sl::analysis {
@@ -150,14 +151,48 @@ const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank) {
   return nullptr;
 }
 
+namespace {
+
+// "AllReduce" → "all-reduce(s)"; a name that is not one CamelCase word (a P2P pair, a free-form
+// `Collective name` arg) → "collective(s)".
+std::string collective_noun(std::string_view name, uint64_t count) {
+  bool camel = !name.empty() && std::isupper(static_cast<unsigned char>(name[0]));
+  for (char c : name) camel = camel && std::isalpha(static_cast<unsigned char>(c));
+  std::string noun = camel ? "" : "collective";
+  for (size_t i = 0; camel && i < name.size(); ++i) {
+    if (i && std::isupper(static_cast<unsigned char>(name[i]))) noun += '-';
+    noun += char(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  return count == 1 ? noun : noun + "s";
+}
+
+// A `last_cause` (cause_in_window's words, or an idle cause's name) as the insight says it.
+std::string cause_phrase(std::string_view cause) {
+  static const std::pair<std::string_view, std::string_view> phrases[] = {
+      {"data_loading", "data-loading stalls"},    {"host_sync", "host synchronisation"},
+      {"host_launch_bound", "host-bound launches"}, {"cross_stream_wait", "cross-stream waits"},
+      {"launch_latency", "launch latency"},        {"collective_wait", "waits in other collectives"},
+      {"other", "idle time"},                      {"idle", "idle time"},
+      {"host", "host-side work"}};
+  for (auto& [id, phrase] : phrases)
+    if (cause == id) return std::string(phrase);
+  return std::string(cause);  // compute, communication
+}
+
+}  // namespace
+
 std::string straggler_insight(const CollectiveAnalysis& a) {
   const StragglerRow* worst = nullptr;
   for (const StragglerRow& s : a.stragglers)
     if (s.late_count > 0 && s.delay_caused > 0 && (!worst || s.delay_caused > worst->delay_caused)) worst = &s;
   if (!worst) return "";
-  std::string text = "rank " + std::to_string(worst->rank) + " made the others wait " + millis(worst->delay_caused) + " over " +
-                     std::to_string(worst->late_count) + " collective" + (worst->late_count == 1 ? "" : "s");
-  if (!worst->top_cause.empty()) text += ", mostly after " + worst->top_cause;
+  // The kind of collective it was late for, when all of them were one kind.
+  std::string name;
+  for (const CollectiveInstance& in : a.instances)
+    if (in.last_rank == worst->rank && in.skew > 0) name = name.empty() || name == in.name ? in.name : "-";
+  std::string text = "rank " + std::to_string(worst->rank) + " made the others wait " + millis(worst->delay_caused) +
+                     " over " + std::to_string(worst->late_count) + " " + collective_noun(name, worst->late_count);
+  if (!worst->top_cause.empty()) text += ", mostly after " + cause_phrase(worst->top_cause);
   return text;
 }
 

@@ -698,7 +698,7 @@ TEST_CASE("job overview: per-rank busy and idle-cause columns on the job clock, 
   CHECK(bin_rank(ov.ranks[0], usec(10), usec(10), 4).busy.empty());
   CHECK(bin_rank(ov.ranks[0], usec(1520), usec(2520), 1).busy[0] == doctest::Approx(1.0));
   CHECK(straggler_insight(ov.collectives) ==
-        "rank 2 made the others wait 36.0 ms over 4 collectives, mostly after data_loading");
+        "rank 2 made the others wait 36.0 ms over 4 all-reduces, mostly after data-loading stalls");
   REQUIRE(straggler_of(ov.collectives, 2) != nullptr);
   CHECK(straggler_of(ov.collectives, 2)->late_count == 4);
   CHECK(straggler_of(ov.collectives, 9) == nullptr);
@@ -771,6 +771,33 @@ TEST_CASE("job overview: re-aligning reuses the rank summaries and equals a fres
       for (const CollectiveInstance& in : aligned.collectives.instances) CHECK(in.last_rank == 2);
     }
   }
+}
+
+TEST_CASE("job overview: the stragglers insight names the collective kind and the cause in words") {
+  CollectiveAnalysis a;
+  auto late = [&](std::string name, int64_t rank, TimeNs skew) {
+    CollectiveInstance in;
+    in.name = std::move(name), in.last_rank = rank, in.skew = skew;
+    a.instances.push_back(in);
+  };
+  StragglerRow five;
+  five.rank = 5, five.late_count = 12, five.delay_caused = usec(38'000), five.top_cause = "data_loading";
+  StragglerRow three;
+  three.rank = 3, three.late_count = 1, three.delay_caused = usec(1'000), three.top_cause = "host_launch_bound";
+  a.stragglers = {five, three};
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
+  for (int k = 0; k < 12; ++k) late("AllReduce", 5, usec(100));
+  late("ReduceScatter", 3, usec(100));
+  late("AllGather", 5, 0);  // no skew: rank 5 was not late for it
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 all-reduces, mostly after data-loading stalls");
+  late("send/recv 0->5", 5, usec(100));  // a second kind: the generic word again
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
+  a.stragglers[0].delay_caused = 0;  // rank 3 now: one reduce-scatter
+  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after host-bound launches");
+  a.stragglers[1].top_cause = "compute";
+  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after compute");
+  a.stragglers[1].delay_caused = 0;
+  CHECK(straggler_insight(a).empty());
 }
 
 TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at every edge") {
