@@ -104,13 +104,6 @@ bool print_csv_table(const std::vector<analysis::Table>& tables, const std::stri
   return true;
 }
 
-// --align's value (checked by the option) as the analysis takes it.
-analysis::Align align_named(const std::string& name) {
-  return name == "collectives" ? analysis::Align::Collectives
-         : name == "none"      ? analysis::Align::None
-                               : analysis::Align::Auto;
-}
-
 // A directory or --job: every analysis per rank, then collectives and stragglers across ranks.
 void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
   analysis::JobReportOptions jo;
