@@ -190,7 +190,14 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
     argv.push_back(nullptr);
     pid_t child = 0;
     int status = 0;
-    if (posix_spawnp(&child, "nsys", nullptr, nullptr, argv.data(), environ) != 0 || ::waitpid(child, &status, 0) < 0 ||
+    // nsys prints its progress on stdout: send it to stderr, where the user still sees it, so
+    // that it never mixes with a command's output (`info --format json`, `report --format csv`).
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    int spawned = posix_spawnp(&child, "nsys", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0 || ::waitpid(child, &status, 0) < 0 ||
         !WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::rename(partial.c_str(), out.c_str()) != 0) {
       ::unlink(partial.c_str());
       return error_result(path, "`" + export_command(path, partial) + "` failed; run it by hand to see why");

@@ -1,5 +1,6 @@
 // Nsight Systems SQLite exports: a hand-made report built here with the SQLite API (so a plain
 // clone tests itself), broken files, and the three corpus reports against independent SQL counts.
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -526,6 +527,7 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   {
     std::ofstream script(dir.path / "bin" / "nsys");
     script << "#!/bin/sh\necho \"$@\" >> '" << log << "'\n"
+           << "echo 'Processing events... 100%'\n"  // nsys's progress goes to stdout
            << "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
            << "cp '" << db << "' \"$out\"\n";
   }
@@ -537,8 +539,19 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
   ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
   ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  // The export's progress must not reach this process's stdout (a command's JSON or CSV output).
+  std::string stdout_file = dir.file("stdout.txt");
+  std::fflush(stdout);
+  int saved_stdout = ::dup(STDOUT_FILENO);
+  int capture = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(capture, STDOUT_FILENO);
   LoadResult first = load_trace(rep);
   LoadResult second = load_trace(rep);
+  std::fflush(stdout);
+  ::dup2(saved_stdout, STDOUT_FILENO);
+  ::close(saved_stdout);
+  ::close(capture);
+  CHECK(read_file(stdout_file).empty());
   ::setenv("PATH", saved_path.c_str(), 1);
   old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
   REQUIRE_MESSAGE(first.ok(), first.error.to_string());
@@ -746,4 +759,87 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
     CHECK(stopped > 0);  // some damage is seen by the reader itself
     MESSAGE(stopped << " of 100 damaged images stopped the reader; " << loaded << " still loaded");
   }
+}
+
+// `nsys export` failing (a damaged report, an nsys too old for it): the error gives the command
+// to run by hand, and neither the partial export nor an entry is left in the cache.
+TEST_CASE("nsys: a failed .nsys-rep export names the command and leaves nothing in the cache") {
+  ScratchDir dir;
+  fs::create_directory(dir.path / "bin");
+  {
+    std::ofstream script(dir.path / "bin" / "nsys");
+    script << "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+           << "echo half > \"$out\"\necho 'nsys: cannot read the report' >&2\nexit 1\n";
+  }
+  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
+  std::string rep = dir.file("bad.nsys-rep");
+  std::ofstream(rep) << "damaged";
+  const char* old_path = std::getenv("PATH");
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
+  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
+  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  LoadResult r = load_trace(rep);
+  ::setenv("PATH", saved_path.c_str(), 1);
+  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error.file == rep);
+  CHECK(r.error.message.starts_with("`nsys export --type sqlite --output '" + (dir.path / "cache").string() +
+                                    "/sightline/nsys/bad-"));
+  CHECK(r.error.message.ends_with(".partial.sqlite' '" + rep + "'` failed; run it by hand to see why"));
+  CHECK(fs::is_empty(dir.path / "cache" / "sightline" / "nsys"));
+}
+
+// A `.sqlite.gz` that does not load: its temporary file is removed on the error path too.
+TEST_CASE("nsys: a .sqlite.gz that fails to load leaves no temporary file") {
+  ScratchDir dir, tmp;
+  std::string other = dir.file("other.sqlite");
+  write_db(other, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');");
+  std::string good = dir.file("cut.sqlite");
+  write_db(good, tiny_report(false));
+  std::string bytes = read_file(good);
+  std::ofstream(good, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size() / 2));
+  REQUIRE(std::system(("gzip -n '" + other + "' '" + good + "'").c_str()) == 0);
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  LoadResult foreign = load_trace(other + ".gz");
+  LoadResult cut = load_trace(good + ".gz");
+  old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(foreign.error.to_string() == other + ".gz: not an Nsight Systems export: no StringIds table (its tables: people)");
+  REQUIRE_FALSE(cut.ok());
+  CHECK(cut.error.message.find("the file is truncated") != std::string::npos);
+  CHECK(fs::is_empty(tmp.path));
+}
+
+// CUDA graphs traced as whole graphs (nsys --cuda-graph-trace=graph): one slice per launch on
+// its stream, linked to its cudaGraphLaunch by correlation id, with the graph's ids as args.
+TEST_CASE("nsys: CUDA graph launches become slices linked to cudaGraphLaunch") {
+  ScratchDir dir;
+  std::string path = dir.file("graphs.sqlite");
+  const std::string gpid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24));
+  const std::string gtid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24) | 101);
+  write_db(path, tiny_report(false) + R"(
+INSERT INTO StringIds VALUES (20, 'cudaGraphLaunch_v10000');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10000, 10100, 0, )" + gtid + R"(, 30, 20, 0, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  graphId INTEGER, graphExecId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7, 30, )" + gpid + R"(, 3, 5);
+)");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  CHECK(count_cat(s, "cuda_graph") == 1);
+  SliceRef graph = test::find_slice(s, "CUDA graph 3");
+  REQUIRE(graph.valid());
+  CHECK(s.is_gpu(graph));
+  CHECK(s.dur(graph) == 2000);
+  CHECK(s.strings.view(s.tracks[graph.track].name) == "stream 7");
+  CHECK(s.slice_args_json(graph).find(R"("graph id":3,"graph exec id":5)") != std::string_view::npos);
+  SliceRef launch = s.launch_of(graph);
+  REQUIRE(launch.valid());
+  CHECK(s.name(launch) == "cudaGraphLaunch");
+  CHECK(s.flows_from(launch).size() == 1);
 }
