@@ -516,29 +516,44 @@ TEST_CASE("nsys: the timeline figure of a report") {
   CHECK(has_text("NVIDIA H200"));
 }
 
+// A stand-in `nsys` (a shell script with `body` after the shebang) first on PATH, and
+// XDG_CACHE_HOME under `dir`, both restored when it goes.
+namespace {
+struct StandInNsys {
+  std::string saved_path, saved_cache;
+  bool had_cache;
+  StandInNsys(const ScratchDir& dir, const std::string& body) {
+    fs::create_directory(dir.path / "bin");
+    std::ofstream(dir.path / "bin" / "nsys") << "#!/bin/sh\n" << body;
+    fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
+    const char* old_path = std::getenv("PATH");
+    const char* old_cache = std::getenv("XDG_CACHE_HOME");
+    saved_path = old_path ? old_path : "";
+    had_cache = old_cache != nullptr;
+    saved_cache = old_cache ? old_cache : "";
+    ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
+    ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  }
+  ~StandInNsys() {
+    ::setenv("PATH", saved_path.c_str(), 1);
+    had_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  }
+};
+}  // namespace
+
 // `.nsys-rep` with an `nsys` on PATH: a stand-in script that "exports" a prepared database,
 // recording its arguments; the export lands in the cache and is reused the second time.
 TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   ScratchDir dir;
   std::string db = dir.file("prepared.sqlite");
   write_db(db, tiny_report(false));
-  fs::create_directory(dir.path / "bin");
   std::string log = dir.file("nsys.log");
-  {
-    std::ofstream script(dir.path / "bin" / "nsys");
-    script << "#!/bin/sh\necho \"$@\" >> '" << log << "'\n"
-           << "echo 'Processing events... 100%'\n"  // nsys's progress goes to stdout
-           << "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
-           << "cp '" << db << "' \"$out\"\n";
-  }
-  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
   std::string rep = dir.file("run.nsys-rep");
   std::ofstream(rep) << "a report";
-  const char* old_path = std::getenv("PATH");
-  const char* old_cache = std::getenv("XDG_CACHE_HOME");
-  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
-  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
-  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  StandInNsys nsys(dir, "echo \"$@\" >> '" + log + "'\n"
+                        "echo 'Processing events... 100%'\n"  // nsys's progress goes to stdout
+                        "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+                        "cp '" + db + "' \"$out\"\n");
   // The export's progress must not reach this process's stdout (a command's JSON or CSV output).
   std::string stdout_file = dir.file("stdout.txt");
   std::fflush(stdout);
@@ -552,8 +567,6 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   ::close(saved_stdout);
   ::close(capture);
   CHECK(read_file(stdout_file).empty());
-  ::setenv("PATH", saved_path.c_str(), 1);
-  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
   REQUIRE_MESSAGE(first.ok(), first.error.to_string());
   REQUIRE_MESSAGE(second.ok(), second.error.to_string());
   CHECK(first.store->kernel_count() == 2);
@@ -765,23 +778,14 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
 // to run by hand, and neither the partial export nor an entry is left in the cache.
 TEST_CASE("nsys: a failed .nsys-rep export names the command and leaves nothing in the cache") {
   ScratchDir dir;
-  fs::create_directory(dir.path / "bin");
-  {
-    std::ofstream script(dir.path / "bin" / "nsys");
-    script << "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
-           << "echo half > \"$out\"\necho 'nsys: cannot read the report' >&2\nexit 1\n";
-  }
-  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
   std::string rep = dir.file("bad.nsys-rep");
   std::ofstream(rep) << "damaged";
-  const char* old_path = std::getenv("PATH");
-  const char* old_cache = std::getenv("XDG_CACHE_HOME");
-  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
-  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
-  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
-  LoadResult r = load_trace(rep);
-  ::setenv("PATH", saved_path.c_str(), 1);
-  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  LoadResult r;
+  {
+    StandInNsys nsys(dir, "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+                          "echo half > \"$out\"\necho 'nsys: cannot read the report' >&2\nexit 1\n");
+    r = load_trace(rep);
+  }
   REQUIRE_FALSE(r.ok());
   CHECK(r.error.file == rep);
   CHECK(r.error.message.starts_with("`nsys export --type sqlite --output '" + (dir.path / "cache").string() +
