@@ -847,3 +847,40 @@ INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7,
   CHECK(s.name(launch) == "cudaGraphLaunch");
   CHECK(s.flows_from(launch).size() == 1);
 }
+
+// Two processes sharing a GPU: CUPTI numbers streams (and correlation ids) per process, so both
+// have a stream 7 in context 1. Each keeps a track of its own, named by its owner, and each kernel
+// links to the launch of its own process.
+TEST_CASE("nsys: two processes' stream 7 on one GPU stay two tracks") {
+  ScratchDir dir;
+  std::string path = dir.file("shared_gpu.sqlite");
+  const std::string gpid2 = std::to_string((int64_t(1) << 40) | (int64_t(200) << 24));
+  const std::string gtid2 = std::to_string((int64_t(1) << 40) | (int64_t(200) << 24) | 201);
+  write_db(path, tiny_report(false) + R"(
+INSERT INTO PROCESSES VALUES ()" + gpid2 + R"(, 200, 'server');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1100, 1300, 0, )" + gtid2 + R"(, 1, 1, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName)
+  VALUES (2200, 2500, 0, 1, 7, 1, )" + gpid2 + R"(, 8);
+)");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  std::vector<std::string> streams;
+  for (const Track& t : s.tracks)
+    if (t.kind == TrackKind::GpuStream && t.gpu_work) streams.emplace_back(s.strings.view(t.name));
+  std::sort(streams.begin(), streams.end());
+  CHECK(streams == std::vector<std::string>{"stream 7 (pid 100, context 1)", "stream 7 (pid 200, context 1)"});
+  // No overlap beyond the hand-made report's own (its sync overlaps its copy): none between processes.
+  CHECK(s.issues.count(IssueKind::OverlappingSlice) == load_tiny(dir, false)->issues.count(IssueKind::OverlappingSlice));
+  SliceRef own = test::find_slice(s, "add");
+  REQUIRE(own.valid());
+  CHECK(s.strings.view(s.tracks[own.track].name) == "stream 7 (pid 200, context 1)");
+  SliceRef launch = s.launch_of(own);
+  REQUIRE(launch.valid());
+  CHECK(s.start(launch) == 200);  // the server's cudaLaunchKernel at 1100, not the trainer's at 1000
+  CHECK(s.strings.view(s.processes[s.tracks[launch.track].process].name) == "server");
+  SliceRef trainer = test::find_slice(s, "void add<float>(float*, float const*)");
+  REQUIRE(trainer.valid());
+  CHECK(s.tracks[trainer.track].process == s.tracks[own.track].process);  // both under GPU 0
+  CHECK(s.start(s.launch_of(trainer)) == 100);
+}
