@@ -575,6 +575,17 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + (dir.path / "cache").string() +
                           "/sightline/nsys/run-"));
   CHECK(std::count(calls.begin(), calls.end(), '\n') == 1);  // the second load used the cache
+  // A changed report is exported again, over its old export: one export (and its key) per report.
+  std::ofstream(rep) << "a longer report";
+  LoadResult third = load_trace(rep);
+  REQUIRE_MESSAGE(third.ok(), third.error.to_string());
+  calls = read_file(log);
+  CHECK(std::count(calls.begin(), calls.end(), '\n') == 2);
+  std::vector<std::string> exports;
+  for (const auto& e : fs::directory_iterator(dir.path / "cache" / "sightline" / "nsys"))
+    exports.push_back(e.path().extension().string());
+  std::sort(exports.begin(), exports.end());
+  CHECK(exports == std::vector<std::string>{".key", ".sqlite"});
 }
 
 // ---------------------------------------------------------------- the direct b-tree reader
