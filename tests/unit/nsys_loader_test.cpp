@@ -54,15 +54,17 @@ void write_db(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
+// nsys's process and thread ids as SQL text: globalPid = 1 << 40 | pid << 24; globalTid = globalPid | tid.
+std::string global_pid(int64_t pid) { return std::to_string((int64_t(1) << 40) | (pid << 24)); }
+std::string global_tid(int64_t pid, int64_t tid) { return std::to_string((int64_t(1) << 40) | (pid << 24) | tid); }
+
 // The schema of nsys 2024.6 (sync has `syncType` only) or 2025.1 (`deprecatedSyncType` too),
 // trimmed to the columns the loader reads, and a handful of rows with known answers:
 // process 100 (thread 101 "main"), device 0 "NVIDIA Test GPU", session start 1e18 ns.
 std::string tiny_report(bool schema_2025, const char* schema_version = "3.16.1") {
   std::string sync_columns = schema_2025 ? "deprecatedSyncType INTEGER, syncType INTEGER" : "syncType INTEGER";
   std::string sync_values = schema_2025 ? "NULL, 2" : "2";
-  // globalPid = 1 << 40 | pid << 24; globalTid = globalPid | tid.
-  const std::string gpid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24));
-  const std::string gtid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24) | 101);
+  const std::string gpid = global_pid(100), gtid = global_tid(100, 101);
   return R"(
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMemcpyAsync_v3020'),
@@ -833,8 +835,7 @@ TEST_CASE("nsys: a .sqlite.gz that fails to load leaves no temporary file") {
 TEST_CASE("nsys: CUDA graph launches become slices linked to cudaGraphLaunch") {
   ScratchDir dir;
   std::string path = dir.file("graphs.sqlite");
-  const std::string gpid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24));
-  const std::string gtid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24) | 101);
+  const std::string gpid = global_pid(100), gtid = global_tid(100, 101);
   write_db(path, tiny_report(false) + R"(
 INSERT INTO StringIds VALUES (20, 'cudaGraphLaunch_v10000');
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10000, 10100, 0, )" + gtid + R"(, 30, 20, 0, NULL);
@@ -865,8 +866,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7,
 TEST_CASE("nsys: two processes' stream 7 on one GPU stay two tracks") {
   ScratchDir dir;
   std::string path = dir.file("shared_gpu.sqlite");
-  const std::string gpid2 = std::to_string((int64_t(1) << 40) | (int64_t(200) << 24));
-  const std::string gtid2 = std::to_string((int64_t(1) << 40) | (int64_t(200) << 24) | 201);
+  const std::string gpid2 = global_pid(200), gtid2 = global_tid(200, 201);
   write_db(path, tiny_report(false) + R"(
 INSERT INTO PROCESSES VALUES ()" + gpid2 + R"(, 200, 'server');
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1100, 1300, 0, )" + gtid2 + R"(, 1, 1, 0, NULL);
