@@ -56,9 +56,24 @@ void harden(sqlite3* db) {
   sqlite3_exec(db, "PRAGMA query_only=1; PRAGMA cell_size_check=1;", nullptr, nullptr, nullptr);
 }
 
+// A process killed while it loads a `.sqlite.gz` (Ctrl-C, OOM) leaves its temporary file: the
+// next one removes those older than a day (no load takes that long).
+static void remove_stale_temp_files(const std::string& dir) {
+  std::error_code ec;
+  auto day_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24);
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.starts_with("sightline-nsys-") && name.ends_with(".sqlite") && name.size() == 28 &&
+        e.last_write_time(ec) < day_ago && !ec)
+      std::filesystem::remove(e.path(), ec);
+  }
+}
+
 bool TempFile::write(std::string_view bytes, std::string& error) {
   const char* dir = std::getenv("TMPDIR");
-  std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/sightline-nsys-XXXXXX.sqlite";
+  std::string folder = dir && *dir ? dir : "/tmp";
+  remove_stale_temp_files(folder);
+  std::string pattern = folder + "/sightline-nsys-XXXXXX.sqlite";
   int fd = ::mkstemps(pattern.data(), 7);
   if (fd < 0) return error = "cannot create a temporary file in " + pattern + ": " + std::strerror(errno), false;
   path_ = pattern;

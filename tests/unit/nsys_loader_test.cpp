@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -313,12 +314,18 @@ TEST_CASE("nsys: a .sqlite.gz is read through a temporary file that is removed")
   std::string saved = old ? old : "";
   ::setenv("TMPDIR", tmp.path.c_str(), 1);
   REQUIRE(nsys_file_kind(path + ".gz") == NsysFileKind::SqliteGz);
+  // What a killed load left two days ago is removed; another process's current one is not.
+  std::ofstream(tmp.file("sightline-nsys-AAAAAA.sqlite")) << "stale";
+  fs::last_write_time(tmp.file("sightline-nsys-AAAAAA.sqlite"), fs::file_time_type::clock::now() - std::chrono::hours(48));
+  std::ofstream(tmp.file("sightline-nsys-BBBBBB.sqlite")) << "in use";
   LoadResult r = load_trace(path + ".gz");
   old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
   REQUIRE_MESSAGE(r.ok(), r.error.to_string());
   CHECK(r.store->kernel_count() == 2);
   CHECK(r.store->meta.bytes == raw.size());
-  CHECK(fs::is_empty(tmp.path));
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp.path)) left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"sightline-nsys-BBBBBB.sqlite"});
 }
 
 TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
