@@ -19,6 +19,7 @@
 #include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
 #include "core/job.h"
+#include "core/snapshot.h"
 #include "test_support.h"
 
 using namespace sl;
@@ -280,6 +281,53 @@ TEST_CASE("job: bad input gives clear errors") {
     CHECK_FALSE(r.ok());
     CHECK(r.error == "cancelled");
   }
+}
+
+// Every table of a job report as text: what a user reads of it, without the file paths.
+static std::string job_tables_text(const JobResult& loaded) {
+  std::string out;
+  for (const Table& t : run_job_report(*loaded.job, {}).tables) {
+    out += "== " + t.name + "\n";
+    for (const auto& row : t.rows) {
+      for (const auto& c : row) out += cell_json(c) + ",";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// Issue 15, "every command accepts snapshot files": a job's ranks may be snapshots too.
+TEST_CASE("job: snapshot files are ranks; a snapshot beside its own trace is skipped, not counted twice") {
+  TempDir traces("snap_traces"), snaps("snap_only");
+  std::vector<std::string> snap_files;
+  for (int r = 0; r < 3; ++r) {
+    std::string name = "rank_" + std::to_string(r);
+    std::string trace = traces.write(name + ".json", straggler_rank(r));
+    LoadResult one = load_trace(trace);
+    REQUIRE(one.ok());
+    snap_files.push_back((snaps.path / (name + ".slsnap")).string());
+    REQUIRE(write_snapshot(*one.store, snap_files.back()).empty());
+  }
+  // `convert` writes rank_1.slsnap beside rank_1.json: the trace is the rank.
+  REQUIRE(write_snapshot(*load_trace((traces.path / "rank_1.json").string()).store, (traces.path / "rank_1.slsnap").string()).empty());
+  JobPlan mixed = plan_job_dir(traces.path.string());
+  CHECK(mixed.files.size() == 3);
+  REQUIRE(mixed.skipped.size() == 1);
+  CHECK(mixed.skipped[0].reason == "the snapshot of " + (traces.path / "rank_1.json").string() + ", which is read instead");
+  JobResult from_json = load_job(mixed);
+  REQUIRE_MESSAGE(from_json.ok(), from_json.error);
+
+  JobResult from_dir = load_job(plan_job_dir(snaps.path.string()));
+  JobResult from_files = load_job(plan_job_files(snap_files));
+  for (const JobResult* r : {&from_dir, &from_files}) {
+    REQUIRE_MESSAGE(r->ok(), r->error);
+    REQUIRE(r->job->loaded_count() == 3);
+    CHECK(r->job->find(2)->rank_source == RankSource::DistributedInfo);
+    CHECK(job_tables_text(*r) == job_tables_text(from_json));
+  }
+  JobPlan none = plan_job_files({(traces.path / "notes.txt").string()});
+  CHECK(none.error == "no Kineto traces (.json, .json.gz) or snapshots (.slsnap) among the files given");
+  CHECK(none.skipped[0].reason == "not a .json, .json.gz or .slsnap file");
 }
 
 TEST_CASE("collectives: rank 2 arrives 3 ms late at every all-reduce after data loading") {
