@@ -210,6 +210,7 @@ public:
   size_t find(const std::string& text, bool regex = false);
   void step_match(int direction);
   size_t match_index() const { return match_cursor_; }
+  size_t match_count() const { return matches_.size(); }  // every source's highlights
 
   ColorMode color_mode = ColorMode::ByName;
   Theme theme = Theme::Light;
