@@ -60,8 +60,12 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 // The loader fails at byte 0 with one of these when the file is JSON of another kind (an
 // execution trace, a config) or not JSON at all: such files are skipped, not failed ranks.
+// "Not a trace: expected a JSON object" is only said of the first non-blank byte, which
+// whitespace or a byte-order mark may put past byte 0 (binary data starting with a '\r').
 bool is_wrong_kind(const LoadError& e) {
-  if (e.cancelled || e.byte_offset != 0) return false;
+  if (e.cancelled) return false;
+  if (e.message.starts_with("not a trace: expected a JSON object")) return true;
+  if (e.byte_offset != 0) return false;
   return e.message.find("not a trace") != std::string::npos ||
          e.message.find("not a Chrome/Kineto trace") != std::string::npos;
 }

@@ -155,7 +155,8 @@ void JobView::realign(analysis::Align align) {
   thread_ = std::thread([this, align] {
     analysis::CollectiveOptions options;
     options.align = align;
-    auto overview = std::make_unique<analysis::JobOverview>(analysis::build_job_overview(*job_, options));
+    // Reuses the rank summaries (only read here, while frames keep drawing the current overview).
+    auto overview = std::make_unique<analysis::JobOverview>(analysis::realign_job_overview(overview_, options));
     std::lock_guard lock(mutex_);
     realigned_ = std::move(overview);
     wake_();
@@ -299,7 +300,7 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   def.store = jr.store.get(), def.shift = ov.shift, def.closable = true;
   def.label = "rank " + std::to_string(rank) + " \xC2\xB7 " + fs::path(jr.path).filename().string();
   timeline_.add_source(std::move(def), at);
-  timeline_.set_idle_gaps(at, idle_gap_marks(ov.summary.causes));
+  timeline_.set_idle_gaps(at, idle_gap_marks(ov.summary->causes));
   expanded_.insert(expanded_.begin() + at, rank);
   seen_selection_ = timeline_.selection();
   apply_highlights();
