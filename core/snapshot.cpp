@@ -91,21 +91,29 @@ uint32_t checksum(std::string_view bytes) {
 // Hands the whole pages of [begin, end) of a read-only file mapping back to the kernel: they stay
 // in the page cache, and reading them again maps them again. Opening a snapshot so keeps the
 // file's pages out of its peak memory: each is held only while it is checked or copied.
+const uintptr_t kPageBytes = uintptr_t(::sysconf(_SC_PAGESIZE));  // (set before main: no lazy init raced by two readers)
+
 void release_pages(const char* begin, const char* end) {
-  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t page = kPageBytes;
   uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
   uintptr_t to = reinterpret_cast<uintptr_t>(end) / page * page;
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
-// Asks for transparent huge pages over the whole 2 MB pages of [p, p + bytes): a large column is
-// written once, straight after it is allocated, and with huge pages that costs one page fault
-// per 2 MB instead of one per 4 KB (most of the time of copying a column into fresh memory).
-void prefer_huge_pages(void* p, size_t bytes) {
+// Prepares the fresh memory of a column about to be copied in: transparent huge pages over its
+// whole 2 MB pages, then every page populated in one system call. Touching fresh memory page by
+// page costs a page fault per 4 KB, most of the time of copying a column: with huge pages it is
+// one per 2 MB, and populating ahead takes the fault out of the rest (the kernel still zeroes
+// them). Both are advice: an older kernel that refuses them only loses the speed.
+void prepare_column_memory(void* p, size_t bytes) {
   constexpr uintptr_t kHuge = 2 << 20;
-  uintptr_t from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  uintptr_t to = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+  uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + bytes;
+  uintptr_t huge_from = (begin + kHuge - 1) & ~(kHuge - 1), huge_to = end & ~(kHuge - 1);
+  if (huge_to > huge_from) ::madvise(reinterpret_cast<void*>(huge_from), huge_to - huge_from, MADV_HUGEPAGE);
+  uintptr_t from = (begin + kPageBytes - 1) & ~(kPageBytes - 1), to = end & ~(kPageBytes - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#endif
 }
 
 // ---------------------------------------------------------------- writing
@@ -337,7 +345,7 @@ public:
     const char* bytes = take(n * sizeof(T));
     v.clear();
     v.reserve(n);
-    prefer_huge_pages(v.data(), n * sizeof(T));
+    prepare_column_memory(v.data(), n * sizeof(T));
     // In chunks that stay in the cache between summing and copying: the section's checksum is
     // computed as it is copied, so each byte of the file is read from memory once. Copied
     // straight into the vector (no zero-filling first) when aligned, as columns are in a mapped
@@ -573,7 +581,7 @@ void read_args(Reader& r, TraceStore& s, ReadState& state) {
 std::shared_ptr<const void> arg_blocks_owner(std::string_view bytes, uint64_t at, int fd, const char*& base) {
   if (fd >= 0 && !bytes.empty()) {
     // The mapping starts on the page holding the section's first byte.
-    static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    const uint64_t page = kPageBytes;
     uint64_t skip = at % page;
     size_t size = bytes.size() + skip;
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, off_t(at - skip));
