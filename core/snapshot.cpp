@@ -1,8 +1,8 @@
 // Snapshot writer and reader (format: core/SNAPSHOT.md).
 //
-// Every column is written as one aligned block and read back with one memcpy per column into the
-// store's std::vectors (the store owns its columns; using the mapped file in place needs the
-// store to hold spans, a later refactor). Indexes built by finalize() are stored too, so opening
+// Every column is written as one aligned block and copied back, in cache-sized chunks summed for
+// the section's checksum just before each is copied, into the store's std::vectors (the store
+// owns its columns; using the mapped file in place needs another column type, a later refactor). Indexes built by finalize() are stored too, so opening
 // runs no sort, nesting or linking. Args are the store's zstd blocks, stored as they are and
 // mapped back, decoded only when asked for.
 #include "core/snapshot.h"
@@ -657,7 +657,7 @@ private:
     expect(r.track < s_.tracks.size() && r.index < s_.tracks[r.track].slices.size(), "slice reference out of range");
   }
   // Whether every slice row of `t` is valid (the rules of the loop in track()), in one pass
-  // without early exits or branches, so that it compiles to vector code: it runs over every row
+  // without early exits or branches, so that the compiler can vectorize it: it runs over every row
   // of every open, and track() walks the rows again only to name what is wrong.
   bool slice_rows_valid(const Track& t) const {
     const SliceColumns& c = t.slices;
