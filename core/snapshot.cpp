@@ -118,9 +118,12 @@ void prepare_column_memory(void* p, size_t bytes) {
 
 // ---------------------------------------------------------------- writing
 
+// Appends to the snapshot being written (sections start on 64-byte boundaries, so alignment
+// within the file is alignment within the section).
 class Writer {
 public:
-  std::string out;
+  explicit Writer(std::string& o) : out(o) {}
+  std::string& out;
   template <class T>
   void pod(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -285,8 +288,9 @@ void write_args(Writer& w, const TraceStore& s, const std::vector<std::string_vi
   w.column(entries);
 }
 
-std::string section_bytes(SectionId id, const TraceStore& s) {
-  Writer w;
+// Appends section `id` of `s` to `out`.
+void write_section(std::string& out, SectionId id, const TraceStore& s) {
+  Writer w(out);
   std::string open_frame;
   std::vector<std::string_view> frames;
   if (id == SectionId::Args || id == SectionId::ArgBlocks) frames = args_frames(s.args_blocks(), open_frame);
@@ -306,7 +310,6 @@ std::string section_bytes(SectionId id, const TraceStore& s) {
       for (std::string_view frame : frames) w.out.append(frame);
       break;
   }
-  return std::move(w.out);
 }
 
 // ---------------------------------------------------------------- reading
@@ -891,19 +894,23 @@ bool is_snapshot_file(const std::string& path) {
 }
 
 std::string snapshot_bytes(const TraceStore& store) {
-  std::string out(kHeaderBytes + kSectionCount * kEntryBytes, '\0');
+  std::string out;
+  // Room for everything at once (an estimate from above: the store's columns and indexes, the
+  // compressed args): the sections are written in place, with no copy as the string grows.
+  out.reserve(store.store_bytes() + store.args_blocks().stored_bytes() + (1 << 20));
+  out.resize(kHeaderBytes + kSectionCount * kEntryBytes, '\0');
   std::memcpy(out.data(), kSnapshotMagic, sizeof kSnapshotMagic);
   store_pod<uint32_t>(out, 8, kSnapshotVersion);
   store_pod<uint32_t>(out, 12, kSectionCount);
   for (uint32_t id = 1; id <= kSectionCount; ++id) {
     out.resize((out.size() + kAlign - 1) / kAlign * kAlign, '\0');
-    std::string bytes = section_bytes(SectionId(id), store);
+    size_t offset = out.size();
+    write_section(out, SectionId(id), store);
     size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
     store_pod<uint32_t>(out, entry, id);
-    store_pod<uint32_t>(out, entry + 4, checksum(bytes));
-    store_pod<uint64_t>(out, entry + 8, out.size());
-    store_pod<uint64_t>(out, entry + 16, bytes.size());
-    out.append(bytes);
+    store_pod<uint32_t>(out, entry + 4, checksum(std::string_view(out).substr(offset)));
+    store_pod<uint64_t>(out, entry + 8, offset);
+    store_pod<uint64_t>(out, entry + 16, out.size() - offset);
   }
   store_pod<uint64_t>(out, 16, out.size());
   store_pod<uint32_t>(out, 24, checksum(std::string_view(out).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
