@@ -2,7 +2,8 @@
 """GUI end-to-end test of snapshots (issue 15): one scripted session (select, find, zoom, three
 analysis views) gives the same state JSON on a JSON trace, on the same trace read back from the
 snapshot cache, and on its snapshot file from `sightline convert`; a damaged cache entry shows
-its notice and the session still matches. Each run uses a cache folder of its own."""
+its notice and the session still matches, and so does a cache that cannot be written (its warning
+joins the notice once the background write fails). Each run uses a cache folder of its own."""
 import collections
 import gzip
 import json
@@ -113,6 +114,19 @@ try:
     check(not os.path.exists(os.path.join(fresh_env["XDG_CACHE_HOME"], "sightline")),
           "--no-cache: the GUI created the snapshot cache folder")
     same_session(off_states, json_states, "with --no-cache")
+
+    # A cache that cannot be written: the trace is shown at once (the write runs beside it), and
+    # the write's warning joins the tab's notice when it is known, printed once.
+    blocked = os.path.join(tmp, "not_a_folder")
+    open(blocked, "w").close()
+    p, blocked_states = run_session(trace, script, tmp, dict(env, XDG_CACHE_HOME=blocked))
+    s = blocked_states["patterns"] or {}
+    check(p.returncode == 0 and s.get("source") == "trace file", f"unwritable cache: {p.returncode} {s.get('source')!r}")
+    check("nothing cached" in s.get("notice", ""), f"unwritable cache notice: {s.get('notice')!r}")
+    lines = [line for line in p.stderr.splitlines() if "nothing cached" in line]
+    check(len(lines) == 1, f"unwritable cache: {len(lines)} stderr lines: {p.stderr!r}")
+    same_session(blocked_states, json_states, "with an unwritable cache", keys={
+        "events", "truncated", "selected", "highlights", "highlighted", "view", "gaps_per_track"})
 
     if cached:
         entry = os.path.join(folder, cached[0])
