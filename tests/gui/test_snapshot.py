@@ -71,6 +71,21 @@ def same_session(states, reference, what, keys=None):
     check(not diff, f"the session {what} differs: " + "; ".join(diff[:8]))
 
 
+# What must agree when a notice line moves the timeline down a line (the layout differs, not what is shown).
+SHOWN_KEYS = {"events", "truncated", "selected", "highlights", "highlighted", "view", "view_start_ns", "view_end_ns",
+              "gaps_per_track"}
+
+
+def check_noticed_session(p, states, reference, what, view, notice_text):
+    """A session that fell back to the trace file with `notice_text` in its notice, printed once."""
+    s = states[view] or {}
+    check(p.returncode == 0 and s.get("source") == "trace file", f"{what}: {p.returncode} {s.get('source')!r}")
+    check(notice_text in s.get("notice", ""), f"{what} notice: {s.get('notice')!r}")
+    lines = [line for line in p.stderr.splitlines() if notice_text in line]
+    check(len(lines) == 1, f"{what}: {len(lines)} stderr lines: {p.stderr!r}")
+    same_session(states, reference, what, keys=SHOWN_KEYS)
+
+
 def without_origin(states):
     return {view: {k: v for k, v in s.items() if k not in ORIGIN_KEYS} if s else None for view, s in states.items()}
 
@@ -120,27 +135,14 @@ try:
     blocked = os.path.join(tmp, "not_a_folder")
     open(blocked, "w").close()
     p, blocked_states = run_session(trace, script, tmp, dict(env, XDG_CACHE_HOME=blocked))
-    s = blocked_states["patterns"] or {}
-    check(p.returncode == 0 and s.get("source") == "trace file", f"unwritable cache: {p.returncode} {s.get('source')!r}")
-    check("nothing cached" in s.get("notice", ""), f"unwritable cache notice: {s.get('notice')!r}")
-    lines = [line for line in p.stderr.splitlines() if "nothing cached" in line]
-    check(len(lines) == 1, f"unwritable cache: {len(lines)} stderr lines: {p.stderr!r}")
-    same_session(blocked_states, json_states, "with an unwritable cache", keys={
-        "events", "truncated", "selected", "highlights", "highlighted", "view", "gaps_per_track"})
+    check_noticed_session(p, blocked_states, json_states, "with an unwritable cache", "patterns", "nothing cached")
 
     if cached:
         entry = os.path.join(folder, cached[0])
         os.truncate(entry, os.path.getsize(entry) // 2)
         p, damaged_states = run_session(trace, script, tmp, env)
-        s = damaged_states["idle"] or {}
-        check(p.returncode == 0 and s.get("source") == "trace file", f"damaged entry: {p.returncode} {s.get('source')!r}")
-        check("discarded the cached snapshot of" in s.get("notice", ""), f"damaged entry notice: {s.get('notice')!r}")
-        lines = [line for line in p.stderr.splitlines() if "discarded the cached snapshot" in line]
-        check(len(lines) == 1, f"damaged entry: {len(lines)} stderr lines: {p.stderr!r}")
-        # The notice line moves the timeline down a line: the layout differs, not what is shown.
-        same_session(damaged_states, json_states, "after a damaged entry", keys={
-            "events", "truncated", "selected", "highlights", "highlighted", "view", "view_start_ns", "view_end_ns",
-            "gaps_per_track"})
+        check_noticed_session(p, damaged_states, json_states, "after a damaged entry", "idle",
+                              "discarded the cached snapshot")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
