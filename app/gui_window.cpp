@@ -499,7 +499,7 @@ bool App::poll_tabs() {
     for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
       if (!w || !w->poll()) continue;
       idle_frames_ = 0;
-      if (!w->notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->notice().c_str());
+      if (!w->fresh_notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->fresh_notice().c_str());
       if (w->last_load_failed()) load_failed = true;
       else if (!showing_sample_ || *path != options_.sample) remember(ui_, *path);
     }
