@@ -23,9 +23,9 @@ namespace sl {
 
 class GzipStream {
 public:
-  static constexpr size_t kLead = 4 << 20;        // how far the decompressor may run ahead
-  static constexpr size_t kMemberTry = 8 << 20;   // members up to this size decode whole
-  static constexpr size_t kInflateStep = 1 << 20;
+  static constexpr size_t kLead = 2 << 20;        // how far the decompressor may run ahead
+  static constexpr size_t kMemberTry = 4 << 20;   // members up to this size decode whole
+  static constexpr size_t kInflateStep = 256 << 10;
 
   // Starts decompressing `compressed` (whole gzip file bytes, kept alive by the stream).
   // Null when the address range cannot be reserved.
