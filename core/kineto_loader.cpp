@@ -199,7 +199,8 @@ public:
   }
   // The text comes from `stream` as it decompresses (the buffer given is its text).
   void read_from(std::unique_ptr<GzipStream> stream) {
-    stream_ = std::move(stream);
+    owned_stream_ = std::move(stream);
+    stream_ = owned_stream_.get();
     n_ = 0;
   }
 
@@ -280,7 +281,8 @@ private:
   bool release_pages_ = false;
   size_t released_to_ = 0;          // pages below this may be released (this thread's range start)
   std::function<FileBytes()> reload_;
-  std::unique_ptr<GzipStream> stream_;  // while a gzip file decompresses as it is parsed
+  std::unique_ptr<GzipStream> owned_stream_;  // while a gzip file decompresses as it is parsed
+  GzipStream* stream_ = nullptr;              // the same, shared with the second half's loader
   std::string gzip_error_;              // the gzip data is corrupt: this is the load's error
   std::vector<uint8_t> cat_flags_;  // by StringId; 0xFF = not computed yet
   struct KeyedIndex {
@@ -355,7 +357,8 @@ void KinetoLoader::restore_text() {
   release_pages_ = false;
   FileBytes again = reload_ ? reload_() : FileBytes{};
   if (stream_) {  // the text was never whole: read it whole now, whatever its size
-    stream_.reset();
+    owned_stream_.reset();
+    stream_ = nullptr;
     if (!again.buffer && again.was_gzip) gzip_error_ = again.error;
     if (again.gzip_truncated) set_gzip_cut(again.gzip_cut_at);
     if (!again.buffer) return;
@@ -681,9 +684,14 @@ bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
     after = first + 1;
     return true;
   }
-  if (chunked_ && !stream_ && n_ - first > kParallelBytes && std::thread::hardware_concurrency() > 1) {
-    size_t split = find_split(first + (n_ - first) / 2);
-    if (split != std::string_view::npos) return parse_halves(first, split, after);
+  if (chunked_ && std::thread::hardware_concurrency() > 1) {
+    // A stream splits where its second part begins (one decompressing thread per half), if it has two.
+    size_t middle = stream_ ? stream_->second_part() : n_ - first > kParallelBytes ? first + (n_ - first) / 2 : 0;
+    if (middle > first) {
+      size_t split = find_split(middle);
+      if (stream_) n_ = 0;  // as in parse_halves: what this thread reads below `middle` is asked again
+      if (split != std::string_view::npos) return parse_halves(first, split, after);
+    }
   }
   return parse_from(first, std::string_view::npos, after);
 }
@@ -726,6 +734,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   quiet.cancel = options_.cancel;
   KinetoLoader second(buffer_, error_.file, quiet);
   second.start_store();
+  second.stream_ = stream_;
   second.release_pages_ = release_pages_;
   second.released_to_ = skip_ws(split + 1);
   second.want_rank_ = !rank_;  // usually found in the top-level keys before traceEvents
@@ -744,6 +753,9 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
     }
   });
   bool first_ok = false, first_chunk_failed = false;
+  // A stream's n_ is how far the part last asked for is readable: after peeking into the second
+  // part (find_split, skip_ws above), what this thread reads in the first part is asked again.
+  if (stream_) n_ = 0;
   try {
     size_t unused = 0;
     first_ok = parse_from(first, split, unused);

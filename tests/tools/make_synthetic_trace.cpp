@@ -7,8 +7,9 @@
 //   make_synthetic_trace SOURCE.json[.gz] OUT.json.gz --bytes 10000000000 [--gzip-level 1]
 //
 // An OUT ending in `.gz` is written as a multi-member gzip, one member per 4 MB of JSON (as
-// bgzip and `pigz --independent` write them), which the loader decompresses a member at a time
-// beside the parse; `--bytes` counts the JSON, not the compressed file.
+// bgzip and `pigz --independent` write them), each with its compressed size in the header, so
+// the loader decompresses the two halves on two threads beside the parse; `--bytes` counts the
+// JSON, not the compressed file.
 #include <libdeflate.h>
 #include <simdjson.h>
 
@@ -19,6 +20,7 @@
 
 #include "core/decimal.h"
 #include "core/file_reader.h"
+#include "core/gzip_stream.h"
 
 namespace {
 
@@ -75,10 +77,16 @@ public:
 
 private:
   static size_t member_size(const std::string& text, size_t at) { return std::min(kMemberBytes, text.size() - at); }
+  // A gzip member whose header carries its compressed size (core/gzip_stream.h, subfield "Sl"),
+  // so that the loader can split the file between two decompressing threads.
   void write_member(std::string_view json) {
-    compressed_.resize(libdeflate_gzip_compress_bound(compressor_, json.size()));
-    size_t n = libdeflate_gzip_compress(compressor_, json.data(), json.size(), compressed_.data(), compressed_.size());
+    compressed_.resize(libdeflate_deflate_compress_bound(compressor_, json.size()));
+    size_t n = libdeflate_deflate_compress(compressor_, json.data(), json.size(), compressed_.data(), compressed_.size());
+    uint32_t trailer[2] = {libdeflate_crc32(0, json.data(), json.size()), uint32_t(json.size())};
+    std::string header = sl::gzip_header_with_size(uint32_t(sl::kGzipHeaderWithSize + n + sizeof trailer));
+    std::fwrite(header.data(), 1, header.size(), file_);
     std::fwrite(compressed_.data(), 1, n, file_);
+    std::fwrite(trailer, 1, sizeof trailer, file_);
   }
   std::FILE* file_;
   libdeflate_compressor* compressor_ = nullptr;

@@ -38,6 +38,24 @@ std::string gzip_members(std::string_view text, size_t member) {
   return out;
 }
 
+// `text` as members of `member` bytes written as make_synthetic_trace writes them: each header
+// carries the member's compressed size, so the stream decodes two halves on two threads.
+std::string gzip_indexed_members(std::string_view text, size_t member) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(1);
+  std::string out, deflated;
+  for (size_t at = 0; at < text.size(); at += member) {
+    std::string_view part = text.substr(at, member);
+    deflated.resize(libdeflate_deflate_compress_bound(c, part.size()));
+    deflated.resize(libdeflate_deflate_compress(c, part.data(), part.size(), deflated.data(), deflated.size()));
+    uint32_t trailer[2] = {libdeflate_crc32(0, part.data(), part.size()), uint32_t(part.size())};
+    out += gzip_header_with_size(uint32_t(kGzipHeaderWithSize + deflated.size() + sizeof trailer));
+    out += deflated;
+    out.append(reinterpret_cast<const char*>(trailer), sizeof trailer);
+  }
+  libdeflate_free_compressor(c);
+  return out;
+}
+
 std::string write_file(const std::string& name, std::string_view bytes) {
   std::string path = "/tmp/sightline_gzip_stream_test_" + name;
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -181,5 +199,47 @@ TEST_CASE("gzip stream: a multi-member gzip cut at many offsets loads what decom
     CHECK(r.store->counts.events > 0);
   }
   CHECK(loaded >= 23);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("gzip stream: members with their sizes decode in two parts, parsed by two threads, as the text") {
+  std::string text = tricky_trace(260000);
+  REQUIRE(text.size() > GzipStream::kSplitBytes);
+  std::string z = gzip_indexed_members(text, 4 << 20);
+  // The stream alone: two parts, the second starting at a member's text offset near the middle.
+  auto compressed = std::make_shared<TraceStore::Buffer>();
+  REQUIRE(compressed->reserve(z.size()));
+  std::memcpy(compressed->data, z.data(), z.size());
+  compressed->size = z.size();
+  auto stream = GzipStream::start(compressed);
+  REQUIRE(stream);
+  CHECK(stream->second_part() % (4 << 20) == 0);
+  CHECK(stream->second_part() > text.size() / 3);
+  CHECK(stream->expected_size() == text.size());
+  size_t half = stream->second_part();
+  CHECK(stream->wait_for(half + 10) > half + 10);  // the second part runs without the first
+  CHECK(std::memcmp(stream->text()->data + half, text.data() + half, 10) == 0);
+  stream.reset();
+  // Loaded: the same store as the plain text (which is parsed in two halves too).
+  std::string path = write_file("indexed.json.gz", z);
+  LoadResult r = load_trace(path);
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(summary(*r.store) == plain_summary(text));
+  // A wrong CRC in a member of the second part: the whole-file gunzip's error, at that member.
+  size_t member_in_second = 0;
+  for (size_t at = 0, i = 0; at < z.size(); ++i) {
+    uint32_t size = 0;
+    std::memcpy(&size, z.data() + at + 16, 4);
+    if (i == 10) member_in_second = at;
+    if (i == 10) z[at + size - 8] ^= 1;
+    at += size;
+  }
+  REQUIRE(member_in_second > z.size() / 2);
+  write_file("indexed.json.gz", z);
+  r = load_trace(path);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.message == "corrupt or truncated gzip data in the member starting at compressed byte " +
+                               std::to_string(member_in_second));
   std::remove(path.c_str());
 }
