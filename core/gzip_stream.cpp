@@ -19,12 +19,13 @@ bool is_gzip_at(std::string_view bytes, size_t pos) {
 // Address space for the text, reserved but not committed (MAP_NORESERVE): pages exist only once
 // written, and go again when the parser releases them. 1 TB, or less where the kernel refuses.
 // Every page of the text is faulted in fresh (10 GB of JSON: 2.5M 4 KB faults), hence huge pages
-// where transparent huge pages are on (`madvise` mode); the releases split the last one.
-std::shared_ptr<TraceStore::Buffer> reserve_text() {
+// where transparent huge pages are on (`madvise` mode) and the file is large; the releases split
+// the last one. (A small trace would pay 2 MB of resident memory for a few KB of text.)
+std::shared_ptr<TraceStore::Buffer> reserve_text(bool huge_pages) {
   for (size_t size = size_t(1) << 40; size >= (size_t(64) << 20); size /= 2) {
     void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) continue;
-    ::madvise(base, size, MADV_HUGEPAGE);  // 2 MB pages: a third less system time faulting the text in
+    if (huge_pages) ::madvise(base, size, MADV_HUGEPAGE);  // a third less system time faulting the text in
     auto text = std::make_shared<TraceStore::Buffer>();
     text->data = static_cast<char*>(base);
     text->capacity = size - TraceStore::Buffer::kPadding;
@@ -83,7 +84,7 @@ std::string gzip_header_with_size(uint32_t compressed_size) {
 
 std::unique_ptr<GzipStream> GzipStream::start(std::shared_ptr<TraceStore::Buffer> compressed) {
   std::unique_ptr<GzipStream> stream(new GzipStream);
-  stream->text_ = reserve_text();
+  stream->text_ = reserve_text(compressed->size >= kHugePagesFrom);
   if (!stream->text_) return nullptr;
   stream->compressed_ = std::move(compressed);
   stream->plan_parts();

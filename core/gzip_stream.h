@@ -34,6 +34,7 @@ public:
   static constexpr size_t kMemberTry = 4 << 20;    // members up to this size decode whole
   static constexpr size_t kInflateStep = 256 << 10;
   static constexpr size_t kSplitBytes = 48 << 20;  // indexed files above this decode in two parts
+  static constexpr size_t kHugePagesFrom = 8 << 20;  // compressed bytes; below, the text has 4 KB pages
 
   // Starts decompressing `compressed` (whole gzip file bytes, kept alive by the stream).
   // Null when the address range cannot be reserved.
