@@ -18,7 +18,8 @@
 // A `.json.gz` is decompressed while it is parsed (GzipStream): the text keeps fixed offsets but
 // grows as the parse reads on, so every read past the bytes seen so far goes through `have()`,
 // which waits for the decompressor; the size is known once the stream ends. Such a trace is
-// parsed by one thread (the second core decompresses), and a restart reads it again whole.
+// parsed by one thread (the second core decompresses), or in two halves when the stream has two
+// parts (members indexed by their sizes, gzip_stream.h); a restart reads it again whole.
 //
 // Tolerance lives on the slow path only: when the fast parse fails, json_repair.h finds what
 // chrome://tracing and Perfetto forgive (a file cut off mid-write, trailing commas), the text is
