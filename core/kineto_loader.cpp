@@ -534,7 +534,7 @@ void KinetoLoader::report(const char* phase, uint64_t done) {
   LoadProgress p;
   p.phase = phase;
   p.bytes_done = done;
-  p.bytes_total = stream_ ? stream_->expected_size() : n_;
+  p.bytes_total = stream_ ? std::max<uint64_t>(stream_->expected_size(), done) : n_;  // an estimate never behind
   p.events = store_ ? store_->counts.events : 0;
   options_.on_progress(p);
 }

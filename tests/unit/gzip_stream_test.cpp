@@ -243,3 +243,22 @@ TEST_CASE("gzip stream: members with their sizes decode in two parts, parsed by 
                                std::to_string(member_in_second));
   std::remove(path.c_str());
 }
+
+TEST_CASE("gzip stream: progress reports an estimated total never behind what is done, exact at the end") {
+  std::string text = tricky_trace(30000);
+  std::string path = write_file("progress.json.gz", gzip(text));
+  LoadOptions options;
+  uint64_t reports = 0, last_total = 0;
+  bool never_behind = true;
+  options.on_progress = [&](const LoadProgress& p) {
+    ++reports;
+    never_behind &= p.bytes_done <= p.bytes_total;
+    last_total = p.bytes_total;
+  };
+  LoadResult r = load_trace(path, options);
+  REQUIRE(r.ok());
+  CHECK(reports > 2);
+  CHECK(never_behind);
+  CHECK(last_total == text.size());
+  std::remove(path.c_str());
+}
