@@ -212,7 +212,7 @@ void GzipStream::Part::release_compressed(size_t pos) {
   static const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   size_t from = std::max<size_t>(compressed_released, (in_begin + page - 1) / page * page);
   size_t to = pos / page * page;
-  if (to < from + (size_t(4) << 20)) return;  // a call per 4 MB at most
+  if (to < from + (size_t(1) << 20)) return;  // a call per MB at most
   ::madvise(compressed.data + from, to - from, MADV_DONTNEED);
   compressed_released = to;
 }

@@ -30,7 +30,7 @@ namespace sl {
 
 class GzipStream {
 public:
-  static constexpr size_t kLead = 2 << 20;         // how far a decompressor may run ahead
+  static constexpr size_t kLead = 1 << 20;         // how far a decompressor may run ahead
   static constexpr size_t kMemberTry = 4 << 20;    // members up to this size decode whole
   static constexpr size_t kInflateStep = 256 << 10;
   static constexpr size_t kSplitBytes = 48 << 20;  // indexed files above this decode in two parts
