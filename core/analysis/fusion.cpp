@@ -113,6 +113,9 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
   // over occurrences that do not overlap (greedy, in launch order).
   std::unordered_map<uint64_t, ChainEntry> chains;
+  size_t kernels = 0;  // windows repeat heavily in training loops; reserving avoids most rehashes
+  for (const Segment& seg : segments) kernels += seg.rows.size();
+  chains.reserve(kernels);
   for (const Segment& seg : segments) {
     for (size_t a = 0; a < seg.rows.size(); ++a) {
       uint64_t h = 0;

@@ -18,10 +18,17 @@ namespace {
 std::unordered_map<int32_t, std::vector<uint32_t>> graph_activities(const EventTable& t) {
   std::unordered_map<int32_t, std::vector<uint32_t>> by_launch;
   if (t.mode == Mode::Hta) return by_launch;  // HTA has no notion of graphs
+  // Launch names repeat: each distinct one is tested once (0 = not yet, 1 = no, 2 = a graph launch).
+  std::vector<uint8_t> graph_name(t.store->strings.size(), 0);
+  auto is_graph_launch = [&](StringId name) {
+    uint8_t& v = graph_name[name];
+    if (!v) v = is_graph_launch_name(t.store->strings.view(name)) ? 2 : 1;
+    return v == 2;
+  };
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (r.launch < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
-    if (is_graph_launch_name(t.name(t.rows[size_t(r.launch)]))) by_launch[r.launch].push_back(i);
+    if (r.launch < 0 || !is_graph_launch(t.rows[size_t(r.launch)].name)) continue;
+    if (is_kernel_memcpy_memset_cat(t.cat(r))) by_launch[r.launch].push_back(i);
   }
   for (auto& [launch, v] : by_launch)
     std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return t.rows[a].ts < t.rows[b].ts; });
