@@ -27,11 +27,17 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
+// `p` is lower case. ASCII folding inline (std::tolower is a call per byte, and kernel names run
+// to kilobytes); bytes outside A-Z compare as they are, as std::tolower leaves them.
 bool contains_icase(std::string_view s, std::string_view p) {
+  if (p.empty()) return true;
   if (p.size() > s.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+  const char first = p[0];
   for (size_t i = 0; i + p.size() <= s.size(); ++i) {
-    size_t k = 0;
-    while (k < p.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == p[k]) ++k;
+    if (lower(s[i]) != first) continue;
+    size_t k = 1;
+    while (k < p.size() && lower(s[i + k]) == p[k]) ++k;
     if (k == p.size()) return true;
   }
   return false;
@@ -338,11 +344,43 @@ bool is_hta_launch_name(std::string_view n) {
 
 // ---- intervals ----
 
-std::vector<Interval> merge_intervals(std::vector<Interval> v) {
+namespace {
+
+// Sorts by start. Callers pass rows in table order: one sorted run per stream (or one run in
+// all), so the runs are merged pairwise instead of sorting from scratch; many runs fall back
+// to a plain sort. (The merged intervals do not depend on the order of equal starts.)
+void sort_by_start(std::vector<Interval>& v) {
   auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  // Most callers pass rows of one stream, already in start order: skip the sort then. (The merged
-  // result does not depend on the order of intervals with equal starts.)
-  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
+  constexpr size_t kMaxRuns = 64;
+  std::vector<size_t> bounds = {0};
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i].start >= v[i - 1].start) continue;
+    bounds.push_back(i);
+    if (bounds.size() > kMaxRuns) {
+      std::sort(v.begin(), v.end(), by_start);
+      return;
+    }
+  }
+  bounds.push_back(v.size());
+  while (bounds.size() > 2) {
+    std::vector<size_t> next = {0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      if (k + 2 < bounds.size()) {
+        std::inplace_merge(v.begin() + ptrdiff_t(bounds[k]), v.begin() + ptrdiff_t(bounds[k + 1]),
+                           v.begin() + ptrdiff_t(bounds[k + 2]), by_start);
+        next.push_back(bounds[k + 2]);
+      } else {
+        next.push_back(bounds[k + 1]);
+      }
+    }
+    bounds = std::move(next);
+  }
+}
+
+}  // namespace
+
+std::vector<Interval> merge_intervals(std::vector<Interval> v) {
+  sort_by_start(v);
   std::vector<Interval> out;
   for (const Interval& i : v) {
     if (out.empty() || i.start > out.back().end) out.push_back(i);

@@ -85,7 +85,7 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   std::vector<int64_t> streams;
   for (auto& [stream, v] : by_stream) streams.push_back(stream);
   std::sort(streams.begin(), streams.end());
-  std::unordered_map<StringId, uint64_t> name_count;
+  std::vector<uint64_t> name_count(t.store->strings.size(), 0);  // launched kernels per name id
   for (int64_t stream : streams) {
     auto& v = by_stream[stream];
     StreamBusy busy(std::move(busy_by_stream[stream]));

@@ -244,10 +244,12 @@ using StreamRows = std::vector<std::pair<int64_t, std::vector<uint32_t>>>;
 // The CPU threads that launched the given rows' linked work, most launches first (at most 4:
 // the main thread, the autograd thread, a few workers).
 std::vector<uint32_t> launchers(const EventTable& t, const std::vector<uint32_t>& rows) {
-  std::unordered_map<uint32_t, uint64_t> count;
+  std::vector<uint64_t> count(t.store->tracks.size(), 0);  // per track (a few dozen)
   for (uint32_t i : rows)
     if (t.rows[i].launch >= 0) ++count[t.rows[size_t(t.rows[i].launch)].ref.track];
-  std::vector<std::pair<uint32_t, uint64_t>> v(count.begin(), count.end());
+  std::vector<std::pair<uint32_t, uint64_t>> v;
+  for (uint32_t track = 0; track < count.size(); ++track)
+    if (count[track]) v.push_back({track, count[track]});
   std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   std::vector<uint32_t> out;
   for (size_t i = 0; i < v.size() && i < 4; ++i) out.push_back(v[i].first);
@@ -377,9 +379,14 @@ void summarise(const EventTable& t, IdleCauses& out) {
       if (it == agg.end()) continue;
       IdleCauseRow row = std::move(it->second);
       row.share = stream_total[stream] > 0 ? double(row.idle) / double(stream_total[stream]) : 0;
-      std::stable_sort(row.longest.begin(), row.longest.end(),
-                       [&](uint32_t a, uint32_t b) { return out.gaps[a].length() > out.gaps[b].length(); });
-      if (row.longest.size() > 5) row.longest.resize(5);
+      // The 5 longest, ties in gap order (`longest` holds gap indices in increasing order, so
+      // this equals a stable sort by length cut to 5).
+      const size_t keep = std::min<size_t>(5, row.longest.size());
+      std::partial_sort(row.longest.begin(), row.longest.begin() + ptrdiff_t(keep), row.longest.end(), [&](uint32_t a, uint32_t b) {
+        const TimeNs la = out.gaps[a].length(), lb = out.gaps[b].length();
+        return la != lb ? la > lb : a < b;
+      });
+      row.longest.resize(keep);
       out.rows.push_back(std::move(row));
     }
   }
