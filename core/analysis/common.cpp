@@ -240,15 +240,26 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
 
 // Kernel names run to kilobytes: classify each distinct (name, category) once.
 void classify_rows(EventTable& t) {
-  std::unordered_map<uint64_t, uint8_t> cache;
+  auto classify = [&](const Row& r) {
+    return uint8_t(t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) : kernel_type_sightline(t.name(r), t.cat(r)));
+  };
+  // A name nearly always comes with one category: its first (category, type) sits in a vector
+  // indexed by name id; other pairs go to a map.
+  const size_t names = t.store->strings.size();
+  std::vector<StringId> cat_of_name(names, StringPool::kNotFound);
+  std::vector<uint8_t> type_of_name(names, 0);
+  std::unordered_map<uint64_t, uint8_t> other_pairs;
   for (Row& r : t.rows) {
-    uint64_t key = (uint64_t(r.name) << 32) | r.cat;
-    auto [it, fresh] = cache.try_emplace(key, 0);
-    if (fresh) {
-      KernelType k = t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) : kernel_type_sightline(t.name(r), t.cat(r));
-      it->second = uint8_t(k);
+    if (cat_of_name[r.name] == r.cat) {
+      r.kernel_type = type_of_name[r.name];
+    } else if (cat_of_name[r.name] == StringPool::kNotFound) {
+      cat_of_name[r.name] = r.cat;
+      r.kernel_type = type_of_name[r.name] = classify(r);
+    } else {
+      auto [it, fresh] = other_pairs.try_emplace((uint64_t(r.name) << 32) | r.cat, 0);
+      if (fresh) it->second = classify(r);
+      r.kernel_type = it->second;
     }
-    r.kernel_type = it->second;
   }
 }
 

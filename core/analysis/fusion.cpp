@@ -1,6 +1,7 @@
 #include "core/analysis/fusion.h"
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 #include "core/analysis/launch_stats.h"
@@ -47,6 +48,48 @@ private:
   }
   std::vector<Interval> merged_;
   std::vector<TimeNs> prefix_;
+};
+
+// Chain windows by hash: open addressing over a power-of-two slot array (a training loop's
+// windows repeat, so most lookups hit an existing entry), entries kept in insertion order. A
+// std::unordered_map allocated a node per distinct window.
+class ChainTable {
+public:
+  explicit ChainTable(size_t expected) { grow(std::bit_ceil(std::max<size_t>(64, 2 * expected))); }
+  // The entry of `key`, a fresh one when new; valid until the next call.
+  ChainEntry& operator[](uint64_t key) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = slot_of(key);; i = (i + 1) & mask) {
+      const uint32_t s = slots_[i];
+      if (s != 0 && keys_[s - 1] == key) return entries_[s - 1];
+      if (s != 0) continue;
+      if (2 * (entries_.size() + 1) > slots_.size()) {  // keep at most half the slots used
+        grow(2 * slots_.size());
+        return (*this)[key];
+      }
+      keys_.push_back(key);
+      entries_.emplace_back();
+      slots_[i] = uint32_t(entries_.size());
+      return entries_.back();
+    }
+  }
+  const std::vector<ChainEntry>& entries() const { return entries_; }
+
+private:
+  size_t slot_of(uint64_t key) const { return size_t((key * 0x9e3779b97f4a7c15ULL) >> shift_); }
+  void grow(size_t slots) {
+    slots_.assign(slots, 0);
+    shift_ = 64 - unsigned(std::countr_zero(slots));
+    for (uint32_t e = 0; e < keys_.size(); ++e) {
+      size_t i = slot_of(keys_[e]);
+      while (slots_[i] != 0) i = (i + 1) & (slots - 1);
+      slots_[i] = e + 1;
+    }
+  }
+  std::vector<uint32_t> slots_;  // entry index + 1; 0 = empty
+  std::vector<uint64_t> keys_;
+  std::vector<ChainEntry> entries_;
+  unsigned shift_ = 0;
 };
 
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -112,10 +155,9 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   // Count every window of length min..max by a hash of its name ids; its saving per occurrence is
   // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
   // over occurrences that do not overlap (greedy, in launch order).
-  std::unordered_map<uint64_t, ChainEntry> chains;
-  size_t kernels = 0;  // windows repeat heavily in training loops; reserving avoids most rehashes
+  size_t kernels = 0;
   for (const Segment& seg : segments) kernels += seg.rows.size();
-  chains.reserve(kernels);
+  ChainTable chains(kernels);
   for (const Segment& seg : segments) {
     for (size_t a = 0; a < seg.rows.size(); ++a) {
       uint64_t h = 0;
@@ -144,7 +186,7 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
     }
   }
   std::vector<FusionCandidate> out;
-  for (auto& [h, e] : chains) {
+  for (const ChainEntry& e : chains.entries()) {
     if (e.count < o.min_count) continue;
     StringId first = t.rows[(*e.seq)[e.at]].name;
     double proximity = double(e.count) / double(name_count[first]);
