@@ -69,6 +69,21 @@ void index_rows(EventTable& t) {
   for (uint32_t i = 0; i < t.rows.size(); ++i) (t.rows[i].stream != -1 ? t.gpu : t.cpu).push_back(i);
 }
 
+// (HTA) the stream column is args.stream of each event; missing or non-numeric = -1. Read in
+// args order (file order): the args sit in compressed blocks, and reading them track by track
+// would decompress every block once per track.
+void read_hta_streams(const TraceStore& store, std::vector<Row>& rows) {
+  std::vector<std::pair<uint32_t, uint32_t>> by_args;  // (args row, row)
+  by_args.reserve(rows.size());
+  for (uint32_t k = 0; k < rows.size(); ++k) {
+    uint32_t args = store.tracks[rows[k].ref.track].slices.args[rows[k].ref.index];
+    if (args != kNone) by_args.push_back({args, k});
+  }
+  std::sort(by_args.begin(), by_args.end());
+  for (auto [args, k] : by_args)
+    if (auto v = find_int_arg(store.args_json(args), "stream")) rows[k].stream = *v;
+}
+
 // Rows in store order: every slice of CPU and GPU tracks. Returns the per-track base offsets.
 std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& rows, bool hta) {
   std::vector<uint32_t> base(store.tracks.size(), kNone);
@@ -99,17 +114,14 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
       }
       if (s.corr[i] != kNone) r.corr = store.correlations[s.corr[i]].id;  // = store.correlation_id(r.ref)
       if (hta) {
-        // (HTA) the stream column is args.stream of each event; missing or non-numeric = -1.
-        r.stream = -1;
-        if (s.args[i] != kNone) {
-          if (auto v = find_int_arg(store.args_json(s.args[i]), "stream")) r.stream = *v;
-        }
+        r.stream = -1;  // args.stream, read below
       } else if (track.kind == TrackKind::GpuStream) {
         r.stream = track.stream >= 0 ? track.stream : (track.tid_is_number && track.tid >= 0 ? track.tid : 0);
       }
       rows.push_back(r);
     }
   }
+  if (hta) read_hta_streams(store, rows);
   return base;
 }
 
