@@ -87,6 +87,8 @@ std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLeng
     q.stream = stream;
     int64_t running = 0;
     std::vector<double> values;
+    q.series.reserve(changes.size());
+    if (o.summary) values.reserve(changes.size());
     for (const Change& c : changes) {
       running += c.delta;
       q.series.push_back({c.ts, running, c.row});
