@@ -106,14 +106,28 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   auto excluded = [&](uint32_t i) { return graph[i] >= 0 || KernelType(t.rows[i].kernel_type) == KernelType::Communication; };
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;
   std::unordered_map<int64_t, std::vector<Interval>> busy_by_stream;
+  int64_t last_stream = -1;  // GPU rows come stream by stream: look each stream up once per run
+  std::vector<uint32_t>* kernels_of_stream = nullptr;
+  std::vector<Interval>* busy_of_stream = nullptr;
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (is_kernel_memcpy_memset_cat(t.cat(r))) busy_by_stream[r.stream].push_back({r.ts, r.end()});
-    if (r.launch >= 0 && is_kernel_cat(t.cat(r))) by_stream[r.stream].push_back(i);
+    if (!kernels_of_stream || r.stream != last_stream) {
+      last_stream = r.stream;
+      kernels_of_stream = &by_stream[r.stream];
+      busy_of_stream = &busy_by_stream[r.stream];
+    }
+    std::string_view cat = t.cat(r);
+    if (is_kernel_memcpy_memset_cat(cat)) busy_of_stream->push_back({r.ts, r.end()});
+    if (r.launch >= 0 && is_kernel_cat(cat)) kernels_of_stream->push_back(i);
   }
+  std::erase_if(by_stream, [](const auto& entry) { return entry.second.empty(); });
   std::vector<TimeNs> blocking;
-  for (uint32_t i : t.cpu)
-    if (is_blocking_host_call(t.name(t.rows[i]))) blocking.push_back(t.rows[i].ts);
+  std::vector<uint8_t> blocking_name(t.store->strings.size(), 0);  // per name id: 0 unknown, 1 no, 2 yes
+  for (uint32_t i : t.cpu) {
+    uint8_t& b = blocking_name[t.rows[i].name];
+    if (!b) b = is_blocking_host_call(t.name(t.rows[i])) ? 2 : 1;
+    if (b == 2) blocking.push_back(t.rows[i].ts);
+  }
   std::sort(blocking.begin(), blocking.end());
   auto launch_ts = [&](uint32_t k) { return t.rows[size_t(t.rows[k].launch)].ts; };
 
