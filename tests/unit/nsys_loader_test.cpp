@@ -18,6 +18,7 @@
 #include "core/snapshot.h"
 #include "core/snapshot_cache.h"
 #include "core/trace_info.h"
+#include "core/track_names.h"
 #include "figures/timeline_figure.h"
 #include "test_support.h"
 
@@ -1107,6 +1108,13 @@ INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, contextId
   CHECK(s.strings.view(s.tracks[add.track].name) == "stream 3 (context 2)");
   CHECK(s.tracks[add.track].stream == 3);  // the stream stays the stream (HTA mode reads args.stream)
   CHECK(s.slice_args_json(add).find(R"("context":2,"stream":3)") != std::string::npos);
+  // The timeline and figures label the rows so, not "stream 3" (two rows would read "stream 7").
+  CHECK(track_display_name(s, add.track) == "stream 3 (context 2)");
+  CHECK(track_full_name(s, add.track) == "GPU 0 stream 3 (context 2)");
   // One context: Kineto's names and order, unchanged.
-  CHECK(rows_of(*load_tiny(dir, false), "NVIDIA Test GPU") == std::vector<std::string>{"stream 7"});
+  auto one = load_tiny(dir, false);
+  CHECK(rows_of(*one, "NVIDIA Test GPU") == std::vector<std::string>{"stream 7"});
+  SliceRef kernel = test::find_slice(*one, "void add<float>(float*, float const*)");
+  REQUIRE(kernel.valid());
+  CHECK(track_display_name(*one, kernel.track) == "stream 7");
 }
