@@ -247,9 +247,8 @@ LoadResult load_nsys_rep_uncached(const std::string& path, const std::string& st
 // than the whole limit is loaded and removed, not kept (as a snapshot that size is not cached).
 LoadResult load_nsys_rep_cached(const std::string& path, const struct stat& st, const std::string& stem,
                                 const LoadOptions& options, const CacheSettings& cache) {
-  std::filesystem::path dir = std::filesystem::path(cache.dir) / kNsysExportFolder;
+  std::filesystem::path dir = std::filesystem::path(cache.dir) / kNsysExportFolder;  // made by the caller
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash_bytes(std::filesystem::absolute(path, ec).string()));
   std::string name = std::filesystem::path(stem).filename().string() + "-" + hex;
@@ -295,7 +294,11 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
                               "to SQLite with\n  " + export_command(path, stem + ".sqlite") +
                               "\nand open " + stem + ".sqlite");
   const CacheSettings& cache = process_cache_settings();
-  if (!cache.enabled) return load_nsys_rep_uncached(path, stem, options);
+  std::error_code ec;
+  // A cache folder that cannot be made (read-only home, a file in the way) costs the cache, not
+  // the report, as for snapshots: the export goes to a temporary file.
+  if (cache.enabled) std::filesystem::create_directories(std::filesystem::path(cache.dir) / kNsysExportFolder, ec);
+  if (!cache.enabled || ec) return load_nsys_rep_uncached(path, stem, options);
   return load_nsys_rep_cached(path, st, stem, options, cache);
 }
 

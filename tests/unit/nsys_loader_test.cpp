@@ -770,6 +770,31 @@ TEST_CASE("nsys: with the cache off, a .nsys-rep is exported into a temporary fi
   CHECK(fs::is_empty(tmp.path));
 }
 
+// A cache folder that cannot be made costs the cache, not the report: a temporary export.
+TEST_CASE("nsys: a .nsys-rep opens when the cache folder cannot be made") {
+  ScratchDir dir, tmp;
+  std::string db = dir.file("prepared.sqlite");
+  write_db(db, tiny_report(false));
+  std::string log = dir.file("nsys.log");
+  std::string rep = dir.file("run.nsys-rep");
+  std::ofstream(rep) << "a report";
+  std::ofstream(dir.file("cache")) << "a file where the cache folder would go";
+  const char* old_tmp = std::getenv("TMPDIR");
+  std::string saved_tmp = old_tmp ? old_tmp : "";
+  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  LoadResult r;
+  {
+    StandInNsys nsys(dir, copying_nsys(db, log));
+    r = load_trace(rep);
+  }
+  old_tmp ? ::setenv("TMPDIR", saved_tmp.c_str(), 1) : ::unsetenv("TMPDIR");
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  CHECK(r.store->kernel_count() == 2);
+  CHECK(read_file(log).starts_with("export --type sqlite --force-overwrite true --output " + tmp.path.string() + "/sightline-nsys-"));
+  CHECK(fs::is_empty(tmp.path));
+  CHECK(fs::is_regular_file(dir.file("cache")));
+}
+
 // ---------------------------------------------------------------- the direct b-tree reader
 
 namespace {
