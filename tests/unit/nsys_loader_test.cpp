@@ -731,33 +731,42 @@ TEST_CASE("nsys: .nsys-rep exports count toward the cache's limit, evicted oldes
   CHECK(files == 4);  // a and c, each with its key
 }
 
+// A prepared report, a `.nsys-rep` standing for it, and TMPDIR pointed at a scratch folder of its
+// own while this lives: for exports that go to a temporary file.
+struct ReportWithTmpdir {
+  ScratchDir dir, tmp;
+  std::string db = dir.file("prepared.sqlite"), log = dir.file("nsys.log"), rep = dir.file("run.nsys-rep");
+  std::string saved_tmp;
+  bool had_tmp = std::getenv("TMPDIR") != nullptr;
+  ReportWithTmpdir() {
+    write_db(db, tiny_report(false));
+    std::ofstream(rep) << "a report";
+    if (had_tmp) saved_tmp = std::getenv("TMPDIR");
+    ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  }
+  ~ReportWithTmpdir() { had_tmp ? ::setenv("TMPDIR", saved_tmp.c_str(), 1) : ::unsetenv("TMPDIR"); }
+};
+
 // `--no-cache` (and SIGHTLINE_NO_CACHE): nothing goes into the cache; the export is a temporary
 // file in $TMPDIR, removed after loading.
 TEST_CASE("nsys: with the cache off, a .nsys-rep is exported into a temporary file removed after loading") {
-  ScratchDir dir, tmp;
-  std::string db = dir.file("prepared.sqlite");
-  write_db(db, tiny_report(false));
-  std::string log = dir.file("nsys.log");
-  std::string rep = dir.file("run.nsys-rep");
-  std::ofstream(rep) << "a report";
-  const char* old_tmp = std::getenv("TMPDIR");
-  std::string saved_tmp = old_tmp ? old_tmp : "";
-  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  ReportWithTmpdir t;
+  const ScratchDir &dir = t.dir, &tmp = t.tmp;
+  const std::string& rep = t.rep;
   LoadResult r, failed;
   {
-    StandInNsys nsys(dir, copying_nsys(db, log));
+    StandInNsys nsys(dir, copying_nsys(t.db, t.log));
     disable_process_cache();  // what `--no-cache` does
     r = load_trace(rep);
     // A failing export: the command to run by hand writes beside the report.
     std::ofstream(dir.path / "bin" / "nsys") << "#!/bin/sh\necho 'nsys: cannot read the report' >&2\nexit 1\n";
     failed = load_trace(rep);
   }
-  old_tmp ? ::setenv("TMPDIR", saved_tmp.c_str(), 1) : ::unsetenv("TMPDIR");
   REQUIRE_MESSAGE(r.ok(), r.error.to_string());
   CHECK(r.store->kernel_count() == 2);
   CHECK(r.store->meta.file == rep);
   // nsys wrote into $TMPDIR, and that file is gone.
-  std::string calls = read_file(log);
+  std::string calls = read_file(t.log);
   CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + tmp.path.string() + "/sightline-nsys-"));
   CHECK(calls.ends_with(".sqlite " + rep + "\n"));
   CHECK(fs::is_empty(tmp.path));
@@ -772,27 +781,19 @@ TEST_CASE("nsys: with the cache off, a .nsys-rep is exported into a temporary fi
 
 // A cache folder that cannot be made costs the cache, not the report: a temporary export.
 TEST_CASE("nsys: a .nsys-rep opens when the cache folder cannot be made") {
-  ScratchDir dir, tmp;
-  std::string db = dir.file("prepared.sqlite");
-  write_db(db, tiny_report(false));
-  std::string log = dir.file("nsys.log");
-  std::string rep = dir.file("run.nsys-rep");
-  std::ofstream(rep) << "a report";
-  std::ofstream(dir.file("cache")) << "a file where the cache folder would go";
-  const char* old_tmp = std::getenv("TMPDIR");
-  std::string saved_tmp = old_tmp ? old_tmp : "";
-  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  ReportWithTmpdir t;
+  std::ofstream(t.dir.file("cache")) << "a file where the cache folder would go";
   LoadResult r;
   {
-    StandInNsys nsys(dir, copying_nsys(db, log));
-    r = load_trace(rep);
+    StandInNsys nsys(t.dir, copying_nsys(t.db, t.log));
+    r = load_trace(t.rep);
   }
-  old_tmp ? ::setenv("TMPDIR", saved_tmp.c_str(), 1) : ::unsetenv("TMPDIR");
   REQUIRE_MESSAGE(r.ok(), r.error.to_string());
   CHECK(r.store->kernel_count() == 2);
-  CHECK(read_file(log).starts_with("export --type sqlite --force-overwrite true --output " + tmp.path.string() + "/sightline-nsys-"));
-  CHECK(fs::is_empty(tmp.path));
-  CHECK(fs::is_regular_file(dir.file("cache")));
+  CHECK(read_file(t.log).starts_with("export --type sqlite --force-overwrite true --output " + t.tmp.path.string() +
+                                     "/sightline-nsys-"));
+  CHECK(fs::is_empty(t.tmp.path));
+  CHECK(fs::is_regular_file(t.dir.file("cache")));
 }
 
 // ---------------------------------------------------------------- the direct b-tree reader
