@@ -3,8 +3,12 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+
+#include "core/json_writer.h"
 
 namespace sl {
 
@@ -13,6 +17,7 @@ ArgsBlocks::ArgsBlocks() = default;
 ArgsBlocks::~ArgsBlocks() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 ArgsRange ArgsBlocks::append(std::string_view json) {
+  if (!open_records_.empty()) seal();  // a block holds text or records, not both
   if (!open_.empty() && open_.size() + json.size() > kBlockBytes) seal();
   if (open_.capacity() == 0) open_.reserve(kBlockBytes);
   ArgsRange r;
@@ -52,7 +57,210 @@ std::string ArgsBlocks::compress(std::string_view raw) {
   return out;
 }
 
+// ---------------------------------------------------------------- records
+//
+// A record: its field count (varint), then per field a tag byte (kind << 6 | key) and the value:
+// an integer as a zigzag varint, a real as its 8 bytes, text as a varint length and the JSON
+// string (quoted, escaped), a triple as three zigzag varints.
+
+namespace {
+
+enum FieldKind : uint8_t { kInt = 0, kReal = 1, kText = 2, kTriple = 3 };
+
+// Characters std::to_chars writes for v.
+uint32_t decimal_size(int64_t v) {
+  static constexpr uint64_t kPowers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                         100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                         1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                         1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                         1000000000000000000ull, 10000000000000000000ull};
+  uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+  uint32_t bits = 64 - uint32_t(__builtin_clzll(u | 1));
+  uint32_t t = bits * 1233 >> 12;  // about bits × log10(2): the digits, or one more than they are
+  uint32_t digits = u == 0 ? 1 : t + (u >= kPowers[t]);
+  return digits + (v < 0);
+}
+
+// As the text would have it: std::to_chars's shortest form, "null" where it fails.
+std::string_view real_text(double v, char (&tmp)[32]) {
+  auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  return ec == std::errc() ? std::string_view(tmp, size_t(end - tmp)) : std::string_view("null");
+}
+
+// A varint from [p, end); false when it runs past the end.
+bool read_varint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+  out = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (p == end) return false;
+    uint8_t b = *p++;
+    out |= uint64_t(b & 0x7F) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+int64_t unzigzag(uint64_t u) { return int64_t(u >> 1) ^ -int64_t(u & 1); }
+
+void append_decimal(std::string& out, int64_t v) {
+  char tmp[24];
+  out.append(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
+}
+
+}  // namespace
+
+uint8_t ArgsBlocks::key(std::string_view name) {
+  std::string text;
+  append_json_string(text, name);
+  text += ':';
+  auto it = std::find(keys_.begin(), keys_.end(), text);
+  if (it != keys_.end()) return uint8_t(it - keys_.begin());
+  if (keys_.size() == kMaxKeys) throw std::length_error("more args keys than ArgsBlocks::kMaxKeys");
+  keys_.push_back(std::move(text));
+  return uint8_t(keys_.size() - 1);
+}
+
+void ArgsBlocks::begin_record() {
+  record_.clear();
+  record_fields_ = 0;
+  record_text_ = 2;  // the braces
+}
+
+void ArgsBlocks::add_tag(uint8_t key, uint8_t kind) {
+  record_.push_back(char(kind << 6 | key));
+  record_text_ += (record_fields_ ? 1 : 0) + keys_[key].size();  // the comma, "key":
+  ++record_fields_;
+}
+
+void ArgsBlocks::add_varint(int64_t v) {
+  uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);  // zigzag: small negatives stay short
+  char tmp[10];
+  size_t n = 0;
+  for (; u >= 0x80; u >>= 7) tmp[n++] = char(u | 0x80);
+  tmp[n++] = char(u);
+  record_.append(tmp, n);
+}
+
+void ArgsBlocks::add_int(uint8_t key, int64_t v) {
+  add_tag(key, kInt);
+  add_varint(v);
+  record_text_ += decimal_size(v);
+}
+
+void ArgsBlocks::add_real(uint8_t key, double v) {
+  add_tag(key, kReal);
+  char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  record_.append(bytes, sizeof v);
+  char tmp[32];
+  record_text_ += real_text(v, tmp).size();
+}
+
+void ArgsBlocks::add_text(uint8_t key, std::string_view v) {
+  add_tag(key, kText);
+  std::string quoted;
+  append_json_string(quoted, v);
+  add_varint(int64_t(quoted.size()));
+  record_ += quoted;
+  record_text_ += quoted.size();
+}
+
+void ArgsBlocks::add_triple(uint8_t key, int64_t a, int64_t b, int64_t c) {
+  add_tag(key, kTriple);
+  for (int64_t v : {a, b, c}) add_varint(v), record_text_ += decimal_size(v);
+  record_text_ += 4;  // [,,]
+}
+
+ArgsRange ArgsBlocks::end_record() {
+  if (!open_.empty()) seal();  // a block holds text or records, not both
+  if (!open_records_.empty() && open_records_text_ + record_text_ > kBlockBytes) seal();
+  if (open_records_.capacity() == 0) open_records_.reserve(kBlockBytes / 2);
+  ArgsRange r;
+  r.offset = end_;
+  r.length = uint32_t(record_text_);
+  r.block = uint32_t(blocks_.size());
+  uint64_t fields = record_fields_;
+  for (; fields >= 0x80; fields >>= 7) open_records_.push_back(char(fields | 0x80));
+  open_records_.push_back(char(fields));
+  open_records_ += record_;
+  open_records_text_ += record_text_;
+  end_ += record_text_;
+  any_records_ = true;
+  return r;
+}
+
+// The text of a block of records, appended to `out`; false when the records are damaged or do
+// not give `text_size` bytes.
+bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::string& out) const {
+  size_t first = out.size();
+  out.reserve(first + text_size);
+  const auto* p = reinterpret_cast<const uint8_t*>(records.data());
+  const uint8_t* end = p + records.size();
+  char tmp[32];
+  while (p < end) {
+    uint64_t fields = 0;
+    if (!read_varint(p, end, fields)) return false;
+    out.push_back('{');
+    for (uint64_t f = 0; f < fields; ++f) {
+      if (p == end) return false;
+      uint8_t tag = *p++, key = tag & 0x3F;
+      if (key >= keys_.size()) return false;
+      if (f) out.push_back(',');
+      out += keys_[key];
+      uint64_t u = 0;
+      switch (tag >> 6) {
+        case kInt:
+          if (!read_varint(p, end, u)) return false;
+          append_decimal(out, unzigzag(u));
+          break;
+        case kReal: {
+          double v;
+          if (end - p < ptrdiff_t(sizeof v)) return false;
+          std::memcpy(&v, p, sizeof v);
+          p += sizeof v;
+          out += real_text(v, tmp);
+          break;
+        }
+        case kText: {
+          if (!read_varint(p, end, u)) return false;
+          uint64_t bytes = uint64_t(unzigzag(u));  // written by add_varint, as every number
+          if (bytes > uint64_t(end - p)) return false;
+          out.append(reinterpret_cast<const char*>(p), size_t(bytes));
+          p += bytes;
+          break;
+        }
+        default:
+          out.push_back('[');
+          for (int i = 0; i < 3; ++i) {
+            if (!read_varint(p, end, u)) return false;
+            if (i) out.push_back(',');
+            append_decimal(out, unzigzag(u));
+          }
+          out.push_back(']');
+      }
+      if (out.size() - first > text_size) return false;
+    }
+    out.push_back('}');
+  }
+  return out.size() - first == text_size;
+}
+
+// ---------------------------------------------------------------- blocks
+
 void ArgsBlocks::seal() {
+  if (!open_records_.empty()) {
+    std::unique_ptr<char[]> bytes(new char[open_records_.size()]);
+    std::memcpy(bytes.get(), open_records_.data(), open_records_.size());
+    Block b;
+    b.start = end_ - open_records_text_;
+    b.raw_size = uint32_t(open_records_text_);
+    b.records = bytes.get();
+    b.records_size = uint32_t(open_records_.size());
+    owned_.push_back(std::move(bytes));
+    blocks_.push_back(b);
+    open_records_.clear();
+    open_records_text_ = 0;
+    return;
+  }
   if (open_.empty()) return;
   if (!cctx_) cctx_ = new_context(kLevel);
   // Compressed into a scratch buffer kept between blocks (a fresh one per block would be mapped
@@ -73,14 +281,51 @@ void ArgsBlocks::seal() {
 }
 
 size_t ArgsBlocks::stored_bytes() const {
-  size_t n = open_.size();
-  for (const Block& b : blocks_) n += b.stored_size;
+  size_t n = open_.size() + open_records_.size();
+  for (const Block& b : blocks_) n += b.records ? b.records_size : b.stored_size;
   return n;
+}
+
+const std::vector<ArgsBlocks::Block>& ArgsBlocks::sealed() const {
+  if (!any_records_) return blocks_;
+  std::lock_guard lock(mutex_);
+  for (size_t i = framed_.size(); i < blocks_.size(); ++i) {
+    Block b = blocks_[i];
+    if (b.records) {
+      std::string text;
+      // Records are only ever written here, never read from a file: they cannot be damaged.
+      if (!write_records({b.records, b.records_size}, b.raw_size, text)) throw std::logic_error("args records");
+      std::string frame = compress(text);
+      std::unique_ptr<char[]> bytes(new char[frame.size()]);
+      std::memcpy(bytes.get(), frame.data(), frame.size());
+      b.stored = bytes.get();
+      b.stored_size = uint32_t(frame.size());
+      framed_owned_.push_back(std::move(bytes));
+    }
+    framed_.push_back(b);
+  }
+  return framed_;
+}
+
+std::string_view ArgsBlocks::open_text() const {
+  if (open_records_.empty()) return open_;
+  std::lock_guard lock(mutex_);
+  open_records_as_text_.clear();
+  if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
+  return open_records_as_text_;
 }
 
 std::pair<uint64_t, uint32_t> ArgsBlocks::absorb(ArgsBlocks&& later) {
   seal();
   later.seal();
+  // Records name keys by id: `later`'s ids must mean the same here.
+  if (later.any_records_) {
+    for (const std::string& k : later.keys_)
+      if (std::find(keys_.begin(), keys_.end(), k) == keys_.end()) keys_.push_back(k);
+    if (keys_.size() > kMaxKeys || !std::equal(later.keys_.begin(), later.keys_.end(), keys_.begin()))
+      throw std::invalid_argument("ArgsBlocks::absorb: the later blocks register their keys in another order");
+    any_records_ = true;
+  }
   std::pair<uint64_t, uint32_t> shift{end_, uint32_t(blocks_.size())};
   for (Block b : later.blocks_) {
     b.start += shift.first;
@@ -107,6 +352,11 @@ bool ArgsBlocks::adopt(std::vector<Block> blocks, std::shared_ptr<const void> ow
   owned_.clear();
   owners_.assign(1, std::move(owner));
   open_.clear();
+  open_records_.clear();
+  open_records_text_ = 0;
+  any_records_ = false;
+  framed_.clear();
+  framed_owned_.clear();
   end_ = end;
   std::lock_guard lock(mutex_);
   cache_.clear();
@@ -115,8 +365,8 @@ bool ArgsBlocks::adopt(std::vector<Block> blocks, std::shared_ptr<const void> ow
 
 bool ArgsBlocks::holds(const ArgsRange& r) const {
   if (r.block > blocks_.size()) return false;
-  uint64_t start = r.block < blocks_.size() ? blocks_[r.block].start : end_ - open_.size();
-  uint64_t size = r.block < blocks_.size() ? blocks_[r.block].raw_size : open_.size();
+  uint64_t start = r.block < blocks_.size() ? blocks_[r.block].start : end_ - open_size();
+  uint64_t size = r.block < blocks_.size() ? blocks_[r.block].raw_size : open_size();
   return r.offset >= start && r.length <= size && r.offset - start <= size - r.length;
 }
 
@@ -142,6 +392,17 @@ std::shared_ptr<const std::string> ArgsBlocks::decoded(uint32_t block) const {
   // Decompressed outside the lock: another thread may decode the same block meanwhile, which
   // costs time, never correctness.
   const Block& b = blocks_[block];
+  if (b.records) {
+    auto text = std::make_shared<std::string>();
+    if (!write_records({b.records, b.records_size}, b.raw_size, *text)) {
+      note_error("args block " + std::to_string(block) + " has damaged records: its args read as empty");
+      return nullptr;
+    }
+    std::lock_guard lock(mutex_);
+    cache_.insert(cache_.begin(), {block, text});
+    if (cache_.size() > kCachedBlocks) cache_.pop_back();
+    return text;
+  }
   auto text = std::make_shared<std::string>(b.raw_size, '\0');
   thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   size_t n = dctx ? ZSTD_decompressDCtx(dctx.get(), text->data(), text->size(), b.stored, b.stored_size) : 0;
@@ -161,7 +422,13 @@ bool ArgsBlocks::read(const ArgsRange& r, std::string& out) const {
   out.clear();
   if (!holds(r)) return false;
   if (r.block == blocks_.size()) {
-    out.assign(open_, r.offset - (end_ - open_.size()), r.length);
+    if (open_records_.empty()) {
+      out.assign(open_, r.offset - (end_ - open_.size()), r.length);
+      return true;
+    }
+    std::string text;  // rare (a store still being appended to): the whole open block, written here
+    if (!write_records(open_records_, open_records_text_, text)) return false;
+    out.assign(text, r.offset - (end_ - text.size()), r.length);
     return true;
   }
   std::shared_ptr<const std::string> text = decoded(r.block);

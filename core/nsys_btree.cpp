@@ -123,14 +123,21 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
   return walk(be32(p + head + 8), depth + 1, seen);
 }
 
-void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
-  // Room for every cell of these leaves at once: no regrowth while decoding.
-  size_t cells = 0;
+// Cells of leaves [first, last): the rows they hold (a leaf's header says how many).
+uint64_t TableReader::cells(size_t first, size_t last) const {
+  uint64_t n = 0;
   for (size_t i = first; i < last && i < leaves_.size(); ++i) {
     const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaves_[i] - 1) * page_size_;
-    cells += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
+    n += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
   }
-  batch.reserve_rows(batch.count + cells);
+  return n;
+}
+
+uint64_t TableReader::row_count() const { return cells(0, leaves_.size()); }
+
+void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
+  // Room for every cell of these leaves at once: no regrowth while decoding.
+  batch.reserve_rows(batch.count + size_t(cells(first, last)));
   std::string scratch;
   for (size_t i = first; i < last && i < leaves_.size(); ++i)
     if (!decode_leaf(leaves_[i], batch, scratch)) return;
