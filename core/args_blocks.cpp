@@ -114,59 +114,77 @@ uint8_t ArgsBlocks::key(std::string_view name) {
   text += ':';
   auto it = std::find(keys_.begin(), keys_.end(), text);
   if (it != keys_.end()) return uint8_t(it - keys_.begin());
+  return add_key_text(std::move(text));
+}
+
+uint8_t ArgsBlocks::add_key_text(std::string text) {
   if (keys_.size() == kMaxKeys) throw std::length_error("more args keys than ArgsBlocks::kMaxKeys");
+  key_sizes_[keys_.size()] = uint32_t(text.size());
   keys_.push_back(std::move(text));
   return uint8_t(keys_.size() - 1);
 }
 
 void ArgsBlocks::begin_record() {
-  record_.clear();
+  record_used_ = 0;
   record_fields_ = 0;
   record_text_ = 2;  // the braces
 }
 
-void ArgsBlocks::add_tag(uint8_t key, uint8_t kind) {
-  record_.push_back(char(kind << 6 | key));
-  record_text_ += (record_fields_ ? 1 : 0) + keys_[key].size();  // the comma, "key":
-  ++record_fields_;
+// Room for `bytes` more bytes of the record being written (one check per field, not per byte:
+// the loaders add millions of fields).
+char* ArgsBlocks::record_room(size_t bytes) {
+  if (record_used_ + bytes > record_.size()) record_.resize(std::max(2 * record_.size(), record_used_ + bytes + 256));
+  return record_.data() + record_used_;
 }
 
-void ArgsBlocks::add_varint(int64_t v) {
-  uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);  // zigzag: small negatives stay short
-  char tmp[10];
-  size_t n = 0;
-  for (; u >= 0x80; u >>= 7) tmp[n++] = char(u | 0x80);
-  tmp[n++] = char(u);
-  record_.append(tmp, n);
+// The tag of a field, and the text its key adds: the comma before all but the first, "key":.
+char* ArgsBlocks::add_tag(char* out, uint8_t key, uint8_t kind) {
+  *out++ = char(kind << 6 | key);
+  record_text_ += (record_fields_ ? 1 : 0) + key_sizes_[key];
+  ++record_fields_;
+  return out;
 }
+
+namespace {
+
+// A zigzag varint (small negatives stay short): at most 10 bytes.
+char* put_varint(char* out, int64_t v) {
+  uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);
+  for (; u >= 0x80; u >>= 7) *out++ = char(u | 0x80);
+  *out++ = char(u);
+  return out;
+}
+
+}  // namespace
 
 void ArgsBlocks::add_int(uint8_t key, int64_t v) {
-  add_tag(key, kInt);
-  add_varint(v);
+  char* out = add_tag(record_room(11), key, kInt);
+  record_used_ = size_t(put_varint(out, v) - record_.data());
   record_text_ += decimal_size(v);
 }
 
 void ArgsBlocks::add_real(uint8_t key, double v) {
-  add_tag(key, kReal);
-  char bytes[sizeof v];
-  std::memcpy(bytes, &v, sizeof v);
-  record_.append(bytes, sizeof v);
+  char* out = add_tag(record_room(1 + sizeof v), key, kReal);
+  std::memcpy(out, &v, sizeof v);
+  record_used_ = size_t(out + sizeof v - record_.data());
   char tmp[32];
   record_text_ += real_text(v, tmp).size();
 }
 
 void ArgsBlocks::add_text(uint8_t key, std::string_view v) {
-  add_tag(key, kText);
   std::string quoted;
   append_json_string(quoted, v);
-  add_varint(int64_t(quoted.size()));
-  record_ += quoted;
+  char* out = add_tag(record_room(11 + quoted.size()), key, kText);
+  out = put_varint(out, int64_t(quoted.size()));
+  std::memcpy(out, quoted.data(), quoted.size());
+  record_used_ = size_t(out + quoted.size() - record_.data());
   record_text_ += quoted.size();
 }
 
 void ArgsBlocks::add_triple(uint8_t key, int64_t a, int64_t b, int64_t c) {
-  add_tag(key, kTriple);
-  for (int64_t v : {a, b, c}) add_varint(v), record_text_ += decimal_size(v);
+  char* out = add_tag(record_room(31), key, kTriple);
+  for (int64_t v : {a, b, c}) out = put_varint(out, v), record_text_ += decimal_size(v);
+  record_used_ = size_t(out - record_.data());
   record_text_ += 4;  // [,,]
 }
 
@@ -181,7 +199,7 @@ ArgsRange ArgsBlocks::end_record() {
   uint64_t fields = record_fields_;
   for (; fields >= 0x80; fields >>= 7) open_records_.push_back(char(fields | 0x80));
   open_records_.push_back(char(fields));
-  open_records_ += record_;
+  open_records_.append(record_.data(), record_used_);
   open_records_text_ += record_text_;
   end_ += record_text_;
   any_records_ = true;
@@ -320,10 +338,10 @@ std::pair<uint64_t, uint32_t> ArgsBlocks::absorb(ArgsBlocks&& later) {
   later.seal();
   // Records name keys by id: `later`'s ids must mean the same here.
   if (later.any_records_) {
-    for (const std::string& k : later.keys_)
-      if (std::find(keys_.begin(), keys_.end(), k) == keys_.end()) keys_.push_back(k);
-    if (keys_.size() > kMaxKeys || !std::equal(later.keys_.begin(), later.keys_.end(), keys_.begin()))
+    size_t common = std::min(keys_.size(), later.keys_.size());
+    if (!std::equal(keys_.begin(), keys_.begin() + std::ptrdiff_t(common), later.keys_.begin()))
       throw std::invalid_argument("ArgsBlocks::absorb: the later blocks register their keys in another order");
+    for (size_t k = common; k < later.keys_.size(); ++k) add_key_text(later.keys_[k]);
     any_records_ = true;
   }
   std::pair<uint64_t, uint32_t> shift{end_, uint32_t(blocks_.size())};

@@ -102,8 +102,9 @@ private:
   void note_error(std::string message) const;
   uint64_t open_size() const { return open_records_.empty() ? open_.size() : open_records_text_; }
   bool write_records(std::string_view records, size_t text_size, std::string& out) const;
-  void add_tag(uint8_t key, uint8_t kind);
-  void add_varint(int64_t v);
+  uint8_t add_key_text(std::string text);  // "key": as written
+  char* record_room(size_t bytes);
+  char* add_tag(char* out, uint8_t key, uint8_t kind);
 
   std::vector<Block> blocks_;
   std::vector<std::unique_ptr<char[]>> owned_;         // frames and records this object holds
@@ -116,9 +117,11 @@ private:
   // Records: the keys' text ("key":), the open block's records and its text size, the record
   // being written (its field count and text size so far).
   std::vector<std::string> keys_;
+  uint32_t key_sizes_[kMaxKeys] = {};
   std::string open_records_;
   uint64_t open_records_text_ = 0;
-  std::string record_;
+  std::string record_;  // a buffer: its first record_used_ bytes are the record
+  size_t record_used_ = 0;
   uint32_t record_fields_ = 0;
   uint64_t record_text_ = 0;
   bool any_records_ = false;

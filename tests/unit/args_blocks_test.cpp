@@ -323,6 +323,23 @@ TEST_CASE("args blocks: records and text mix block by block; a snapshot of a sto
   CHECK(b.open_text() == R"({"k":-7})");  // the open block of records, as text
   REQUIRE(b.read(r2, out));
   CHECK(out == R"({"k":-7})");
+
+  // Absorbing a later half written with the same keys (and one more) keeps both halves' text.
+  ArgsBlocks later;
+  uint8_t lk = later.key("k"), extra = later.key("extra");
+  CHECK(lk == k);
+  later.begin_record();
+  later.add_int(extra, 3);
+  later.add_triple(lk, 1, 2, 3);
+  ArgsRange r3 = later.end_record();
+  auto [offset_shift, block_shift] = b.absorb(std::move(later));
+  r3.offset += offset_shift;
+  r3.block += block_shift;
+  REQUIRE(b.read(r3, out));
+  CHECK(out == R"({"extra":3,"k":[1,2,3]})");
+  REQUIRE(b.read(r2, out));
+  CHECK(out == R"({"k":-7})");
+  CHECK(b.key("extra") == extra);
 }
 
 }  // namespace
