@@ -55,6 +55,13 @@ int64_t be_int(const uint8_t* p, size_t n) {
   return int64_t(v);
 }
 
+// The same from one 8-byte load: `p` must have 8 readable bytes.
+int64_t be_int8(const uint8_t* p, size_t n) {
+  uint64_t raw;
+  std::memcpy(&raw, p, sizeof raw);
+  return int64_t(__builtin_bswap64(raw)) >> (64 - 8 * n);  // arithmetic: the sign extends
+}
+
 }  // namespace
 
 TableReader::TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns)
@@ -232,7 +239,9 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
       if (t == 7 || t >= 12)
         return stop(std::string("a ") + (t == 7 ? "REAL" : t & 1 ? "TEXT" : "BLOB") + " value in column " +
                     std::to_string(column) + " (integers only here)");
-      values[slot] = t == 8 ? 0 : t == 9 ? 1 : be_int(r + body, size_t(bytes));
+      // With 8 bytes of payload left, one load and a byte swap (the usual case); else byte by byte.
+      values[slot] = t == 8 ? 0 : t == 9 ? 1 : payload.size() - body >= 8 ? be_int8(r + body, size_t(bytes))
+                                                                           : be_int(r + body, size_t(bytes));
       present[slot] = 1;
     }
     body += bytes;
