@@ -306,7 +306,7 @@ size_t ArgsBlocks::stored_bytes() const {
 
 const std::vector<ArgsBlocks::Block>& ArgsBlocks::sealed() const {
   if (!any_records_) return blocks_;
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(frame_mutex_);  // not mutex_: readers go on while blocks are compressed
   for (size_t i = framed_.size(); i < blocks_.size(); ++i) {
     Block b = blocks_[i];
     if (b.records) {
@@ -327,7 +327,7 @@ const std::vector<ArgsBlocks::Block>& ArgsBlocks::sealed() const {
 
 std::string_view ArgsBlocks::open_text() const {
   if (open_records_.empty()) return open_;
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(frame_mutex_);
   open_records_as_text_.clear();
   if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
   return open_records_as_text_;

@@ -126,6 +126,7 @@ private:
   uint64_t record_text_ = 0;
   bool any_records_ = false;
   // sealed() with blocks of records: the same blocks with their frames, made on demand.
+  mutable std::mutex frame_mutex_;
   mutable std::vector<Block> framed_;
   mutable std::vector<std::unique_ptr<char[]>> framed_owned_;
   mutable std::string open_records_as_text_;
