@@ -35,8 +35,10 @@ namespace {
 
 struct RenderOptions {
   std::vector<std::string> traces;  // one, or CONTROL TEST for --view diff
+  std::vector<std::string> job;     // --job: rank files of one job (--view ranks)
+  std::string align = "auto";       // --view ranks: the job clock, as report --align
   std::string output, range, tracks, title;
-  std::string view = "timeline", theme = "paper";
+  std::string view, theme = "paper";  // view "": ranks for a job, else timeline
   float width = 0;
   double scale = 1;
   int max_depth = -1;  // -1: the view's default (timeline: every depth; diff: 1)
@@ -140,15 +142,20 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
 // ranks are drawn as failed; the figure is still written, and the exit status is 1 (as info/report).
 int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
                  std::chrono::steady_clock::time_point started) {
-  if (!is_job_dir(o.traces[0])) return usage("--view ranks draws a job: sightline render DIR --view ranks -o FIG");
-  std::unique_ptr<Job> job = open_job(o.traces[0], {});
+  std::string dir_arg = o.traces.empty() ? "" : o.traces[0];
+  if (o.job.empty() && !is_job_dir(dir_arg))
+    return usage("--view ranks draws a job: sightline render DIR --view ranks -o FIG, or --job A B ... --view ranks");
+  std::unique_ptr<Job> job = open_job(dir_arg, o.job);
   if (!job) return 1;
-  analysis::JobOverview overview = analysis::build_job_overview(*job);
+  analysis::CollectiveOptions aligned;
+  aligned.align = align_named(o.align);
+  analysis::JobOverview overview = analysis::build_job_overview(*job, aligned);
   fig::RanksFigureOptions options;
   options.start = start, options.end = end;
-  std::filesystem::path dir = std::filesystem::path(o.traces[0]).lexically_normal();
+  std::filesystem::path dir = std::filesystem::path(dir_arg).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
-  options.title = o.title.empty() ? dir.filename().string() : o.title;
+  std::string named = o.job.empty() ? dir.filename().string() : std::to_string(job->ranks.size()) + " ranks";
+  options.title = o.title.empty() ? named : o.title;
   fig::Scene scene;
   fig::RanksFigureStats stats;
   std::string error;
@@ -177,15 +184,21 @@ bool critical_path_scene(const RenderOptions& o, const TraceStore& store, const 
   return ok;
 }
 
-int render(const RenderOptions& o) {
+int render(RenderOptions o) {
   auto started = std::chrono::steady_clock::now();
+  bool job = !o.job.empty() || (o.traces.size() == 1 && is_job_dir(o.traces[0]));
+  if (o.view.empty()) o.view = job ? "ranks" : "timeline";  // a job folder draws its rank overview
+  if (!o.job.empty() && !o.traces.empty()) return usage("--job names the rank files; give no TRACE with it");
+  if (job && o.view != "ranks") return usage("a job (a folder, or --job) draws its rank overview (--view ranks), not --view " + o.view);
+  if (o.align != "auto" && o.view != "ranks") return usage("--align is for a job's rank overview (--view ranks)");
   fig::Format format;
   if (!fig::format_from_path(o.output, format)) return usage("-o wants a .svg, .pdf or .png file, got '" + o.output + "'");
   fig::FigureTheme theme;
   if (!fig::parse_theme(o.theme, theme)) return usage("--theme wants light, dark or paper, got '" + o.theme + "'");
   if (o.view == "diff" && o.traces.size() != 2)
     return usage("--view diff compares two runs: sightline render CONTROL TEST --view diff -o FIG");
-  if (o.view != "diff" && o.traces.size() != 1)
+  if (o.traces.empty() && o.job.empty()) return usage("a trace, a job folder, or --job FILES... is required");
+  if (o.view != "diff" && o.traces.size() > 1)
     return usage("two traces are only for --view diff (got --view " + o.view + ")");
   if (o.max_depth < -1) return usage("--max-depth wants 0 (top level only) or more");
   if (o.top < 1 || o.top > 50) return usage("--top wants 1 to 50");
@@ -256,7 +269,10 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder for --view ranks")->required()->expected(1, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder (draws --view ranks)")->expected(0, 2);
+  cmd->add_option("--job", o->job, "Rank trace files of one job (instead of a folder): its rank overview");
+  cmd->add_option("--align", o->align, "Job clocks for --view ranks: collectives, none or auto (default), as report --align")
+      ->check(CLI::IsMember({"auto", "collectives", "none"}));
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
   cmd->add_option("--range", o->range,
                   "Time range START:END (12.5ms:14ms, 3s:4s, raw µs): since the trace start; for diff, since each run's "
@@ -269,7 +285,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), critical-path, diff, ranks (a job folder)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), critical-path, diff, ranks (a job: its default)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "app/commands.h"
 #include "app/job_open.h"
+#include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
@@ -108,9 +110,7 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
   jo.only_rank = o.table.rank;  // on a job, --rank picks one rank
   o.table.rank.reset();
   jo.report = std::move(o);
-  jo.collectives.align = a.align == "collectives" ? analysis::Align::Collectives
-                         : a.align == "none"      ? analysis::Align::None
-                                                  : analysis::Align::Auto;
+  jo.collectives.align = align_named(a.align);
   auto job = open_job(a.file, a.job);
   if (!job) {
     exit_code = 1;
@@ -205,10 +205,35 @@ JobReportTiming time_job_report(const Job& job, const analysis::JobReportOptions
   return {median(totals), median(cpus), median(ranks), median(collectives)};
 }
 
+// Medians of `repeat` clock re-alignments as the job tab's Align toggle does them: from an
+// overview built once (auto), reusing its rank summaries; and, for comparison, a fresh overview
+// with that alignment (every rank summarised again: what a realign cost before).
+struct RealignTiming {
+  double realign = 0, rebuild = 0;
+};
+
+RealignTiming time_realign(const Job& job, analysis::Align align, int repeat) {
+  analysis::CollectiveOptions o;
+  o.align = align;
+  analysis::JobOverview opened = analysis::build_job_overview(job);
+  std::vector<double> realigns, rebuilds;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    analysis::JobOverview realigned = analysis::realign_job_overview(opened, o);
+    auto t1 = std::chrono::steady_clock::now();
+    analysis::JobOverview rebuilt = analysis::build_job_overview(job, o);
+    auto t2 = std::chrono::steady_clock::now();
+    realigns.push_back(std::chrono::duration<double>(t1 - t0).count());
+    rebuilds.push_back(std::chrono::duration<double>(t2 - t1).count());
+  }
+  return {median(realigns), median(rebuilds)};
+}
+
 // A job: the job summary (every rank summarised, collectives, stragglers: what the GUI and
 // `--only collectives,stragglers` compute), then the full report (every analysis on every rank
-// as well), medians of runs each.
-void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, const std::string& format) {
+// as well), medians of runs each; with `align`, a clock re-alignment too.
+void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, const std::string& format,
+                      const std::string& align) {
   auto job = open_job(dir, {});
   if (!job) {
     exit_code = 1;
@@ -220,13 +245,20 @@ void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, c
   summary_only.report.only = {"collectives", "stragglers", "clock_offsets"};
   JobReportTiming summary = time_job_report(*job, summary_only, repeat);
   JobReportTiming full = time_job_report(*job, jo, repeat);
+  std::optional<RealignTiming> realign;
+  if (!align.empty()) realign = time_realign(*job, align_named(align), repeat);
   if (format == "json") {
     auto num = [](double v) { return analysis::format_number(v); };
+    std::string realign_json;
+    if (realign)
+      realign_json = ", \"realign\": " + analysis::json_escape(align) + ", \"realign_seconds_median\": " +
+                     num(realign->realign) + ", \"rebuild_seconds_median\": " + num(realign->rebuild);
     std::printf("{\"ranks\": %zu, \"load_seconds\": %s, \"summary_seconds_median\": %s, \"summary_cpu_seconds_median\": %s, "
                 "\"report_seconds_median\": %s, \"report_cpu_seconds_median\": %s, \"per_analysis_seconds\": "
-                "{\"ranks\": %s, \"collectives\": %s}}\n",
+                "{\"ranks\": %s, \"collectives\": %s}%s}\n",
                 job->ranks.size(), num(job->load_seconds).c_str(), num(summary.wall).c_str(), num(summary.cpu).c_str(),
-                num(full.wall).c_str(), num(full.cpu).c_str(), num(full.ranks).c_str(), num(full.collectives).c_str());
+                num(full.wall).c_str(), num(full.cpu).c_str(), num(full.ranks).c_str(), num(full.collectives).c_str(),
+                realign_json.c_str());
     return;
   }
   std::printf("job                     %s (%zu ranks)\n", dir.c_str(), job->ranks.size());
@@ -239,6 +271,9 @@ void bench_job_report(const std::string& dir, int repeat, analysis::Mode mode, c
               full.cpu);
   std::printf("  %-22s %.2f ms\n", "every rank's analyses", full.ranks * 1000.0);
   std::printf("  %-22s %.2f ms\n", "collectives", full.collectives * 1000.0);
+  if (realign)
+    std::printf("realign %s (median/%d) %.3f ms reusing the rank summaries; %.3f ms summarising every rank again\n",
+                align.c_str(), repeat, realign->realign * 1000.0, realign->rebuild * 1000.0);
 }
 
 }  // namespace
@@ -275,6 +310,7 @@ void register_bench_report(CLI::App& bench) {
     std::string mode = "sightline";
     std::string op = "aten::linear";
     std::string only;  // empty: every analysis a full report runs
+    std::string align;  // a job: also time re-aligning its clocks this way
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("trace", a->file, "Trace file")->required();
@@ -283,10 +319,18 @@ void register_bench_report(CLI::App& bench) {
   cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--operator", a->op, "Operator for kernel_sequences");
   cmd->add_option("--only", a->only, "Comma-separated analyses to time (e.g. critical_path, which a full report skips)");
+  cmd->add_option("--align", a->align, "A job: also time re-aligning its clocks (collectives, none or auto), as the GUI's toggle")
+      ->check(CLI::IsMember({"auto", "collectives", "none"}));
   cmd->callback([a] {
     if (is_job_dir(a->file)) {
       bench_job_report(a->file, a->repeat, a->mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline,
-                       a->format);
+                       a->format, a->align);
+      return;
+    }
+    if (!a->align.empty()) {
+      std::fprintf(stderr, "sightline bench report: --align times a job's clock re-alignment; %s is not a directory\n",
+                   a->file.c_str());
+      exit_code = 2;
       return;
     }
     LoadResult loaded = load_trace(a->file);

@@ -126,13 +126,16 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
       ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
       if (ImGui::SmallButton(import_badge_label(s->issues).c_str())) ui.issues_open = true;
       ImGui::PopStyleColor();
-    } else if (issues) {
+    } else if (issues || !nsys_info_text(s->meta).empty()) {
+      // An Nsight report without issues still lists its unmapped tables and what it lacks there.
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      if (ImGui::SmallButton(import_badge_label(s->issues).c_str())) ui.issues_open = true;
+      if (ImGui::SmallButton(issues ? import_badge_label(s->issues).c_str() : "import: notes")) ui.issues_open = true;
       ImGui::PopStyleColor();
-      if (ImGui::IsItemHovered())
+      if (ImGui::IsItemHovered() && issues)
         ImGui::SetTooltip("%llu import notes that are normal in profiler traces (half launch flows); click for details",
                           (unsigned long long)issues);
+      else if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Nsight Systems tables not mapped, and what the report lacks; click for details");
     }
   }
   ImGui::EndMainMenuBar();
@@ -651,7 +654,7 @@ void App::draw_tab(Tab& tab) {
   } else if (views::TimelineView* tl = ws.timeline()) {
     draw_trace(tab, *tl);
   } else if (!ws.loading()) {
-    ImGui::TextDisabled("No trace open. File > Open, or drop a .json / .json.gz trace here.");
+    ImGui::TextDisabled("No trace open. File > Open, or drop a trace (.json[.gz], .sqlite[.gz], .nsys-rep, .slsnap) here.");
   }
   ImGui::End();
 }

@@ -61,4 +61,10 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
   return std::move(result.job);
 }
 
+analysis::Align align_named(const std::string& name) {
+  return name == "collectives" ? analysis::Align::Collectives
+         : name == "none"      ? analysis::Align::None
+                               : analysis::Align::Auto;
+}
+
 }  // namespace sl::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/collectives.h"
 #include "core/job.h"
 #include "core/snapshot_cache.h"
 
@@ -34,5 +35,8 @@ void print_cache_line(const std::string& line, bool warning);
 // Loads the job; on error prints "sightline: ERROR" and returns null. Failed ranks print a line
 // each on stderr (the job still loads; callers exit 1 after printing their output).
 std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files);
+
+// --align's value (collectives, none, auto; checked by the option) as the analyses take it.
+analysis::Align align_named(const std::string& name);
 
 }  // namespace sl::cli

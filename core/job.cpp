@@ -31,9 +31,25 @@ std::string lower(std::string_view s) {
   return o;
 }
 
+bool is_snapshot_name(const std::string& path) { return lower(fs::path(path).filename().string()).ends_with(".slsnap"); }
+
+// Rank files: Kineto traces and their snapshots (core/SNAPSHOT.md), which every command opens.
 bool is_trace_name(const std::string& path) {
   std::string n = lower(fs::path(path).filename().string());
-  return n.ends_with(".json") || n.ends_with(".json.gz");
+  return n.ends_with(".json") || n.ends_with(".json.gz") || is_snapshot_name(path);
+}
+
+constexpr const char* kNotATrace = "not a .json, .json.gz or .slsnap file";
+
+// `sightline convert X.json.gz` writes X.slsnap beside the trace. In a folder holding both, the
+// trace is the rank and its snapshot is skipped, so the rank is not counted twice (a reopen of
+// the trace is as fast through the snapshot cache). Returns the trace, or "" for a lone snapshot.
+std::string trace_beside(const std::string& snapshot) {
+  std::string stem = snapshot.substr(0, snapshot.size() - std::string_view(".slsnap").size());
+  std::error_code ec;
+  for (const char* ext : {".json", ".json.gz"})
+    if (fs::is_regular_file(stem + ext, ec)) return stem + ext;
+  return {};
 }
 
 // Natural order: digit runs compare as numbers, so worker10 sorts after worker9.
@@ -60,8 +76,12 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 // The loader fails at byte 0 with one of these when the file is JSON of another kind (an
 // execution trace, a config) or not JSON at all: such files are skipped, not failed ranks.
+// "Not a trace: expected a JSON object" is only said of the first non-blank byte, which
+// whitespace or a byte-order mark may put past byte 0 (binary data starting with a '\r').
 bool is_wrong_kind(const LoadError& e) {
-  if (e.cancelled || e.byte_offset != 0) return false;
+  if (e.cancelled) return false;
+  if (e.message.starts_with("not a trace: expected a JSON object")) return true;
+  if (e.byte_offset != 0) return false;
   return e.message.find("not a trace") != std::string::npos ||
          e.message.find("not a Chrome/Kineto trace") != std::string::npos;
 }
@@ -91,10 +111,11 @@ JobPlan plan_job_files(const std::vector<std::string>& files) {
   JobPlan plan;
   for (const auto& f : files) {
     if (is_trace_name(f)) plan.files.push_back(f);
-    else plan.skipped.push_back({f, "not a .json or .json.gz file"});
+    else plan.skipped.push_back({f, kNotATrace});
   }
   if (plan.files.empty())
-    plan.error = files.empty() ? "no trace files given" : "no Kineto traces (.json, .json.gz) among the files given";
+    plan.error = files.empty() ? "no trace files given"
+                               : "no Kineto traces (.json, .json.gz) or snapshots (.slsnap) among the files given";
   return plan;
 }
 
@@ -112,12 +133,15 @@ JobPlan plan_job_dir(const std::string& dir) {
   std::sort(entries.begin(), entries.end(), natural_less);
   for (const auto& p : entries) {
     if (fs::is_directory(p, ec)) plan.skipped.push_back({p, "a directory (jobs are not searched recursively)"});
-    else if (is_trace_name(p)) plan.files.push_back(p);
-    else plan.skipped.push_back({p, "not a .json or .json.gz file"});
+    else if (!is_trace_name(p)) plan.skipped.push_back({p, kNotATrace});
+    else if (std::string trace = is_snapshot_name(p) ? trace_beside(p) : ""; !trace.empty())
+      plan.skipped.push_back({p, "the snapshot of " + trace + ", which is read instead"});
+    else plan.files.push_back(p);
   }
   if (entries.empty()) plan.error = dir + ": empty directory, no rank traces";
   else if (plan.files.empty())
-    plan.error = dir + ": no Kineto traces (.json, .json.gz) among its " + std::to_string(entries.size()) + " entries";
+    plan.error = dir + ": no Kineto traces (.json, .json.gz) or snapshots (.slsnap) among its " +
+                 std::to_string(entries.size()) + " entries";
   return plan;
 }
 

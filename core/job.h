@@ -54,7 +54,8 @@ struct JobPlan {
   bool ok() const { return error.empty(); }
 };
 
-// Every `.json`/`.json.gz` file directly in `dir` is a candidate; other entries are skipped.
+// Every `.json`/`.json.gz`/`.slsnap` file directly in `dir` is a candidate; other entries are
+// skipped, and so is a snapshot beside its own trace (`X.slsnap` next to `X.json[.gz]`).
 JobPlan plan_job_dir(const std::string& dir);
 // The given files, in the given order; files with another extension are skipped.
 JobPlan plan_job_files(const std::vector<std::string>& files);

@@ -13,12 +13,14 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "core/file_reader.h"
 #include "core/json_writer.h"
 #include "core/nsys_loader.h"
 #include "core/nsys_sqlite.h"
+#include "core/snapshot_cache.h"
 #include "core/string_pool.h"
 
 extern char** environ;
@@ -54,9 +56,24 @@ void harden(sqlite3* db) {
   sqlite3_exec(db, "PRAGMA query_only=1; PRAGMA cell_size_check=1;", nullptr, nullptr, nullptr);
 }
 
+// A process killed while it loads a `.sqlite.gz` (Ctrl-C, OOM) leaves its temporary file: the
+// next one removes those older than a day (no load takes that long).
+static void remove_stale_temp_files(const std::string& dir) {
+  std::error_code ec;
+  auto day_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24);
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.starts_with("sightline-nsys-") && name.ends_with(".sqlite") && name.size() == 28 &&
+        e.last_write_time(ec) < day_ago && !ec)
+      std::filesystem::remove(e.path(), ec);
+  }
+}
+
 bool TempFile::write(std::string_view bytes, std::string& error) {
   const char* dir = std::getenv("TMPDIR");
-  std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/sightline-nsys-XXXXXX.sqlite";
+  std::string folder = dir && *dir ? dir : "/tmp";
+  remove_stale_temp_files(folder);
+  std::string pattern = folder + "/sightline-nsys-XXXXXX.sqlite";
   int fd = ::mkstemps(pattern.data(), 7);
   if (fd < 0) return error = "cannot create a temporary file in " + pattern + ": " + std::strerror(errno), false;
   path_ = pattern;
@@ -155,7 +172,40 @@ std::string export_command(const std::string& rep, const std::string& out) {
   return "nsys export --type sqlite --output '" + out + "' '" + rep + "'";
 }
 
-// `.nsys-rep`: exported once into ~/.cache/sightline/nsys (keyed by path, size and mtime).
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs `nsys export` into `partial`, then renames it to `out`. False (and no partial file left)
+// when nsys fails.
+bool run_nsys_export(const std::string& rep, const std::string& partial, const std::string& out) {
+  std::vector<std::string> argv_s = {"nsys", "export", "--type", "sqlite", "--force-overwrite", "true",
+                                     "--output", partial, rep};
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  int status = 0;
+  // nsys prints its progress on stdout: send it to stderr, where the user still sees it, so
+  // that it never mixes with a command's output (`info --format json`, `report --format csv`).
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  int spawned = posix_spawnp(&child, "nsys", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0 || ::waitpid(child, &status, 0) < 0 ||
+      !WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::rename(partial.c_str(), out.c_str()) != 0) {
+    ::unlink(partial.c_str());
+    return false;
+  }
+  return true;
+}
+
+// `.nsys-rep`: exported into the cache folder's `nsys/` (the snapshot cache's folder rule:
+// $XDG_CACHE_HOME/sightline when that is absolute, else ~/.cache/sightline), one export per
+// report path (`NAME-<hash of the path>.sqlite`) with its report's size and mtime in a `.key`
+// beside it: reused while they match, replaced when the report changes, so old exports never pile up.
 LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
   std::string stem = path.substr(0, path.size() - std::string_view(".nsys-rep").size());
   struct stat st {};
@@ -164,37 +214,28 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
     return error_result(path, "an Nsight Systems report needs `nsys` to be read, and nsys is not on PATH. Export it "
                               "to SQLite with\n  " + export_command(path, stem + ".sqlite") +
                               "\nand open " + stem + ".sqlite");
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::filesystem::path dir = xdg && *xdg ? std::filesystem::path(xdg) : std::filesystem::path(home ? home : "/tmp") / ".cache";
-  dir /= "sightline/nsys";
+  std::string cache = cache_settings_from_environment().dir;
+  std::filesystem::path dir = std::filesystem::path(cache.empty() ? "/tmp/sightline" : cache) / "nsys";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  std::string key = std::filesystem::absolute(path, ec).string() + "|" + std::to_string(st.st_size) + "|" +
-                    std::to_string(st.st_mtime);
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash_bytes(key));
-  std::string out = (dir / (std::filesystem::path(stem).filename().string() + "-" + hex + ".sqlite")).string();
-  if (file_size(out) == 0) {
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash_bytes(std::filesystem::absolute(path, ec).string()));
+  std::string base = (dir / (std::filesystem::path(stem).filename().string() + "-" + hex)).string();
+  std::string out = base + ".sqlite", key_file = base + ".key";
+  std::string key = std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                    std::to_string(st.st_mtim.tv_nsec) + "\n";
+  if (file_size(out) == 0 || read_small_file(key_file) != key) {
     if (options.on_progress) {
       LoadProgress p;
       p.phase = "exporting";
       options.on_progress(p);
     }
+    ::unlink(key_file.c_str());  // never a key beside an export it does not describe
     // Ends in .sqlite: nsys adds the extension to an output name without it.
-    std::string partial = out.substr(0, out.size() - std::string_view(".sqlite").size()) + ".partial.sqlite";
-    std::vector<std::string> argv_s = {"nsys", "export", "--type", "sqlite", "--force-overwrite", "true",
-                                       "--output", partial, path};
-    std::vector<char*> argv;
-    for (std::string& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t child = 0;
-    int status = 0;
-    if (posix_spawnp(&child, "nsys", nullptr, nullptr, argv.data(), environ) != 0 || ::waitpid(child, &status, 0) < 0 ||
-        !WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::rename(partial.c_str(), out.c_str()) != 0) {
-      ::unlink(partial.c_str());
+    std::string partial = base + ".partial.sqlite";
+    if (!run_nsys_export(path, partial, out))
       return error_result(path, "`" + export_command(path, partial) + "` failed; run it by hand to see why");
-    }
+    std::ofstream(key_file, std::ios::binary) << key;  // if this fails, the next open exports again
   }
   LoadResult r = load_database_file(out, path, file_size(out), options);
   std::string where;

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -410,6 +411,8 @@ private:
   bool gpu_row(const Source& s, GpuRow& row);
   void gpu_args(const GpuRow& row);
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
+  uint32_t owned_stream_track(const GpuRow& row);
+  std::string stream_owner_name(int64_t stream, int64_t global_pid, int64_t context) const;
   bool note_tables();
   void progress();
   void report_progress();
@@ -453,6 +456,12 @@ private:
   std::unordered_map<int64_t, uint32_t> device_processes_;
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
   std::unordered_set<uint32_t> gpu_work_tracks_;           // stream tracks with more than syncs
+  struct StreamOwner {
+    int64_t global_pid = 0, context = 0;
+    bool set = false;
+  };
+  std::vector<StreamOwner> stream_owners_;                 // by track: whose stream it is
+  std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> shared_streams_;  // (track, owner) → its own track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
   CorrelationIndex gpu_work_;                              // correlation keys of GPU activities
@@ -525,6 +534,8 @@ bool NsysLoader::load() {
   // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
   // but not GPU work: it is not counted among the streams.
   for (auto [key, track] : stream_tracks_)
+    if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+  for (auto [key, track] : shared_streams_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   if (!note_tables()) return false;
   for (uint32_t track : reserved_tracks_) builder_->release_unused(track);
@@ -971,6 +982,34 @@ uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
   return track;
 }
 
+// CUPTI numbers streams per process (each process's first streams get the same ids), so two
+// processes sharing a GPU would put their work on one "stream 7" row. A stream belongs to a process
+// and context: the first owner keeps the plain track ("stream 7", as Kineto names it); another owner
+// gets a track of its own, and then both tracks name their owner ("stream 7 (pid 4242, context 1)").
+uint32_t NsysLoader::owned_stream_track(const GpuRow& row) {
+  uint32_t track = stream_track(row.device, row.stream);
+  if (stream_owners_.size() <= track) stream_owners_.resize(track + 1);
+  StreamOwner& owner = stream_owners_[track];
+  if (!owner.set) owner = {row.global_pid, row.context, true};
+  if (owner.global_pid == row.global_pid && owner.context == row.context) return track;
+  auto [it, added] = shared_streams_.try_emplace({track, row.global_pid, row.context}, 0);
+  if (!added) return it->second;
+  std::string name = stream_owner_name(row.stream, row.global_pid, row.context);
+  it->second = builder_->thread_track(device_process(row.device), std::to_string(row.stream) + " " + name, row.stream);
+  builder_->mark_gpu(it->second, row.device, row.stream);
+  builder_->set_thread_name(it->second, store_->strings.intern(name));
+  builder_->set_thread_sort_index(it->second, row.stream);
+  builder_->set_thread_name(track, store_->strings.intern(stream_owner_name(row.stream, owner.global_pid, owner.context)));
+  return it->second;
+}
+
+std::string NsysLoader::stream_owner_name(int64_t stream, int64_t global_pid, int64_t context) const {
+  auto info = process_info_.find(global_pid);
+  int64_t pid = info != process_info_.end() ? info->second.pid : int64_t((uint64_t(global_pid) >> 24) & 0xFFFFFF);
+  return (stream >= 0 ? "stream " + std::to_string(stream) : std::string("context-wide")) + " (pid " +
+         std::to_string(pid) + ", context " + std::to_string(context) + ")";
+}
+
 // CUPTI correlation ids count from 1 in every process: the first process keeps its ids, the
 // others get theirs offset by ordinal × 2^32, so launches never link across processes.
 int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
@@ -1196,7 +1235,7 @@ void NsysLoader::gpu_args(const GpuRow& row) {
 }
 
 void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
-  uint32_t track = stream_track(row.device, row.stream);
+  uint32_t track = owned_stream_track(row);
   if (cat != cat_sync_) gpu_work_tracks_.insert(track);
   if (!row.correlation) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, kNone);
   int64_t key = correlation_key(row.global_pid, *row.correlation);

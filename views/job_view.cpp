@@ -154,7 +154,8 @@ void JobView::realign(analysis::Align align) {
   thread_ = std::thread([this, align] {
     analysis::CollectiveOptions options;
     options.align = align;
-    auto overview = std::make_unique<analysis::JobOverview>(analysis::build_job_overview(*job_, options));
+    // Reuses the rank summaries (only read here, while frames keep drawing the current overview).
+    auto overview = std::make_unique<analysis::JobOverview>(analysis::realign_job_overview(overview_, options));
     std::lock_guard lock(mutex_);
     realigned_ = std::move(overview);
     wake_();
@@ -291,7 +292,7 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   // Lazily: the rank's timeline (lane index, idle overlay) is built on first expand only.
   const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
   Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
-  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].summary.causes));
+  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].summary->causes));
   e.timeline->show_legend = false;
   e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;  // its ruler on the job clock
   double shift = double(overview_.ranks[size_t(k)].shift);

@@ -1,6 +1,7 @@
 #include "core/analysis/job_overview.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace sl::analysis {
@@ -12,15 +13,33 @@ TimeNs rank_shift(const CollectiveAnalysis& a, size_t i, const TraceStore& s) {
   return s.origin_ns + (a.aligned && i < a.offsets.size() ? a.offsets[i] : 0) - a.origin_ns;
 }
 
-// The rank's GPU span on the job clock and its idle gaps merged per cause (rank-local).
-void index_activity(RankActivity& out) {
-  const auto& busy = out.summary.busy.merged();
-  out.start = busy.empty() ? 0 : busy.front().start + out.shift;
-  out.end = busy.empty() ? 0 : busy.back().end + out.shift;
+// A rank's idle gaps merged per cause (rank-local).
+IdleCoverage idle_coverage(const IdleCauses& causes) {
   std::vector<Interval> idle[kIdleCauseCount];
-  for (const IdleGap& g : out.summary.causes.gaps)
+  for (const IdleGap& g : causes.gaps)
     if (g.end > g.start) idle[int(g.cause)].push_back({g.start, g.end});
-  for (int c = 0; c < kIdleCauseCount; ++c) out.idle[c] = Coverage(std::move(idle[c]));
+  IdleCoverage out;
+  for (int c = 0; c < kIdleCauseCount; ++c) out[size_t(c)] = Coverage(std::move(idle[c]));
+  return out;
+}
+
+// The clock-dependent part: collectives aligned as `options` asks, then each rank's shift and
+// GPU span on the job clock, and the job's span. The ranks' summaries are only read.
+void align_overview(JobOverview& out, const CollectiveOptions& options) {
+  std::vector<const RankSummary*> summaries;
+  for (const RankActivity& r : out.ranks) summaries.push_back(r.summary.get());
+  out.collectives = analyze_collectives(summaries, options);
+  out.span = 0;
+  for (size_t k = 0; k < out.ranks.size(); ++k) {
+    RankActivity& r = out.ranks[k];
+    r.shift = rank_shift(out.collectives, k, *r.summary->store);
+    const auto& busy = r.summary->busy.merged();
+    r.start = busy.empty() ? 0 : busy.front().start + r.shift;
+    r.end = busy.empty() ? 0 : busy.back().end + r.shift;
+    out.span = std::max(out.span, r.end);
+  }
+  for (const CollectiveInstance& in : out.collectives.instances)
+    for (const CollectiveArrival& a : in.arrivals) out.span = std::max(out.span, a.end);
 }
 
 std::string millis(TimeNs ns) {
@@ -34,24 +53,25 @@ std::string millis(TimeNs ns) {
 JobOverview build_job_overview(const Job& job, const CollectiveOptions& options) {
   JobOverview out;
   for (size_t i = 0; i < job.ranks.size(); ++i)
-    if (job.ranks[i].ok()) out.ranks.push_back({job.ranks[i].rank, i});
+    if (job.ranks[i].ok()) {
+      RankActivity& r = out.ranks.emplace_back();
+      r.rank = job.ranks[i].rank, r.job_index = i;
+    }
   // Each rank's table lives only while that rank is summarised: memory stays one table per thread.
   parallel_for(out.ranks.size(), options.threads, [&](size_t k) {
     RankActivity& r = out.ranks[k];
-    r.summary = summarize_rank(r.rank, *job.ranks[r.job_index].store);
-    index_activity(r);
+    auto summary = std::make_shared<RankSummary>(summarize_rank(r.rank, *job.ranks[r.job_index].store));
+    r.idle = std::make_shared<const IdleCoverage>(idle_coverage(summary->causes));
+    r.summary = std::move(summary);
   });
-  std::vector<const RankSummary*> summaries;
-  for (const RankActivity& r : out.ranks) summaries.push_back(&r.summary);
-  out.collectives = analyze_collectives(summaries, options);
-  for (size_t k = 0; k < out.ranks.size(); ++k) {
-    RankActivity& r = out.ranks[k];
-    r.shift = rank_shift(out.collectives, k, *r.summary.store);
-    if (!r.summary.busy.empty()) r.start += r.shift, r.end += r.shift;
-    out.span = std::max(out.span, r.end);
-  }
-  for (const CollectiveInstance& in : out.collectives.instances)
-    for (const CollectiveArrival& a : in.arrivals) out.span = std::max(out.span, a.end);
+  align_overview(out, options);
+  return out;
+}
+
+JobOverview realign_job_overview(const JobOverview& current, const CollectiveOptions& options) {
+  JobOverview out;
+  out.ranks = current.ranks;  // the shared summaries, and shifts about to be replaced
+  align_overview(out, options);
   return out;
 }
 
@@ -105,17 +125,17 @@ void for_each_covered_column(const IntervalIndex& index, const std::vector<TimeN
 
 RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges) {
   RankBins out;
-  if (edges.size() < 2) return out;
+  if (edges.size() < 2 || !rank.summary || !rank.idle) return out;
   size_t columns = edges.size() - 1;
   out.busy.assign(columns, 0.f);
   out.cause.assign(columns, -1);
-  for_each_covered_column(rank.summary.busy, edges, rank.shift, [&](size_t c, TimeNs covered) {
+  for_each_covered_column(rank.summary->busy, edges, rank.shift, [&](size_t c, TimeNs covered) {
     out.busy[c] = float(double(covered) / double(edges[c + 1] - edges[c]));
   });
   // Each cause's idle time per column; the column takes the cause with the most.
   std::vector<TimeNs> most(columns, 0);
   for (int k = 0; k < kIdleCauseCount; ++k)
-    for_each_covered_column(rank.idle[k], edges, rank.shift, [&](size_t c, TimeNs covered) {
+    for_each_covered_column((*rank.idle)[size_t(k)], edges, rank.shift, [&](size_t c, TimeNs covered) {
       if (covered > most[c]) most[c] = covered, out.cause[c] = int8_t(k);
     });
   return out;
@@ -131,14 +151,48 @@ const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank) {
   return nullptr;
 }
 
+namespace {
+
+// "AllReduce" → "all-reduce(s)"; a name that is not one CamelCase word (a P2P pair, a free-form
+// `Collective name` arg) → "collective(s)".
+std::string collective_noun(std::string_view name, uint64_t count) {
+  bool camel = !name.empty() && std::isupper(static_cast<unsigned char>(name[0]));
+  for (char c : name) camel = camel && std::isalpha(static_cast<unsigned char>(c));
+  std::string noun = camel ? "" : "collective";
+  for (size_t i = 0; camel && i < name.size(); ++i) {
+    if (i && std::isupper(static_cast<unsigned char>(name[i]))) noun += '-';
+    noun += char(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  return count == 1 ? noun : noun + "s";
+}
+
+// A `last_cause` (cause_in_window's words, or an idle cause's name) as the insight says it.
+std::string cause_phrase(std::string_view cause) {
+  static const std::pair<std::string_view, std::string_view> phrases[] = {
+      {"data_loading", "data-loading stalls"},    {"host_sync", "host synchronisation"},
+      {"host_launch_bound", "host-bound launches"}, {"cross_stream_wait", "cross-stream waits"},
+      {"launch_latency", "launch latency"},        {"collective_wait", "waits in other collectives"},
+      {"other", "idle time"},                      {"idle", "idle time"},
+      {"host", "host-side work"}};
+  for (auto& [id, phrase] : phrases)
+    if (cause == id) return std::string(phrase);
+  return std::string(cause);  // compute, communication
+}
+
+}  // namespace
+
 std::string straggler_insight(const CollectiveAnalysis& a) {
   const StragglerRow* worst = nullptr;
   for (const StragglerRow& s : a.stragglers)
     if (s.late_count > 0 && s.delay_caused > 0 && (!worst || s.delay_caused > worst->delay_caused)) worst = &s;
   if (!worst) return "";
-  std::string text = "rank " + std::to_string(worst->rank) + " made the others wait " + millis(worst->delay_caused) + " over " +
-                     std::to_string(worst->late_count) + " collective" + (worst->late_count == 1 ? "" : "s");
-  if (!worst->top_cause.empty()) text += ", mostly after " + worst->top_cause;
+  // The kind of collective it was late for, when all of them were one kind.
+  std::string name;
+  for (const CollectiveInstance& in : a.instances)
+    if (in.last_rank == worst->rank && in.skew > 0) name = name.empty() || name == in.name ? in.name : "-";
+  std::string text = "rank " + std::to_string(worst->rank) + " made the others wait " + millis(worst->delay_caused) +
+                     " over " + std::to_string(worst->late_count) + " " + collective_noun(name, worst->late_count);
+  if (!worst->top_cause.empty()) text += ", mostly after " + cause_phrase(worst->top_cause);
   return text;
 }
 

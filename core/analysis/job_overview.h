@@ -3,12 +3,15 @@
 // demand into pixel columns, plus the collectives analysis that links the ranks.
 //
 // Each rank is summarised once (one pass over its event table, which is then dropped; see
-// RankSummary), and everything here keeps rank-local times plus a shift, so re-aligning the
-// clocks re-runs only the matching. Binning costs O(columns · log n) per rank (prefix sums over
+// RankSummary), and everything here keeps rank-local times plus a shift: the summary and idle
+// coverage are shared (immutable) between the overviews of one job, so re-aligning the clocks
+// (realign_job_overview) redoes only the offsets, the matching and the shifts. Binning costs O(columns · log n) per rank (prefix sums over
 // merged intervals), so a view re-bins on zoom changes only, never per event per frame.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,14 +24,18 @@ namespace sl::analysis {
 
 // Merged intervals with running totals; `cumulative` bins a row of columns in one pass.
 using Coverage = IntervalIndex;
+using IdleCoverage = std::array<Coverage, kIdleCauseCount>;  // by IdleCause
 
+// The clock-independent parts (summary, idle coverage) are built once per rank and shared,
+// read-only, by every overview of the job: a realign copies the pointers, not the data, and an
+// overview being drawn stays valid while another thread builds the realigned one.
 struct RankActivity {
   int64_t rank = 0;
   size_t job_index = 0;  // into Job::ranks
   TimeNs shift = 0;      // add to a rank-local store time (relative to its origin) for job time
-  TimeNs start = 0, end = 0;       // the rank's GPU activity span, job clock
-  RankSummary summary;             // GPU busy, idle causes, collective calls (rank-local times)
-  Coverage idle[kIdleCauseCount];  // idle gaps of every stream per cause, merged, rank-local
+  TimeNs start = 0, end = 0;                   // the rank's GPU activity span, job clock
+  std::shared_ptr<const RankSummary> summary;  // GPU busy, idle causes, collective calls (rank-local)
+  std::shared_ptr<const IdleCoverage> idle;    // idle gaps of every stream per cause, merged, rank-local
 };
 
 // Column-binned profile of one rank: `busy` in [0, 1]; `cause` the idle cause with the most gap
@@ -47,6 +54,10 @@ struct JobOverview {
 // Builds each loaded rank's table and idle causes (in parallel), the collectives (aligned as
 // `options` asks) and the per-rank activity on the job clock.
 JobOverview build_job_overview(const Job& job, const CollectiveOptions& options = {});
+// The same job with its clocks aligned as `options` asks, reusing `current`'s rank summaries (no
+// pass over any rank's events): redoes the offsets, the collective matching, the stragglers and
+// the shifts. Equal to build_job_overview(job, options); `current` is only read.
+JobOverview realign_job_overview(const JobOverview& current, const CollectiveOptions& options);
 
 // Bins [t0, t1) (job clock) into `columns` equal columns.
 RankBins bin_rank(const RankActivity& rank, TimeNs t0, TimeNs t1, int columns);
@@ -58,8 +69,8 @@ RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges);
 // The straggler row of `rank`, or null.
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);
 
-// "rank 5 made the others wait 38 ms over 12 collectives, mostly after data loading": the
-// rank that caused the most delay, empty when no rank was ever last with a skew.
+// "rank 5 made the others wait 38.0 ms over 12 all-reduces, mostly after data-loading stalls":
+// the rank that caused the most delay, empty when no rank was ever last with a skew.
 std::string straggler_insight(const CollectiveAnalysis& a);
 
 }  // namespace sl::analysis

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/analysis/job_overview.h"
+
 
 namespace sl::analysis {
 
@@ -193,6 +195,9 @@ std::string render_job_json(const Job& job, const JobReport& report, const JobRe
 std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt) {
   std::string o = "mode: " + std::string(mode_name(opt.report.table.mode)) + "   job: " + job.source + "   ranks: " +
                   std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
+  // The Insights' stragglers entry, as the job tab shows it.
+  if (report.collectives)
+    if (std::string worst = straggler_insight(*report.collectives); !worst.empty()) o += "stragglers: " + worst + "\n";
   for (const Table& t : report.tables)
     if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);
   if (!report.notes.empty()) {

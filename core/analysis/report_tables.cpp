@@ -18,9 +18,17 @@ Cell opt_num(const std::optional<double>& v) { return v ? C::num(*v) : C::null()
 Cell opt_ns(const std::optional<double>& v) { return v ? C::ns(*v) : C::null(); }
 
 // describe() columns in µs (idle intervals) or plain numbers (queue length, GB/s).
-void add_describe(std::vector<Cell>& row, const Describe& d, bool in_ns) {
+// How add_describe writes the statistics: plain numbers, ns (printed as µs), or µs rounded to 2
+// decimals as HTA rounds its idle interval statistics (kept as exact integer ns, so 32.88 prints
+// as 32.88).
+enum class DescribeUnit : uint8_t { Number, Ns, HtaMicros2 };
+
+void add_describe(std::vector<Cell>& row, const Describe& d, DescribeUnit unit) {
   row.push_back(C::integer(int64_t(d.count)));
-  auto v = [&](double x) { return in_ns ? C::ns(x) : C::num(x); };
+  auto v = [&](double x) {
+    if (unit == DescribeUnit::HtaMicros2) return C::ns(int64_t(std::llround(round_to(x / 1000.0, 2) * 1000.0)));
+    return unit == DescribeUnit::Ns ? C::ns(x) : C::num(x);
+  };
   if (d.count == 0) {
     for (int k = 0; k < 7; ++k) row.push_back(C::null());
     return;
@@ -141,7 +149,7 @@ std::vector<Table> report_tables(const Report& r) {
       a.rows.push_back({C::integer(x.rank), C::integer(x.stream), C::str(std::string(idle_category_name(x.category))),
                         C::ns(x.idle), opt_num(x.ratio)});
       std::vector<Cell> row{C::integer(x.rank), C::integer(x.stream), C::str(std::string(idle_category_name(x.category)))};
-      add_describe(row, x.stats, true);
+      add_describe(row, x.stats, r.table.mode == Mode::Hta ? DescribeUnit::HtaMicros2 : DescribeUnit::Ns);
       b.rows.push_back(std::move(row));
     }
     out.push_back(std::move(a));
@@ -212,7 +220,7 @@ std::vector<Table> report_tables(const Report& r) {
     Table t{"queue_length_summary", {"rank", "stream", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_max_us"}};
     for (const auto& q : *r.queues) {
       std::vector<Cell> row{C::integer(q.rank), C::integer(q.stream)};
-      add_describe(row, q.summary, false);
+      add_describe(row, q.summary, DescribeUnit::Number);
       row.push_back(C::ns(q.time_at_max));
       t.rows.push_back(std::move(row));
     }
@@ -222,7 +230,7 @@ std::vector<Table> report_tables(const Report& r) {
     Table t{"memory_bw_summary", {"rank", "copy_kind", "count", "mean", "std", "min", "p25", "p50", "p75", "max"}};
     for (const auto& k : *r.bandwidth) {
       std::vector<Cell> row{C::integer(k.rank), C::str(k.copy_kind)};
-      add_describe(row, k.summary, false);
+      add_describe(row, k.summary, DescribeUnit::Number);
       t.rows.push_back(std::move(row));
     }
     out.push_back(std::move(t));

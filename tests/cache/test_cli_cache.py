@@ -178,6 +178,47 @@ def jobs_diff_render(tmp):
     check(len(entries(home)) == 5, f"job, diff and render cached {entries(home)}")
 
 
+def snapshot_files(tmp):
+    """Every command takes snapshot files (`sightline convert`) in place of the traces: report in both
+    modes, diff, render, and a job of snapshots, with the same numbers as from the traces."""
+    env = cache_env(os.path.join(tmp, "unused"), SIGHTLINE_NO_CACHE="1")
+    folder = os.path.join(tmp, "snapshots")
+    os.mkdir(folder)
+
+    def convert(trace):
+        out = os.path.join(folder, os.path.basename(trace).split(".")[0] + ".slsnap")
+        p = run(["convert", trace, "-o", out], env)
+        check(p.returncode == 0 and p.stdout.strip() == out, f"convert {trace}: {p.returncode} {p.stdout!r} {p.stderr!r}")
+        return out
+
+    a, b = (os.path.join(DATA, f"hta_trace_compare_{n}.json.gz") for n in ("base", "test"))
+    report = os.path.join(DATA, "fuser_nsys_h200_electsync.sqlite.gz")
+    snap_a, snap_b, snap_report = convert(a), convert(b), convert(report)
+    for trace, snap in ((a, snap_a), (report, snap_report)):
+        for mode in ("sightline", "hta"):
+            want, got = (run(["report", t, "--mode", mode, "--format", "csv", "--table", "kernel_breakdown"], env)
+                         for t in (trace, snap))
+            check(got.returncode == 0 and got.stdout == want.stdout and want.stdout.count("\n") > 1,
+                  f"report --mode {mode} of {snap} differs from {trace}")
+    want, got = (run(["diff", x, y, "--format", "csv", "--table", "ops"], env) for x, y in ((a, b), (snap_a, snap_b)))
+    check(got.returncode == 0 and got.stdout == want.stdout and want.stdout.count("\n") > 5, "diff of snapshots differs")
+    want, got = (run(["render", t, "-o", os.path.join(tmp, "figure.svg")], env) for t in (report, snap_report))
+    # The same elements and size; the bytes differ by the title (the file's name).
+    check(got.returncode == 0 and want.stderr.split(":", 1)[1].split(" px,")[0] == got.stderr.split(":", 1)[1].split(" px,")[0],
+          f"render of the snapshot: {got.stderr!r} vs {want.stderr!r}")
+    job, job_snaps = os.path.join(tmp, "job_json"), os.path.join(tmp, "job_snaps")
+    shutil.copytree(os.path.join(INPUTS, "job_small"), job)
+    os.mkdir(job_snaps)
+    for name in sorted(os.listdir(job)):
+        if name.endswith(".json"):
+            check(run(["convert", os.path.join(job, name), "-o", os.path.join(job_snaps, name[:-5] + ".slsnap")],
+                      env).returncode == 0, f"convert {name}")
+    want, got = (run(["report", d, "--only", "collectives,stragglers", "--format", "csv", "--table", "stragglers"], env)
+                 for d in (job, job_snaps))
+    check(got.returncode == 0 and got.stdout == want.stdout and want.stdout.count("\n") > 2,
+          f"a job of snapshots: {got.returncode} {got.stderr!r}\n{got.stdout}\nvs\n{want.stdout}")
+
+
 def eviction(tmp):
     home = os.path.join(tmp, "small")
     traces = []
@@ -195,7 +236,8 @@ def eviction(tmp):
 
 tmp = tempfile.mkdtemp()
 try:
-    for case in (golden_twice, hit_and_invalidation, nothing_written, unwritable, jobs_diff_render, eviction):
+    for case in (golden_twice, hit_and_invalidation, nothing_written, unwritable, jobs_diff_render, snapshot_files,
+                 eviction):
         before = len(failures)
         case(tmp)
         print(case.__name__, "ok" if len(failures) == before else "FAIL")

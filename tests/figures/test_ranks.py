@@ -67,6 +67,40 @@ with tempfile.TemporaryDirectory() as tmp:
     p = render(os.path.join(small, "worker0.json"), "--view", "ranks", "-o", os.path.join(tmp, "x.svg"))
     check(p.returncode == 2 and "job" in p.stderr, f"a file with --view ranks: rc {p.returncode}, {p.stderr}")
 
+    # 3b. A job folder draws its rank overview by default; --job FILES draws those ranks only.
+    default_svg, ranks_svg = os.path.join(tmp, "default.svg"), os.path.join(tmp, "ranks.svg")
+    p, q = render(small, "-o", default_svg), render(small, "--view", "ranks", "-o", ranks_svg)
+    check(p.returncode == 0 and q.returncode == 0 and open(default_svg).read() == open(ranks_svg).read(),
+          f"render DIR without --view: rc {p.returncode} {p.stderr}")
+    svg = os.path.join(tmp, "files.svg")
+    p = render("--job", os.path.join(small, "worker0.json"), os.path.join(small, "worker1.json"), "-o", svg)
+    check(p.returncode == 0, f"render --job: {p.stderr}")
+    if p.returncode == 0:
+        text = labels(svg)
+        check("rank 0" in text and "rank 1" in text and "rank 2" not in text, f"--job of ranks 0 and 1 drew {text}")
+    p = render(small, "--view", "timeline", "-o", svg)
+    check(p.returncode == 2 and "--view ranks" in p.stderr, f"a job with --view timeline: rc {p.returncode}, {p.stderr}")
+
+    # 3c. --align: rank 2's host clock 5 s ahead. Aligned on the collectives, the figure is exactly
+    # that of the job on one clock (aligned too: its offsets are 0, its axis says "aligned"); with
+    # raw clocks it is not.
+    shifted = os.path.join(tmp, "job_small")
+    os.makedirs(shifted)
+    for name in os.listdir(small):
+        text = open(os.path.join(small, name)).read()
+        if name == "rank_2.trace.json":
+            text = re.sub(r'"ts":(\d+)', lambda m: '"ts":%d' % (int(m.group(1)) + 5_000_000), text)
+        open(os.path.join(shifted, name), "w").write(text)
+    figures = {}
+    for name, job, align in (("one clock", small, "collectives"), ("aligned", shifted, "collectives"), ("raw", shifted, "none")):
+        figures[name] = os.path.join(tmp, name.replace(" ", "_") + ".svg")
+        p = render(job, "--align", align, "--title", "job", "-o", figures[name])
+        check(p.returncode == 0, f"--align {align}: {p.stderr}")
+    if all(os.path.exists(f) for f in figures.values()):
+        one, aligned, raw = (open(figures[n]).read() for n in ("one clock", "aligned", "raw"))
+        check(aligned == one, "--align collectives on the shifted job differs from the job on one clock")
+        check(raw != one, "--align none on the shifted job draws the same figure as one clock")
+
     # 4. The corpus job: PNG pixels and PDF text (the worst straggler and its delay).
     if not os.path.isdir(CORPUS_JOB):
         print(f"SKIP corpus job: {CORPUS_JOB} is absent")

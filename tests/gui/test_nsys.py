@@ -2,6 +2,7 @@
 """GUI end-to-end: an Nsight Systems report (the committed SQLite export, gzip) opens in the real
 window like a Kineto trace: a kernel selected shows its driver-API launch; a truncated export
 named on the command line gives the loader's message and exit status 1, not a crash."""
+import gzip
 import json
 import os
 import subprocess
@@ -42,6 +43,48 @@ if rc == 0:
 rc, err, state, png = run(TRUNCATED, [])
 check(rc == 1, f"a truncated export exits with 1, not a crash: {rc}")
 check("the file is truncated" in err, f"the loader's message: {err!r}")
+
+# Tabs: the report, its snapshot (`sightline convert`) and a `.nsys-rep` exported by a stand-in
+# `nsys` on PATH open side by side, as one tab each, and show the same events; without `nsys` on
+# PATH, the `.nsys-rep` gives the export command to run.
+with tempfile.TemporaryDirectory() as tmp:
+    snapshot, rep = os.path.join(tmp, "electsync.slsnap"), os.path.join(tmp, "run.nsys-rep")
+    p = subprocess.run([SIGHTLINE, "convert", REPORT, "-o", snapshot], capture_output=True, text=True)
+    check(p.returncode == 0, f"convert failed: {p.stderr}")
+    exported = os.path.join(tmp, "exported.sqlite")
+    with gzip.open(REPORT) as src, open(exported, "wb") as dst:
+        dst.write(src.read())
+    os.mkdir(os.path.join(tmp, "bin"))
+    nsys = os.path.join(tmp, "bin", "nsys")
+    with open(nsys, "w") as f:
+        f.write('#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = --output ]; then out=$2; fi; shift; done\n'
+                f'cp "{exported}" "$out"\n')
+    os.chmod(nsys, 0o755)
+    with open(rep, "w") as f:
+        f.write("a report")
+    env = dict(os.environ, PATH=os.path.join(tmp, "bin") + ":" + os.environ["PATH"], XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+    states = [os.path.join(tmp, f"state{i}.json") for i in range(3)]
+    script = os.path.join(tmp, "tabs.txt")
+    with open(script, "w") as f:
+        for i, state in enumerate(states):
+            f.write(f"tab {i}\nwait 2\nselect nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_NTT\nstate {state}\n")
+        f.write("quit\n")
+    p = subprocess.run([SIGHTLINE, REPORT, snapshot, rep, "--script", script, "--size", "1280x800"], capture_output=True,
+                       text=True, env=env, timeout=180)
+    check(p.returncode == 0, f"three tabs: exit {p.returncode}: {p.stderr}")
+    if p.returncode == 0:
+        tabs = [json.load(open(state)) for state in states]
+        check(tabs[0]["tab_paths"] == [REPORT, snapshot, rep], f"tab paths: {tabs[0]['tab_paths']}")
+        check([t["source"] for t in tabs] == ["trace file", "snapshot file", "trace file"], f"sources: {[t['source'] for t in tabs]}")
+        for t in tabs:
+            check(t["error"] == "" and t["events"] == tabs[0]["events"] and t["selected"] == tabs[0]["selected"],
+                  f"tab {t['path']}: error {t['error']!r}, events {t['events']}, selected {t['selected']}")
+        check(tabs[0]["events"] == 1642, f"events: {tabs[0]['events']}")
+
+    env["PATH"] = "/usr/bin:/bin"  # no nsys there
+    p = subprocess.run([SIGHTLINE, rep, "--script", script], capture_output=True, text=True, env=env, timeout=120)
+    check(p.returncode == 1, f"a .nsys-rep without nsys exits with 1: {p.returncode}")
+    check(f"nsys export --type sqlite --output '{rep[:-9]}.sqlite' '{rep}'" in p.stderr, f"the command to run: {p.stderr!r}")
 
 print("gui nsys:", "FAILED" if failures else "ok")
 sys.exit(1 if failures else 0)

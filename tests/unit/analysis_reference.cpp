@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/analysis/report.h"
+#include "core/analysis/report_tables.h"
 #include "core/file_reader.h"
 #include "core/trace_loader.h"
 
@@ -176,6 +177,17 @@ void check_all(Fixture& f) {
       CHECK(r2(x.stats.p75) == num(rows[i], "75%"));
       CHECK(r2(x.stats.max) == num(rows[i], "max"));
     }
+    // `report --mode hta` prints them as HTA's CSV has them, cell for cell.
+    std::vector<Table> tables = report_tables(r);
+    auto printed = std::find_if(tables.begin(), tables.end(), [](const Table& t) { return t.name == "idle_interval_stats"; });
+    REQUIRE(printed != tables.end());
+    REQUIRE(printed->rows.size() == rows.size());
+    const char* columns[] = {"mean", "std", "min", "25%", "50%", "75%", "max"};
+    for (size_t i = 0; i < rows.size(); ++i)
+      for (size_t c = 0; c < 7; ++c) {
+        double want = num(rows[i], columns[c]);
+        CHECK(cell_json(printed->rows[i][4 + c]) == (std::isnan(want) ? std::string("null") : format_number(want)));
+      }
   }
 
   SUBCASE("kernel type breakdown (exact)") {

@@ -183,6 +183,17 @@ TEST_CASE("HTA job reference: idle time breakdown and interval statistics for ev
     CHECK(r2(x.stats.p75) == num(stats[i], "75%"));
     CHECK(r2(x.stats.max) == num(stats[i], "max"));
   }
+  // The report table prints them at HTA's 2 decimals, as HTA's CSV has them (32.88, not 32.877...).
+  const Table& printed = j->table("idle_interval_stats");
+  REQUIRE(printed.rows.size() == stats.size());
+  const char* columns[] = {"mean", "std", "min", "25%", "50%", "75%", "max"};
+  for (size_t i = 0; i < stats.size(); ++i)
+    for (size_t c = 0; c < 7; ++c) {
+      CAPTURE(i);
+      CAPTURE(columns[c]);
+      double ref = num(stats[i], columns[c]);
+      CHECK(cell_json(printed.rows[i][4 + c]) == (std::isnan(ref) ? std::string("null") : format_number(ref)));
+    }
 }
 
 TEST_CASE("HTA job reference: kernel launch pairs of every rank (exact multisets)") {

@@ -19,6 +19,7 @@
 #include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
 #include "core/job.h"
+#include "core/snapshot.h"
 #include "test_support.h"
 
 using namespace sl;
@@ -227,6 +228,49 @@ TEST_CASE("job: bad input gives clear errors") {
     REQUIRE(report.collectives);
     CHECK(report.collectives->instances.size() == 4);
   }
+  SUBCASE("corrupt rank files fail alone or are skipped, with the reason; the job still reports") {
+    TempDir dir("corrupt");
+    std::string good = straggler_rank(0);
+    dir.write("rank_0.json", good);
+    dir.write("rank_1.json", "");                                   // empty file
+    std::string binary;
+    for (int i = 0; i < 4000; ++i) binary += char((i * 7919 + 13) % 256);
+    dir.write("rank_2.json", binary);                               // not JSON at all
+    std::string z = sl::test::gzip(straggler_rank(3));
+    for (size_t i = 20; i < 60; ++i) z[i] = char(z[i] ^ 0x5a);
+    dir.write("rank_3.json.gz", z);                                 // corrupt deflate data
+    dir.write("rank_4.json.gz", R"(not gzip {"traceEvents": []})");  // .gz that is not gzip
+    dir.write("rank_5.json", R"({"traceEvents": 5})");              // events not an array
+    dir.write("rank_6.json", R"({"traceEvents": [)" + std::string(100000, '['));  // deep and cut
+    std::string half = sl::test::gzip(straggler_rank(7));
+    dir.write("rank_7.json.gz", half.substr(0, half.size() / 2));   // gzip cut in the middle
+    JobResult r = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    std::map<int64_t, std::string> failed;
+    for (const JobRank& rank : r.job->ranks)
+      if (!rank.ok()) failed[rank.rank] = rank.error.to_string();
+    CHECK(failed.size() == 4);
+    CHECK(failed[1].find("empty file") != std::string::npos);
+    CHECK(failed[3].find("corrupt or truncated gzip data") != std::string::npos);
+    CHECK(failed[5].find("\"traceEvents\" is not an array") != std::string::npos);
+    CHECK(failed[6].find("unexpected end of file") != std::string::npos);
+    for (auto& [rank, error] : failed) CHECK(error.find("rank_" + std::to_string(rank) + ".json") != std::string::npos);
+    REQUIRE(r.job->skipped.size() == 2);  // neither starts like a trace
+    CHECK(fs::path(r.job->skipped[0].path).filename() == "rank_2.json");
+    CHECK(fs::path(r.job->skipped[1].path).filename() == "rank_4.json.gz");
+    for (const SkippedFile& f : r.job->skipped) CHECK(f.reason.find("not a trace") != std::string::npos);
+    // The gzip cut mid-stream loads the events before the cut, flagged as cut off.
+    const JobRank* cut = r.job->find(7);
+    REQUIRE(cut);
+    REQUIRE(cut->ok());
+    CHECK(cut->store->issues.truncation.has_value());
+    JobReport report = run_job_report(*r.job, {});
+    CHECK(report.ranks.size() == 2);
+    for (int64_t rank : {1, 3, 5, 6})
+      CHECK(std::any_of(report.notes.begin(), report.notes.end(), [&](auto& n) {
+        return n.find("rank " + std::to_string(rank) + " failed to load") != std::string::npos;
+      }));
+  }
   SUBCASE("cancel stops the job") {
     TempDir dir("cancel");
     dir.write("rank_0.json", straggler_rank(0));
@@ -237,6 +281,53 @@ TEST_CASE("job: bad input gives clear errors") {
     CHECK_FALSE(r.ok());
     CHECK(r.error == "cancelled");
   }
+}
+
+// Every table of a job report as text: what a user reads of it, without the file paths.
+static std::string job_tables_text(const JobResult& loaded) {
+  std::string out;
+  for (const Table& t : run_job_report(*loaded.job, {}).tables) {
+    out += "== " + t.name + "\n";
+    for (const auto& row : t.rows) {
+      for (const auto& c : row) out += cell_json(c) + ",";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// Issue 15, "every command accepts snapshot files": a job's ranks may be snapshots too.
+TEST_CASE("job: snapshot files are ranks; a snapshot beside its own trace is skipped, not counted twice") {
+  TempDir traces("snap_traces"), snaps("snap_only");
+  std::vector<std::string> snap_files;
+  for (int r = 0; r < 3; ++r) {
+    std::string name = "rank_" + std::to_string(r);
+    std::string trace = traces.write(name + ".json", straggler_rank(r));
+    LoadResult one = load_trace(trace);
+    REQUIRE(one.ok());
+    snap_files.push_back((snaps.path / (name + ".slsnap")).string());
+    REQUIRE(write_snapshot(*one.store, snap_files.back()).empty());
+  }
+  // `convert` writes rank_1.slsnap beside rank_1.json: the trace is the rank.
+  REQUIRE(write_snapshot(*load_trace((traces.path / "rank_1.json").string()).store, (traces.path / "rank_1.slsnap").string()).empty());
+  JobPlan mixed = plan_job_dir(traces.path.string());
+  CHECK(mixed.files.size() == 3);
+  REQUIRE(mixed.skipped.size() == 1);
+  CHECK(mixed.skipped[0].reason == "the snapshot of " + (traces.path / "rank_1.json").string() + ", which is read instead");
+  JobResult from_json = load_job(mixed);
+  REQUIRE_MESSAGE(from_json.ok(), from_json.error);
+
+  JobResult from_dir = load_job(plan_job_dir(snaps.path.string()));
+  JobResult from_files = load_job(plan_job_files(snap_files));
+  for (const JobResult* r : {&from_dir, &from_files}) {
+    REQUIRE_MESSAGE(r->ok(), r->error);
+    REQUIRE(r->job->loaded_count() == 3);
+    CHECK(r->job->find(2)->rank_source == RankSource::DistributedInfo);
+    CHECK(job_tables_text(*r) == job_tables_text(from_json));
+  }
+  JobPlan none = plan_job_files({(traces.path / "notes.txt").string()});
+  CHECK(none.error == "no Kineto traces (.json, .json.gz) or snapshots (.slsnap) among the files given");
+  CHECK(none.skipped[0].reason == "not a .json, .json.gz or .slsnap file");
 }
 
 TEST_CASE("collectives: rank 2 arrives 3 ms late at every all-reduce after data loading") {
@@ -506,30 +597,39 @@ TEST_CASE("collectives: a send whose receiver missed it is listed with the recei
   }
 }
 
-TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us") {
-  // Ranks 2 and 3 run on a host whose clock is 1234.567 ms ahead; each kernel end jitters by a
-  // few µs, as real collectives do.
-  const double host_b = 1234.567 * 1000;  // µs
+namespace {
+
+// Ranks 2 and 3 run on a host whose clock is `kHostB` µs ahead; each all-reduce's end jitters by
+// a few µs, as real collectives do; arrivals spread over 300 µs.
+const double kHostB = 1234.567 * 1000;
+
+std::vector<std::string> two_host_ranks() {
   const int jitter[4][6] = {{0, 2, -1, 3, 0, 1}, {1, -2, 0, 2, -3, 0}, {-1, 0, 3, -2, 1, 2}, {2, 1, -3, 0, 2, -1}};
   std::vector<std::string> texts;
   for (int rank = 0; rank < 4; ++rank) {
     std::vector<std::string> ev;
     int corr = 0;
-    double shift = rank >= 2 ? host_b : 0;
+    double shift = rank >= 2 ? kHostB : 0;
     for (int k = 0; k < 6; ++k) {
       double start = 5000 + 4000 * k + 100 * ((rank + k) % 4);
       add_collective(ev, corr, start + shift, 5000 + 4000 * k + 900 + jitter[rank][k] + shift);
     }
     texts.push_back(trace(ev, dist(rank)));
   }
-  auto stores = load_ranks(texts);
+  return texts;
+}
+
+}  // namespace
+
+TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us") {
+  auto stores = load_ranks(two_host_ranks());
   SUBCASE("auto: offsets above the noise are applied") {
     CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
     REQUIRE(a.offsets.size() == 4);
     CHECK(a.offsets[0] == 0);
     CHECK(std::abs(a.offsets[1]) <= usec(10));
-    CHECK(std::abs(a.offsets[2] + TimeNs(host_b * 1000)) <= usec(10));
-    CHECK(std::abs(a.offsets[3] + TimeNs(host_b * 1000)) <= usec(10));
+    CHECK(std::abs(a.offsets[2] + TimeNs(kHostB * 1000)) <= usec(10));
+    CHECK(std::abs(a.offsets[3] + TimeNs(kHostB * 1000)) <= usec(10));
     CHECK(a.aligned);
     REQUIRE(a.instances.size() == 6);
     for (const auto& in : a.instances) CHECK(in.skew <= usec(300 + 10));
@@ -646,10 +746,106 @@ TEST_CASE("job overview: per-rank busy and idle-cause columns on the job clock, 
   CHECK(bin_rank(ov.ranks[0], usec(10), usec(10), 4).busy.empty());
   CHECK(bin_rank(ov.ranks[0], usec(1520), usec(2520), 1).busy[0] == doctest::Approx(1.0));
   CHECK(straggler_insight(ov.collectives) ==
-        "rank 2 made the others wait 36.0 ms over 4 collectives, mostly after data_loading");
+        "rank 2 made the others wait 36.0 ms over 4 all-reduces, mostly after data-loading stalls");
   REQUIRE(straggler_of(ov.collectives, 2) != nullptr);
   CHECK(straggler_of(ov.collectives, 2)->late_count == 4);
   CHECK(straggler_of(ov.collectives, 9) == nullptr);
+}
+
+namespace {
+
+// Everything an overview shows, as text: the job tables, offsets, each rank's place on the job
+// clock and its columns over the whole span, and each arrival's slice.
+std::string overview_text(const JobOverview& ov) {
+  std::string out = "span " + std::to_string(ov.span) + " origin " + std::to_string(ov.collectives.origin_ns) +
+                    (ov.collectives.aligned ? " aligned\n" : " raw\n");
+  for (const Table& t : collective_tables(ov.collectives))
+    for (const auto& row : t.rows) {
+      out += t.name + ":";
+      for (const Cell& c : row) out.append(" ").append(cell_json(c));
+      out += "\n";
+    }
+  for (const std::string& n : ov.collectives.notes) out += "note: " + n + "\n";
+  for (const CollectiveInstance& in : ov.collectives.instances)
+    for (const CollectiveArrival& a : in.arrivals)
+      out += "slice " + std::to_string(a.slice.track) + "/" + std::to_string(a.slice.index) + "\n";
+  std::vector<TimeNs> edges = column_edges(0, std::max<TimeNs>(ov.span, 1), 64);
+  for (const RankActivity& r : ov.ranks) {
+    out += "rank " + std::to_string(r.rank) + " file " + std::to_string(r.job_index) + " shift " + std::to_string(r.shift) +
+           " gpu " + std::to_string(r.start) + ".." + std::to_string(r.end) + ":";
+    RankBins bins = bin_rank(r, edges);
+    for (size_t c = 0; c < bins.busy.size(); ++c)
+      out.append(" ").append(std::to_string(bins.busy[c])).append("/").append(std::to_string(bins.cause[c]));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("job overview: re-aligning reuses the rank summaries and equals a fresh build") {
+  std::vector<std::string> straggler;
+  for (int r = 0; r < 4; ++r) straggler.push_back(straggler_rank(r));
+  for (const auto& [name, texts] : {std::pair{"straggler", straggler}, std::pair{"two hosts", two_host_ranks()}}) {
+    CAPTURE(name);
+    TempDir dir("realign");
+    for (size_t r = 0; r < texts.size(); ++r) dir.write("rank_" + std::to_string(r) + ".json", texts[r]);
+    JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+    JobOverview first = build_job_overview(*loaded.job);  // auto, as the job tab opens
+    std::map<Align, JobOverview> realigned;
+    for (Align align : {Align::Collectives, Align::None, Align::Auto}) {
+      CAPTURE(int(align));
+      CollectiveOptions o;
+      o.align = align;
+      JobOverview re = realign_job_overview(first, o);
+      CHECK(overview_text(re) == overview_text(build_job_overview(*loaded.job, o)));
+      REQUIRE(re.ranks.size() == first.ranks.size());
+      for (size_t k = 0; k < re.ranks.size(); ++k) {  // the very same summaries: no pass over events
+        CHECK(re.ranks[k].summary == first.ranks[k].summary);
+        CHECK(re.ranks[k].idle == first.ranks[k].idle);
+      }
+      realigned[align] = std::move(re);
+    }
+    const JobOverview &aligned = realigned[Align::Collectives], &raw = realigned[Align::None];
+    CHECK(aligned.collectives.aligned);
+    CHECK_FALSE(raw.collectives.aligned);
+    if (std::string(name) == "two hosts") {  // aligning moves host B's ranks back by its clock lead
+      for (size_t k : {2, 3}) CHECK(std::abs(raw.ranks[k].shift - aligned.ranks[k].shift - TimeNs(kHostB * 1000)) <= usec(10));
+      CHECK(raw.span > usec(1234000));
+      CHECK(aligned.span < usec(30000));
+    } else {  // one host: only rank 2's lateness, which aligning on the ends does not remove
+      CHECK(overview_text(realigned[Align::Auto]) == overview_text(raw));
+      for (const CollectiveInstance& in : aligned.collectives.instances) CHECK(in.last_rank == 2);
+    }
+  }
+}
+
+TEST_CASE("job overview: the stragglers insight names the collective kind and the cause in words") {
+  CollectiveAnalysis a;
+  auto late = [&](std::string name, int64_t rank, TimeNs skew) {
+    CollectiveInstance in;
+    in.name = std::move(name), in.last_rank = rank, in.skew = skew;
+    a.instances.push_back(in);
+  };
+  StragglerRow five;
+  five.rank = 5, five.late_count = 12, five.delay_caused = usec(38'000), five.top_cause = "data_loading";
+  StragglerRow three;
+  three.rank = 3, three.late_count = 1, three.delay_caused = usec(1'000), three.top_cause = "host_launch_bound";
+  a.stragglers = {five, three};
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
+  for (int k = 0; k < 12; ++k) late("AllReduce", 5, usec(100));
+  late("ReduceScatter", 3, usec(100));
+  late("AllGather", 5, 0);  // no skew: rank 5 was not late for it
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 all-reduces, mostly after data-loading stalls");
+  late("send/recv 0->5", 5, usec(100));  // a second kind: the generic word again
+  CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
+  a.stragglers[0].delay_caused = 0;  // rank 3 now: one reduce-scatter
+  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after host-bound launches");
+  a.stragglers[1].top_cause = "compute";
+  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after compute");
+  a.stragglers[1].delay_caused = 0;
+  CHECK(straggler_insight(a).empty());
 }
 
 TEST_CASE("job overview: Coverage's one-pass cumulative equals IntervalIndex at every edge") {
@@ -691,9 +887,13 @@ TEST_CASE("job overview: binning visits few intervals directly, many in one pass
   };
   RankActivity rank;
   rank.shift = 123'457;
-  rank.summary.busy = IntervalIndex(random_intervals(3000, 4000));
+  auto summary = std::make_shared<RankSummary>();
+  summary->busy = IntervalIndex(random_intervals(3000, 4000));
+  auto idle = std::make_shared<IdleCoverage>();
   const int causes[] = {int(IdleCause::DataLoading), int(IdleCause::HostSync), int(IdleCause::Other)};
-  for (int c : causes) rank.idle[c] = Coverage(random_intervals(800, 9000));
+  for (int c : causes) (*idle)[size_t(c)] = Coverage(random_intervals(800, 9000));
+  rank.summary = summary;
+  rank.idle = idle;
   for (TimeNs width : {TimeNs(12'000'000), TimeNs(1'000'000), TimeNs(80'000), TimeNs(9'000), TimeNs(700)}) {
     for (TimeNs t0 : {TimeNs(0), TimeNs(3'333'333), TimeNs(9'990'000)}) {
       for (int columns : {1, 7, 640}) {
@@ -705,11 +905,11 @@ TEST_CASE("job overview: binning visits few intervals directly, many in one pass
         REQUIRE(bins.busy.size() == size_t(columns));
         for (size_t c = 0; c < size_t(columns); ++c) {
           TimeNs a = edges[c] - rank.shift, b = edges[c + 1] - rank.shift;
-          CHECK(bins.busy[c] == float(double(rank.summary.busy.covered(a, b)) / double(b - a)));
+          CHECK(bins.busy[c] == float(double(rank.summary->busy.covered(a, b)) / double(b - a)));
           int8_t expected = -1;
           TimeNs most = 0;
           for (int k = 0; k < kIdleCauseCount; ++k)
-            if (TimeNs v = rank.idle[k].covered(a, b); v > most) most = v, expected = int8_t(k);
+            if (TimeNs v = (*rank.idle)[size_t(k)].covered(a, b); v > most) most = v, expected = int8_t(k);
           CHECK(bins.cause[c] == expected);
         }
       }

@@ -1,8 +1,10 @@
 // Nsight Systems SQLite exports: a hand-made report built here with the SQLite API (so a plain
 // clone tests itself), broken files, and the three corpus reports against independent SQL counts.
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -53,15 +55,17 @@ void write_db(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
+// nsys's process and thread ids as SQL text: globalPid = 1 << 40 | pid << 24; globalTid = globalPid | tid.
+std::string global_pid(int64_t pid) { return std::to_string((int64_t(1) << 40) | (pid << 24)); }
+std::string global_tid(int64_t pid, int64_t tid) { return std::to_string((int64_t(1) << 40) | (pid << 24) | tid); }
+
 // The schema of nsys 2024.6 (sync has `syncType` only) or 2025.1 (`deprecatedSyncType` too),
 // trimmed to the columns the loader reads, and a handful of rows with known answers:
 // process 100 (thread 101 "main"), device 0 "NVIDIA Test GPU", session start 1e18 ns.
 std::string tiny_report(bool schema_2025, const char* schema_version = "3.16.1") {
   std::string sync_columns = schema_2025 ? "deprecatedSyncType INTEGER, syncType INTEGER" : "syncType INTEGER";
   std::string sync_values = schema_2025 ? "NULL, 2" : "2";
-  // globalPid = 1 << 40 | pid << 24; globalTid = globalPid | tid.
-  const std::string gpid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24));
-  const std::string gtid = std::to_string((int64_t(1) << 40) | (int64_t(100) << 24) | 101);
+  const std::string gpid = global_pid(100), gtid = global_tid(100, 101);
   return R"(
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMemcpyAsync_v3020'),
@@ -310,12 +314,18 @@ TEST_CASE("nsys: a .sqlite.gz is read through a temporary file that is removed")
   std::string saved = old ? old : "";
   ::setenv("TMPDIR", tmp.path.c_str(), 1);
   REQUIRE(nsys_file_kind(path + ".gz") == NsysFileKind::SqliteGz);
+  // What a killed load left two days ago is removed; another process's current one is not.
+  std::ofstream(tmp.file("sightline-nsys-AAAAAA.sqlite")) << "stale";
+  fs::last_write_time(tmp.file("sightline-nsys-AAAAAA.sqlite"), fs::file_time_type::clock::now() - std::chrono::hours(48));
+  std::ofstream(tmp.file("sightline-nsys-BBBBBB.sqlite")) << "in use";
   LoadResult r = load_trace(path + ".gz");
   old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
   REQUIRE_MESSAGE(r.ok(), r.error.to_string());
   CHECK(r.store->kernel_count() == 2);
   CHECK(r.store->meta.bytes == raw.size());
-  CHECK(fs::is_empty(tmp.path));
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp.path)) left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"sightline-nsys-BBBBBB.sqlite"});
 }
 
 TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
@@ -515,32 +525,57 @@ TEST_CASE("nsys: the timeline figure of a report") {
   CHECK(has_text("NVIDIA H200"));
 }
 
+// A stand-in `nsys` (a shell script with `body` after the shebang) first on PATH, and
+// XDG_CACHE_HOME under `dir`, both restored when it goes.
+namespace {
+struct StandInNsys {
+  std::string saved_path, saved_cache;
+  bool had_cache;
+  StandInNsys(const ScratchDir& dir, const std::string& body) {
+    fs::create_directory(dir.path / "bin");
+    std::ofstream(dir.path / "bin" / "nsys") << "#!/bin/sh\n" << body;
+    fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
+    const char* old_path = std::getenv("PATH");
+    const char* old_cache = std::getenv("XDG_CACHE_HOME");
+    saved_path = old_path ? old_path : "";
+    had_cache = old_cache != nullptr;
+    saved_cache = old_cache ? old_cache : "";
+    ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
+    ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  }
+  ~StandInNsys() {
+    ::setenv("PATH", saved_path.c_str(), 1);
+    had_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  }
+};
+}  // namespace
+
 // `.nsys-rep` with an `nsys` on PATH: a stand-in script that "exports" a prepared database,
 // recording its arguments; the export lands in the cache and is reused the second time.
 TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   ScratchDir dir;
   std::string db = dir.file("prepared.sqlite");
   write_db(db, tiny_report(false));
-  fs::create_directory(dir.path / "bin");
   std::string log = dir.file("nsys.log");
-  {
-    std::ofstream script(dir.path / "bin" / "nsys");
-    script << "#!/bin/sh\necho \"$@\" >> '" << log << "'\n"
-           << "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
-           << "cp '" << db << "' \"$out\"\n";
-  }
-  fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
   std::string rep = dir.file("run.nsys-rep");
   std::ofstream(rep) << "a report";
-  const char* old_path = std::getenv("PATH");
-  const char* old_cache = std::getenv("XDG_CACHE_HOME");
-  std::string saved_path = old_path ? old_path : "", saved_cache = old_cache ? old_cache : "";
-  ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
-  ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  StandInNsys nsys(dir, "echo \"$@\" >> '" + log + "'\n"
+                        "echo 'Processing events... 100%'\n"  // nsys's progress goes to stdout
+                        "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+                        "cp '" + db + "' \"$out\"\n");
+  // The export's progress must not reach this process's stdout (a command's JSON or CSV output).
+  std::string stdout_file = dir.file("stdout.txt");
+  std::fflush(stdout);
+  int saved_stdout = ::dup(STDOUT_FILENO);
+  int capture = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(capture, STDOUT_FILENO);
   LoadResult first = load_trace(rep);
   LoadResult second = load_trace(rep);
-  ::setenv("PATH", saved_path.c_str(), 1);
-  old_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  std::fflush(stdout);
+  ::dup2(saved_stdout, STDOUT_FILENO);
+  ::close(saved_stdout);
+  ::close(capture);
+  CHECK(read_file(stdout_file).empty());
   REQUIRE_MESSAGE(first.ok(), first.error.to_string());
   REQUIRE_MESSAGE(second.ok(), second.error.to_string());
   CHECK(first.store->kernel_count() == 2);
@@ -549,6 +584,17 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
   CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + (dir.path / "cache").string() +
                           "/sightline/nsys/run-"));
   CHECK(std::count(calls.begin(), calls.end(), '\n') == 1);  // the second load used the cache
+  // A changed report is exported again, over its old export: one export (and its key) per report.
+  std::ofstream(rep) << "a longer report";
+  LoadResult third = load_trace(rep);
+  REQUIRE_MESSAGE(third.ok(), third.error.to_string());
+  calls = read_file(log);
+  CHECK(std::count(calls.begin(), calls.end(), '\n') == 2);
+  std::vector<std::string> exports;
+  for (const auto& e : fs::directory_iterator(dir.path / "cache" / "sightline" / "nsys"))
+    exports.push_back(e.path().extension().string());
+  std::sort(exports.begin(), exports.end());
+  CHECK(exports == std::vector<std::string>{".key", ".sqlite"});
 }
 
 // ---------------------------------------------------------------- the direct b-tree reader
@@ -779,4 +825,113 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
     CHECK(stopped > 0);  // some damage is seen by the reader itself
     MESSAGE(stopped << " of 100 damaged images stopped the reader; " << loaded << " still loaded");
   }
+}
+
+// `nsys export` failing (a damaged report, an nsys too old for it): the error gives the command
+// to run by hand, and neither the partial export nor an entry is left in the cache.
+TEST_CASE("nsys: a failed .nsys-rep export names the command and leaves nothing in the cache") {
+  ScratchDir dir;
+  std::string rep = dir.file("bad.nsys-rep");
+  std::ofstream(rep) << "damaged";
+  LoadResult r;
+  {
+    StandInNsys nsys(dir, "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+                          "echo half > \"$out\"\necho 'nsys: cannot read the report' >&2\nexit 1\n");
+    r = load_trace(rep);
+  }
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error.file == rep);
+  CHECK(r.error.message.starts_with("`nsys export --type sqlite --output '" + (dir.path / "cache").string() +
+                                    "/sightline/nsys/bad-"));
+  CHECK(r.error.message.ends_with(".partial.sqlite' '" + rep + "'` failed; run it by hand to see why"));
+  CHECK(fs::is_empty(dir.path / "cache" / "sightline" / "nsys"));
+}
+
+// A `.sqlite.gz` that does not load: its temporary file is removed on the error path too.
+TEST_CASE("nsys: a .sqlite.gz that fails to load leaves no temporary file") {
+  ScratchDir dir, tmp;
+  std::string other = dir.file("other.sqlite");
+  write_db(other, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');");
+  std::string good = dir.file("cut.sqlite");
+  write_db(good, tiny_report(false));
+  std::string bytes = read_file(good);
+  std::ofstream(good, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size() / 2));
+  REQUIRE(std::system(("gzip -n '" + other + "' '" + good + "'").c_str()) == 0);
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  LoadResult foreign = load_trace(other + ".gz");
+  LoadResult cut = load_trace(good + ".gz");
+  old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(foreign.error.to_string() == other + ".gz: not an Nsight Systems export: no StringIds table (its tables: people)");
+  REQUIRE_FALSE(cut.ok());
+  CHECK(cut.error.message.find("the file is truncated") != std::string::npos);
+  CHECK(fs::is_empty(tmp.path));
+}
+
+// CUDA graphs traced as whole graphs (nsys --cuda-graph-trace=graph): one slice per launch on
+// its stream, linked to its cudaGraphLaunch by correlation id, with the graph's ids as args.
+TEST_CASE("nsys: CUDA graph launches become slices linked to cudaGraphLaunch") {
+  ScratchDir dir;
+  std::string path = dir.file("graphs.sqlite");
+  const std::string gpid = global_pid(100), gtid = global_tid(100, 101);
+  write_db(path, tiny_report(false) + R"(
+INSERT INTO StringIds VALUES (20, 'cudaGraphLaunch_v10000');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10000, 10100, 0, )" + gtid + R"(, 30, 20, 0, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  graphId INTEGER, graphExecId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7, 30, )" + gpid + R"(, 3, 5);
+)");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  CHECK(count_cat(s, "cuda_graph") == 1);
+  SliceRef graph = test::find_slice(s, "CUDA graph 3");
+  REQUIRE(graph.valid());
+  CHECK(s.is_gpu(graph));
+  CHECK(s.dur(graph) == 2000);
+  CHECK(s.strings.view(s.tracks[graph.track].name) == "stream 7");
+  CHECK(s.slice_args_json(graph).find(R"("graph id":3,"graph exec id":5)") != std::string_view::npos);
+  SliceRef launch = s.launch_of(graph);
+  REQUIRE(launch.valid());
+  CHECK(s.name(launch) == "cudaGraphLaunch");
+  CHECK(s.flows_from(launch).size() == 1);
+}
+
+// Two processes sharing a GPU: CUPTI numbers streams (and correlation ids) per process, so both
+// have a stream 7 in context 1. Each keeps a track of its own, named by its owner, and each kernel
+// links to the launch of its own process.
+TEST_CASE("nsys: two processes' stream 7 on one GPU stay two tracks") {
+  ScratchDir dir;
+  std::string path = dir.file("shared_gpu.sqlite");
+  const std::string gpid2 = global_pid(200), gtid2 = global_tid(200, 201);
+  write_db(path, tiny_report(false) + R"(
+INSERT INTO PROCESSES VALUES ()" + gpid2 + R"(, 200, 'server');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1100, 1300, 0, )" + gtid2 + R"(, 1, 1, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName)
+  VALUES (2200, 2500, 0, 1, 7, 1, )" + gpid2 + R"(, 8);
+)");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  std::vector<std::string> streams;
+  for (const Track& t : s.tracks)
+    if (t.kind == TrackKind::GpuStream && t.gpu_work) streams.emplace_back(s.strings.view(t.name));
+  std::sort(streams.begin(), streams.end());
+  CHECK(streams == std::vector<std::string>{"stream 7 (pid 100, context 1)", "stream 7 (pid 200, context 1)"});
+  // No overlap beyond the hand-made report's own (its sync overlaps its copy): none between processes.
+  CHECK(s.issues.count(IssueKind::OverlappingSlice) == load_tiny(dir, false)->issues.count(IssueKind::OverlappingSlice));
+  SliceRef own = test::find_slice(s, "add");
+  REQUIRE(own.valid());
+  CHECK(s.strings.view(s.tracks[own.track].name) == "stream 7 (pid 200, context 1)");
+  SliceRef launch = s.launch_of(own);
+  REQUIRE(launch.valid());
+  CHECK(s.start(launch) == 200);  // the server's cudaLaunchKernel at 1100, not the trainer's at 1000
+  CHECK(s.strings.view(s.processes[s.tracks[launch.track].process].name) == "server");
+  SliceRef trainer = test::find_slice(s, "void add<float>(float*, float const*)");
+  REQUIRE(trainer.valid());
+  CHECK(s.tracks[trainer.track].process == s.tracks[own.track].process);  // both under GPU 0
+  CHECK(s.start(s.launch_of(trainer)) == 100);
 }

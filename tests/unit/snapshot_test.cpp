@@ -2,6 +2,9 @@
 // JSON load; a damaged snapshot gives a clear error with a byte offset, never a crash.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -18,8 +21,9 @@
 namespace sl {
 namespace {
 
-std::string report_json(const TraceStore& store) {
+std::string report_json(const TraceStore& store, analysis::Mode mode = analysis::Mode::Sightline) {
   analysis::ReportOptions options;
+  options.table.mode = mode;
   analysis::Report report = analysis::run_report(store, options);
   return analysis::render_json(report, analysis::report_tables(report), info_json(store));
 }
@@ -28,6 +32,7 @@ std::string report_json(const TraceStore& store) {
 void check_same(const TraceStore& json, const TraceStore& snap) {
   CHECK(info_json(snap) == info_json(json));
   CHECK(report_json(snap) == report_json(json));
+  CHECK(report_json(snap, analysis::Mode::Hta) == report_json(json, analysis::Mode::Hta));
   REQUIRE(snap.args_table().size() == json.args_table().size());
   size_t differing = 0;
   for (uint32_t row = 0; row < json.args_table().size(); ++row)
@@ -83,6 +88,8 @@ TEST_CASE("snapshot: every test-data trace round-trips to identical info, report
 TEST_CASE("snapshot: every corpus trace round-trips (needs ../shared)") {
   if (!test::have_shared()) return;
   for (const auto& path : traces_in(test::shared_dir() / "corpus", ".json.gz")) round_trip(path);
+  for (const auto& path : traces_in(test::shared_dir() / "corpus", ".sqlite.gz")) round_trip(path);
+  for (const auto& path : traces_in(test::shared_dir() / "corpus" / "param_dlrm_8rank", ".json.gz")) round_trip(path);
 }
 
 TEST_CASE("snapshot: a small trace keeps its values") {
@@ -205,6 +212,45 @@ TEST_CASE("snapshot: load_trace opens a snapshot file by its magic; writing is a
   REQUIRE(snap.ok());
   check_same(*json.store, *snap.store);
   CHECK_FALSE(write_snapshot(*json.store, (dir / "missing" / "t.slsnap").string()).empty());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace sl
+
+namespace sl {
+
+// A full disk, faked with a file-size limit (RLIMIT_FSIZE: writes past it fail with EFBIG, as
+// they fail with ENOSPC on a full disk, and no root or tmpfs is needed): the error names the
+// file and no partial or temporary file is left behind; an existing snapshot stays intact.
+TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial file") {
+  LoadResult json = load_trace(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz");
+  REQUIRE(json.ok());
+  std::string bytes = snapshot_bytes(*json.store);
+  REQUIRE(bytes.size() > 64 * 1024);
+  auto dir = std::filesystem::temp_directory_path() / ("sightline_full_disk_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "t.slsnap").string();
+  std::string old = small_snapshot();
+  REQUIRE(write_snapshot(*read_snapshot_bytes(old, "old").store, path).empty());
+
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the process is killed at the limit
+  rlimit limited = saved;
+  limited.rlim_cur = 16 * 1024;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  std::string error = write_snapshot(*json.store, path);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+
+  CHECK(error.starts_with("cannot write " + path + ".tmp."));
+  CHECK(error.find("File too large") != std::string::npos);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"t.slsnap"});
+  LoadResult still = load_snapshot(path);  // the previous snapshot, untouched
+  REQUIRE(still.ok());
+  CHECK(snapshot_bytes(*still.store) == old);
   std::filesystem::remove_all(dir);
 }
 
