@@ -712,9 +712,12 @@ void NsysLoader::count_rows() {
 // A new track's columns get room for every row its side's tables hold, so they never grow by
 // doubling (a copy, and fresh pages faulted in, each time). Only address space is reserved:
 // pages are faulted in as rows arrive, and release_unused() gives back what stayed unused on
-// tracks that got few rows. Reservations stop at a few times the rows in all (many threads).
+// tracks that got few rows. In all, no more than the rows there are is reserved: in practice the
+// first thread to call CUDA (the main thread, which makes most calls) and the first stream. More
+// (every thread, or a few) was tried: the freed reservations of tracks with few rows fragment
+// malloc's heap, and repeated loads in one process peaked at 1.4x the memory.
 void NsysLoader::reserve_track(uint32_t track, uint64_t rows) {
-  uint64_t budget = 4 * (host_rows_ + gpu_rows_) + (uint64_t(1) << 16);
+  uint64_t budget = host_rows_ + gpu_rows_;
   if (rows == 0 || reserved_rows_ + rows > budget) return;
   try {
     builder_->reserve_slices(track, size_t(rows));
