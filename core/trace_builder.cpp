@@ -138,26 +138,24 @@ uint32_t TraceBuilder::add_args_record(const ArgsRange& range) {
   return uint32_t(store_.args_.size() - 1);
 }
 
+namespace {
+// The columns a slice is added with (finalize() derives the others).
+template <class F>
+void each_input_column(SliceColumns& c, F&& f) {
+  f(c.start), f(c.dur), f(c.name), f(c.cat), f(c.args), f(c.corr);
+}
+}  // namespace
+
 void TraceBuilder::reserve_slices(uint32_t track, size_t rows) {
   SliceColumns& c = store_.tracks[track].slices;
   size_t n = c.size() + rows;
-  c.start.reserve(n);
-  c.dur.reserve(n);
-  c.name.reserve(n);
-  c.cat.reserve(n);
-  c.args.reserve(n);
-  c.corr.reserve(n);
+  each_input_column(c, [&](auto& column) { column.reserve(n); });
 }
 
 void TraceBuilder::release_unused(uint32_t track) {
   SliceColumns& c = store_.tracks[track].slices;
   if (c.start.capacity() <= 2 * c.size()) return;  // no more than doubling would have left
-  c.start.shrink_to_fit();
-  c.dur.shrink_to_fit();
-  c.name.shrink_to_fit();
-  c.cat.shrink_to_fit();
-  c.args.shrink_to_fit();
-  c.corr.shrink_to_fit();
+  each_input_column(c, [](auto& column) { column.shrink_to_fit(); });
 }
 
 void TraceBuilder::add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
