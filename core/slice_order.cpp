@@ -94,8 +94,16 @@ bool merge_sorted_runs(SliceColumns& c) {
       from = to;
       continue;
     }
-    // Rows of the prefix that the run's rows go before: those after its first row's place.
-    size_t lo = 0, hi = from;
+    // Rows of the prefix that the run's rows go before: those after its first row's place,
+    // found by galloping back from the prefix's end (a late row usually lands near it: a
+    // nested call recorded after its parent goes one row back), then a binary search.
+    size_t lo = from, hi = from, step = 1;
+    while (lo > 0 && before(c.start[from], c.dur[from], c.start[lo - 1], c.dur[lo - 1])) {
+      hi = lo - 1;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+    // Here rows [hi, from) go after the run's first row and row lo - 1 (if any) does not.
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
       if (before(c.start[from], c.dur[from], c.start[mid], c.dur[mid])) hi = mid;
