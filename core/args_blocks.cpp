@@ -101,10 +101,6 @@ bool read_varint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
 
 int64_t unzigzag(uint64_t u) { return int64_t(u >> 1) ^ -int64_t(u & 1); }
 
-void append_decimal(std::string& out, int64_t v) {
-  char tmp[24];
-  out.append(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
-}
 
 }  // namespace
 
@@ -210,56 +206,71 @@ ArgsRange ArgsBlocks::end_record() {
 // not give `text_size` bytes.
 bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::string& out) const {
   size_t first = out.size();
-  out.reserve(first + text_size);
+  out.resize(first + text_size);
+  // Written in place, every piece checked against the end: the text's size is known.
+  char* o = out.data() + first;
+  char* const limit = o + text_size;
+  auto put = [&](const char* bytes, size_t n) {
+    if (size_t(limit - o) < n) return false;
+    std::memcpy(o, bytes, n);
+    o += n;
+    return true;
+  };
+  auto put_decimal = [&](uint64_t u) {
+    auto [next, ec] = std::to_chars(o, limit, unzigzag(u));
+    o = next;
+    return ec == std::errc();
+  };
   const auto* p = reinterpret_cast<const uint8_t*>(records.data());
   const uint8_t* end = p + records.size();
+  bool ok = true;
   char tmp[32];
-  while (p < end) {
+  while (ok && p < end) {
     uint64_t fields = 0;
-    if (!read_varint(p, end, fields)) return false;
-    out.push_back('{');
-    for (uint64_t f = 0; f < fields; ++f) {
-      if (p == end) return false;
+    ok = read_varint(p, end, fields) && put("{", 1);
+    for (uint64_t f = 0; ok && f < fields; ++f) {
+      if (p == end) {
+        ok = false;
+        break;
+      }
       uint8_t tag = *p++, key = tag & 0x3F;
-      if (key >= keys_.size()) return false;
-      if (f) out.push_back(',');
-      out += keys_[key];
+      ok = key < keys_.size() && (!f || put(",", 1)) && put(keys_[key].data(), keys_[key].size());
       uint64_t u = 0;
+      if (!ok) break;
       switch (tag >> 6) {
         case kInt:
-          if (!read_varint(p, end, u)) return false;
-          append_decimal(out, unzigzag(u));
+          ok = read_varint(p, end, u) && put_decimal(u);
           break;
         case kReal: {
           double v;
-          if (end - p < ptrdiff_t(sizeof v)) return false;
+          if (end - p < ptrdiff_t(sizeof v)) {
+            ok = false;
+            break;
+          }
           std::memcpy(&v, p, sizeof v);
           p += sizeof v;
-          out += real_text(v, tmp);
+          std::string_view text = real_text(v, tmp);
+          ok = put(text.data(), text.size());
           break;
         }
         case kText: {
-          if (!read_varint(p, end, u)) return false;
-          uint64_t bytes = uint64_t(unzigzag(u));  // written by add_varint, as every number
-          if (bytes > uint64_t(end - p)) return false;
-          out.append(reinterpret_cast<const char*>(p), size_t(bytes));
-          p += bytes;
+          ok = read_varint(p, end, u);
+          uint64_t bytes = uint64_t(unzigzag(u));  // written by put_varint, as every number
+          ok = ok && bytes <= uint64_t(end - p) && put(reinterpret_cast<const char*>(p), size_t(bytes));
+          p += ok ? bytes : 0;
           break;
         }
         default:
-          out.push_back('[');
-          for (int i = 0; i < 3; ++i) {
-            if (!read_varint(p, end, u)) return false;
-            if (i) out.push_back(',');
-            append_decimal(out, unzigzag(u));
-          }
-          out.push_back(']');
+          ok = put("[", 1);
+          for (int i = 0; ok && i < 3; ++i) ok = read_varint(p, end, u) && (!i || put(",", 1)) && put_decimal(u);
+          ok = ok && put("]", 1);
       }
-      if (out.size() - first > text_size) return false;
     }
-    out.push_back('}');
+    ok = ok && put("}", 1);
   }
-  return out.size() - first == text_size;
+  if (ok && o == limit) return true;
+  out.resize(first);
+  return false;
 }
 
 // ---------------------------------------------------------------- blocks
