@@ -339,8 +339,12 @@ const std::vector<ArgsBlocks::Block>& ArgsBlocks::sealed() const {
 std::string_view ArgsBlocks::open_text() const {
   if (open_records_.empty()) return open_;
   std::lock_guard lock(frame_mutex_);
-  open_records_as_text_.clear();
-  if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
+  // Written again only when records were added since (callers may hold the view meanwhile).
+  if (open_text_of_ != open_records_.size()) {
+    open_records_as_text_.clear();
+    if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
+    open_text_of_ = open_records_.size();
+  }
   return open_records_as_text_;
 }
 

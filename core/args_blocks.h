@@ -130,6 +130,7 @@ private:
   mutable std::vector<Block> framed_;
   mutable std::vector<std::unique_ptr<char[]>> framed_owned_;
   mutable std::string open_records_as_text_;
+  mutable size_t open_text_of_ = SIZE_MAX;  // open_records_.size() when it was written
 
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> cache_;  // most recent first
