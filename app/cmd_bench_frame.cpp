@@ -70,8 +70,9 @@ std::vector<std::pair<double, double>> zoom_script(double span) {
 }
 
 // `bench frame DIR`: the job tab (rank overview with the worst-skew collective marked, the Ranks
-// table) through the same script; every frame changes the window, so every frame re-bins.
-std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks) {
+// table, and the `expand` ranks' rows below the overview on the same timeline) through the same
+// script; every frame changes the window, so every frame re-bins.
+std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks, const std::vector<int64_t>& expand) {
   views::JobView job([] {});
   job.open(dir, {});
   while (!job.poll()) {
@@ -84,6 +85,8 @@ std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& rank
     return ms;
   }
   ranks = job.job()->ranks.size();
+  for (int64_t r : expand)
+    if (!job.expand_rank(r, true)) std::fprintf(stderr, "sightline: rank %lld is not loaded: not expanded\n", (long long)r);
   job.select_worst_skew();
   for (auto [a, b] : zoom_script(std::max<double>(double(job.span()), 1000))) {
     job.zoom_to(a, b);
@@ -100,16 +103,18 @@ void register_bench_frame(CLI::App& bench) {
     std::string format = "text";
     int width = 1600, height = 1000;
     bool critical_path = false;
+    std::vector<int64_t> expand;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file, or a job folder (the rank overview)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--critical-path", options->critical_path, "With the critical-path overlay on (first ProfilerStep)");
+  cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
   cmd->callback([options] {
     if (is_job_dir(options->file)) {
       ImGuiIO& io = headless_context(options->width, options->height);
       size_t ranks = 0;
-      std::vector<double> ms = job_frames(options->file, io, ranks);
+      std::vector<double> ms = job_frames(options->file, io, ranks, options->expand);
       ImGui::DestroyContext();
       if (ms.empty()) {
         exit_code = 1;

@@ -444,7 +444,9 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
       return false;
     }
     Tab& tab = tabs.current();
-    Call call{tabs, exporter, width, height, line, in, *tab.ws, tab.ws->timeline(), tab.diff.get(), live_deadline_};
+    // A diff tab's timeline commands act on the diff view's one timeline (A and B), not on A's own.
+    views::TimelineView* tl = tab.diff ? &tab.diff->timeline() : tab.ws->timeline();
+    Call call{tabs, exporter, width, height, line, in, *tab.ws, tl, tab.diff.get(), live_deadline_};
     Outcome out = [&] {
       std::string error = missing(call, command->needs);
       return error.empty() ? command->run(call) : fail(1, error);

@@ -49,7 +49,7 @@ struct Tabs {
 };
 
 // Calls `use` with what the export reads in `tab`: its timeline and analyses, or in a diff tab both
-// runs and their diff (with run A's timeline). False when there is nothing to export yet.
+// runs and their diff (the diff view's window, on A's clock). False when there is nothing to export yet.
 template <class F>
 bool with_export_sources(Tab& tab, F use) {
   views::Workspace& ws = *tab.ws;
@@ -59,7 +59,7 @@ bool with_export_sources(Tab& tab, F use) {
   if (!tab.ws_b) return use(sources), true;
   if (!tab.diff || !tab.diff->result() || !tab.ws_b->store()) return false;
   views::DiffSources diff{*ws.store(), *tab.ws_b->store(), *tab.diff->result(), ws.path(), tab.ws_b->path(),
-                          ws.timeline()->view_start(), ws.timeline()->view_end()};
+                          tab.diff->timeline().view_start(), tab.diff->timeline().view_end()};
   sources.diff = &diff;
   use(sources);
   return true;

@@ -181,8 +181,8 @@ void draw_issues(Workspace& ws, Ui& ui) {
   ImGui::End();
 }
 
-void draw_find(Workspace& ws, Ui& ui) {
-  views::TimelineView* tl = ws.timeline();
+// Find over `tl`: the trace's timeline, or in a diff tab the diff's one timeline (both runs).
+void draw_find(views::TimelineView* tl, Ui& ui) {
   if (!ui.find_open || !tl) return;
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 520, 60), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(500, 0), ImGuiCond_Always);
@@ -200,7 +200,7 @@ void draw_find(Workspace& ws, Ui& ui) {
       tl->step_match(ImGui::GetIO().KeyShift ? -1 : 1);
       ImGui::SetKeyboardFocusHere(-1);
     }
-    size_t n = tl->highlights().size();
+    size_t n = tl->match_count();
     ImGui::TextDisabled(n ? "%zu of %zu matches (Enter / Shift+Enter)" : "no matches", n ? tl->match_index() + 1 : 0, n);
   }
   ImGui::End();
@@ -499,7 +499,7 @@ bool App::poll_tabs() {
     for (auto [w, path] : {std::pair{t->ws.get(), &t->pending}, std::pair{t->ws_b.get(), &t->pending_b}}) {
       if (!w || !w->poll()) continue;
       idle_frames_ = 0;
-      if (!w->notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->notice().c_str());
+      if (!w->fresh_notice().empty()) std::fprintf(stderr, "sightline: %s\n", w->fresh_notice().c_str());
       if (w->last_load_failed()) load_failed = true;
       else if (!showing_sample_ || *path != options_.sample) remember(ui_, *path);
     }
@@ -662,7 +662,7 @@ void App::draw_tab(Tab& tab) {
 // What floats over the main window: find, issues, range statistics, export, loading, the browser.
 void App::draw_windows(Tab& tab) {
   Workspace& ws = *tab.ws;
-  draw_find(ws, ui_);
+  draw_find(tab.diff ? &tab.diff->timeline() : ws.timeline(), ui_);
   draw_issues(ws, ui_);
   if (ws.timeline() && !tab.ws_b) views::draw_range_window(*ws.store(), *ws.timeline());
   if (ui_.exporter.is_open())

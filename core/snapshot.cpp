@@ -1,8 +1,8 @@
 // Snapshot writer and reader (format: core/SNAPSHOT.md).
 //
-// Every column is written as one aligned block and read back with one memcpy per column into the
-// store's std::vectors (the store owns its columns; using the mapped file in place needs the
-// store to hold spans, a later refactor). Indexes built by finalize() are stored too, so opening
+// Every column is written as one aligned block and copied back, in cache-sized chunks summed for
+// the section's checksum just before each is copied, into the store's std::vectors (the store
+// owns its columns; using the mapped file in place needs another column type, a later refactor). Indexes built by finalize() are stored too, so opening
 // runs no sort, nesting or linking. Args are the store's zstd blocks, stored as they are and
 // mapped back, decoded only when asked for.
 #include "core/snapshot.h"
@@ -18,7 +18,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <future>
+#include <span>
 #include <stdexcept>
 #include <type_traits>
 #include <unistd.h>
@@ -88,30 +91,39 @@ uint32_t checksum(std::string_view bytes) {
 // Hands the whole pages of [begin, end) of a read-only file mapping back to the kernel: they stay
 // in the page cache, and reading them again maps them again. Opening a snapshot so keeps the
 // file's pages out of its peak memory: each is held only while it is checked or copied.
+const uintptr_t kPageBytes = uintptr_t(::sysconf(_SC_PAGESIZE));  // (set before main: no lazy init raced by two readers)
+
 void release_pages(const char* begin, const char* end) {
-  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t page = kPageBytes;
   uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
   uintptr_t to = reinterpret_cast<uintptr_t>(end) / page * page;
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
-// The checksum of a section, in windows released once summed when the bytes are a file mapping.
-uint32_t checksum(std::string_view bytes, bool release) {
-  constexpr size_t kWindow = 4 << 20;
-  uint32_t crc = 0;
-  for (size_t at = 0; at < bytes.size(); at += kWindow) {
-    size_t n = std::min(kWindow, bytes.size() - at);
-    crc = libdeflate_crc32(crc, bytes.data() + at, n);
-    if (release) release_pages(bytes.data() + at, bytes.data() + at + n);
-  }
-  return crc;
+// Prepares the fresh memory of a column about to be copied in: transparent huge pages over its
+// whole 2 MB pages, then every page populated in one system call. Touching fresh memory page by
+// page costs a page fault per 4 KB, most of the time of copying a column: with huge pages it is
+// one per 2 MB, and populating ahead takes the fault out of the rest (the kernel still zeroes
+// them). Both are advice: an older kernel that refuses them only loses the speed.
+void prepare_column_memory(void* p, size_t bytes) {
+  constexpr uintptr_t kHuge = 2 << 20;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + bytes;
+  uintptr_t huge_from = (begin + kHuge - 1) & ~(kHuge - 1), huge_to = end & ~(kHuge - 1);
+  if (huge_to > huge_from) ::madvise(reinterpret_cast<void*>(huge_from), huge_to - huge_from, MADV_HUGEPAGE);
+  uintptr_t from = (begin + kPageBytes - 1) & ~(kPageBytes - 1), to = end & ~(kPageBytes - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#endif
 }
 
 // ---------------------------------------------------------------- writing
 
+// Appends to the snapshot being written (sections start on 64-byte boundaries, so alignment
+// within the file is alignment within the section).
 class Writer {
 public:
-  std::string out;
+  explicit Writer(std::string& o) : out(o) {}
+  std::string& out;
   template <class T>
   void pod(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -276,8 +288,9 @@ void write_args(Writer& w, const TraceStore& s, const std::vector<std::string_vi
   w.column(entries);
 }
 
-std::string section_bytes(SectionId id, const TraceStore& s) {
-  Writer w;
+// Appends section `id` of `s` to `out`.
+void write_section(std::string& out, SectionId id, const TraceStore& s) {
+  Writer w(out);
   std::string open_frame;
   std::vector<std::string_view> frames;
   if (id == SectionId::Args || id == SectionId::ArgBlocks) frames = args_frames(s.args_blocks(), open_frame);
@@ -297,7 +310,6 @@ std::string section_bytes(SectionId id, const TraceStore& s) {
       for (std::string_view frame : frames) w.out.append(frame);
       break;
   }
-  return std::move(w.out);
 }
 
 // ---------------------------------------------------------------- reading
@@ -332,18 +344,30 @@ public:
     uint64_t n = pod<uint64_t>();
     align();
     if (n > (bytes_.size() - pos_) / sizeof(T)) fail("column of " + std::to_string(n) + " elements runs past the section");
-    // Copied straight into a vector of the right size (no zero-filling first) when aligned, as
-    // columns are in a mapped file (8-byte boundaries); bytes in memory may lie anywhere.
+    size_t begin = pos_;
     const char* bytes = take(n * sizeof(T));
-    if (reinterpret_cast<uintptr_t>(bytes) % alignof(T) == 0) {
-      const T* first = reinterpret_cast<const T*>(bytes);
-      v.assign(first, first + n);
-    } else {
-      v.resize(n);
-      if (n) std::memcpy(v.data(), bytes, n * sizeof(T));
+    v.clear();
+    v.reserve(n);
+    prepare_column_memory(v.data(), n * sizeof(T));
+    // In chunks that stay in the cache between summing and copying: the section's checksum is
+    // computed as it is copied, so each byte of the file is read from memory once. Copied
+    // straight into the vector (no zero-filling first) when aligned, as columns are in a mapped
+    // file (8-byte boundaries); bytes in memory may lie anywhere.
+    constexpr size_t kChunk = std::max<size_t>(1, (64 << 10) / sizeof(T));
+    bool aligned = reinterpret_cast<uintptr_t>(bytes) % alignof(T) == 0;
+    for (size_t at = 0; at < n; at += kChunk) {
+      size_t k = std::min<size_t>(kChunk, n - at);
+      sum_to(begin + (at + k) * sizeof(T));
+      if (aligned) {
+        const T* first = reinterpret_cast<const T*>(bytes) + at;
+        v.insert(v.end(), first, first + k);
+      } else {
+        v.resize(at + k);
+        std::memcpy(static_cast<void*>(v.data() + at), bytes + at * sizeof(T), k * sizeof(T));
+      }
+      release_to(summed_);
     }
     align();
-    if (release_) release_pages(bytes_.data() + released_, bytes_.data() + pos_), released_ = pos_;
   }
   std::string_view bytes() {
     uint64_t n = pod<uint64_t>();
@@ -367,6 +391,12 @@ public:
   void finish() const {
     if (pos_ != bytes_.size()) fail("unexpected bytes at the end");
   }
+  // The CRC-32 of the whole section: what the columns' copying summed already, plus the rest.
+  uint32_t checksum() {
+    sum_to(bytes_.size());
+    release_to(bytes_.size());
+    return crc_;
+  }
 
 private:
   const char* take(size_t n) {
@@ -375,12 +405,29 @@ private:
     pos_ += n;
     return p;
   }
+  // Adds bytes [summed_, to) to the checksum.
+  void sum_to(size_t to) {
+    if (to <= summed_) return;
+    crc_ = libdeflate_crc32(crc_, bytes_.data() + summed_, to - summed_);
+    summed_ = to;
+  }
+  // Hands back the pages of bytes [0, to) of a file mapping, whose contents are copied by then
+  // (the arg blocks are mapped again separately), in windows of a few MB (one system call each).
+  void release_to(size_t to) {
+    constexpr size_t kWindow = 4 << 20;
+    if (release_ && to > released_ && (to - released_ >= kWindow || to == bytes_.size())) {
+      release_pages(bytes_.data() + released_, bytes_.data() + to);
+      released_ = to;
+    }
+  }
   std::string_view bytes_;
   uint64_t base_;
   const char* section_;
   bool release_ = false;
   size_t pos_ = 0;
-  size_t released_ = 0;
+  size_t summed_ = 0;    // bytes [0, summed_) are in crc_
+  size_t released_ = 0;  // pages of bytes [0, released_) were handed back
+  uint32_t crc_ = 0;
 };
 
 void read_strings(Reader& r, StringPool& pool) {
@@ -537,7 +584,7 @@ void read_args(Reader& r, TraceStore& s, ReadState& state) {
 std::shared_ptr<const void> arg_blocks_owner(std::string_view bytes, uint64_t at, int fd, const char*& base) {
   if (fd >= 0 && !bytes.empty()) {
     // The mapping starts on the page holding the section's first byte.
-    static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    const uint64_t page = kPageBytes;
     uint64_t skip = at % page;
     size_t size = bytes.size() + skip;
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, off_t(at - skip));
@@ -573,7 +620,9 @@ void read_arg_blocks(Reader& r, TraceStore& s, const ReadState& state) {
 class Checker {
 public:
   Checker(const TraceStore& s, uint64_t at) : s_(s), at_(at) {}
-  void check() const {
+  // The checks in two halves that may run at once (both only read the store); the first half's
+  // failures come first, as when run one after the other.
+  void check_first_half() const {
     for (const Process& p : s_.processes) {
       string(p.pid_text); string(p.name); string(p.labels);
       for (uint32_t t : p.tracks) expect(t < s_.tracks.size(), "process lists a track that does not exist");
@@ -587,6 +636,8 @@ public:
       expect(c.ts.size() == c.value.size(), "counter columns differ in length");
       for (TimeNs ts : c.ts) expect(time(ts), "counter time out of range");
     }
+  }
+  void check_second_half() const {
     for (const Flow& f : s_.flows) { string(f.cat); ref(f.from); ref(f.to); }
     for (const Iteration& it : s_.iterations) {
       ref(it.slice);
@@ -608,6 +659,30 @@ private:
     if (!r.valid()) return;
     expect(r.track < s_.tracks.size() && r.index < s_.tracks[r.track].slices.size(), "slice reference out of range");
   }
+  // Whether every slice row of `t` is valid (the rules of the loop in track()), in one pass
+  // without early exits or branches, so that the compiler can vectorize it: it runs over every row
+  // of every open, and track() walks the rows again only to name what is wrong.
+  bool slice_rows_valid(const Track& t) const {
+    const SliceColumns& c = t.slices;
+    const uint32_t strings = uint32_t(s_.strings.size()), args = uint32_t(s_.args_table().size());
+    const uint32_t corrs = uint32_t(s_.correlations.size()), lanes = uint32_t(t.lane_depths.size());
+    const TimeNs *start = c.start.data(), *dur = c.dur.data(), *max_end = t.max_end_prefix.data();
+    const uint32_t *name = c.name.data(), *cat = c.cat.data(), *arg = c.args.data(), *parent = c.parent.data(), *corr = c.corr.data();
+    const uint16_t* lane = c.lane.data();
+    uint32_t bad = 0;
+    for (uint32_t i = 0, n = uint32_t(c.size()); i < n; ++i) {
+      // kNone + 1 wraps to 0, so `x + 1 <= limit` accepts kNone and rows below the limit.
+      bad |= uint32_t(name[i] >= strings) | uint32_t(cat[i] >= strings) | uint32_t(uint32_t(arg[i] + 1) > args);
+      bad |= uint32_t(uint32_t(parent[i] + 1) > i) | uint32_t(uint32_t(corr[i] + 1) > corrs) | uint32_t(lane[i] >= lanes);
+      // The end is summed in unsigned arithmetic: with start and duration in range it cannot wrap
+      // into range (the true end lies within [-2^62, 2^63]).
+      uint64_t end = uint64_t(start[i]) + uint64_t(dur[i]);
+      bad |= uint32_t(dur[i] < 0) | out_of_range(uint64_t(start[i])) | out_of_range(end) | out_of_range(uint64_t(max_end[i]));
+    }
+    return bad == 0;
+  }
+  // 1 when a time (as unsigned bits) lies outside ±2^62: shifted by 2^62, the range is [0, 2^63].
+  static uint32_t out_of_range(uint64_t bits) { return uint32_t(bits + (uint64_t(1) << 62) > (uint64_t(1) << 63)); }
   void track(const Track& t) const {
     expect(t.process == kNone || t.process < s_.processes.size(), "track of a missing process");
     string(t.name); string(t.tid_text);
@@ -616,7 +691,8 @@ private:
     expect(c.dur.size() == n && c.name.size() == n && c.cat.size() == n && c.parent.size() == n &&
            c.args.size() == n && c.corr.size() == n && c.depth.size() == n && c.lane.size() == n &&
            t.max_end_prefix.size() == n, "slice columns differ in length");
-    for (size_t i = 0; i < n; ++i) {
+    expect(n < kNone, "too many slices on one track");
+    for (size_t i = slice_rows_valid(t) ? n : 0; i < n; ++i) {
       string(c.name[i]); string(c.cat[i]); args_row(c.args[i]);
       // Rows are sorted by start, longer first, so a parent always comes before its child; this
       // also rules out parent cycles that would loop a walk up the nesting.
@@ -653,7 +729,19 @@ private:
     for (uint32_t f : field<FlowsByToTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
   }
   void args() const {
-    for (const ArgsRange& a : s_.args_table()) expect(s_.args_blocks().holds(a), "args range outside its block");
+    // Inline for the sealed blocks (all of them in a store read from a snapshot); holds() is the
+    // rule, and decides the rest.
+    const ArgsBlocks& blocks = s_.args_blocks();
+    const std::vector<ArgsBlocks::Block>& sealed = blocks.sealed();
+    for (const ArgsRange& a : s_.args_table()) {
+      if (a.block >= sealed.size()) {
+        expect(blocks.holds(a), "args range outside its block");
+        continue;
+      }
+      const ArgsBlocks::Block& b = sealed[a.block];
+      expect(a.offset >= b.start && a.length <= b.raw_size && a.offset - b.start <= b.raw_size - a.length,
+             "args range outside its block");
+    }
     args_row(s_.meta.hta.first_event_args);
   }
   const TraceStore& s_;
@@ -689,6 +777,73 @@ void store_pod(std::string& out, size_t at, const T& v) {
   std::memcpy(out.data() + at, &v, sizeof v);
 }
 
+// Snapshots at least this large are read by two threads (two groups of sections at once, then
+// two halves of the consistency checks); smaller ones by one, the same work in the same order.
+constexpr size_t kTwoThreadBytes = 4 << 20;
+
+// Runs `first` here and `second` on another thread (or after `first` when not `parallel`), and
+// rethrows the first one's exception before the second's: the error reported is the one a
+// sequential read would have met first.
+template <class F, class G>
+void in_two(bool parallel, F&& first, G&& second) {
+  auto later = std::async(parallel ? std::launch::async : std::launch::deferred, std::forward<G>(second));
+  std::exception_ptr failed;
+  try {
+    first();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  if (!failed || parallel) {
+    try {
+      later.get();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+struct SectionEntry {
+  uint32_t id, crc;
+  uint64_t offset, size;
+};
+
+// The section table's entries, each checked to name its section in id order and to lie in the file.
+std::vector<SectionEntry> section_entries(std::string_view file, uint32_t sections, size_t table_end) {
+  std::vector<SectionEntry> entries;
+  for (uint32_t i = 0; i < sections; ++i) {
+    size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
+    SectionEntry e{load_pod<uint32_t>(file, entry), load_pod<uint32_t>(file, entry + 4), load_pod<uint64_t>(file, entry + 8),
+                   load_pod<uint64_t>(file, entry + 16)};
+    // Sections come in id order, so each one can rely on those before it (the arg blocks on the
+    // args section's block table).
+    if (e.id != i + 1) throw SnapshotError("section " + std::to_string(i) + " has id " + std::to_string(e.id), entry);
+    if (e.offset < table_end || e.offset > file.size() || e.size > file.size() - e.offset)
+      throw SnapshotError(std::string(section_name(e.id)) + " section at " + std::to_string(e.offset) + " (" +
+                          std::to_string(e.size) + " bytes) lies outside the file", entry + 8);
+    entries.push_back(e);
+  }
+  return entries;
+}
+
+// Reads `entries`' sections into the store, checking each one's checksum.
+void read_sections(std::string_view file, std::span<const SectionEntry> entries, TraceStore& store, ReadState& state, int fd) {
+  for (const SectionEntry& e : entries) {
+    std::string_view bytes = file.substr(e.offset, e.size);
+    Reader r(bytes, e.offset, section_name(e.id), fd >= 0);
+    // The checksum is summed while the section is read (Reader::column): a damaged section may
+    // fail to parse first, and is then reported as the checksum mismatch it is.
+    auto mismatch = [&] { return SnapshotError(std::string(section_name(e.id)) + " section checksum mismatch (corrupted)", e.offset); };
+    try {
+      read_section(SectionId(e.id), r, store, state);
+    } catch (const SnapshotError&) {
+      if (checksum(bytes) != e.crc) throw mismatch();
+      throw;
+    }
+    if (r.checksum() != e.crc) throw mismatch();
+  }
+}
+
 std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
   if (file.size() < kHeaderBytes) throw SnapshotError("file too short for a snapshot header (" + std::to_string(file.size()) + " bytes)", file.size());
   if (!is_snapshot_magic(file)) throw SnapshotError("not a Sightline snapshot (wrong magic)", 0);
@@ -708,27 +863,20 @@ std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
   if (checksum(file.substr(kHeaderBytes, table_end - kHeaderBytes)) != table_crc)
     throw SnapshotError("section table checksum mismatch", kHeaderBytes);
 
+  std::vector<SectionEntry> entries = section_entries(file, sections, table_end);
   auto store = std::make_unique<TraceStore>();
   ReadState state;
   state.fd = fd;
-  for (uint32_t i = 0; i < sections; ++i) {
-    size_t entry = kHeaderBytes + size_t(i) * kEntryBytes;
-    uint32_t id = load_pod<uint32_t>(file, entry);
-    uint32_t crc = load_pod<uint32_t>(file, entry + 4);
-    uint64_t offset = load_pod<uint64_t>(file, entry + 8);
-    uint64_t size = load_pod<uint64_t>(file, entry + 16);
-    // Sections come in id order, so each one can rely on those before it (the arg blocks on the
-    // args section's block table).
-    if (id != i + 1) throw SnapshotError("section " + std::to_string(i) + " has id " + std::to_string(id), entry);
-    std::string what = std::string(section_name(id)) + " section";
-    if (offset < table_end || offset > file.size() || size > file.size() - offset)
-      throw SnapshotError(what + " at " + std::to_string(offset) + " (" + std::to_string(size) + " bytes) lies outside the file", entry + 8);
-    std::string_view bytes = file.substr(offset, size);
-    if (checksum(bytes, fd >= 0) != crc) throw SnapshotError(what + " checksum mismatch (corrupted)", offset);
-    Reader r(bytes, offset, section_name(id), fd >= 0);
-    read_section(SectionId(id), r, *store, state);
-  }
-  Checker(*store, kHeaderBytes).check();
+  // Sections 1-8 (the tracks' columns are most of it) here, 9-12 (correlations, indexes, args,
+  // arg blocks) on the second core: they fill disjoint parts of the store, and only the arg
+  // blocks depend on an earlier section (the args section's block table), in the same group.
+  bool parallel = file.size() >= kTwoThreadBytes;
+  auto split = entries.begin() + (size_t(SectionId::Correlations) - 1);
+  in_two(
+      parallel, [&] { read_sections(file, {entries.begin(), split}, *store, state, fd); },
+      [&] { read_sections(file, {split, entries.end()}, *store, state, fd); });
+  Checker checker(*store, kHeaderBytes);
+  in_two(parallel, [&] { checker.check_first_half(); }, [&] { checker.check_second_half(); });
   return store;
 }
 
@@ -746,27 +894,32 @@ bool is_snapshot_file(const std::string& path) {
 }
 
 std::string snapshot_bytes(const TraceStore& store) {
-  std::string out(kHeaderBytes + kSectionCount * kEntryBytes, '\0');
+  std::string out;
+  // Room for everything at once (an estimate from above: the store's columns and indexes, the
+  // compressed args): the sections are written in place, with no copy as the string grows.
+  out.reserve(store.store_bytes() + store.args_blocks().stored_bytes() + (1 << 20));
+  out.resize(kHeaderBytes + kSectionCount * kEntryBytes, '\0');
   std::memcpy(out.data(), kSnapshotMagic, sizeof kSnapshotMagic);
   store_pod<uint32_t>(out, 8, kSnapshotVersion);
   store_pod<uint32_t>(out, 12, kSectionCount);
   for (uint32_t id = 1; id <= kSectionCount; ++id) {
     out.resize((out.size() + kAlign - 1) / kAlign * kAlign, '\0');
-    std::string bytes = section_bytes(SectionId(id), store);
+    size_t offset = out.size();
+    write_section(out, SectionId(id), store);
     size_t entry = kHeaderBytes + size_t(id - 1) * kEntryBytes;
     store_pod<uint32_t>(out, entry, id);
-    store_pod<uint32_t>(out, entry + 4, checksum(bytes));
-    store_pod<uint64_t>(out, entry + 8, out.size());
-    store_pod<uint64_t>(out, entry + 16, bytes.size());
-    out.append(bytes);
+    store_pod<uint32_t>(out, entry + 4, checksum(std::string_view(out).substr(offset)));
+    store_pod<uint64_t>(out, entry + 8, offset);
+    store_pod<uint64_t>(out, entry + 16, out.size() - offset);
   }
   store_pod<uint64_t>(out, 16, out.size());
   store_pod<uint32_t>(out, 24, checksum(std::string_view(out).substr(kHeaderBytes, kSectionCount * kEntryBytes)));
   return out;
 }
 
-std::string write_snapshot(const TraceStore& store, const std::string& path) {
-  std::string bytes = snapshot_bytes(store);
+std::string write_snapshot(const TraceStore& store, const std::string& path) { return write_snapshot_bytes(snapshot_bytes(store), path); }
+
+std::string write_snapshot_bytes(std::string_view bytes, const std::string& path) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(temp.c_str(), "wb");
   if (!f) return "cannot create " + temp + ": " + std::strerror(errno);

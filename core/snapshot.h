@@ -24,6 +24,9 @@ std::string snapshot_bytes(const TraceStore& store);
 // Writes `store` to `path` atomically (a temporary file beside it, then rename); on failure
 // returns the reason and leaves no file behind. Empty on success.
 std::string write_snapshot(const TraceStore& store, const std::string& path);
+// The same with the bytes of snapshot_bytes(), so that the store is free again while they are
+// written and synced.
+std::string write_snapshot_bytes(std::string_view bytes, const std::string& path);
 
 // Recomputes the size and every checksum of a (damaged) snapshot in place, so that fuzzing and
 // tests reach the section readers and consistency checks behind the checksums.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -226,7 +227,10 @@ void evict_cache_entries(const CacheSettings& settings, const std::string& keep)
   }
 }
 
-std::string write_cache_entry(const TraceStore& store, const CacheKey& key, const CacheSettings& settings) {
+namespace {
+// write_cache_entry with the snapshot's bytes made by `serialize` (once the key is known to hold).
+std::string write_cache_entry_with(const CacheKey& key, const CacheSettings& settings,
+                                   const std::function<std::string()>& serialize) {
   std::error_code ec;
   fs::create_directories(settings.dir, ec);
   if (ec) return "cache: cannot create the folder " + settings.dir + ": " + ec.message() + " (nothing cached)";
@@ -234,7 +238,7 @@ std::string write_cache_entry(const TraceStore& store, const CacheKey& key, cons
   if (cache_key_of(key.path) != key) return {};
   std::string stem = cache_entry_stem(key.path);
   std::remove(key_path(settings, stem).c_str());  // no key, no reader, while the snapshot changes
-  if (std::string error = write_snapshot(store, snapshot_path(settings, stem)); !error.empty())
+  if (std::string error = write_snapshot_bytes(serialize(), snapshot_path(settings, stem)); !error.empty())
     return "cache: " + error + " (nothing cached)";
   struct stat st{};
   if (::stat(snapshot_path(settings, stem).c_str(), &st) != 0) return "cache: " + snapshot_path(settings, stem) + " vanished";
@@ -255,9 +259,32 @@ std::string write_cache_entry(const TraceStore& store, const CacheKey& key, cons
   return {};
 }
 
+// Fulfils a promise once: when told to, or at the latest when it goes (an early return, an
+// exception), so that nobody waits for it forever.
+class OnceSignal {
+public:
+  explicit OnceSignal(std::promise<void>& promise) : promise_(promise) {}
+  OnceSignal(const OnceSignal&) = delete;
+  OnceSignal& operator=(const OnceSignal&) = delete;
+  ~OnceSignal() { now(); }
+  void now() {
+    if (!done_) promise_.set_value(), done_ = true;
+  }
+
+private:
+  std::promise<void>& promise_;
+  bool done_ = false;
+};
+}  // namespace
+
+std::string write_cache_entry(const TraceStore& store, const CacheKey& key, const CacheSettings& settings) {
+  return write_cache_entry_with(key, settings, [&store] { return snapshot_bytes(store); });
+}
+
 PendingCacheWrite& PendingCacheWrite::operator=(PendingCacheWrite&& other) {
   wait();
   result_ = std::move(other.result_);
+  store_unused_ = std::move(other.store_unused_);
   return *this;
 }
 
@@ -265,12 +292,30 @@ PendingCacheWrite::~PendingCacheWrite() { wait(); }
 
 void PendingCacheWrite::start(const TraceStore& store, CacheKey key, CacheSettings settings) {
   wait();
-  result_ = std::async(std::launch::async, [&store, key = std::move(key), settings = std::move(settings)] {
-    return write_cache_entry(store, key, settings);
+  std::promise<void> unused;
+  store_unused_ = unused.get_future();
+  result_ = std::async(std::launch::async, [&store, key = std::move(key), settings = std::move(settings), unused = std::move(unused)]() mutable {
+    OnceSignal store_unused(unused);
+    return write_cache_entry_with(key, settings, [&] {
+      std::string bytes = snapshot_bytes(store);
+      store_unused.now();
+      return bytes;
+    });
   });
 }
 
-std::string PendingCacheWrite::wait() { return result_.valid() ? result_.get() : std::string(); }
+bool PendingCacheWrite::finished() const {
+  return !result_.valid() || result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+void PendingCacheWrite::wait_store_unused() {
+  if (store_unused_.valid()) store_unused_.get();
+}
+
+std::string PendingCacheWrite::wait() {
+  wait_store_unused();
+  return result_.valid() ? result_.get() : std::string();
+}
 
 std::string_view trace_origin_name(TraceOrigin origin) {
   switch (origin) {

@@ -77,8 +77,10 @@ void evict_cache_entries(const CacheSettings& settings, const std::string& keep 
 // saying why nothing was cached (the cache folder cannot be made, a full disk): never fatal.
 std::string write_cache_entry(const TraceStore& store, const CacheKey& key, const CacheSettings& settings);
 
-// A cache write running on its own thread. The store it reads must outlive it and must not
-// change meanwhile: wait() (or destruction, which waits) before either.
+// A cache write running on its own thread. It reads the store only while it turns it into the
+// snapshot's bytes (at memory speed, a small part of the write): the store must outlive that and
+// not change meanwhile, so wait_store_unused() (or wait(), or destruction) before changing or
+// freeing it. Writing the file, syncing it and evicting old entries go on without the store.
 class PendingCacheWrite {
 public:
   PendingCacheWrite() = default;
@@ -87,11 +89,16 @@ public:
   ~PendingCacheWrite();
   void start(const TraceStore& store, CacheKey key, CacheSettings settings);
   bool running() const { return result_.valid(); }
+  // True when the write has finished (wait() then returns at once).
+  bool finished() const;
+  // Waits until the writer no longer reads the store (its bytes are made).
+  void wait_store_unused();
   // Waits; "" or the writer's warning. Later calls return "".
   std::string wait();
 
 private:
   std::future<std::string> result_;
+  std::future<void> store_unused_;
 };
 
 // Where an opened store came from.

@@ -49,14 +49,23 @@ DiffView::DiffView(Workspace& a, Workspace& b) : a_(a), b_(b) {
     finished_error_ = err;
     computing_ = false;
   });
-  a_.timeline()->show_all();
-  sync();
+  // One timeline, A on its own clock (the view clock), B under it moved back by the offset.
+  auto add = [&](Workspace& ws, const char* role, ImU32 band) {
+    TimelineSource source;
+    source.store = ws.store(), source.band = band;
+    source.label = std::string(role) + ": " + std::filesystem::path(ws.path()).filename().string();
+    uint32_t i = timeline_.add_source(std::move(source));
+    if (ws.model() && ws.model()->report.causes) timeline_.set_idle_gaps(i, idle_gap_marks(*ws.model()->report.causes));
+  };
+  add(a_, "A (control)", IM_COL32(160, 200, 228, 255));
+  add(b_, "B (test)", IM_COL32(244, 208, 150, 255));
+  timeline_.show_legend = false;  // the header has the legend
+  timeline_.show_all();
+  set_offset(offset_);
 }
 
 DiffView::~DiffView() {
   if (thread_.joinable()) thread_.join();
-  a_.timeline()->color_override = nullptr;
-  b_.timeline()->color_override = nullptr;
 }
 
 bool DiffView::poll() {
@@ -72,9 +81,9 @@ bool DiffView::poll() {
   } else if (diff_) {
     error_ = "no aligned diff (Sightline mode) for these traces";
   }
+  set_offset(offset_);
   rebuild_rows();
   build_colors();
-  sync();
   return true;
 }
 
@@ -83,9 +92,8 @@ void DiffView::build_colors() {
   if (!diff_ || !diff_->aligned) return;
   tints_a_ = present::ChangeTints(*a_.store(), *diff_->aligned, false);
   tints_b_ = present::ChangeTints(*b_.store(), *diff_->aligned, true);
-  a_.timeline()->color_override = [this](SliceRef r) { return tint(*a_.store(), tints_a_, r); };
-  b_.timeline()->color_override = [this](SliceRef r) { return tint(*b_.store(), tints_b_, r); };
-  a_.timeline()->show_legend = b_.timeline()->show_legend = false;  // the header has the legend
+  timeline_.set_color_override(kA, [this](SliceRef r) { return tint(*a_.store(), tints_a_, r); });
+  timeline_.set_color_override(kB, [this](SliceRef r) { return tint(*b_.store(), tints_b_, r); });
 }
 
 std::optional<ImU32> DiffView::tint(const TraceStore& s, const present::ChangeTints& tints, SliceRef r) const {
@@ -151,19 +159,7 @@ void DiffView::set_filter(const std::string& text) {
 
 void DiffView::set_offset(double ns) {
   offset_ = ns;
-  TimelineView& a = *a_.timeline();
-  b_.timeline()->zoom_to(a.view_start() + offset_, a.view_end() + offset_);
-  sync();
-}
-
-// Whichever timeline moved since the last call leads; the other follows at the offset.
-void DiffView::sync() {
-  TimelineView &a = *a_.timeline(), &b = *b_.timeline();
-  bool a_moved = a.view_start() != last_a0_ || a.view_end() != last_a1_;
-  bool b_moved = b.view_start() != last_b0_ || b.view_end() != last_b1_;
-  if (a_moved || !b_moved) b.zoom_to(a.view_start() + offset_, a.view_end() + offset_);
-  else a.zoom_to(b.view_start() - offset_, b.view_end() - offset_);
-  last_a0_ = a.view_start(), last_a1_ = a.view_end(), last_b0_ = b.view_start(), last_b1_ = b.view_end();
+  timeline_.set_shift(kB, -TimeNs(std::llround(ns)));  // B's clock - offset = the view (A's) clock
 }
 
 bool DiffView::select_row(size_t i) {
@@ -177,33 +173,29 @@ bool DiffView::select_row(size_t i) {
     ha.push_back(ops[k].a), hb.push_back(ops[k].b);
     if (std::abs(ops[k].delta()) > std::abs(ops[lead].delta())) lead = k;
   }
-  TimelineView &a = *a_.timeline(), &b = *b_.timeline();
-  a.set_highlights(ha), b.set_highlights(hb);
+  timeline_.set_highlights(kA, ha);
+  timeline_.set_highlights(kB, hb);
   const diff::AlignedOp& op = ops[lead];
-  a.select(op.a, true), b.select(op.b, true);  // scrolls each one's row into view
-  // One window that shows both occurrences once B is shifted by the offset.
+  timeline_.select(SourceSlice{kA, op.a}, true);  // unfolds and scrolls A's row into view
+  // One window that shows both occurrences, B shifted by the offset.
   const TraceStore &sa = *a_.store(), &sb = *b_.store();
   double t0 = std::min(double(sa.start(op.a)), double(sb.start(op.b)) - offset_);
   double t1 = std::max(double(sa.start(op.a) + sa.dur(op.a)), double(sb.start(op.b) + sb.dur(op.b)) - offset_);
   double pad = std::max(100.0, (t1 - t0) * 0.25);
-  a.zoom_to(t0 - pad, t1 + pad);
-  last_a0_ = last_a1_ = -1;  // A leads
-  sync();
+  timeline_.zoom_to(t0 - pad, t1 + pad);
   return true;
 }
 
 void DiffView::draw(ImVec2 size) {
-  if (!a_.timeline() || !b_.timeline()) return;
-  sync();
+  // The View menu sets A's own timeline (the tab's workspace); the diff's timeline takes its display settings.
+  const TimelineView& own = *a_.timeline();
+  timeline_.theme = own.theme, timeline_.color_mode = own.color_mode;
+  timeline_.show_idle = own.show_idle, timeline_.show_flows = own.show_flows;
   ImGui::BeginChild("diffview", size, false, ImGuiWindowFlags_NoScrollbar);
   draw_header();
   ImVec2 avail = ImGui::GetContentRegionAvail();
   float bottom = std::max(240.f, avail.y * 0.38f);
-  float each = std::max(120.f, (avail.y - bottom) / 2 - ImGui::GetFrameHeightWithSpacing());
-  draw_timeline(*a_.timeline(), a_, "A (control)", ImVec2(avail.x, each));
-  sync();
-  draw_timeline(*b_.timeline(), b_, "B (test)", ImVec2(avail.x, each));
-  sync();
+  draw_timeline(ImVec2(avail.x, std::max(240.f, avail.y - bottom)));
   float table_width = avail.x * 0.62f;
   ImGui::BeginChild("difftable", ImVec2(table_width, 0), true);
   draw_table();
@@ -260,24 +252,10 @@ void DiffView::draw_header() {
     ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "Warning: %s", diff_->gpu_warning.c_str());
 }
 
-void DiffView::draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size) {
-  // The run's header: which file this is, in its own colour band.
-  bool is_a = &ws == &a_;
-  ImVec2 p = ImGui::GetCursorScreenPos();
-  float h = ImGui::GetFrameHeight();
-  ImU32 band = is_a ? IM_COL32(0, 114, 178, 40) : IM_COL32(230, 159, 0, 50);
-  ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + size.x, p.y + h), band);
-  ImGui::SetCursorScreenPos(ImVec2(p.x + 6, p.y + (h - ImGui::GetTextLineHeight()) / 2));
-  std::string file = std::filesystem::path(ws.path()).filename().string();
-  ImGui::Text("%s: %s", label, file.c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("   view %s .. %s", present::format_duration(tl.view_start()).c_str(), present::format_duration(tl.view_end()).c_str());
-  ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + h + 2));
-  ImGui::PushID(label);
+void DiffView::draw_timeline(ImVec2 size) {
   ImGui::BeginChild("tl", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  tl.draw(ImGui::GetContentRegionAvail());
+  timeline_.draw(ImGui::GetContentRegionAvail());
   ImGui::EndChild();
-  ImGui::PopID();
 }
 
 void DiffView::draw_table() {
@@ -424,20 +402,26 @@ void DiffView::write_state(JsonWriter& w) const {
   } else {
     w.null();
   }
-  auto side = [&](const char* name, Workspace& ws) {
-    const TimelineView& tl = *ws.timeline();
+  // Each run's window on its own clock (B's is A's plus the offset) and its highlighted slices.
+  auto side = [&](const char* name, Workspace& ws, uint32_t source) {
     const TraceStore& s = *ws.store();
-    w.key(name).begin_object().field("path", ws.path()).field("view_start_ns", tl.view_start()).field("view_end_ns", tl.view_end());
+    double shift = double(timeline_.source(source).shift);
+    w.key(name).begin_object().field("path", ws.path()).field("view_start_ns", timeline_.view_start() - shift);
+    w.field("view_end_ns", timeline_.view_end() - shift).field("shift_ns", timeline_.source(source).shift);
+    const std::vector<SliceRef>& highlights = timeline_.highlights(source);
     w.key("highlighted").begin_array();
-    for (size_t i = 0; i < tl.highlights().size() && i < 2000; ++i) {
-      SliceRef h = tl.highlights()[i];
+    for (size_t i = 0; i < highlights.size() && i < 2000; ++i) {
+      SliceRef h = highlights[i];
       w.begin_object().field("track", h.track).field("index", h.index).field("name", s.name(h)).field("start_ns", s.start(h));
       w.field("dur_ns", s.dur(h)).end_object();
     }
-    w.end_array().field("highlights", uint64_t(tl.highlights().size())).end_object();
+    w.end_array().field("highlights", uint64_t(highlights.size()));
+    // Where its rows start on screen (its header), last frame: B's lie below A's on the one timeline.
+    float y = timeline_.source_screen_y(source);
+    w.field("header_y", std::isnan(y) ? -1.0 : double(y)).end_object();
   };
-  side("a", a_);
-  side("b", b_);
+  side("a", a_, kA);
+  side("b", b_, kB);
   w.end_object();
 }
 

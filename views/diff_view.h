@@ -1,8 +1,10 @@
-// The diff view: two runs compared. Their timelines stacked (A above B) with zoom and pan kept
-// in sync after an offset that lines up a chosen iteration start; the aligned-operator table of
+// The diff view: two runs compared on one timeline with two sources, A's rows under an
+// "A (control)" header then B's under "B (test)", B shifted by the offset that lines up a chosen
+// iteration start (one ruler, one zoom: nothing to keep in sync); the aligned-operator table of
 // sl::diff::trace_diff (Sightline mode) whose rows highlight and frame the matched events in
-// both; a colouring by relative change; the side-by-side run summary. The diff is computed once,
-// on a background thread, never per frame.
+// both sources; a colouring by relative change (each source's colour override); the side-by-side
+// run summary. The workspaces' own timelines are left alone. The diff is computed once, on a
+// background thread, never per frame.
 #pragma once
 
 #include <atomic>
@@ -45,20 +47,21 @@ public:
   bool select_row(size_t i);
   void set_grouped(bool grouped);
   void set_filter(const std::string& text);
-  void set_offset(double ns);  // B time = A time + offset
+  void set_offset(double ns);  // B time = A time + offset: source B is shifted by -offset
   double offset() const { return offset_; }
-  void sync_now() { sync(); }
+  void sync_now() {}  // one timeline: nothing to keep in sync (kept for callers of the old API)
+  // The one timeline (source 0 = A on A's clock, source 1 = B): scripts zoom it, exports read its window.
+  TimelineView& timeline() { return timeline_; }
   void write_state(JsonWriter& w) const;
 
   bool diff_colors = true;
 
 private:
-  void sync();
   void rebuild_rows();
   void sort_rows();
   void build_colors();
   void draw_header();
-  void draw_timeline(TimelineView& tl, Workspace& ws, const char* label, ImVec2 size);
+  void draw_timeline(ImVec2 size);
   void draw_table();
   void draw_summary();
   std::optional<ImU32> tint(const TraceStore& s, const present::ChangeTints& tints, SliceRef r) const;
@@ -73,7 +76,8 @@ private:
   std::atomic<bool> computing_{true};
 
   double offset_ = 0, default_offset_ = 0;
-  double last_a0_ = 0, last_a1_ = 0, last_b0_ = 0, last_b1_ = 0;
+  static constexpr uint32_t kA = 0, kB = 1;  // the timeline's sources
+  TimelineView timeline_;
   std::vector<Row> rows_;
   bool grouped_ = false;
   std::string filter_;

@@ -29,7 +29,6 @@ const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
 std::string cut_off_text(const JobRank& r) {
   return r.ok() && r.store->issues.truncation ? describe(*r.store->issues.truncation) : std::string();
 }
-constexpr float kLabelWidth = 74, kSummaryWidth = 200, kRulerHeight = 18;
 
 ImU32 cause_color(int cause, int alpha) {
   present::Rgb c = present::idle_cause_rgb(cause);
@@ -79,6 +78,8 @@ void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y,
 }
 
 }  // namespace
+
+JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {}
 
 JobView::~JobView() {
   cancel_ = true;
@@ -169,8 +170,8 @@ void JobView::install(Loaded loaded) {
   }
   job_ = std::move(loaded.job);
   install_overview(std::move(loaded.overview));
-  double span = std::max<double>(double(overview_.span), 1000.0);
-  t0_ = -span * 0.01, t1_ = span * 1.01;
+  timeline_.show_all();
+  timeline_.empty_hint = "Click a rank's row above to expand its streams and threads here, on the job clock.";
 }
 
 // A new collectives analysis (first load, or re-aligned clocks): the per-rank lookups, the
@@ -201,7 +202,8 @@ void JobView::install_overview(analysis::JobOverview overview) {
   for (size_t i = 0; i < instances.size() && !name.empty(); ++i)
     if (instances[i].group == group && instances[i].name == name && instances[i].instance == instance) keep = int(i);
   selected_ = keep;
-  sync_expanded();
+  timeline_.set_data_range(0, std::max<TimeNs>(overview_.span, 1000));  // the job clock: "show all" frames every rank
+  update_shifts();
   apply_highlights();
 }
 
@@ -247,58 +249,60 @@ void JobView::show_instance(int index) {
   if (in.arrivals.empty()) return;
   TimeNs a = INT64_MAX, b = INT64_MIN;
   for (const auto& x : in.arrivals) a = std::min(a, x.arrival), b = std::max(b, x.end);
-  double width = t1_ - t0_;
+  double t0 = timeline_.view_start(), t1 = timeline_.view_end(), width = t1 - t0;
   if (double(b - a) > width * 0.8) width = double(b - a) * 3;
-  if (double(a) < t0_ || double(b) > t1_ || double(b - a) > (t1_ - t0_) * 0.8) {
+  if (double(a) < t0 || double(b) > t1 || double(b - a) > (t1 - t0) * 0.8) {
     double mid = (double(a) + double(b)) / 2;
-    t0_ = mid - width / 2, t1_ = mid + width / 2;
-    sync_expanded();
+    timeline_.zoom_to(mid - width / 2, mid + width / 2);
   }
 }
 
-void JobView::zoom_to(double t0, double t1) {
-  t0_ = t0, t1_ = std::max(t1, t0 + 100);
-  sync_expanded();
+void JobView::zoom_to(double t0, double t1) { timeline_.zoom_to(t0, std::max(t1, t0 + 100)); }
+
+// Each expanded rank's rows sit on the job clock: its source's shift is the rank's (which
+// changes when clocks are aligned or not).
+void JobView::update_shifts() {
+  for (size_t i = 0; i < expanded_.size(); ++i)
+    if (int k = ov_index(expanded_[i]); k >= 0) timeline_.set_shift(uint32_t(i), overview_.ranks[size_t(k)].shift);
 }
 
-// Expanded ranks follow the overview's time window (each on its own clock); their rulers read the
-// job clock, as the overview's does (the shift changes when clocks are aligned or not).
-void JobView::sync_expanded() {
-  for (Expanded& e : expanded_) {
-    int k = ov_index(e.rank);
-    if (k < 0) continue;
-    e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;
-    double shift = double(overview_.ranks[size_t(k)].shift);
-    e.timeline->zoom_to(t0_ - shift, t1_ - shift);
-  }
+int JobView::expanded_source(int64_t rank) const {
+  auto it = std::lower_bound(expanded_.begin(), expanded_.end(), rank);
+  return it != expanded_.end() && *it == rank ? int(it - expanded_.begin()) : -1;
 }
 
 void JobView::apply_highlights() {
-  for (Expanded& e : expanded_) {
-    const auto* a = arrival_of(selected_, e.rank);
-    e.timeline->set_highlights(a ? std::vector<SliceRef>{a->slice} : std::vector<SliceRef>{});
+  for (size_t i = 0; i < expanded_.size(); ++i) {
+    const auto* a = arrival_of(selected_, expanded_[i]);
+    timeline_.set_highlights(uint32_t(i), a ? std::vector<SliceRef>{a->slice} : std::vector<SliceRef>{});
   }
 }
 
+// Expanding adds the rank's store as a source of the one timeline, in rank order, on the job
+// clock (its lane index and idle overlay are built now, lazily); collapsing removes it.
 bool JobView::expand_rank(int64_t rank, bool expand) {
   int k = ov_index(rank);
   if (k < 0) return false;
-  auto it = std::find_if(expanded_.begin(), expanded_.end(), [&](const Expanded& e) { return e.rank == rank; });
+  int source = expanded_source(rank);
   if (!expand) {
-    if (it != expanded_.end()) expanded_.erase(it);
+    if (source >= 0) {
+      timeline_.remove_source(uint32_t(source));
+      expanded_.erase(expanded_.begin() + source);
+    }
+    seen_selection_ = timeline_.selection();
     return true;
   }
-  if (it != expanded_.end()) return true;
-  // Lazily: the rank's timeline (lane index, idle overlay) is built on first expand only.
-  const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
-  Expanded e{rank, std::make_unique<TimelineView>(*jr.store), {}};
-  e.timeline->set_idle_gaps(idle_gap_marks(overview_.ranks[size_t(k)].summary->causes));
-  e.timeline->show_legend = false;
-  e.timeline->ruler_offset = overview_.ranks[size_t(k)].shift;  // its ruler on the job clock
-  double shift = double(overview_.ranks[size_t(k)].shift);
-  e.timeline->zoom_to(t0_ - shift, t1_ - shift);
-  expanded_.push_back(std::move(e));
-  std::sort(expanded_.begin(), expanded_.end(), [](const Expanded& a, const Expanded& b) { return a.rank < b.rank; });
+  if (source >= 0) return true;
+  const analysis::RankActivity& ov = overview_.ranks[size_t(k)];
+  const JobRank& jr = job_->ranks[ov.job_index];
+  auto at = uint32_t(std::lower_bound(expanded_.begin(), expanded_.end(), rank) - expanded_.begin());
+  TimelineSource def;
+  def.store = jr.store.get(), def.shift = ov.shift, def.closable = true;
+  def.label = "rank " + std::to_string(rank) + " \xC2\xB7 " + fs::path(jr.path).filename().string();
+  timeline_.add_source(std::move(def), at);
+  timeline_.set_idle_gaps(at, idle_gap_marks(ov.summary->causes));
+  expanded_.insert(expanded_.begin() + at, rank);
+  seen_selection_ = timeline_.selection();
   apply_highlights();
   return true;
 }
@@ -306,8 +310,8 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
 bool JobView::focus_rank(int64_t rank) {
   if (!job_ || !job_->find(rank)) return false;
   focused_ = rank;
-  scroll_to_focus_ = true;
   expand_rank(rank, true);  // a failed rank has nothing to expand; it stays focused in the table
+  if (int source = expanded_source(rank); source >= 0) timeline_.scroll_to_source(uint32_t(source));
   return true;
 }
 
@@ -335,17 +339,36 @@ void JobView::draw(ImVec2 size) {
   }
   ImVec2 start = ImGui::GetCursorPos();
   draw_toolbar();
-  float used = ImGui::GetCursorPos().y - start.y;
-  float avail = size.y - used;
-  size_t n = job_->ranks.size();
-  float overview_h = std::min(avail * (expanded_.empty() ? 0.55f : 0.35f), kRulerHeight + float(n) * 26 + 8);
-  overview_h = std::max(overview_h, kRulerHeight + 40);
-  draw_overview(overview_h);
-  float rest = size.y - (ImGui::GetCursorPos().y - start.y);
-  if (!expanded_.empty()) draw_expanded(std::max(200.f, rest * 0.62f));
+  float avail = size.y - (ImGui::GetCursorPos().y - start.y);
+  // The overview's rows get up to half the tab (a third once ranks are expanded below them),
+  // 26 px per rank at most; the timeline around them (ruler, legend, expanded ranks) the rest of
+  // its share; the Ranks view what remains.
+  float rows_h = std::max(40.f, std::min(avail * (expanded_.empty() ? 0.5f : 0.3f), float(job_->ranks.size()) * 26));
+  layout_overview(rows_h);
+  float chrome = timeline_.chrome_height() > 0 ? timeline_.chrome_height() : 80;
+  float timeline_h = expanded_.empty() ? chrome + rows_h + 40 : std::max(chrome + rows_h + 240, avail * 0.7f);
+  timeline_h = std::min(timeline_h, std::max(avail - 120, chrome + rows_h + 10));
+  ImGui::PushID("job timeline");
+  timeline_.draw(ImVec2(ImGui::GetContentRegionAvail().x, timeline_h));
+  ImGui::PopID();
+  after_timeline_frame();
   ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);
   draw_ranks_table();
   ImGui::EndChild();
+}
+
+// What the timeline reports after its frame: a closed rank header collapses that rank; a new
+// selection that is a collective kernel of an expanded rank selects that instance on every rank.
+void JobView::after_timeline_frame() {
+  if (uint32_t closed = timeline_.take_close_request(); closed < expanded_.size()) expand_rank(expanded_[closed], false);
+  SourceSlice sel = timeline_.selection();
+  if (sel == seen_selection_) return;
+  seen_selection_ = sel;
+  if (!sel.valid() || sel.source >= expanded_.size()) return;
+  int k = ov_index(expanded_[sel.source]);
+  if (k < 0) return;
+  auto found = instance_of_slice_[size_t(k)].find(slice_key(sel.ref));
+  if (found != instance_of_slice_[size_t(k)].end()) select_instance(found->second);
 }
 
 void JobView::draw_loading() {
@@ -400,11 +423,7 @@ void JobView::draw_toolbar() {
   }
   draw_export_popup();
   ImGui::SameLine();
-  if (ImGui::SmallButton("Show all")) {
-    double span = std::max<double>(double(overview_.span), 1000.0);
-    t0_ = -span * 0.01, t1_ = span * 1.01;
-    sync_expanded();
-  }
+  if (ImGui::SmallButton("Show all")) timeline_.show_all();
   bool any = !a.instances.empty();
   ImGui::BeginDisabled(!any);
   if (ImGui::SmallButton("< Prev")) step_instance(-1);
@@ -430,7 +449,8 @@ std::string JobView::export_figure(const std::string& path) const {
   fig::Format format;
   if (!fig::format_from_path(path, format)) return "the file must end in .svg, .pdf or .png";
   fig::RanksFigureOptions options;
-  options.start = TimeNs(std::max(0.0, t0_)), options.end = TimeNs(t1_), options.title = title_;
+  options.start = TimeNs(std::max(0.0, timeline_.view_start())), options.end = TimeNs(timeline_.view_end());
+  options.title = title_;
   fig::Scene scene;
   fig::RanksFigureStats stats;
   std::string error;
@@ -452,12 +472,14 @@ void JobView::draw_export_popup() {
   ImGui::EndPopup();
 }
 
-void JobView::rebin(int columns) {
-  if (bins_t0_ == t0_ && bins_t1_ == t1_ && bins_columns_ == columns && bins_.size() == overview_.ranks.size()) return;
+// One column per pixel of the timeline's slice area, over its window; only when that changed.
+void JobView::rebin(const TimeMapping& map) {
+  int columns = std::max(1, int(map.x1 - map.x0));
+  if (bins_t0_ == map.t0 && bins_t1_ == map.t1 && bins_columns_ == columns && bins_.size() == overview_.ranks.size()) return;
   bins_.resize(overview_.ranks.size());
-  std::vector<TimeNs> edges = analysis::column_edges(TimeNs(t0_), TimeNs(t1_), columns);
+  std::vector<TimeNs> edges = analysis::column_edges(TimeNs(map.t0), TimeNs(map.t1), columns);
   for (size_t i = 0; i < overview_.ranks.size(); ++i) bins_[i] = analysis::bin_rank(overview_.ranks[i], edges);
-  bins_t0_ = t0_, bins_t1_ = t1_, bins_columns_ = columns;
+  bins_t0_ = map.t0, bins_t1_ = map.t1, bins_columns_ = columns;
   ++bins_version_;
 }
 
@@ -510,7 +532,7 @@ void JobView::rebuild_bands() {
   bands_version_ = bins_version_, bands_group_ = group_;
 }
 
-void JobView::draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x) {
+void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, float x0, float x1, float y, float h, bool labelled) {
   auto [a, b] = row_ranks(row);
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
   size_t loaded = 0;
@@ -521,217 +543,186 @@ void JobView::draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y,
   }
   if (labelled) {
     std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
-    dl->AddText(ImVec2(label_x + 2, y), loaded == b - a ? ink : kLastColor, label.c_str());
+    dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
     std::string summary = "max wait " + ms(worst_wait);
-    dl->AddText(ImVec2(x1 + 8, y), ink, summary.c_str());
+    dl->AddText(ImVec2(header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x, y), ink, summary.c_str());
   }
   if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
   else draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
 }
 
-void JobView::draw_overview(float height) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  ImVec2 origin = ImGui::GetCursorScreenPos();
-  float width = ImGui::GetContentRegionAvail().x;
-  float x0 = origin.x + kLabelWidth, x1 = origin.x + width - kSummaryWidth;
-  if (x1 - x0 < 50) x1 = x0 + 50;
-  double ns_per_px = (t1_ - t0_) / double(x1 - x0);
-  auto x_of = [&](double t) { return x0 + float((t - t0_) / ns_per_px); };
-  // Ruler on the job clock.
-  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  int64_t step = present::tick_step(90 * ns_per_px);
-  for (int64_t v = int64_t(std::ceil(t0_ / double(step))) * step; double(v) <= t1_; v += step) {
-    float x = x_of(double(v));
-    if (x > x1 - 40) break;  // keep clear of the summary column's header
-    dl->AddLine(ImVec2(x, origin.y + kRulerHeight - 5), ImVec2(x, origin.y + kRulerHeight), muted);
-    dl->AddText(ImVec2(x + 2, origin.y), muted, present::format_tick(v, step).c_str());
-  }
-  dl->AddText(ImVec2(x1 + 8, origin.y), muted, "iteration · wait");
-  ImGui::Dummy(ImVec2(width, kRulerHeight));
+// ---- the overview rows, as custom rows of the job's timeline ------------------------------
 
+// One overview row (a rank, or a band of ranks) as a row of the timeline: the timeline places it
+// on its axis, pinned above the expanded ranks; the job view draws it and answers its input.
+class JobView::OverviewRow : public CustomRow {
+public:
+  OverviewRow(JobView& job, size_t row) : job_(job), row_(row) {}
+  float height() const override { return job_.row_height_; }
+  void draw(ImDrawList* dl, const TimelineRect& header, const TimelineRect& canvas, const TimeMapping& map) override {
+    job_.draw_overview_row(dl, row_, header, canvas, map);
+  }
+  void hover(ImVec2 mouse, const TimelineRect&, const TimeMapping& map) override { job_.overview_tooltip(row_, mouse, map); }
+  void click(ImVec2 mouse, const TimelineRect&, const TimeMapping& map) override { job_.overview_click(row_, mouse, map); }
+
+private:
+  JobView& job_;
+  size_t row_;
+};
+
+// This frame's rows: they shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond
+// that each row aggregates consecutive ranks, so every rank stays on screen in `height` pixels.
+void JobView::layout_overview(float height) {
   size_t n = job_->ranks.size();
-  float rows_h = height - kRulerHeight;
-  // Rows shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond that each row
-  // aggregates consecutive ranks, so every rank stays on screen.
-  size_t rows_fit = std::max<size_t>(1, size_t(rows_h / 3));
+  size_t rows_fit = std::max<size_t>(1, size_t(height / 3));
   group_ = n > rows_fit ? (n + rows_fit - 1) / rows_fit : 1;
   size_t rows = (n + group_ - 1) / group_;
-  row_height_ = std::clamp(std::floor(rows_h / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
-  ImGui::BeginChild("rank_rows", ImVec2(width, rows_h), false, ImGuiWindowFlags_NoScrollWithMouse);
-  ImVec2 top = ImGui::GetCursorScreenPos();
-  float content_h = float(rows) * row_height_;
-  ImGui::InvisibleButton("rows", ImVec2(width, std::max(content_h, 1.f)));
-  bool hovered = ImGui::IsItemHovered();
-  dl = ImGui::GetWindowDrawList();
-  int columns = std::max(1, int(x1 - x0));
-  rebin(columns);
-  rebuild_bands();
-  float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + rows_h;
+  row_height_ = std::clamp(std::floor(height / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
+  if (overview_rows_.size() != rows) {
+    overview_rows_.clear();
+    std::vector<CustomRow*> shown;
+    for (size_t r = 0; r < rows; ++r) shown.push_back(overview_rows_.emplace_back(std::make_unique<OverviewRow>(*this, r)).get());
+    timeline_.set_custom_rows(std::move(shown));
+  }
   rows_drawn_ = 0;
-  float gap = row_height_ >= 10 ? 2.f : 0.f;
+  marked_ranks_.clear();
+  // The selected instance's arrivals by the row that shows them (one pass, not one per row).
+  arrivals_by_row_.assign(rows, {});
+  skew_first_ = INT64_MAX, skew_last_ = INT64_MIN;
+  if (selected_ < 0) return;
+  for (const auto& a : overview_.collectives.instances[size_t(selected_)].arrivals) {
+    auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
+    if (it == job_->ranks.end()) continue;
+    arrivals_by_row_[size_t(it - job_->ranks.begin()) / group_].push_back(&a);
+    skew_first_ = std::min(skew_first_, a.arrival), skew_last_ = std::max(skew_last_, a.arrival);
+  }
+}
+
+void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas,
+                                const TimeMapping& map) {
+  rebin(map);  // the first row of a frame re-bins when the window moved; the others find it done
+  rebuild_bands();
+  ++rows_drawn_;
+  float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
+  float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
   // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
   float font = ImGui::GetFontSize();
   size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
-  for (size_t r = 0; r < rows; ++r) {
-    float y = top.y + float(r) * row_height_, h = row_height_ - gap;
-    if (y + row_height_ < clip_top || y > clip_bottom) continue;
-    ++rows_drawn_;
-    if (group_ > 1) {
-      draw_band(dl, r, x0, x1, y, h, r % label_every == 0, origin.x);
-      continue;
-    }
-    const JobRank& jr = job_->ranks[r];
-    bool focused = jr.rank == focused_;
-    if (focused) dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + row_height_), IM_COL32(255, 200, 0, 50));
-    bool labelled = r % label_every == 0;
+  bool labelled = row % label_every == 0;
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  dl->PushClipRect(ImVec2(header.x0, y), ImVec2(canvas.x1, y + std::max(row_height_, font + 2)), true);
+  if (group_ > 1) {
+    draw_band(dl, row, header, x0, x1, y, h, labelled);
+  } else {
+    const JobRank& jr = job_->ranks[row];
+    if (jr.rank == focused_) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(x1, y + row_height_), IM_COL32(255, 200, 0, 50));
     float text_y = y + (label_every > 1 ? 0.f : (h - font) / 2);
-    if (labelled) {
-      std::string label = "rank " + std::to_string(jr.rank);
-      dl->AddText(ImVec2(origin.x + 2, text_y), jr.ok() ? ink : kLastColor, label.c_str());
-    }
+    if (labelled) dl->AddText(ImVec2(header.x0 + 4, text_y), jr.ok() ? ink : kLastColor, ("rank " + std::to_string(jr.rank)).c_str());
     int k = ov_index(jr.rank);
     if (!jr.ok() || k < 0) {
       std::string text = "failed to load: " + jr.error.message;
       if (labelled) dl->AddText(ImVec2(x0 + 4, text_y), kLastColor, text.c_str());
       else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
-      continue;
-    }
-    draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
-    if (labelled) {
-      const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
-      std::string summary = s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-");
-      summary += " · " + (s ? ms(s->wait) : std::string("-"));
-      dl->AddText(ImVec2(x1 + 8, text_y), ink, summary.c_str());
-      if (!cut_off_text(jr).empty()) {  // the marker; the hover tooltip carries the banner text
-        float after = x1 + 8 + ImGui::CalcTextSize(summary.c_str()).x;
-        dl->AddText(ImVec2(after, text_y), kCutColor, " \xC2\xB7 cut off");
+    } else {
+      draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
+      if (labelled) {  // the summary column: right-aligned in the header, a cut-off marker after it
+        const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
+        std::string summary = "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
+                              (s ? ms(s->wait) : std::string("-"));
+        bool cut = !cut_off_text(jr).empty();  // the marker; the hover tooltip carries the banner text
+        float cut_w = cut ? ImGui::CalcTextSize(" \xC2\xB7 cut off").x : 0;
+        float sx = header.x1 - 8 - cut_w - ImGui::CalcTextSize(summary.c_str()).x;
+        dl->AddText(ImVec2(sx, text_y), ink, summary.c_str());
+        if (cut) dl->AddText(ImVec2(header.x1 - 8 - cut_w, text_y), kCutColor, " \xC2\xB7 cut off");
       }
     }
   }
-  // The selected collective: skew band over all rows, each rank's span and arrival, the last in red.
-  marked_ranks_.clear();
-  if (selected_ >= 0) {
-    const auto& in = overview_.collectives.instances[size_t(selected_)];
-    TimeNs first = INT64_MAX, last = INT64_MIN;
-    for (const auto& a : in.arrivals) first = std::min(first, a.arrival), last = std::max(last, a.arrival);
-    if (!in.arrivals.empty())
-      dl->AddRectFilled(ImVec2(std::max(x0, x_of(double(first))), top.y),
-                        ImVec2(std::min(x1, std::max(x_of(double(last)), x_of(double(first)) + 1)), top.y + content_h),
-                        IM_COL32(213, 30, 30, 40));
-    for (const auto& a : in.arrivals) {
-      auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
-      float y = top.y + float(size_t(it - job_->ranks.begin()) / group_) * row_height_, h = row_height_ - gap;
-      float xa = x_of(double(a.arrival)), xb = std::max(x_of(double(a.end)), xa + 1);
-      if (xb < x0 || xa > x1) continue;
-      xa = std::max(xa, x0), xb = std::min(xb, x1);
-      bool is_last = a.rank == in.last_rank;
-      if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
-        dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
-      dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
-      marked_ranks_.push_back(a.rank);
-    }
-  }
-  // Input: wheel zooms around the mouse, drag pans, a click selects the collective under the
-  // mouse (or, off any collective, expands/collapses that rank); hover tells the rank's numbers.
-  ImGuiIO& io = ImGui::GetIO();
-  if (hovered) {
-    float mx = io.MousePos.x;
-    size_t row = size_t(std::max(0.f, (io.MousePos.y - top.y) / row_height_));
-    // The rank under the mouse; in an aggregated row, the first member with a collective there.
-    size_t r = row < rows ? row_ranks(row).first : n;
-    int hit = -1;
-    for (size_t m = r; row < rows && m < row_ranks(row).second && hit < 0; ++m) {
-      int k = ov_index(job_->ranks[m].rank);
-      if (k >= 0 && mx >= x0 && mx <= x1) hit = instance_at(size_t(k), TimeNs(t0_ + double(mx - x0) * ns_per_px), TimeNs(4 * ns_per_px));
-      if (hit >= 0) r = m;
-    }
-    double t = t0_ + double(mx - x0) * ns_per_px;
-    if (io.MouseWheel != 0 && mx >= x0 && mx <= x1) {
-      double f = std::pow(0.8, double(io.MouseWheel));
-      t0_ = t - (t - t0_) * f, t1_ = t + (t1_ - t) * f;
-      if (t1_ - t0_ < 100) t1_ = t0_ + 100;
-      sync_expanded();
-    }
-    if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3)) {
-      double d = double(io.MouseDelta.x) * ns_per_px;
-      t0_ -= d, t1_ -= d;
-      sync_expanded();
-    } else if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && r < n &&
-               std::abs(io.MouseClickedPos[0].x - mx) < 3 && std::abs(io.MouseClickedPos[0].y - io.MousePos.y) < 3) {
-      const JobRank& jr = job_->ranks[r];
-      int k = ov_index(jr.rank);
-      if (hit >= 0) {
-        select_instance(hit);
-      } else if (k >= 0) {
-        bool open = std::any_of(expanded_.begin(), expanded_.end(), [&](const Expanded& e) { return e.rank == jr.rank; });
-        expand_rank(jr.rank, !open);
-      }
-    }
-    if (r < n && !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3)) {
-      const JobRank& jr = job_->ranks[r];
-      ImGui::BeginTooltip();
-      if (group_ > 1) {
-        auto [a, b] = row_ranks(row);
-        ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
-                    (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
-        int col = int(mx - x0);
-        if (col >= 0 && size_t(row) < bands_.size() && col < int(bands_[row].busy.size()))
-          ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
-      }
-      ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
-      if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
-      // A cut-off rank: the banner's words first, before the numbers it makes suspect.
-      if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
-      if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
-        ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
-                    s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
-                    ms(s->wait).c_str(), (unsigned long long)s->collectives);
-        ImGui::Text("last in %llu · made the others wait %s%s%s", (unsigned long long)s->late_count, ms(s->delay_caused).c_str(),
-                    s->top_cause.empty() ? "" : ", mostly after ", s->top_cause.c_str());
-        ImGui::Text("GPU compute %s · communication %s · idle %s", ms(s->compute).c_str(), ms(s->communication).c_str(),
-                    ms(s->idle).c_str());
-      }
-      int k = ov_index(jr.rank);
-      int col = int(mx - x0);
-      if (k >= 0 && col >= 0 && col < int(bins_[size_t(k)].busy.size())) {
-        int c = bins_[size_t(k)].cause[size_t(col)];
-        ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
-                            c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
-      }
-      ImGui::TextDisabled("click: select a collective, or expand this rank");
-      ImGui::EndTooltip();
-    }
-  }
-  if (scroll_to_focus_) {
-    auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == focused_; });
-    if (it != job_->ranks.end()) ImGui::SetScrollY(float(size_t(it - job_->ranks.begin()) / group_) * row_height_ - rows_h / 2);
-    scroll_to_focus_ = false;
-  }
-  ImGui::EndChild();
+  dl->PopClipRect();
+  draw_selected_instance(dl, row, canvas, map);
 }
 
-void JobView::draw_expanded(float height) {
-  ImGui::BeginChild("expanded_ranks", ImVec2(0, height), true);
-  float each = std::max(220.f, (height - 16) / float(expanded_.size()) - ImGui::GetFrameHeightWithSpacing());
-  int64_t collapse = -1;
-  for (Expanded& e : expanded_) {
-    ImGui::PushID(int(e.rank));
-    int k = ov_index(e.rank);
-    const JobRank& jr = job_->ranks[overview_.ranks[size_t(k)].job_index];
-    if (ImGui::SmallButton("x")) collapse = e.rank;
-    ImGui::SameLine();
-    ImGui::Text("rank %lld · %s", (long long)e.rank, fs::path(jr.path).filename().c_str());
-    e.timeline->draw(ImVec2(ImGui::GetContentRegionAvail().x, each));
-    // A kernel clicked here that belongs to a collective selects that instance on every rank.
-    if (e.timeline->selected() != e.seen_selection) {
-      e.seen_selection = e.timeline->selected();
-      auto found = instance_of_slice_[size_t(k)].find(slice_key(e.seen_selection));
-      if (e.seen_selection.valid() && found != instance_of_slice_[size_t(k)].end()) select_instance(found->second);
-    }
-    ImGui::PopID();
+// The selected collective on this row: the skew band (first to last arrival, across every row),
+// each of the row's ranks' span and arrival, the last rank in red.
+void JobView::draw_selected_instance(ImDrawList* dl, size_t row, const TimelineRect& canvas, const TimeMapping& map) {
+  if (selected_ < 0 || row >= arrivals_by_row_.size() || skew_first_ > skew_last_) return;
+  const auto& in = overview_.collectives.instances[size_t(selected_)];
+  float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
+  float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
+  float fa = map.x_of(double(skew_first_)), fb = std::max(map.x_of(double(skew_last_)), fa + 1);
+  if (fb >= x0 && fa <= x1) dl->AddRectFilled(ImVec2(std::max(x0, fa), y), ImVec2(std::min(x1, fb), y + row_height_), IM_COL32(213, 30, 30, 40));
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  for (const analysis::CollectiveArrival* a : arrivals_by_row_[row]) {
+    float xa = map.x_of(double(a->arrival)), xb = std::max(map.x_of(double(a->end)), xa + 1);
+    if (xb < x0 || xa > x1) continue;
+    xa = std::max(xa, x0), xb = std::min(xb, x1);
+    bool is_last = a->rank == in.last_rank;
+    if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
+      dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
+    dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
+    marked_ranks_.push_back(a->rank);
   }
-  if (collapse >= 0) expand_rank(collapse, false);
-  ImGui::EndChild();
+}
+
+JobView::OverviewHit JobView::overview_hit(size_t row, ImVec2 mouse, const TimeMapping& map) const {
+  OverviewHit hit;
+  hit.t = map.t_of(mouse.x);
+  if (row * group_ >= job_->ranks.size()) return hit;
+  auto [first, last] = row_ranks(row);
+  hit.rank = first;
+  if (mouse.x < map.x0 || mouse.x > map.x1) return hit;
+  for (size_t m = first; m < last && hit.instance < 0; ++m) {
+    int k = ov_index(job_->ranks[m].rank);
+    if (k >= 0) hit.instance = instance_at(size_t(k), TimeNs(hit.t), TimeNs(4 * map.ns_per_px));
+    if (hit.instance >= 0) hit.rank = m;
+  }
+  return hit;
+}
+
+// A click selects the collective under the mouse, or, off any collective, expands or collapses the rank.
+void JobView::overview_click(size_t row, ImVec2 mouse, const TimeMapping& map) {
+  OverviewHit hit = overview_hit(row, mouse, map);
+  if (hit.rank >= job_->ranks.size()) return;
+  int64_t rank = job_->ranks[hit.rank].rank;
+  if (hit.instance >= 0) select_instance(hit.instance);
+  else if (ov_index(rank) >= 0) expand_rank(rank, expanded_source(rank) < 0);
+}
+
+void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map) {
+  OverviewHit hit = overview_hit(row, mouse, map);
+  if (hit.rank >= job_->ranks.size()) return;
+  const JobRank& jr = job_->ranks[hit.rank];
+  int col = int(mouse.x - map.x0);
+  ImGui::BeginTooltip();
+  if (group_ > 1) {
+    auto [a, b] = row_ranks(row);
+    ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
+                (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
+    if (col >= 0 && row < bands_.size() && col < int(bands_[row].busy.size()))
+      ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
+  }
+  ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
+  if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+  // A cut-off rank: the banner's words first, before the numbers it makes suspect.
+  if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
+  if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
+    ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
+                s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
+                ms(s->wait).c_str(), (unsigned long long)s->collectives);
+    ImGui::Text("last in %llu · made the others wait %s%s%s", (unsigned long long)s->late_count, ms(s->delay_caused).c_str(),
+                s->top_cause.empty() ? "" : ", mostly after ", s->top_cause.c_str());
+    ImGui::Text("GPU compute %s · communication %s · idle %s", ms(s->compute).c_str(), ms(s->communication).c_str(),
+                ms(s->idle).c_str());
+  }
+  int k = ov_index(jr.rank);
+  if (k >= 0 && col >= 0 && size_t(k) < bins_.size() && col < int(bins_[size_t(k)].busy.size())) {
+    int c = bins_[size_t(k)].cause[size_t(col)];
+    ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(hit.t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+                        c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
+  }
+  ImGui::TextDisabled("header: mean iteration \xC2\xB7 time waited in collectives");
+  ImGui::TextDisabled(expanded_source(jr.rank) >= 0 ? "click: select a collective, or collapse this rank"
+                                                    : "click: select a collective, or expand this rank");
+  ImGui::EndTooltip();
 }
 
 void JobView::draw_ranks_table() {
@@ -884,8 +875,8 @@ std::string JobView::command(const std::string& command, const std::string& args
   std::vector<SliceRef> refs(s.slices_named(id).begin(), s.slices_named(id).end());
   if (nth >= refs.size()) return "no slice '" + name + "' #" + std::to_string(nth) + " on rank " + std::to_string(rank);
   std::sort(refs.begin(), refs.end(), [&](SliceRef x, SliceRef y) { return s.start(x) < s.start(y); });
-  for (Expanded& e : expanded_)
-    if (e.rank == rank) e.timeline->select(refs[nth], true);  // the next frame links it like a click
+  // The next frame links it like a click (after_timeline_frame).
+  timeline_.select(SourceSlice{uint32_t(expanded_source(rank)), refs[nth]}, true);
   return "";
 }
 
@@ -907,7 +898,8 @@ void JobView::write_state(JsonWriter& w) const {
   w.key("offsets_ns").begin_object();
   for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i) w.field(std::to_string(a.ranks[i]), a.offsets[i]);
   w.end_object();
-  w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", t0_).field("view_end_ns", t1_);
+  w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", timeline_.view_start());
+  w.field("view_end_ns", timeline_.view_end());
   w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_)).field("ranks_per_row", uint64_t(group_));
   w.key("selected_instance");
   if (selected_ >= 0) {
@@ -925,13 +917,18 @@ void JobView::write_state(JsonWriter& w) const {
   }
   w.key("highlighted_ranks").begin_array();
   for (int64_t r : marked_ranks_) w.value(r);
-  w.end_array().key("expanded_ranks").begin_array();
-  for (const Expanded& e : expanded_) {
-    w.begin_object().field("rank", e.rank).field("highlights", uint64_t(e.timeline->highlights().size()));
-    w.field("selected", e.timeline->selected().valid());
-    // The job-clock time its ruler shows at the left edge: equals view_start_ns above.
-    w.field("ruler_offset_ns", e.timeline->ruler_offset);
-    w.field("ruler_start_ns", e.timeline->view_start() + double(e.timeline->ruler_offset)).end_object();
+  // The overview rows' area on screen (last frame): expanded ranks' rows start below it.
+  w.end_array().field("overview_bottom_y", double(timeline_.custom_rows_rect().y1));
+  w.key("expanded_ranks").begin_array();
+  for (size_t i = 0; i < expanded_.size(); ++i) {
+    auto source = uint32_t(i);
+    w.begin_object().field("rank", expanded_[i]).field("highlights", uint64_t(timeline_.highlights(source).size()));
+    w.field("selected", timeline_.selection().source == source && timeline_.selection().valid());
+    // Its source's shift onto the job clock, and the rank's own clock at the view's left edge.
+    TimeNs shift = timeline_.source(source).shift;
+    w.field("shift_ns", shift).field("rank_view_start_ns", timeline_.view_start() - double(shift));
+    float y = timeline_.source_screen_y(source);  // its header row, last frame
+    w.field("header_y", std::isnan(y) ? -1.0 : double(y)).end_object();
   }
   w.end_array().field("focused_rank", focused_).field("insight", analysis::straggler_insight(a));
   w.key("ranks_table").begin_array();

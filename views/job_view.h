@@ -1,9 +1,12 @@
-// A job tab: every rank of a distributed run in one view. On top the rank overview (one compact
-// row per rank on the job clock: GPU busy as bar height, the dominant idle cause as colour, a
-// summary column); below it the ranks the user expanded, each drawn by the single-trace
-// TimelineView over that rank's store (created on first expand); at the bottom the Ranks view
-// (straggler table and per-rank breakdown). Selecting a collective instance (in the overview, or
-// a kernel of an expanded rank) marks that instance on every rank: arrivals, skew, last rank.
+// A job tab: every rank of a distributed run in one view, on ONE TimelineView on the job clock.
+// Its pinned custom rows are the rank overview (OverviewRow: one compact row per rank, or per band
+// of consecutive ranks when they are many: GPU busy as bar height, the dominant idle cause as
+// colour, a summary in the header column); each rank the user expands becomes a source of the
+// same timeline (that rank's store, shifted by the rank's clock shift onto the job clock, under a
+// closable "rank N" header; its lane index is built on first expand), so one ruler, one zoom and
+// one scroll serve all of them. At the bottom the Ranks view (straggler table and per-rank
+// breakdown). Selecting a collective instance (in the overview, or a kernel of an expanded rank)
+// marks that instance on every rank: arrivals, skew, last rank.
 #pragma once
 
 #include <imgui.h>
@@ -29,7 +32,7 @@ namespace sl::views {
 
 class JobView {
 public:
-  explicit JobView(std::function<void()> wake) : wake_(std::move(wake)) {}
+  explicit JobView(std::function<void()> wake);
   ~JobView();
   JobView(const JobView&) = delete;
   JobView& operator=(const JobView&) = delete;
@@ -67,7 +70,7 @@ public:
   // Re-runs the collectives analysis with raw clocks (None), offsets applied (Collectives) or the
   // default rule (Auto), in the background; the overview keeps showing the old one meanwhile.
   void realign(analysis::Align align);
-  // The overview's time window (job clock ns), as a zoom or pan sets it; expanded ranks follow.
+  // The timeline's window (job clock ns): the overview and the expanded ranks share it.
   void zoom_to(double t0, double t1);
   TimeNs span() const { return overview_.span; }
   // Ranks by rank number.
@@ -98,10 +101,13 @@ private:
     TimeNs start, end;
     int instance;
   };
-  struct Expanded {
-    int64_t rank;
-    std::unique_ptr<TimelineView> timeline;
-    SliceRef seen_selection;  // to notice a new click in it
+  class OverviewRow;
+  // A tooltip or click on an overview row: the rank under the mouse (an aggregated row: the first
+  // member with a collective there), the collective instance under it (-1: none) and the time.
+  struct OverviewHit {
+    size_t rank = SIZE_MAX;  // into job_->ranks
+    int instance = -1;
+    double t = 0;
   };
 
   void install(Loaded loaded);
@@ -109,18 +115,24 @@ private:
   void draw_loading();
   void draw_toolbar();
   void draw_export_popup();
-  void draw_overview(float height);
-  void draw_expanded(float height);
+  void layout_overview(float height);
+  void draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas, const TimeMapping& map);
+  void draw_selected_instance(ImDrawList* dl, size_t row, const TimelineRect& canvas, const TimeMapping& map);
+  OverviewHit overview_hit(size_t row, ImVec2 mouse, const TimeMapping& map) const;
+  void overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map);
+  void overview_click(size_t row, ImVec2 mouse, const TimeMapping& map);
+  void after_timeline_frame();
   void draw_ranks_table();
-  void rebin(int columns);
+  void rebin(const TimeMapping& map);
   const ProfileRuns& runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins, uint64_t version,
                              float height);
   void rebuild_bands();
-  void draw_band(ImDrawList* dl, size_t row, float x0, float x1, float y, float h, bool labelled, float label_x);
+  void draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, float x0, float x1, float y, float h, bool labelled);
   // The job ranks (indices into Job::ranks) drawn in overview row `row`.
   std::pair<size_t, size_t> row_ranks(size_t row) const;
   void show_instance(int index);
-  void sync_expanded();
+  void update_shifts();
+  int expanded_source(int64_t rank) const;  // the rank's source in the timeline, -1 when not expanded
   void apply_highlights();
   int instance_at(size_t ov_row, TimeNs t, TimeNs tolerance) const;
   int ov_index(int64_t rank) const;  // into overview_.ranks, -1 when not loaded
@@ -143,15 +155,18 @@ private:
   std::vector<std::vector<Span>> spans_;  // per overview rank, by start
   std::vector<std::unordered_map<uint64_t, int>> instance_of_slice_;  // per overview rank
 
-  double t0_ = 0, t1_ = 1;  // job clock shown
+  TimelineView timeline_;  // job clock; source i = expanded_[i]
+  std::vector<std::unique_ptr<OverviewRow>> overview_rows_;
+  std::vector<std::vector<const analysis::CollectiveArrival*>> arrivals_by_row_;  // the selected instance's
+  TimeNs skew_first_ = 0, skew_last_ = 0;                                         // its first and last arrival
+  SourceSlice seen_selection_;  // the timeline's selection last frame: a new one may be a collective kernel
   std::vector<analysis::RankBins> bins_;
   double bins_t0_ = -1, bins_t1_ = -1;
   int bins_columns_ = 0;
   int selected_ = -1;
   std::vector<int64_t> marked_ranks_;  // ranks whose arrival mark was drawn last frame
-  std::vector<Expanded> expanded_;
+  std::vector<int64_t> expanded_;      // ranks by rank number; expanded_[i] is the timeline's source i
   int64_t focused_ = -1;
-  bool scroll_to_focus_ = false;
   int sort_column_ = 4;  // delay caused
   bool sort_descending_ = true;
   std::vector<int64_t> table_order_;  // ranks as the table shows them

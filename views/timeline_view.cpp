@@ -1,3 +1,6 @@
+// The timeline: sources, layout, input, ruler, overview strip, legend, flows and path links.
+// Each row kind's drawing (source and process headers, lanes, counters, folds, idle gaps) is in
+// timeline_rows.cpp.
 #include "views/timeline_view.h"
 
 #include <re2/re2.h>
@@ -11,22 +14,15 @@
 
 #include "core/analysis/idle_time.h"
 #include "core/data_range.h"
-#include "core/format.h"
-#include "core/short_names.h"
-#include "core/track_names.h"
 #include "core/present/critical_path_palette.h"
 #include "core/present/palette.h"
-#include "views/range_stats.h"
 #include "core/present/time_axis.h"
 
 namespace sl::views {
 namespace {
 
-constexpr float kFoldPx = 3.f;       // slices narrower than this fold into a block
 constexpr float kRulerHeight = 22.f;
 constexpr float kOverviewHeight = 26.f;
-
-ImU32 with_alpha(ImU32 c, int alpha) { return (c & 0x00FFFFFF) | (ImU32(alpha) << 24); }
 
 bool icontains(std::string_view text, std::string_view needle_lower) {
   return std::search(text.begin(), text.end(), needle_lower.begin(), needle_lower.end(), [](char a, char b) {
@@ -36,42 +32,92 @@ bool icontains(std::string_view text, std::string_view needle_lower) {
 
 }  // namespace
 
-TimelineView::TimelineView(const TraceStore& store) : store_(store) {
-  collapsed_.assign(store.processes.size(), 0);
-  pinned_.assign(store.tracks.size(), 0);
-  hidden_.assign(store.tracks.size(), 0);
+TimelineView::TimelineView(const TraceStore& store) {
+  TimelineSource source;
+  source.store = &store;
+  add_source(std::move(source));
+  show_all();
+}
+
+uint32_t TimelineView::add_source(TimelineSource def, uint32_t at) {
+  const TraceStore& store = *def.store;
+  Source src;
+  src.def = std::move(def);
+  src.collapsed.assign(store.processes.size(), 0);
+  src.pinned.assign(store.tracks.size(), 0);
+  src.hidden.assign(store.tracks.size(), 0);
   // Start where the question is: GPU streams pinned on top (right-click to unpin), processes
   // holding only instants (Kineto's markers) collapsed. Everything else keeps the trace's order.
   uint32_t gpu_streams = 0;
   for (const Track& t : store.tracks) gpu_streams += t.kind == TrackKind::GpuStream && t.gpu_work;
   if (gpu_streams <= 16)
     for (uint32_t t = 0; t < store.tracks.size(); ++t)
-      pinned_[t] = store.tracks[t].kind == TrackKind::GpuStream && store.tracks[t].gpu_work;
+      src.pinned[t] = store.tracks[t].kind == TrackKind::GpuStream && store.tracks[t].gpu_work;
   for (uint32_t p = 0; p < store.processes.size(); ++p) {
     bool slices = false;
     for (uint32_t t : store.processes[p].tracks) slices |= store.tracks[t].slices.size() > 0;
-    collapsed_[p] = !slices;
+    src.collapsed[p] = !slices;
   }
-  gaps_.resize(store.tracks.size());
-  gaps_drawn_.assign(store.tracks.size(), 0);
-  idle_share_.assign(store.tracks.size(), -1);
-  track_y_.assign(store.tracks.size(), NAN);
-  unfolded_.assign(store.tracks.size(), 0);
-  std::tie(data_start_, data_end_) = data_time_range(store);
-  build_lane_index();
-  show_all();
+  src.gaps.resize(store.tracks.size());
+  src.gaps_drawn.assign(store.tracks.size(), 0);
+  src.idle_share.assign(store.tracks.size(), -1);
+  src.track_y.assign(store.tracks.size(), NAN);
+  src.unfolded.assign(store.tracks.size(), 0);
+  std::tie(src.data_start, src.data_end) = data_time_range(store);
+  build_lane_index(src);
+  at = std::min<uint32_t>(at, uint32_t(sources_.size()));
+  reindex_sources(at, +1);
+  sources_.insert(sources_.begin() + at, std::move(src));
+  update_data_range();
+  return at;
+}
+
+void TimelineView::remove_source(uint32_t source) {
+  if (source >= sources_.size()) return;
+  sources_.erase(sources_.begin() + source);
+  reindex_sources(source, -1);
+  update_data_range();
+}
+
+// Sources at or after `at` move by `delta`; what named the removed one (delta < 0) is dropped.
+void TimelineView::reindex_sources(uint32_t at, int delta) {
+  auto fix = [&](SourceSlice& s) {
+    if (s.source == kNone || s.source < at) return;
+    if (delta < 0 && s.source == at) s = {};
+    else s.source = uint32_t(int(s.source) + delta);
+  };
+  fix(selected_);
+  hovered_ = {};
+  gap_hover_ = {};
+  menu_source_ = menu_track_ = kNone;
+  if (pending_scroll_source_ != kNone && pending_scroll_source_ >= at) pending_scroll_source_ = kNone;
+  for (SourceSlice& m : matches_) fix(m);
+  matches_.erase(std::remove_if(matches_.begin(), matches_.end(), [](const SourceSlice& m) { return !m.valid(); }), matches_.end());
+  match_cursor_ = std::min(match_cursor_, matches_.empty() ? 0 : matches_.size() - 1);
+}
+
+void TimelineView::update_data_range() {
+  if (fixed_range_) return;
+  bool any = false;
+  for (const Source& s : sources_) {
+    TimeNs a = s.data_start + s.def.shift, b = s.data_end + s.def.shift;
+    data_start_ = any ? std::min(data_start_, a) : a;
+    data_end_ = any ? std::max(data_end_, b) : b;
+    any = true;
+  }
 }
 
 // Per track and visual row, the slices in time order: slices on one row never overlap, so both
 // starts and ends are sorted and a binary search finds the first visible one.
-void TimelineView::build_lane_index() {
-  lanes_.resize(store_.tracks.size());
-  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
-    const Track& track = store_.tracks[t];
-    auto& rows = lanes_[t].rows;
+void TimelineView::build_lane_index(Source& src) {
+  const TraceStore& store = src.store();
+  src.lanes.resize(store.tracks.size());
+  for (uint32_t t = 0; t < store.tracks.size(); ++t) {
+    const Track& track = store.tracks[t];
+    auto& rows = src.lanes[t].rows;
     rows.assign(track.row_count(), {});
     for (uint32_t i = 0; i < track.slices.size(); ++i) rows[track.row_of(i)].push_back(i);
-    auto& busy = lanes_[t].busy;
+    auto& busy = src.lanes[t].busy;
     busy.assign(rows.size(), {});
     for (size_t r = 0; r < rows.size(); ++r) {
       TimeNs sum = 0;
@@ -87,15 +133,21 @@ void TimelineView::show_all() {
   zoom_to(double(data_start_) - span * 0.01, double(data_start_) + span * 1.01);
 }
 
-bool TimelineView::folded(uint32_t track) const {
-  if (track >= unfolded_.size() || unfolded_[track]) return false;
-  const Track& t = store_.tracks[track];
+bool TimelineView::folded(uint32_t source, uint32_t track) const {
+  if (source >= sources_.size()) return false;
+  const Source& src = sources_[source];
+  if (track >= src.unfolded.size() || src.unfolded[track]) return false;
+  const Track& t = src.store().tracks[track];
   // Folding fewer than kFoldedLevels levels is not worth a fold row; GPU streams are never deep.
   return t.kind != TrackKind::GpuStream && t.row_count() >= 2 * kFoldedLevels;
 }
 
-void TimelineView::set_folded(uint32_t track, bool folded) {
-  if (track < unfolded_.size()) unfolded_[track] = !folded;
+void TimelineView::set_folded(uint32_t source, uint32_t track, bool folded) {
+  if (source < sources_.size() && track < sources_[source].unfolded.size()) sources_[source].unfolded[track] = !folded;
+}
+
+bool TimelineView::hidden(uint32_t track) const {
+  return !sources_.empty() && track < sources_[0].hidden.size() && sources_[0].hidden[track];
 }
 
 void TimelineView::zoom_to(double t0, double t1) {
@@ -125,118 +177,158 @@ TimelineViewState TimelineView::save_state() const {
   TimelineViewState s;
   s.t0 = t0_, s.t1 = t1_, s.following = following_;
   s.range_a = range_a_, s.range_b = range_b_;
-  if (selected_.valid()) {
-    s.selected_track = track_key(store_, selected_.track);
-    s.selected_start = store_.start(selected_);
-    s.selected_name = std::string(store_.name(selected_));
+  if (sources_.empty()) return s;
+  const Source& src = sources_[0];
+  const TraceStore& store = src.store();
+  if (SliceRef sel = selected(); sel.valid()) {
+    s.selected_track = track_key(store, sel.track);
+    s.selected_start = store.start(sel);
+    s.selected_name = std::string(store.name(sel));
   }
-  for (uint32_t t = 0; t < store_.tracks.size(); ++t)
-    s.rows.emplace_back(track_key(store_, t), uint8_t(pinned_[t] | hidden_[t] << 1));
-  for (uint32_t p = 0; p < store_.processes.size(); ++p)
-    s.processes.emplace_back(std::string(store_.strings.view(store_.processes[p].pid_text)), collapsed_[p]);
+  for (uint32_t t = 0; t < store.tracks.size(); ++t)
+    s.rows.emplace_back(track_key(store, t), uint8_t(src.pinned[t] | src.hidden[t] << 1));
+  for (uint32_t p = 0; p < store.processes.size(); ++p)
+    s.processes.emplace_back(std::string(store.strings.view(store.processes[p].pid_text)), src.collapsed[p]);
   return s;
 }
 
 void TimelineView::restore_state(const TimelineViewState& s) {
   t0_ = s.t0, t1_ = s.t1, following_ = s.following;
   range_a_ = s.range_a, range_b_ = s.range_b;
+  selected_ = {};
+  if (sources_.empty()) return;
+  Source& src = sources_[0];
+  const TraceStore& store = src.store();
   std::unordered_map<std::string, uint8_t> rows(s.rows.begin(), s.rows.end());
   std::unordered_map<std::string, uint8_t> processes(s.processes.begin(), s.processes.end());
-  selected_ = {};
-  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
-    std::string key = track_key(store_, t);
-    if (auto it = rows.find(key); it != rows.end()) pinned_[t] = it->second & 1, hidden_[t] = it->second >> 1 & 1;
+  for (uint32_t t = 0; t < store.tracks.size(); ++t) {
+    std::string key = track_key(store, t);
+    if (auto it = rows.find(key); it != rows.end()) src.pinned[t] = it->second & 1, src.hidden[t] = it->second >> 1 & 1;
     if (key != s.selected_track) continue;
     // The same slice in the new store: same track, start and name (slices are sorted by start).
-    const SliceColumns& c = store_.tracks[t].slices;
+    const SliceColumns& c = store.tracks[t].slices;
     auto at = std::lower_bound(c.start.begin(), c.start.end(), s.selected_start);
     for (; at != c.start.end() && *at == s.selected_start; ++at) {
       SliceRef ref{t, uint32_t(at - c.start.begin())};
-      if (store_.name(ref) == s.selected_name) selected_ = ref;
+      if (store.name(ref) == s.selected_name) selected_ = {0, ref};
     }
   }
-  for (uint32_t p = 0; p < store_.processes.size(); ++p)
-    if (auto it = processes.find(std::string(store_.strings.view(store_.processes[p].pid_text))); it != processes.end())
-      collapsed_[p] = it->second;
+  for (uint32_t p = 0; p < store.processes.size(); ++p)
+    if (auto it = processes.find(std::string(store.strings.view(store.processes[p].pid_text))); it != processes.end())
+      src.collapsed[p] = it->second;
 }
 
-void TimelineView::frame(SliceRef s) {
-  if (!s.valid()) return;
-  double start = double(store_.start(s)), dur = std::max<double>(double(store_.dur(s)), 100);
+void TimelineView::frame(SourceSlice ss) {
+  if (!ss.valid() || ss.source >= sources_.size()) return;
+  Source& src = sources_[ss.source];
+  const TraceStore& store = src.store();
+  SliceRef s = ss.ref;
+  double start = src.view(store.start(s)), dur = std::max<double>(double(store.dur(s)), 100);
   zoom_to(start - dur * 0.5, start + dur * 1.5);
-  if (collapsed_[store_.tracks[s.track].process]) collapsed_[store_.tracks[s.track].process] = 0;
-  if (folded(s.track) && store_.tracks[s.track].row_of(s.index) >= kFoldedLevels) unfolded_[s.track] = 1;
+  src.folded_away = false;
+  src.collapsed[store.tracks[s.track].process] = 0;
+  if (folded(ss.source, s.track) && store.tracks[s.track].row_of(s.index) >= kFoldedLevels) src.unfolded[s.track] = 1;
   layout_rows();
   for (const Row& r : rows_)
-    if (r.kind == Row::Lane && r.track == s.track) {
+    if (r.kind == Row::Lane && r.source == ss.source && r.track == s.track) {
       pending_scroll_y_ = std::max(0.f, r.y - 3 * lane_height_);
       break;
     }
 }
 
-void TimelineView::select(SliceRef s, bool frame_it) {
-  selected_ = s;
-  if (frame_it) frame(s);
+void TimelineView::scroll_to_source(uint32_t source) { pending_scroll_source_ = source; }
+
+void TimelineView::select(SourceSlice s, bool frame_it) {
+  selected_ = s.valid() && s.source < sources_.size() ? s : SourceSlice{};
+  if (frame_it) frame(selected_);
 }
 
-void TimelineView::set_highlights(std::vector<SliceRef> slices) {
-  std::sort(slices.begin(), slices.end(), [&](SliceRef a, SliceRef b) { return store_.start(a) < store_.start(b); });
-  highlights_ = std::move(slices);
+const std::vector<SliceRef>& TimelineView::highlights(uint32_t source) const {
+  static const std::vector<SliceRef> none;
+  return source < sources_.size() ? sources_[source].highlights : none;
+}
+
+void TimelineView::set_highlights(uint32_t source, std::vector<SliceRef> slices) {
+  if (source >= sources_.size()) return;
+  const TraceStore& store = sources_[source].store();
+  std::sort(slices.begin(), slices.end(), [&](SliceRef a, SliceRef b) { return store.start(a) < store.start(b); });
+  sources_[source].highlights = std::move(slices);
+  rebuild_matches();
+}
+
+// What step_match walks: every source's highlights on the view clock.
+void TimelineView::rebuild_matches() {
+  matches_.clear();
+  for (uint32_t i = 0; i < sources_.size(); ++i)
+    for (SliceRef r : sources_[i].highlights) matches_.push_back({i, r});
+  auto at = [&](const SourceSlice& m) { return sources_[m.source].view(sources_[m.source].store().start(m.ref)); };
+  if (sources_.size() > 1) std::stable_sort(matches_.begin(), matches_.end(), [&](const auto& a, const auto& b) { return at(a) < at(b); });
   match_cursor_ = 0;
 }
 
+const std::vector<SliceRef>& TimelineView::path_slices() const {
+  static const std::vector<SliceRef> none;
+  return sources_.empty() ? none : sources_[0].path.slices;
+}
+
 void TimelineView::set_path(PathOverlay path) {
+  if (sources_.empty()) return;
+  Source& src = sources_[0];
+  const TraceStore& store = src.store();
   std::sort(path.slices.begin(), path.slices.end());
   path.slices.erase(std::unique(path.slices.begin(), path.slices.end()), path.slices.end());
   auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
   std::sort(path.links.begin(), path.links.end(), [&](const auto& a, const auto& b) { return min_ts(a) < min_ts(b); });
-  path_rows_.assign(store_.tracks.size(), {});
-  path_max_dur_.assign(store_.tracks.size(), 0);
+  src.path_rows.assign(store.tracks.size(), {});
+  src.path_max_dur.assign(store.tracks.size(), 0);
   for (SliceRef s : path.slices) {  // sorted by (track, index): rows come by start within a track
-    path_rows_[s.track].push_back(s.index);
-    path_max_dur_[s.track] = std::max(path_max_dur_[s.track], store_.dur(s));
+    src.path_rows[s.track].push_back(s.index);
+    src.path_max_dur[s.track] = std::max(src.path_max_dur[s.track], store.dur(s));
   }
-  path_max_span_ = 0;
-  for (const auto& l : path.links) path_max_span_ = std::max(path_max_span_, std::abs(l.to_ts - l.from_ts));
-  path_ = std::move(path);
+  src.path_max_span = 0;
+  for (const auto& l : path.links) src.path_max_span = std::max(src.path_max_span, std::abs(l.to_ts - l.from_ts));
+  src.path = std::move(path);
 }
 
-bool TimelineView::on_path(SliceRef s) const {
-  if (s.track >= path_rows_.size()) return false;
-  const auto& rows = path_rows_[s.track];
+bool TimelineView::on_path(const Source& src, SliceRef s) const {
+  if (s.track >= src.path_rows.size()) return false;
+  const auto& rows = src.path_rows[s.track];
   return std::binary_search(rows.begin(), rows.end(), s.index);
 }
 
-void TimelineView::set_idle_gaps(std::vector<IdleGapMark> gaps) {
-  for (auto& g : gaps_) g.clear();
-  std::vector<TimeNs> idle(store_.tracks.size(), 0);
+void TimelineView::set_idle_gaps(uint32_t source, std::vector<IdleGapMark> gaps) {
+  if (source >= sources_.size()) return;
+  Source& src = sources_[source];
+  const TraceStore& store = src.store();
+  for (auto& g : src.gaps) g.clear();
+  std::vector<TimeNs> idle(store.tracks.size(), 0);
   for (const IdleGapMark& g : gaps)
-    if (g.track < gaps_.size()) {
-      gaps_[g.track].push_back(g);
+    if (g.track < src.gaps.size()) {
+      src.gaps[g.track].push_back(g);
       idle[g.track] += g.end - g.start;
     }
-  for (uint32_t t = 0; t < gaps_.size(); ++t) {
-    auto& list = gaps_[t];
+  for (uint32_t t = 0; t < src.gaps.size(); ++t) {
+    auto& list = src.gaps[t];
     std::sort(list.begin(), list.end(), [](const IdleGapMark& a, const IdleGapMark& b) { return a.start < b.start; });
     // Over the idle window: edge gaps (before the first and after the last activity) widen the
     // track's own span, so the share matches the temporal breakdown per stream.
-    const SliceColumns& c = store_.tracks[t].slices;
+    const SliceColumns& c = store.tracks[t].slices;
     if (!c.size() || list.empty()) {
-      idle_share_[t] = -1;
+      src.idle_share[t] = -1;
       continue;
     }
-    TimeNs first = std::min(c.start.front(), list.front().start), last = store_.tracks[t].max_end_prefix.back();
+    TimeNs first = std::min(c.start.front(), list.front().start), last = store.tracks[t].max_end_prefix.back();
     for (const IdleGapMark& g : list) last = std::max(last, g.end);
-    idle_share_[t] = last > first ? double(idle[t]) / double(last - first) : -1;
+    src.idle_share[t] = last > first ? double(idle[t]) / double(last - first) : -1;
   }
 }
 
 uint32_t TimelineView::gaps_visible_on(uint32_t track) const {
-  return track < gaps_drawn_.size() ? gaps_drawn_[track] : 0;
+  return !sources_.empty() && track < sources_[0].gaps_drawn.size() ? sources_[0].gaps_drawn[track] : 0;
 }
 
 size_t TimelineView::find(const std::string& text, bool regex) {
-  std::vector<SliceRef> matches;
+  for (Source& src : sources_) src.highlights.clear();
   if (!text.empty()) {
     std::string lower(text);
     for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -248,104 +340,130 @@ size_t TimelineView::find(const std::string& text, bool regex) {
       re = std::make_unique<RE2>(text, options);
       if (!re->ok()) re.reset();
     }
-    // Names are interned: test each distinct name once, then take its slices.
-    for (StringId id = 1; id < store_.strings.size(); ++id) {
-      std::string_view name = store_.strings.view(id);
-      bool hit = re ? RE2::PartialMatch(name, *re) : (!regex && icontains(name, lower));
-      if (!hit) continue;
-      auto refs = store_.slices_named(id);
-      matches.insert(matches.end(), refs.begin(), refs.end());
+    for (Source& src : sources_) {
+      const TraceStore& store = src.store();
+      std::vector<SliceRef> matches;
+      // Names are interned: test each distinct name once, then take its slices.
+      for (StringId id = 1; id < store.strings.size(); ++id) {
+        std::string_view name = store.strings.view(id);
+        bool hit = re ? RE2::PartialMatch(name, *re) : (!regex && icontains(name, lower));
+        if (!hit) continue;
+        auto refs = store.slices_named(id);
+        matches.insert(matches.end(), refs.begin(), refs.end());
+      }
+      std::sort(matches.begin(), matches.end(), [&](SliceRef x, SliceRef y) { return store.start(x) < store.start(y); });
+      src.highlights = std::move(matches);
     }
   }
-  set_highlights(std::move(matches));
-  if (!highlights_.empty()) select(highlights_.front(), true);
-  return highlights_.size();
+  rebuild_matches();
+  if (!matches_.empty()) select(matches_.front(), true);
+  return matches_.size();
 }
 
 void TimelineView::step_match(int direction) {
-  if (highlights_.empty()) return;
-  size_t n = highlights_.size();
+  if (matches_.empty()) return;
+  size_t n = matches_.size();
   match_cursor_ = (match_cursor_ + n + (direction < 0 ? -1 : 1)) % n;
-  select(highlights_[match_cursor_], true);
+  select(matches_[match_cursor_], true);
 }
 
 // With a path shown, everything off it fades towards the background so the path stands out.
-ImU32 TimelineView::slice_color(SliceRef s) const {
-  ImU32 c = base_slice_color(s);
-  if (!path_shown() || on_path(s)) return c;
+ImU32 TimelineView::slice_color(const Source& src, SliceRef s) const {
+  ImU32 c = base_slice_color(src, s);
+  if (src.path.slices.empty() || on_path(src, s)) return c;
   int bg = theme == Theme::Light ? 238 : 36;  // near the background, a touch apart so slices still read as slices
   auto fade = [&](int shift) { return ImU32((int((c >> shift) & 0xFF) * 15 + bg * 85) / 100) << shift; };
   return fade(IM_COL32_R_SHIFT) | fade(IM_COL32_G_SHIFT) | fade(IM_COL32_B_SHIFT) | (0xFFu << IM_COL32_A_SHIFT);
 }
 
-ImU32 TimelineView::base_slice_color(SliceRef s) const {
-  if (color_override)
-    if (std::optional<ImU32> c = color_override(s)) return *c;
-  const SliceColumns& c = store_.slices(s.track);
+ImU32 TimelineView::base_slice_color(const Source& src, SliceRef s) const {
+  if (src.def.color_override)
+    if (std::optional<ImU32> c = src.def.color_override(s)) return *c;
+  const TraceStore& store = src.store();
+  const SliceColumns& c = store.slices(s.track);
   switch (color_mode) {
-    case ColorMode::ByCategory: return color_for_key(store_.strings.view(c.cat[s.index]), theme);
+    case ColorMode::ByCategory: return color_for_key(store.strings.view(c.cat[s.index]), theme);
     case ColorMode::ByKernelType: {
-      present::KernelKind k = present::kernel_kind(store_.name(s), store_.cat(s), store_.is_gpu(s));
+      present::KernelKind k = present::kernel_kind(store.name(s), store.cat(s), store.is_gpu(s));
       return k == present::KernelKind::NotGpu ? (theme == Theme::Light ? IM_COL32(205, 205, 205, 255) : IM_COL32(90, 90, 90, 255))
                                      : kernel_kind_color(k);
     }
     case ColorMode::ByName: break;
   }
-  return color_for_key(store_.name(s), theme);
+  return color_for_key(store.name(s), theme);
 }
 
-void TimelineView::set_pinned(uint32_t track, bool pinned) {
-  if (track < pinned_.size()) pinned_[track] = pinned, hidden_[track] = 0;
+void TimelineView::set_pinned(uint32_t source, uint32_t track, bool pinned) {
+  if (source >= sources_.size() || track >= sources_[source].pinned.size()) return;
+  sources_[source].pinned[track] = pinned, sources_[source].hidden[track] = 0;
 }
 
-void TimelineView::set_hidden(uint32_t track, bool hidden) {
-  if (track < hidden_.size()) hidden_[track] = hidden, pinned_[track] = 0;
+void TimelineView::set_hidden(uint32_t source, uint32_t track, bool hidden) {
+  if (source >= sources_.size() || track >= sources_[source].hidden.size()) return;
+  sources_[source].hidden[track] = hidden, sources_[source].pinned[track] = 0;
 }
 
-void TimelineView::add_track_rows(uint32_t t, float& y) {
-  const Track& track = store_.tracks[t];
+void TimelineView::add_track_rows(uint32_t source, uint32_t t, float& y) {
+  const Track& track = sources_[source].store().tracks[t];
   uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
-  uint32_t shown = folded(t) ? kFoldedLevels : lanes;
+  uint32_t shown = folded(source, t) ? kFoldedLevels : lanes;
   for (uint32_t lane = 0; lane < shown; ++lane) {
-    rows_.push_back({Row::Lane, track.process, t, lane, kNone, y, lane_height_});
+    rows_.push_back({Row::Lane, source, track.process, t, lane, kNone, y, lane_height_});
     y += lane_height_;
   }
   if (shown < lanes) {  // lane_row: how many levels the fold hides
-    rows_.push_back({Row::MoreLevels, track.process, t, lanes - shown, kNone, y, lane_height_});
+    rows_.push_back({Row::MoreLevels, source, track.process, t, lanes - shown, kNone, y, lane_height_});
     y += lane_height_;
   }
   if (lanes) y += 3;  // a little air between tracks
 }
 
-// Rows in display order: pinned tracks, then process groups (collapsible) with their tracks'
-// lanes and counters. Tracks with neither slices nor instants take no row.
-std::vector<DisplayRow> TimelineView::display_order() const {
+// One source's rows in display order: pinned tracks, then process groups (collapsible) with their
+// tracks' lanes and counters. Tracks with neither slices nor instants take no row.
+std::vector<DisplayRow> TimelineView::source_order(uint32_t source) const {
+  const Source& src = sources_[source];
+  const TraceStore& store = src.store();
   std::vector<DisplayRow> out;
-  auto drawn = [&](uint32_t t) { return store_.tracks[t].slices.size() || store_.tracks[t].instants.size(); };
-  if (std::count(pinned_.begin(), pinned_.end(), 1)) {
-    out.push_back({DisplayRow::PinnedHeader});
-    for (uint32_t t = 0; t < store_.tracks.size(); ++t)
-      if (pinned_[t] && drawn(t)) out.push_back({DisplayRow::Track, store_.tracks[t].process, t});
+  auto drawn = [&](uint32_t t) { return store.tracks[t].slices.size() || store.tracks[t].instants.size(); };
+  if (std::count(src.pinned.begin(), src.pinned.end(), 1)) {
+    out.push_back({DisplayRow::PinnedHeader, kNone, kNone, kNone, source});
+    for (uint32_t t = 0; t < store.tracks.size(); ++t)
+      if (src.pinned[t] && drawn(t)) out.push_back({DisplayRow::Track, store.tracks[t].process, t, kNone, source});
   }
-  for (uint32_t p : store_.process_order) {
-    const Process& process = store_.processes[p];
+  for (uint32_t p : store.process_order) {
+    const Process& process = store.processes[p];
     bool has_content = false;
     for (uint32_t t : process.tracks) has_content |= drawn(t);
-    for (const CounterSeries& c : store_.counters) has_content |= c.process == p;
+    for (const CounterSeries& c : store.counters) has_content |= c.process == p;
     if (!has_content) continue;
-    out.push_back({DisplayRow::ProcessHeader, p});
-    if (collapsed_[p]) continue;
+    out.push_back({DisplayRow::ProcessHeader, p, kNone, kNone, source});
+    if (src.collapsed[p]) continue;
     for (uint32_t t : process.tracks)
-      if (!pinned_[t] && !hidden_[t] && drawn(t)) out.push_back({DisplayRow::Track, p, t});
-    for (uint32_t c = 0; c < store_.counters.size(); ++c)
-      if (store_.counters[c].process == p) out.push_back({DisplayRow::Counter, p, kNone, c});
+      if (!src.pinned[t] && !src.hidden[t] && drawn(t)) out.push_back({DisplayRow::Track, p, t, kNone, source});
+    for (uint32_t c = 0; c < store.counters.size(); ++c)
+      if (store.counters[c].process == p) out.push_back({DisplayRow::Counter, p, kNone, c, source});
+  }
+  return out;
+}
+
+// Every source in order, each under its header when it has a label (a folded source: the header only).
+std::vector<DisplayRow> TimelineView::display_order() const {
+  std::vector<DisplayRow> out;
+  for (uint32_t i = 0; i < sources_.size(); ++i) {
+    if (!sources_[i].def.label.empty()) {
+      out.push_back({DisplayRow::SourceHeader, kNone, kNone, kNone, i});
+      if (sources_[i].folded_away) continue;
+    }
+    std::vector<DisplayRow> rows = source_order(i);
+    out.insert(out.end(), rows.begin(), rows.end());
   }
   return out;
 }
 
 std::vector<uint32_t> TimelineView::visible_tracks() const {
   std::vector<uint32_t> out;
-  for (const DisplayRow& r : display_order())
+  if (sources_.empty()) return out;
+  for (const DisplayRow& r : source_order(0))
     if (r.kind == DisplayRow::Track) out.push_back(r.track);
   return out;
 }
@@ -356,14 +474,19 @@ void TimelineView::layout_rows() {
   float y = 0;
   for (const DisplayRow& d : display_order()) {
     switch (d.kind) {
+      case DisplayRow::SourceHeader:
+        if (d.source > 0) y += 6;  // sources apart
+        rows_.push_back({Row::SourceHeader, d.source, kNone, kNone, 0, kNone, y, lane_height_ + 6});
+        y += lane_height_ + 6;
+        break;
       case DisplayRow::PinnedHeader:
       case DisplayRow::ProcessHeader:
-        rows_.push_back({Row::ProcessHeader, d.process, kNone, 0, kNone, y, lane_height_ + 2});
+        rows_.push_back({Row::ProcessHeader, d.source, d.process, kNone, 0, kNone, y, lane_height_ + 2});
         y += lane_height_ + 2;
         break;
-      case DisplayRow::Track: add_track_rows(d.track, y); break;
+      case DisplayRow::Track: add_track_rows(d.source, d.track, y); break;
       case DisplayRow::Counter:
-        rows_.push_back({Row::Counter, d.process, kNone, 0, d.counter, y, lane_height_ * 2.5f});
+        rows_.push_back({Row::Counter, d.source, d.process, kNone, 0, d.counter, y, lane_height_ * 2.5f});
         y += lane_height_ * 2.5f;
         break;
     }
@@ -371,19 +494,35 @@ void TimelineView::layout_rows() {
   content_height_ = y;
 }
 
-float TimelineView::row_y_of(SliceRef s) const {
-  float base = s.track < track_y_.size() ? track_y_[s.track] : NAN;
+float TimelineView::track_screen_y(uint32_t source, uint32_t track) const {
+  if (source >= sources_.size() || track >= sources_[source].track_y.size()) return NAN;
+  return sources_[source].track_y[track];
+}
+
+float TimelineView::row_y_of(uint32_t source, SliceRef s) const {
+  float base = track_screen_y(source, s.track);
   if (std::isnan(base)) return NAN;
-  uint32_t row = store_.tracks[s.track].row_of(s.index);
-  if (folded(s.track)) row = std::min(row, kFoldedLevels);  // below the fold: its "N more levels" row
+  uint32_t row = sources_[source].store().tracks[s.track].row_of(s.index);
+  if (folded(source, s.track)) row = std::min(row, kFoldedLevels);  // below the fold: its "N more levels" row
   return base + float(row) * lane_height_;
 }
 
 void TimelineView::draw(ImVec2 size) {
   stats_ = {};
-  std::fill(gaps_drawn_.begin(), gaps_drawn_.end(), 0);
-  std::fill(track_y_.begin(), track_y_.end(), NAN);
+  for (Source& src : sources_) {
+    std::fill(src.gaps_drawn.begin(), src.gaps_drawn.end(), 0);
+    std::fill(src.track_y.begin(), src.track_y.end(), NAN);
+    src.screen_y = NAN;
+  }
   layout_rows();
+  if (pending_scroll_source_ != kNone) {
+    for (const Row& r : rows_)
+      if (r.source == pending_scroll_source_) {
+        pending_scroll_y_ = std::max(0.f, r.y - lane_height_);
+        break;
+      }
+    pending_scroll_source_ = kNone;
+  }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
   header_width_ = std::clamp(size.x * 0.18f, 140.f, 300.f);
@@ -398,8 +537,21 @@ void TimelineView::draw(ImVec2 size) {
   float legend_height = show_legend ? draw_legend(dl, ImVec2(origin.x, origin.y + kOverviewHeight + kRulerHeight), size.x) : 0;
   if (!show_legend) legend_rect_ = {};
   if (legend_height > 0) ImGui::Dummy(ImVec2(size.x, legend_height));
+  chrome_height_ = kOverviewHeight + kRulerHeight + legend_height;
+  // The owner's rows, pinned: they stay while the sources' rows scroll under them.
+  float custom_height = 0;
+  for (CustomRow* r : custom_rows_) custom_height += r->height();
+  custom_rect_ = {};
+  if (custom_height > 0) {
+    draw_custom_rows(dl, origin.x, origin.y + chrome_height_);
+    // A rule between the pinned rows and the scrolling ones, so rows passing under read as such.
+    float rule = origin.y + chrome_height_ + custom_height + 2;
+    dl->AddLine(ImVec2(origin.x, rule), ImVec2(canvas_x1_, rule), theme == Theme::Light ? IM_COL32(120, 130, 150, 255) : IM_COL32(150, 160, 180, 255), 2);
+    custom_height += 5;
+    ImGui::Dummy(ImVec2(size.x, custom_height));
+  }
 
-  ImVec2 child_size(size.x, std::max(10.f, size.y - kOverviewHeight - kRulerHeight - legend_height));
+  ImVec2 child_size(size.x, std::max(10.f, size.y - chrome_height_ - custom_height));
   ImGui::BeginChild("rows", child_size, false, ImGuiWindowFlags_NoScrollWithMouse);
   if (pending_scroll_y_ >= 0) ImGui::SetScrollY(pending_scroll_y_), pending_scroll_y_ = -1;
   ImDrawList* rows_dl = ImGui::GetWindowDrawList();
@@ -411,8 +563,11 @@ void TimelineView::draw(ImVec2 size) {
   handle_input(ImVec2(canvas_x0_, view_min.y), ImVec2(canvas_x1_, view_max.y));
   ns_per_px_ = (t1_ - t0_) / std::max(1.f, canvas_x1_ - canvas_x0_);
   draw_rows(rows_dl, ImVec2(rows_min.x, rows_min.y), view_max, scroll_y);
-  if (path_shown()) draw_path_links(rows_dl, canvas_x0_, canvas_x1_);
+  for (uint32_t i = 0; i < sources_.size(); ++i)
+    if (!sources_[i].path.slices.empty()) draw_path_links(rows_dl, i, canvas_x0_, canvas_x1_);
   if (show_flows) draw_flows(rows_dl, canvas_x0_, canvas_x1_);
+  if (sources_.empty() && !empty_hint.empty())
+    rows_dl->AddText(ImVec2(rows_min.x + 8, rows_min.y + 8), ImGui::GetColorU32(ImGuiCol_TextDisabled), empty_hint.c_str());
   ImGui::Dummy(ImVec2(size.x - 20, content_height_ + lane_height_));
   draw_track_menu();
   ImGui::EndChild();
@@ -422,17 +577,54 @@ void TimelineView::draw(ImVec2 size) {
   stats_.draw_vertices = uint32_t(all->VtxBuffer.Size + rows_dl->VtxBuffer.Size);
 }
 
+// The owner's rows, one under the other from y: each draws its header and its slice area; the
+// mouse over one gets its hover, and a press there is remembered so that its release clicks it.
+void TimelineView::draw_custom_rows(ImDrawList* dl, float x, float y) {
+  ImGuiIO& io = ImGui::GetIO();
+  TimeMapping map = mapping();
+  float top = y;
+  bool hover_allowed = ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) && !dragging_ && !range_dragging_;
+  for (size_t i = 0; i < custom_rows_.size(); ++i) {
+    float h = custom_rows_[i]->height();
+    TimelineRect header{x, y, x + header_width_, y + h}, canvas{canvas_x0_, y, canvas_x1_, y + h};
+    custom_rows_[i]->draw(dl, header, canvas, map);
+    bool over = hover_allowed && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x >= x && io.MousePos.x < canvas_x1_;
+    if (over) {
+      custom_rows_[i]->hover(io.MousePos, canvas, map);
+      if (ImGui::IsMouseClicked(0)) custom_pressed_ = i, drag_origin_ = io.MousePos, dragging_ = io.MousePos.x >= canvas_x0_;
+      if (io.MouseWheel != 0 && !io.KeyShift && io.MousePos.x >= canvas_x0_) {
+        double at = t_of(io.MousePos.x), factor = std::pow(0.8, io.MouseWheel);
+        zoom_to(at - (at - t0_) * factor, at + (t1_ - at) * factor);
+      }
+    }
+    y += h;
+  }
+  custom_rect_ = {canvas_x0_, top, canvas_x1_, y};
+  // A release anywhere ends the press; where it did not move, the pressed row takes the click.
+  if (custom_pressed_ != SIZE_MAX && ImGui::IsMouseReleased(0)) {
+    bool click = std::fabs(io.MousePos.x - drag_origin_.x) < 3 && std::fabs(io.MousePos.y - drag_origin_.y) < 3;
+    size_t i = std::exchange(custom_pressed_, SIZE_MAX);
+    if (click && i < custom_rows_.size()) {
+      float row_y = top;
+      for (size_t k = 0; k < i; ++k) row_y += custom_rows_[k]->height();
+      custom_rows_[i]->click(io.MousePos, {canvas_x0_, row_y, canvas_x1_, row_y + custom_rows_[i]->height()}, map);
+      dragging_ = false;
+    }
+  }
+}
+
 void TimelineView::draw_track_menu() {
   if (!ImGui::BeginPopup("track menu")) return;
-  if (menu_track_ < pinned_.size()) {
-    bool pinned = pinned_[menu_track_];
-    if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_track_, !pinned);
-    if (ImGui::MenuItem("Hide")) set_hidden(menu_track_, true);
-    if (folded(menu_track_) && ImGui::MenuItem("Unfold all levels")) set_folded(menu_track_, false);
-    if (unfolded_[menu_track_] && store_.tracks[menu_track_].row_count() >= 2 * kFoldedLevels &&
+  if (menu_source_ < sources_.size() && menu_track_ < sources_[menu_source_].pinned.size()) {
+    Source& src = sources_[menu_source_];
+    bool pinned = src.pinned[menu_track_];
+    if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_source_, menu_track_, !pinned);
+    if (ImGui::MenuItem("Hide")) set_hidden(menu_source_, menu_track_, true);
+    if (folded(menu_source_, menu_track_) && ImGui::MenuItem("Unfold all levels")) set_folded(menu_source_, menu_track_, false);
+    if (src.unfolded[menu_track_] && src.store().tracks[menu_track_].row_count() >= 2 * kFoldedLevels &&
         ImGui::MenuItem("Fold deep levels"))
-      set_folded(menu_track_, true);
-    if (ImGui::MenuItem("Show all hidden tracks")) std::fill(hidden_.begin(), hidden_.end(), 0);
+      set_folded(menu_source_, menu_track_, true);
+    if (ImGui::MenuItem("Show all hidden tracks")) std::fill(src.hidden.begin(), src.hidden.end(), 0);
   }
   ImGui::EndPopup();
 }
@@ -520,12 +712,12 @@ void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
 void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(245, 245, 245, 255) : IM_COL32(35, 35, 38, 255));
+  // One ruler on the view clock for every row (a source's shift puts its times on it).
   int64_t step = present::tick_step(ns_per_px_ * 110);
-  // `shown` is on the ruler's clock (store time + ruler_offset), so ticks fall on its round values.
-  int64_t first = int64_t(std::floor((t0_ + double(ruler_offset)) / double(step))) * step;
+  int64_t first = int64_t(std::floor(t0_ / double(step))) * step;
   ImU32 ink = light ? IM_COL32(60, 60, 60, 255) : IM_COL32(210, 210, 210, 255);
-  for (int64_t shown = first; double(shown - ruler_offset) <= t1_; shown += step) {
-    float x = x_of(double(shown - ruler_offset));
+  for (int64_t shown = first; double(shown) <= t1_; shown += step) {
+    float x = x_of(double(shown));
     if (x < min.x) continue;
     dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
     std::string label = present::format_tick(shown, step);
@@ -547,7 +739,8 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   }
 }
 
-// The overview strip: GPU busy density over the whole trace, with the current view marked.
+// The overview strip: GPU busy density over the whole data range (every source's streams), with
+// the current view marked.
 void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   bool light = theme == Theme::Light;
   dl->AddRectFilled(ImVec2(min.x - header_width_, min.y), max, light ? IM_COL32(232, 234, 238, 255) : IM_COL32(28, 28, 32, 255));
@@ -558,18 +751,20 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   int columns = std::max(1, int(max.x - min.x));
   double per_col = total / columns;
   std::vector<float> busy(columns, 0.f);
-  for (uint32_t t = 0; t < store_.tracks.size(); ++t) {
-    const Track& track = store_.tracks[t];
-    if (track.kind != TrackKind::GpuStream || lanes_[t].rows.empty()) continue;
-    const auto& row = lanes_[t].rows[0];
-    const SliceColumns& c = track.slices;
-    // Pixel-bounded: one binary search per column, not a walk over every kernel.
-    for (int col = 0; col < columns; ++col) {
-      TimeNs a = TimeNs(offset + col * per_col), b = TimeNs(offset + (col + 1) * per_col);
-      auto it = std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return c.end(r) <= a; });
-      if (it != row.end() && c.start[*it] < b) busy[col] = std::max(busy[col], 1.f);
+  for (const Source& src : sources_)
+    for (uint32_t t = 0; t < src.store().tracks.size(); ++t) {
+      const Track& track = src.store().tracks[t];
+      if (track.kind != TrackKind::GpuStream || src.lanes[t].rows.empty()) continue;
+      const auto& row = src.lanes[t].rows[0];
+      const SliceColumns& c = track.slices;
+      double base = offset - double(src.def.shift);  // column edges on the store's clock
+      // Pixel-bounded: one binary search per column, not a walk over every kernel.
+      for (int col = 0; col < columns; ++col) {
+        TimeNs a = TimeNs(base + col * per_col), b = TimeNs(base + (col + 1) * per_col);
+        auto it = std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return c.end(r) <= a; });
+        if (it != row.end() && c.start[*it] < b) busy[col] = std::max(busy[col], 1.f);
+      }
     }
-  }
   for (int col = 0; col < columns; ++col)
     if (busy[col] > 0)
       dl->AddRectFilled(ImVec2(min.x + col, max.y - 4 - 14 * busy[col]), ImVec2(min.x + col + 1, max.y - 4), IM_COL32(0, 114, 178, 200));
@@ -583,36 +778,37 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
 }
 
 void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float scroll_y) {
-  float visible_top = scroll_y - lane_height_, visible_bottom = scroll_y + (view_max.y - min.y - scroll_y) + lane_height_;
-  visible_bottom = scroll_y + ImGui::GetWindowHeight() + lane_height_;
+  (void)view_max;
+  float visible_top = scroll_y - lane_height_, visible_bottom = scroll_y + ImGui::GetWindowHeight() + lane_height_;
   hovered_ = {};
   fold_hovered_ = false;
   bool light = theme == Theme::Light;
-  uint32_t last_track = kNone;
+  uint32_t last_source = kNone, last_track = kNone;
   for (const Row& row : rows_) {
     float y = min.y + row.y;
-    if (row.kind == Row::Lane && row.lane_row == 0) track_y_[row.track] = y;
+    Source& src = sources_[row.source];
+    if (std::isnan(src.screen_y)) src.screen_y = y;
+    if (row.kind == Row::Lane && row.lane_row == 0) src.track_y[row.track] = y;
     if (row.y + row.height < visible_top || row.y > visible_bottom) continue;
     ++stats_.rows_drawn;
-    if (row.kind == Row::ProcessHeader) {
-      dl->AddRectFilled(ImVec2(min.x, y), ImVec2(canvas_x1_, y + row.height), light ? IM_COL32(225, 229, 236, 255) : IM_COL32(45, 48, 56, 255));
-      draw_header(dl, row, min.x, y, header_width_);
-      continue;
+    switch (row.kind) {
+      case Row::SourceHeader: draw_source_header(dl, row, min.x, y); continue;
+      case Row::ProcessHeader:
+        dl->AddRectFilled(ImVec2(min.x, y), ImVec2(canvas_x1_, y + row.height), light ? IM_COL32(225, 229, 236, 255) : IM_COL32(45, 48, 56, 255));
+        draw_header(dl, row, min.x, y, header_width_);
+        continue;
+      case Row::MoreLevels: draw_more_levels(dl, row, min.x, y); continue;
+      case Row::Counter:
+        draw_header(dl, row, min.x, y, header_width_);
+        draw_counter(dl, row, canvas_x0_, y, canvas_x1_);
+        continue;
+      case Row::Lane: break;
     }
-    if (row.kind == Row::MoreLevels) {
-      draw_more_levels(dl, row, min.x, y);
-      continue;
-    }
-    if (row.kind == Row::Counter) {
-      draw_header(dl, row, min.x, y, header_width_);
-      draw_counter(dl, row, canvas_x0_, y, canvas_x1_);
-      continue;
-    }
-    if (row.track != last_track) {
-      last_track = row.track;
-      const Track& t = store_.tracks[row.track];
+    if (row.track != last_track || row.source != last_source) {
+      last_track = row.track, last_source = row.source;
+      const Track& t = src.store().tracks[row.track];
       float height = lane_height_ * float(std::max<uint32_t>(1, t.row_count()));
-      if (show_idle && t.kind == TrackKind::GpuStream) draw_gaps(dl, row.track, canvas_x0_, y, canvas_x1_, height);
+      if (show_idle && t.kind == TrackKind::GpuStream) draw_gaps(dl, row.source, row.track, canvas_x0_, y, canvas_x1_, height);
       draw_header(dl, row, min.x, y, header_width_);
       dl->AddLine(ImVec2(min.x, y - 1.5f), ImVec2(canvas_x1_, y - 1.5f), light ? IM_COL32(225, 225, 225, 255) : IM_COL32(55, 55, 55, 255));
     }
@@ -620,302 +816,30 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
   }
 }
 
-// The fold of a deep track: "▸ N more levels" across the row; a click unfolds it.
-void TimelineView::draw_more_levels(ImDrawList* dl, const Row& row, float x, float y) {
-  bool light = theme == Theme::Light;
-  ImVec2 a(x, y), b(canvas_x1_, y + row.height);
-  bool over = ImGui::IsMouseHoveringRect(a, b);
-  dl->AddRectFilled(ImVec2(canvas_x0_, y + 1), ImVec2(canvas_x1_, y + row.height - 1),
-                    light ? IM_COL32(0, 0, 0, over ? 22 : 10) : IM_COL32(255, 255, 255, over ? 30 : 14));
-  std::string text = "\xE2\x96\xB8 " + std::to_string(row.lane_row) + " more levels (click to unfold)";
-  dl->AddText(ImVec2(x + 14, y + 2), light ? IM_COL32(0, 90, 150, 255) : IM_COL32(120, 190, 240, 255), text.c_str());
-  if (over && ImGui::IsMouseClicked(0)) unfolded_[row.track] = 1;
-}
-
-void TimelineView::draw_header(ImDrawList* dl, const Row& row, float x, float y, float width) {
-  bool light = theme == Theme::Light;
-  ImU32 ink = light ? IM_COL32(30, 30, 30, 255) : IM_COL32(225, 225, 225, 255);
-  std::string label;
-  if (row.kind == Row::ProcessHeader && row.process == kNone) {
-    label = "Pinned (right-click a track name to unpin)";
-  } else if (row.kind == Row::ProcessHeader) {
-    const Process& p = store_.processes[row.process];
-    label = (collapsed_[row.process] ? "▸ " : "▾ ") + process_display_name(store_, row.process);
-    size_t hidden = 0;
-    for (uint32_t t : p.tracks) hidden += hidden_[t];
-    bool over = ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + row.height));
-    if (hidden) label += "  (" + std::to_string(hidden) + " hidden: right-click)";
-    if (over && ImGui::IsMouseClicked(0)) collapsed_[row.process] ^= 1;
-    if (over && hidden && ImGui::IsMouseClicked(1))
-      for (uint32_t t : p.tracks) hidden_[t] = 0;
-  } else if (row.kind == Row::Counter) {
-    label = std::string(store_.strings.view(store_.counters[row.counter].name));
-  } else {
-    const Track& t = store_.tracks[row.track];
-    label = pinned_[row.track] ? track_full_name(store_, row.track) : track_display_name(store_, row.track);
-    if (idle_share_[row.track] >= 0 && show_idle) {
-      label += "  idle " + human::percent(idle_share_[row.track] * 100);
-    }
-    if (t.overlapping) label += "  ⚠" + std::to_string(t.overlapping);
-  }
-  dl->PushClipRect(ImVec2(x, y), ImVec2(x + width - 4, y + lane_height_ + 4), true);
-  dl->AddText(ImVec2(x + (row.kind == Row::ProcessHeader ? 4 : 14), y + 2), ink, label.c_str());
-  dl->PopClipRect();
-  if (row.kind == Row::Lane && ImGui::IsMouseHoveringRect(ImVec2(x, y), ImVec2(x + width, y + lane_height_))) {
-    if (ImGui::IsMouseClicked(1)) {
-      menu_track_ = row.track;
-      ImGui::OpenPopup("track menu");
-    }
-    const Track& t = store_.tracks[row.track];
-    ImGui::SetTooltip("%s\n%s\n%s slices, %u lanes%s\nright-click: pin or hide", track_full_name(store_, row.track).c_str(),
-                      track_raw_ids(store_, row.track).c_str(), human::count(int64_t(t.slices.size())).c_str(), t.row_count(),
-                      t.overlapping ? "\noverlapping slices are drawn on extra lanes (⚠)" : "");
-  }
-}
-
-// Slices of one lane. Runs narrower than kFoldPx fold into one block with a count, so the work
-// per row is bounded by its width in pixels whatever the number of slices.
-void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
-  const Track& track = store_.tracks[row.track];
-  const SliceColumns& c = track.slices;
-  bool light = theme == Theme::Light;
-  ImGuiIO& io = ImGui::GetIO();
-  bool mouse_in_row = io.MousePos.y >= y && io.MousePos.y < y + lane_height_ && io.MousePos.x >= x0 && io.MousePos.x < x1;
-  std::shared_ptr<const ShortNames> names;  // fetched on the first label of the lane
-  if (row.lane_row == 0 && track.instants.size()) {  // instants as ticks at the top of the track
-    const auto& ts = track.instants.ts;
-    auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(t0_));
-    float last_x = -1e9f;
-    for (; it != ts.end() && double(*it) <= t1_; ++it) {
-      float x = x_of(double(*it));
-      if (x - last_x < 2) continue;
-      last_x = x;
-      dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), light ? IM_COL32(90, 90, 90, 220) : IM_COL32(200, 200, 200, 220));
-    }
-  }
-  if (row.lane_row >= lanes_[row.track].rows.size()) return;
-  const auto& slices = lanes_[row.track].rows[row.lane_row];
-  auto it = std::partition_point(slices.begin(), slices.end(), [&](uint32_t r) { return double(c.end(r)) < t0_; });
-  size_t i = size_t(it - slices.begin());
-  ImU32 border = light ? IM_COL32(0, 0, 0, 50) : IM_COL32(0, 0, 0, 120);
-  while (i < slices.size() && double(c.start[slices[i]]) <= t1_) {
-    uint32_t r = slices[i];
-    float sx0 = x_of(double(c.start[r])), sx1 = x_of(double(c.end(r)));
-    if (sx1 - sx0 < kFoldPx) {
-      // Fold: everything starting within the next kFoldPx pixels joins this block.
-      double limit = double(c.start[r]) + kFoldPx * ns_per_px_;
-      auto end_it = std::partition_point(slices.begin() + i, slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
-      size_t j = size_t(end_it - slices.begin());
-      // Slices on a row never overlap, so only the run's last slice can be wide: it is drawn
-      // on its own next time round.
-      if (j - i > 1 && x_of(double(c.end(slices[j - 1]))) - x_of(double(c.start[slices[j - 1]])) >= kFoldPx) --j;
-      uint32_t last = slices[j - 1];
-      float bx1 = std::max(x_of(double(c.end(last))), sx0 + 1.f);
-      if (j - i == 1) {
-        SliceRef s{row.track, r};
-        dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height_ - 1), slice_color(s));
-        if (mouse_in_row && io.MousePos.x >= sx0 - 1 && io.MousePos.x <= bx1 + 1) hovered_ = s;
-        ++stats_.slices_drawn;
-      } else {
-        // A folded block is as tall as the run is busy: zoomed far out, a GPU stream reads as a
-        // utilisation chart (prefix sums: no walk over the folded slices).
-        const auto& busy = lanes_[row.track].busy[row.lane_row];
-        double span = double(std::max<TimeNs>(1, c.end(last) - c.start[r]));
-        float fraction = float(std::clamp(double(busy[j] - busy[i]) / span, 0.08, 1.0));
-        float top = y + 1 + (lane_height_ - 2) * (1 - fraction);
-        dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height_ - 1),
-                          light ? IM_COL32(222, 224, 230, 255) : IM_COL32(52, 52, 58, 255));
-        dl->AddRectFilled(ImVec2(std::max(sx0, x0), top), ImVec2(std::min(bx1, x1), y + lane_height_ - 1),
-                          light ? IM_COL32(120, 124, 140, 255) : IM_COL32(130, 130, 145, 255));
-        if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
-          fold_hovered_ = true;
-          fold_hover_ = {c.start[r], c.end(last), uint32_t(j - i)};
-          ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
-                            present::format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
-        }
-        ++stats_.folded_blocks;
-      }
-      i = j;
-      continue;
-    }
-    SliceRef s{row.track, r};
-    ImU32 fill = slice_color(s);
-    ImVec2 a(std::max(sx0, x0), y + 1), b(std::min(sx1, x1), y + lane_height_ - 1);
-    dl->AddRectFilled(a, b, fill);
-    dl->AddRect(a, b, border);
-    if (track.slices.lane[r] > 0) dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, b.y), IM_COL32(213, 94, 0, 255), 2);
-    if (b.x - a.x > 24) {
-      std::string_view full = store_.name(s);
-      if (!names) names = store_short_names(store_);
-      std::string label = (*names)(full);
-      ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
-      dl->PushClipRect(a, b, true);
-      dl->AddText(ImVec2(a.x + 3, y + 2), text_color_on(fill), label.c_str());
-      dl->PopClipRect();
-      (void)text_size;
-    }
-    if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x < sx1) hovered_ = s;
-    ++stats_.slices_drawn;
-    ++i;
-  }
-  // Outline highlighted and selected slices on this row (search results, linked views).
-  auto outline = [&](SliceRef s, ImU32 color, float thickness) {
-    if (s.track != row.track || track.row_of(s.index) != row.lane_row) return;
-    float a = x_of(double(c.start[s.index])), b = std::max(x_of(double(c.end(s.index))), a + 2);
-    if (b < x0 || a > x1) return;
-    dl->AddRect(ImVec2(std::max(a, x0) - 1, y), ImVec2(std::min(b, x1) + 1, y + lane_height_), color, 0, 0, thickness);
-  };
-  if (!highlights_.empty()) {
-    auto lo = std::partition_point(highlights_.begin(), highlights_.end(), [&](SliceRef s) { return double(store_.end(s)) < t0_; });
-    int budget = 2000;  // bounded per row: highlights are for finding, not for drawing everything
-    for (auto h = lo; h != highlights_.end() && double(store_.start(*h)) <= t1_ && budget-- > 0; ++h)
-      outline(*h, IM_COL32(230, 159, 0, 255), 2);
-  }
-  if (path_shown()) outline_path(dl, row, x0, y, x1);
-  if (selected_.valid()) outline(selected_, light ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), 2.5f);
-  if (hovered_.valid() && hovered_.track == row.track && track.row_of(hovered_.index) == row.lane_row && !fold_hovered_ &&
-      mouse_in_row)
-    slice_tooltip(hovered_);
-}
-
-void TimelineView::slice_tooltip(SliceRef s) {
-  std::string_view name = store_.name(s);
-  std::string shown(name.substr(0, 300));
-  if (name.size() > 300) shown += "…";
-  ImGui::BeginTooltip();
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-  ImGui::TextUnformatted(shown.c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::TextDisabled("%s · %s", std::string(store_.cat(s)).c_str(), present::format_duration(double(store_.dur(s))).c_str());
-  ImGui::TextDisabled("starts at %s", present::format_duration(double(store_.start(s))).c_str());
-  ImGui::EndTooltip();
-}
-
-void TimelineView::draw_gaps(ImDrawList* dl, uint32_t track, float x0, float y, float x1, float height) {
-  const auto& gaps = gaps_[track];
-  auto it = std::partition_point(gaps.begin(), gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < t0_; });
-  ImGuiIO& io = ImGui::GetIO();
-  for (; it != gaps.end() && double(it->start) <= t1_; ++it) {
-    float a = std::max(x_of(double(it->start)), x0), b = std::min(x_of(double(it->end)), x1);
-    if (b - a < 1) continue;  // sub-pixel gaps: the track looks busy there, as it is
-    dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(it->cause), 90));
-    ++stats_.gaps_drawn;
-    ++gaps_drawn_[track];
-    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height) gap_tooltip(*it);
-  }
-}
-
-namespace {
-
-// One line per cause: why the rule fired, in the user's words.
-const char* cause_explanation(int cause) {
-  switch (analysis::IdleCause(cause)) {
-    case analysis::IdleCause::DataLoading: return "the next launch came late: the CPU was loading data";
-    case analysis::IdleCause::HostSync: return "the next launch came late: the launching thread was blocked in a sync call";
-    case analysis::IdleCause::HostLaunchBound: return "the next launch came late: the CPU was busy elsewhere";
-    case analysis::IdleCause::CrossStreamWait: return "the work was queued but waited on another stream";
-    case analysis::IdleCause::LaunchLatency: return "the work was queued: a short launch-to-start delay";
-    case analysis::IdleCause::Other: return "the work was queued; no host or stream cause found";
-    case analysis::IdleCause::CollectiveWait: return "this stream runs only collectives: waiting for the next one";
-  }
-  return "";
-}
-
-}  // namespace
-
-std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap) {
-  std::string text = "idle " + present::format_duration(double(gap.end - gap.start)) + " · " + present::idle_cause_label(gap.cause) +
-                     "\n" + cause_explanation(gap.cause);
-  if (gap.host_track >= store.tracks.size()) return text;
-  const Track& host = store.tracks[gap.host_track];
-  std::string thread(store.strings.view(host.name));
-  if (thread.empty()) thread = "thread " + std::string(store.strings.view(host.tid_text));
-  std::vector<RangeRow> ops = aggregate_range(store, gap.start, gap.end, gap.host_track);
-  std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
-  text += "\n\nmeanwhile on " + thread +
-          (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
-  const double len = double(gap.end - gap.start);
-  auto add_line = [&](const std::string& name, TimeNs time) {
-    char pct[32];
-    std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
-    text += "\n  " + name + "  " + present::format_duration(double(time)) + pct;
-  };
-  TimeNs traced = 0;  // self times of one thread's nested slices add up to the time it is inside one
-  for (const RangeRow& op : ops) traced += std::max<TimeNs>(0, op.self);
-  for (size_t i = 0; i < ops.size() && i < 4 && ops[i].self > 0; ++i) {
-    std::string name = present::short_name(store.strings.view(ops[i].name));
-    if (name.size() > 80) name = name.substr(0, 77) + "...";
-    add_line(name, ops[i].self);
-  }
-  if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
-  return text;
-}
-
-// Built when the hovered gap changes, so a still mouse costs nothing per frame.
-void TimelineView::gap_tooltip(const IdleGapMark& gap) {
-  if (gap_hover_.track != gap.track || gap_hover_.start != gap.start)
-    gap_hover_ = {gap.track, gap.start, idle_gap_explanation(store_, gap)};
-  ImGui::SetTooltip("%s", gap_hover_.text.c_str());
-}
-
-// Counters as step charts with min/max per pixel column, so dense series stay honest.
-void TimelineView::draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
-  const CounterSeries& s = store_.counters[row.counter];
-  if (s.ts.empty()) return;
-  auto [mn, mx] = std::minmax_element(s.value.begin(), s.value.end());
-  double lo = std::min(0.0, *mn), hi = std::max(*mx, lo + 1e-12);
-  float h = row.height - 4;
-  auto y_of = [&](double v) { return y + 2 + h - float((v - lo) / (hi - lo)) * h; };
-  ImU32 fill = IM_COL32(0, 114, 178, 150);
-  auto it = std::upper_bound(s.ts.begin(), s.ts.end(), TimeNs(t0_));
-  size_t i = it == s.ts.begin() ? 0 : size_t(it - s.ts.begin()) - 1;
-  for (float x = std::max(x0, x_of(double(s.ts[i]))); x < x1 && i < s.ts.size(); x += 1) {
-    double col_end = t_of(x + 1);
-    double vmin = s.value[i], vmax = s.value[i];
-    size_t j = i;
-    while (j + 1 < s.ts.size() && double(s.ts[j + 1]) < col_end) {
-      ++j;
-      vmin = std::min(vmin, s.value[j]);
-      vmax = std::max(vmax, s.value[j]);
-    }
-    dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y + 2 + h), fill);
-    if (vmin != vmax) dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y_of(vmin) + 1), IM_COL32(0, 80, 140, 255));
-    ++stats_.counter_columns;
-    i = j;
-    if (j + 1 < s.ts.size() && double(s.ts[j + 1]) >= col_end && x_of(double(s.ts[j + 1])) > x + 1) {
-      // hold the value until the next point
-      float next = std::min(x_of(double(s.ts[j + 1])), x1);
-      dl->AddRectFilled(ImVec2(x + 1, y_of(s.value[j])), ImVec2(next, y + 2 + h), fill);
-      x = next - 1;
-      ++i;
-    } else if (j + 1 >= s.ts.size()) {
-      break;
-    } else {
-      ++i;
-    }
-  }
-}
-
 // Arrows for the selection only: its launch → GPU activities, or the launch of a GPU activity,
-// plus trace flows into and out of it. An end off screen is drawn to the edge.
+// plus trace flows into and out of it. Flows stay within the selection's source. An end off
+// screen is drawn to the edge.
 void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
-  if (!selected_.valid()) return;
+  if (!selected_.valid() || selected_.source >= sources_.size()) return;
+  const Source& src = sources_[selected_.source];
+  const TraceStore& store = src.store();
+  SliceRef sel = selected_.ref;
   std::vector<std::pair<SliceRef, SliceRef>> links;
-  if (store_.is_gpu(selected_)) {
-    if (SliceRef l = store_.launch_of(selected_); l.valid()) links.push_back({l, selected_});
+  if (store.is_gpu(sel)) {
+    if (SliceRef l = store.launch_of(sel); l.valid()) links.push_back({l, sel});
   } else {
-    for (SliceRef a : store_.activities_of(selected_)) links.push_back({selected_, a});
+    for (SliceRef a : store.activities_of(sel)) links.push_back({sel, a});
   }
-  for (uint32_t f : store_.flows_from(selected_)) links.push_back({store_.flows[f].from, store_.flows[f].to});
-  for (uint32_t f : store_.flows_to(selected_)) links.push_back({store_.flows[f].from, store_.flows[f].to});
+  for (uint32_t f : store.flows_from(sel)) links.push_back({store.flows[f].from, store.flows[f].to});
+  for (uint32_t f : store.flows_to(sel)) links.push_back({store.flows[f].from, store.flows[f].to});
   ImU32 ink = IM_COL32(213, 94, 0, 230);
   int budget = 256;
   for (auto [from, to] : links) {
     if (budget-- == 0) break;
-    float ya = row_y_of(from), yb = row_y_of(to);
+    float ya = row_y_of(selected_.source, from), yb = row_y_of(selected_.source, to);
     if (std::isnan(ya) || std::isnan(yb)) continue;
-    ImVec2 a(std::clamp(x_of(double(store_.start(from))), x0, x1), ya + lane_height_ * 0.5f);
-    ImVec2 b(std::clamp(x_of(double(store_.start(to))), x0, x1), yb + lane_height_ * 0.5f);
+    ImVec2 a(std::clamp(x_of(src.view(store.start(from))), x0, x1), ya + lane_height_ * 0.5f);
+    ImVec2 b(std::clamp(x_of(src.view(store.start(to))), x0, x1), yb + lane_height_ * 0.5f);
     float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
     dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, ink, 1.8f);
     dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - 7, b.y - 4), ImVec2(b.x - 7, b.y + 4), ink);
@@ -925,19 +849,22 @@ void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
 // The path's slices on this lane, in view: a visible outline however narrow the slice (a path
 // slice inside a folded run still shows). Bounded: path slices starting in the view, capped.
 void TimelineView::outline_path(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
-  const SliceColumns& c = store_.slices(row.track);
-  const auto& rows = path_rows_[row.track];
+  const Source& src = sources_[row.source];
+  const TraceStore& store = src.store();
+  const SliceColumns& c = store.slices(row.track);
+  const auto& rows = src.path_rows[row.track];
   if (rows.empty()) return;
+  const double shift = double(src.def.shift), lo = t0_ - shift, hi = t1_ - shift;
   present::Rgb rgb = present::critical_path_outline_rgb();
   ImU32 color = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
-  TimeNs from = TimeNs(t0_) - path_max_dur_[row.track];
+  TimeNs from = TimeNs(lo) - src.path_max_dur[row.track];
   auto it = std::partition_point(rows.begin(), rows.end(), [&](uint32_t r) { return c.start[r] < from; });
   int budget = 4000;
   float last_b = -1e9f;
-  for (; it != rows.end() && double(c.start[*it]) <= t1_ && budget > 0; ++it) {
+  for (; it != rows.end() && double(c.start[*it]) <= hi && budget > 0; ++it) {
     uint32_t r = *it;
-    if (store_.tracks[row.track].row_of(r) != row.lane_row || double(c.end(r)) < t0_) continue;
-    float a = x_of(double(c.start[r])), b = std::max(x_of(double(c.end(r))), a + 3);
+    if (store.tracks[row.track].row_of(r) != row.lane_row || double(c.end(r)) < lo) continue;
+    float a = x_of(src.view(c.start[r])), b = std::max(x_of(src.view(c.end(r))), a + 3);
     if (b <= last_b) continue;  // inside the previous outline at this zoom: nothing new to draw
     last_b = b, --budget;
     dl->AddRect(ImVec2(std::max(a, x0) - 1, y), ImVec2(std::min(b, x1) + 1, y + lane_height_), color, 0, 0, 2.5f);
@@ -949,20 +876,22 @@ void TimelineView::outline_path(ImDrawList* dl, const Row& row, float x0, float 
 // an end off screen is drawn to the edge. Bounded by pixels: links under a pixel are skipped, and
 // so is a link whose ends fall on the same 2-px cells as one already drawn (zoomed out, hundreds
 // of launches stack on one spot), then a budget.
-void TimelineView::draw_path_links(ImDrawList* dl, float x0, float x1) {
+void TimelineView::draw_path_links(ImDrawList* dl, uint32_t source, float x0, float x1) {
+  const Source& src = sources_[source];
+  const double shift = double(src.def.shift), lo = t0_ - shift, hi = t1_ - shift;
   auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
-  TimeNs from = TimeNs(t0_) - path_max_span_;
-  auto it = std::partition_point(path_.links.begin(), path_.links.end(), [&](const auto& l) { return min_ts(l) < from; });
+  TimeNs from = TimeNs(lo) - src.path_max_span;
+  auto it = std::partition_point(src.path.links.begin(), src.path.links.end(), [&](const auto& l) { return min_ts(l) < from; });
   std::unordered_set<uint64_t> drawn;
   auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
   int budget = 600;
-  for (; it != path_.links.end() && double(min_ts(*it)) <= t1_ && budget > 0; ++it) {
+  for (; it != src.path.links.end() && double(min_ts(*it)) <= hi && budget > 0; ++it) {
     const PathOverlay::Link& l = *it;
-    if (double(std::max(l.from_ts, l.to_ts)) < t0_) continue;
-    float ya = row_y_of(l.from), yb = row_y_of(l.to);
+    if (double(std::max(l.from_ts, l.to_ts)) < lo) continue;
+    float ya = row_y_of(source, l.from), yb = row_y_of(source, l.to);
     if (std::isnan(ya) || std::isnan(yb)) continue;
-    ImVec2 a(std::clamp(x_of(double(l.from_ts)), x0, x1), ya + lane_height_ * 0.5f);
-    ImVec2 b(std::clamp(x_of(double(l.to_ts)), x0, x1), yb + lane_height_ * 0.5f);
+    ImVec2 a(std::clamp(x_of(src.view(l.from_ts)), x0, x1), ya + lane_height_ * 0.5f);
+    ImVec2 b(std::clamp(x_of(src.view(l.to_ts)), x0, x1), yb + lane_height_ * 0.5f);
     if (std::fabs(b.x - a.x) < 1 && std::fabs(b.y - a.y) < 1) continue;
     if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
     --budget;

@@ -75,8 +75,9 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
   };
   Loaded out;
   out.path = path;
-  // Through the snapshot cache: the snapshot of a trace parsed here is written while the
-  // analyses run, and must be finished before the derived counters change the store.
+  // Through the snapshot cache: the snapshot of a trace parsed here is made while the analyses
+  // run, and must be made before the derived counters change the store; it is written to disk
+  // in the background while the trace is shown (a failure joins the notice when it is known).
   OpenedTrace opened = open_trace(path, options);
   LoadResult& r = opened.loaded;
   out.origin = opened.origin;
@@ -89,8 +90,9 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
     return out;
   }
   state.phase = "analysing";
-  out.model = analyse_for_views(*r.store, out.gaps, [&] { note(opened.write.wait()); });
+  out.model = analyse_for_views(*r.store, out.gaps, [&] { opened.write.wait_store_unused(); });
   out.store = std::move(r.store);
+  out.write = std::move(opened.write);
   return out;
 }
 
@@ -113,15 +115,35 @@ void Workspace::open(const std::string& path, std::function<void()> wake) {
 }
 
 bool Workspace::poll() {
+  fresh_notice_.clear();
+  bool written = poll_cache_writes();
   std::unique_ptr<Loaded> done;
   {
     std::lock_guard lock(mutex_);
     done = std::move(finished_);
   }
-  if (!done) return false;
+  if (!done) return written;
   if (thread_.joinable()) thread_.join();
   install(std::move(*done));
+  fresh_notice_ = notice_;
   return true;
+}
+
+bool Workspace::poll_cache_writes() {
+  bool noted = false;
+  for (auto it = cache_writes_.begin(); it != cache_writes_.end();) {
+    if (!it->finished()) {
+      ++it;
+      continue;
+    }
+    if (std::string line = it->wait(); !line.empty()) {
+      notice_ += (notice_.empty() ? "" : "; ") + line;
+      fresh_notice_ += (fresh_notice_.empty() ? "" : "; ") + line;
+      noted = true;
+    }
+    it = cache_writes_.erase(it);
+  }
+  return noted;
 }
 
 void Workspace::install(Loaded loaded) {
@@ -137,6 +159,7 @@ void Workspace::install(Loaded loaded) {
   path_ = loaded.path;
   origin_ = loaded.origin;
   notice_ = std::move(loaded.notice);
+  if (loaded.write.running()) cache_writes_.push_back(std::move(loaded.write));
   timeline_ = std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
   panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);

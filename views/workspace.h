@@ -47,6 +47,8 @@ public:
   // failed write): one line, shown under the tab's title, "" when nothing.
   TraceOrigin origin() const { return origin_; }
   const std::string& notice() const { return notice_; }
+  // What the last poll() that returned true added to notice() (to print it once).
+  const std::string& fresh_notice() const { return fresh_notice_; }
 
   // Loads synchronously (benchmarks, tests).
   bool open_now(const std::string& path);
@@ -70,6 +72,7 @@ private:
     std::string path;
     TraceOrigin origin = TraceOrigin::Source;
     std::string notice;
+    PendingCacheWrite write;  // the snapshot cache's write, done with the store, still writing
   };
   static Loaded load(const std::string& path, LoadState& state);
   void install(Loaded loaded);
@@ -79,7 +82,11 @@ private:
   std::unique_ptr<AnalysisModel> model_;
   std::unique_ptr<AnalysisPanel> panel_;
   std::vector<IdleGapMark> gaps_;  // the model's, kept for reshow_store
-  std::string path_, error_, notice_;
+  std::string path_, error_, notice_, fresh_notice_;
+  // Snapshot cache writes still going on in the background (they no longer read any store);
+  // a finished one's warning joins the notice. Destruction waits for them.
+  std::vector<PendingCacheWrite> cache_writes_;
+  bool poll_cache_writes();
   TraceOrigin origin_ = TraceOrigin::Source;
   bool last_failed_ = false;
   std::thread thread_;
@@ -92,7 +99,8 @@ private:
 // Every analysis of `store` for the views, with the idle-gap overlay and the derived counter
 // rows (added to `store`, so call it before the store is shown). `before_changing_store` runs
 // after the analyses, which only read the store, and before the counters are added (a snapshot
-// cache write reading the store meanwhile waits there).
+// cache write still reading the store waits there: it only serializes it, which is done long
+// before the analyses on any trace large enough for it to matter; writing the file goes on).
 std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps,
                                                  const std::function<void()>& before_changing_store = {});
 

@@ -85,6 +85,9 @@ if rc == 0:
           f"A view {z['a']['view_start_ns']}..{z['a']['view_end_ns']}")
     check(abs(z["b"]["view_start_ns"] - (1e6 + off)) < 1 and abs(z["b"]["view_end_ns"] - (3e6 + off)) < 1,
           f"B view {z['b']['view_start_ns']}..{z['b']['view_end_ns']} not A + offset {off}")
+    # One timeline: A's rows under its header, then B's below them; B's source shifted back by the offset.
+    check(0 <= z["a"]["header_y"] < z["b"]["header_y"], f"headers A at {z['a']['header_y']}, B at {z['b']['header_y']}")
+    check(z["a"]["shift_ns"] == 0 and abs(z["b"]["shift_ns"] + off) < 1, f"shifts A {z['a']['shift_ns']} B {z['b']['shift_ns']}")
     sh = st["shifted"]["diff"]
     check(sh["offset_ns"] == 2e6, f"diffoffset 2ms gave {sh['offset_ns']}")
     check(abs(sh["b"]["view_start_ns"] - 7e6) < 1 and abs(sh["b"]["view_end_ns"] - 8e6) < 1,

@@ -99,20 +99,25 @@ if rc == 0:
     check(ranks[1]["status"] == "loaded" and "this trace ends at byte" in ranks[1]["cut_off"]
           and "6 events loaded" in ranks[1]["cut_off"], f"job_cut rank 1: {ranks[1]}")
 
-# 3c. An expanded rank's ruler reads the job clock, as the overview's ruler does: its left edge
-# shows the overview's view start although the rank's own clock starts elsewhere (rank 1 of
-# job_cut starts 2 ms after rank 0, so with raw clocks its shift onto the job clock is 2 ms;
-# `align none` because aligning by the collective would cancel it).
+# 3c. An expanded rank's rows sit on the job clock, in the job's one timeline: its source is
+# shifted by the rank's shift (rank 1 of job_cut starts 2 ms after rank 0, so with raw clocks its
+# shift onto the job clock is 2 ms; `align none` because aligning by the collective would cancel
+# it), so at the view's left edge the rank's own clock reads the job clock minus 2 ms; its rows
+# start below the rank overview's rows.
 rc, err, st, _ = run([os.path.join(INPUTS, "job_cut")],
-                     ["align none", "expand 1", "state {exp}", "collective 0", "state {sel}"], ["exp", "sel"])
+                     ["align none", "expand 1", "wait 2", "state {exp}", "collective 0", "wait 2", "state {sel}"], ["exp", "sel"])
 check(rc == 0, f"job_cut expand run failed ({rc}): {err}")
 if rc == 0:
     for name in ("exp", "sel"):
         j = st[name]["job"]
         e = j["expanded_ranks"]
-        check(len(e) == 1 and e[0]["rank"] == 1 and e[0]["ruler_offset_ns"] == 2000000, f"{name}: expanded {e}")
-        check(len(e) == 1 and abs(e[0]["ruler_start_ns"] - j["view_start_ns"]) < 1,
-              f"{name}: expanded ruler starts at {e and e[0]['ruler_start_ns']}, overview at {j['view_start_ns']}")
+        check(len(e) == 1 and e[0]["rank"] == 1 and e[0]["shift_ns"] == 2000000, f"{name}: expanded {e}")
+        check(len(e) == 1 and abs(e[0]["rank_view_start_ns"] - (j["view_start_ns"] - 2000000)) < 1,
+              f"{name}: rank 1's clock at the left edge {e and e[0]['rank_view_start_ns']}, job clock {j['view_start_ns']}")
+        check(len(e) == 1 and e[0]["header_y"] >= j["overview_bottom_y"] > 0,
+              f"{name}: rank 1's rows at y {e and e[0]['header_y']}, overview rows end at {j['overview_bottom_y']}")
+    sel = st["sel"]["job"]["expanded_ranks"]
+    check(sel and sel[0]["highlights"] == 1, f"collective 0 not highlighted on the expanded rank: {sel}")
 
 # 4. A folder with no traces: a clear error, exit 1.
 rc, err, st, _ = run([os.path.join(INPUTS, "job_not_traces")], ["state {open}"], ["open"])

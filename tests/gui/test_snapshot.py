@@ -2,7 +2,8 @@
 """GUI end-to-end test of snapshots (issue 15): one scripted session (select, find, zoom, three
 analysis views) gives the same state JSON on a JSON trace, on the same trace read back from the
 snapshot cache, and on its snapshot file from `sightline convert`; a damaged cache entry shows
-its notice and the session still matches. Each run uses a cache folder of its own."""
+its notice and the session still matches, and so does a cache that cannot be written (its warning
+joins the notice once the background write fails). Each run uses a cache folder of its own."""
 import collections
 import gzip
 import json
@@ -70,6 +71,21 @@ def same_session(states, reference, what, keys=None):
     check(not diff, f"the session {what} differs: " + "; ".join(diff[:8]))
 
 
+# What must agree when a notice line moves the timeline down a line (the layout differs, not what is shown).
+SHOWN_KEYS = {"events", "truncated", "selected", "highlights", "highlighted", "view", "view_start_ns", "view_end_ns",
+              "gaps_per_track"}
+
+
+def check_noticed_session(p, states, reference, what, view, notice_text):
+    """A session that fell back to the trace file with `notice_text` in its notice, printed once."""
+    s = states[view] or {}
+    check(p.returncode == 0 and s.get("source") == "trace file", f"{what}: {p.returncode} {s.get('source')!r}")
+    check(notice_text in s.get("notice", ""), f"{what} notice: {s.get('notice')!r}")
+    lines = [line for line in p.stderr.splitlines() if notice_text in line]
+    check(len(lines) == 1, f"{what}: {len(lines)} stderr lines: {p.stderr!r}")
+    same_session(states, reference, what, keys=SHOWN_KEYS)
+
+
 def without_origin(states):
     return {view: {k: v for k, v in s.items() if k not in ORIGIN_KEYS} if s else None for view, s in states.items()}
 
@@ -114,19 +130,19 @@ try:
           "--no-cache: the GUI created the snapshot cache folder")
     same_session(off_states, json_states, "with --no-cache")
 
+    # A cache that cannot be written: the trace is shown at once (the write runs beside it), and
+    # the write's warning joins the tab's notice when it is known, printed once.
+    blocked = os.path.join(tmp, "not_a_folder")
+    open(blocked, "w").close()
+    p, blocked_states = run_session(trace, script, tmp, dict(env, XDG_CACHE_HOME=blocked))
+    check_noticed_session(p, blocked_states, json_states, "with an unwritable cache", "patterns", "nothing cached")
+
     if cached:
         entry = os.path.join(folder, cached[0])
         os.truncate(entry, os.path.getsize(entry) // 2)
         p, damaged_states = run_session(trace, script, tmp, env)
-        s = damaged_states["idle"] or {}
-        check(p.returncode == 0 and s.get("source") == "trace file", f"damaged entry: {p.returncode} {s.get('source')!r}")
-        check("discarded the cached snapshot of" in s.get("notice", ""), f"damaged entry notice: {s.get('notice')!r}")
-        lines = [line for line in p.stderr.splitlines() if "discarded the cached snapshot" in line]
-        check(len(lines) == 1, f"damaged entry: {len(lines)} stderr lines: {p.stderr!r}")
-        # The notice line moves the timeline down a line: the layout differs, not what is shown.
-        same_session(damaged_states, json_states, "after a damaged entry", keys={
-            "events", "truncated", "selected", "highlights", "highlighted", "view", "view_start_ns", "view_end_ns",
-            "gaps_per_track"})
+        check_noticed_session(p, damaged_states, json_states, "after a damaged entry", "idle",
+                              "discarded the cached snapshot")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

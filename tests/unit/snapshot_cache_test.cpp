@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/snapshot.h"
 #include "core/snapshot_cache.h"
@@ -169,6 +170,26 @@ TEST_CASE("snapshot cache: a miss writes the entry, the next open reads it with 
   }
   CHECK(s.files(".slsnap") == 1);
   CHECK(open_trace(s.trace, {}, s.cache).origin == TraceOrigin::Cache);
+}
+
+TEST_CASE("snapshot cache: a background write needs the store only until its bytes are made") {
+  Scratch s("release");
+  OpenedTrace opened = open_trace(s.trace, {}, s.cache);
+  REQUIRE(opened.loaded.ok());
+  REQUIRE(opened.write.running());
+  std::string expected = snapshot_bytes(*opened.loaded.store);
+  opened.write.wait_store_unused();
+  // The store may now change (the GUI adds derived counter rows) or go, while the file is written.
+  opened.loaded.store->counters.push_back(CounterSeries{0, opened.loaded.store->strings.intern("derived"), {1, 2}, {3.0, 4.0}});
+  opened.loaded.store.reset();
+  CHECK(opened.write.wait().empty());
+  CHECK(opened.write.finished());
+  std::ifstream in(s.entry(), std::ios::binary);
+  std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(written == expected);  // what the store was when the write began, without the later row
+  OpenedTrace again = open_trace(s.trace, {}, s.cache);
+  CHECK(again.origin == TraceOrigin::Cache);
+  CHECK(again.loaded.store->counters.empty());
 }
 
 TEST_CASE("snapshot cache: a changed source, a damaged or other-version entry fall back with one notice") {

@@ -4,6 +4,7 @@
 #include "views/style.h"
 #include "core/present/time_axis.h"
 #include "views/timeline_view.h"
+#include "core/data_range.h"
 
 using namespace sl;
 using namespace sl::views;
@@ -114,4 +115,52 @@ TEST_CASE("timeline: the initial view frames the data, not a trailing marker") {
   CHECK(tl.view_end() >= 1'000'000);
   CHECK(tl.view_end() <= 1'050'000);  // within 5 % of the last slice's end
   CHECK(tl.view_start() <= 0);
+}
+
+TEST_CASE("timeline sources: each store's rows under its header, on the view clock by its shift") {
+  auto a = test::load_ok(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10}])");
+  auto b = test::load_ok(R"([
+    {"ph":"X","name":"b","pid":2,"tid":1,"ts":100,"dur":10},
+    {"ph":"X","name":"a","pid":2,"tid":1,"ts":200,"dur":5}])");
+  TimelineView tl(*a);
+  // One unlabelled source: the single-trace rows, no header, the store's own range.
+  CHECK(tl.display_order().front().kind == DisplayRow::ProcessHeader);
+  CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{0, 10000});
+  TimelineSource source;
+  source.store = b.get(), source.shift = 1000000, source.label = "B";
+  CHECK(tl.add_source(source) == 1);
+  // B's own range moved 1 ms later, joined with A's 0..10 µs.
+  auto [b_start, b_end] = data_time_range(*b);
+  CHECK(b_end - b_start == 105000);
+  CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{std::min<TimeNs>(0, b_start + 1000000), b_end + 1000000});
+  std::vector<DisplayRow> order = tl.display_order();
+  auto header = std::find_if(order.begin(), order.end(), [](const DisplayRow& r) { return r.kind == DisplayRow::SourceHeader; });
+  REQUIRE(header != order.end());
+  CHECK(header->source == 1);
+  CHECK(std::all_of(order.begin(), header, [](const DisplayRow& r) { return r.source == 0; }));
+  CHECK(std::all_of(header, order.end(), [](const DisplayRow& r) { return r.source == 1; }));
+  CHECK(std::count_if(header, order.end(), [](const DisplayRow& r) { return r.kind == DisplayRow::Track; }) == 1);
+  CHECK(tl.visible_tracks().size() == 1);  // source 0's tracks only
+
+  // Highlights and the selection name their source; source 0's API sees only source 0.
+  SliceRef b_slice = b->slices_named(b->strings.find("b"))[0];
+  tl.set_highlights(1, {b_slice});
+  CHECK(tl.highlights().empty());
+  CHECK(tl.highlights(1) == std::vector<SliceRef>{b_slice});
+  tl.select(SourceSlice{1, b_slice});
+  CHECK_FALSE(tl.selected().valid());
+  CHECK(tl.selection() == SourceSlice{1, b_slice});
+  // Inserting before B moves B, its highlights and the selection on it; removing B drops them.
+  TimelineSource first;
+  first.store = a.get(), first.label = "C";
+  CHECK(tl.add_source(first, 0) == 0);
+  CHECK(tl.selection() == SourceSlice{2, b_slice});
+  CHECK(tl.highlights(2).size() == 1);
+  CHECK(tl.source(2).shift == 1000000);
+  tl.remove_source(0);
+  CHECK(tl.selection() == SourceSlice{1, b_slice});
+  tl.remove_source(1);
+  CHECK_FALSE(tl.selection().valid());
+  CHECK(tl.source_count() == 1);
+  CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{0, 10000});
 }
