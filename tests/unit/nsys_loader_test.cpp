@@ -932,6 +932,39 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   sqlite3_close(db);
 }
 
+// Integers of every stored width (1, 2, 3, 4, 6, 8 bytes, 0 and 1 as types 8 and 9), both signs,
+// in the middle of a record (read with one 8-byte load) and at its end (byte by byte).
+TEST_CASE("nsys: the direct reader decodes integers of every width and sign") {
+  ScratchDir dir;
+  std::string path = dir.file("widths.sqlite");
+  std::string sql = "CREATE TABLE t (a INTEGER, b INTEGER, pad INTEGER, c INTEGER);";
+  const int64_t widths[] = {0, 1, -1, 127, -128, 128, 32767, -32768, 32768, 8388607, -8388608, 8388608,
+                            2147483647, -2147483648LL, 2147483648LL, 140737488355327LL, -140737488355328LL,
+                            140737488355328LL, INT64_MAX, INT64_MIN + 1};
+  // Each value twice mid-record (8 bytes of `pad` follow) and once as the record's last value.
+  for (int64_t v : widths)
+    sql += "INSERT INTO t VALUES (" + std::to_string(v) + ", " + std::to_string(v) + ", 9223372036854775807, 7);" +
+           "INSERT INTO t VALUES (5, 6, 0, " + std::to_string(v) + ");";
+  write_db(path, sql);
+  std::string image = read_file(path);
+  nsys::TableReader reader(image, "t", root_page(path, "t"), {0, 1, 3});
+  REQUIRE_MESSAGE(reader.open(), reader.why());
+  CHECK(reader.row_count() == 2 * std::size(widths));
+  nsys::RowBatch batch;
+  batch.columns = 3;
+  reader.decode(0, reader.leaf_count(), batch);
+  REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
+  REQUIRE(batch.rows() == 2 * std::size(widths));
+  for (size_t i = 0; i < std::size(widths); ++i) {
+    CAPTURE(widths[i]);
+    CHECK(batch.values[6 * i] == widths[i]);
+    CHECK(batch.values[6 * i + 1] == widths[i]);
+    CHECK(batch.values[6 * i + 2] == 7);
+    CHECK(batch.values[6 * i + 5] == widths[i]);
+    CHECK(batch.present[6 * i + 5] == 1);
+  }
+}
+
 // Damaged pages: a clear reason naming the table, page and byte offset, or SQLite's API takes
 // over; a load gives a store or a clear error, never a crash.
 TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
