@@ -166,7 +166,9 @@ std::string collective_noun(std::string_view name, uint64_t count) {
   return count == 1 ? noun : noun + "s";
 }
 
-// A `last_cause` (cause_in_window's words, or an idle cause's name) as the insight says it.
+}  // namespace
+
+// cause_in_window's words, or an idle cause's name.
 std::string cause_phrase(std::string_view cause) {
   static const std::pair<std::string_view, std::string_view> phrases[] = {
       {"data_loading", "data-loading stalls"},    {"host_sync", "host synchronisation"},
@@ -178,8 +180,6 @@ std::string cause_phrase(std::string_view cause) {
     if (cause == id) return std::string(phrase);
   return std::string(cause);  // compute, communication
 }
-
-}  // namespace
 
 std::string straggler_insight(const CollectiveAnalysis& a) {
   const StragglerRow* worst = nullptr;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/collectives.h"
@@ -72,5 +73,8 @@ const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);
 // "rank 5 made the others wait 38.0 ms over 12 all-reduces, mostly after data-loading stalls":
 // the rank that caused the most delay, empty when no rank was ever last with a skew.
 std::string straggler_insight(const CollectiveAnalysis& a);
+// A straggler's `top_cause` or an instance's `last_cause` as the insight says it: "data_loading"
+// → "data-loading stalls"; compute and communication as they are.
+std::string cause_phrase(std::string_view cause);
 
 }  // namespace sl::analysis
