@@ -10,12 +10,8 @@ std::vector<Insight> find_insights(const AnalysisModel& m, const InsightOptions&
 }
 
 std::optional<StragglerFinding> straggler_finding(const analysis::CollectiveAnalysis& a) {
-  std::string sentence = analysis::straggler_insight(a);
-  if (sentence.empty()) return std::nullopt;
-  // straggler_insight names the rank with the most delay caused; find that row again.
-  const analysis::StragglerRow* worst = nullptr;
-  for (const analysis::StragglerRow& s : a.stragglers)
-    if (s.late_count > 0 && s.delay_caused > 0 && (!worst || s.delay_caused > worst->delay_caused)) worst = &s;
+  const analysis::StragglerRow* worst = analysis::worst_straggler(a);  // the rank straggler_insight names
+  if (!worst) return std::nullopt;
   StragglerFinding f;
   f.rank = worst->rank;
   for (size_t i = 0; i < a.instances.size(); ++i) {
@@ -24,7 +20,7 @@ std::optional<StragglerFinding> straggler_finding(const analysis::CollectiveAnal
   }
   Insight& out = f.insight;
   out.kind = "stragglers";
-  out.title = sentence;
+  out.title = analysis::straggler_insight(a);
   out.cost = worst->delay_caused;
   out.detail = "Rank " + std::to_string(f.rank) + " arrived last at " + std::to_string(worst->late_count) + " of its " +
                std::to_string(worst->collectives) + " collectives; every other rank waited inside the collective until it came.";

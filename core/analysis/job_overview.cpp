@@ -181,10 +181,15 @@ std::string cause_phrase(std::string_view cause) {
   return std::string(cause);  // compute, communication
 }
 
-std::string straggler_insight(const CollectiveAnalysis& a) {
+const StragglerRow* worst_straggler(const CollectiveAnalysis& a) {
   const StragglerRow* worst = nullptr;
   for (const StragglerRow& s : a.stragglers)
     if (s.late_count > 0 && s.delay_caused > 0 && (!worst || s.delay_caused > worst->delay_caused)) worst = &s;
+  return worst;
+}
+
+std::string straggler_insight(const CollectiveAnalysis& a) {
+  const StragglerRow* worst = worst_straggler(a);
   if (!worst) return "";
   // The kind of collective it was late for, when all of them were one kind.
   std::string name;
