@@ -388,6 +388,7 @@ private:
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
   uint32_t owned_stream_track(const GpuRow& row);
   std::string stream_owner_name(int64_t stream, int64_t global_pid, int64_t context) const;
+  void group_streams_by_context();
   bool note_tables();
   void progress();
   void report_progress();
@@ -403,6 +404,7 @@ private:
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
+  std::string schema_unknown_;            // why the export's schema version is not known ("" if it is)
   std::unique_ptr<DatabaseImage> image_;  // for the direct reader, made on first use
   std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
   std::string direct_stop_;               // where the direct reader stopped, for error messages
@@ -508,6 +510,7 @@ bool NsysLoader::load() {
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   for (auto [key, track] : shared_streams_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+  group_streams_by_context();
   if (!note_tables()) return false;
   args_.reset();
   auto t4 = std::chrono::steady_clock::now();
@@ -694,19 +697,27 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
   return reader;
 }
 
-// An Nsight export has StringIds and event tables; its schema version is 3.x.
+// An Nsight export has StringIds (every name) and event tables. Without either it is not one: the
+// error names what is missing (META_DATA_EXPORT too, when absent) and the tables the file has.
+// With both but no schema version (no META_DATA_EXPORT, or no EXPORT_SCHEMA_VERSION row in it)
+// the events are there to read: the report loads, rather than refusing data that is there (a
+// trimmed or hand-made export), and `info` says the version is unknown ("schema unknown", and
+// under `not recorded`). A schema version other than 3.x is refused.
 bool NsysLoader::check_export() {
   bool any_events = false;
   for (const char* t : kEventTables) any_events |= has_table(t);
-  if (!has_table("StringIds")) {
+  if (!has_table("StringIds") || !any_events) {
+    std::string missing;
+    auto lacks = [&](std::string_view what) { missing.append(missing.empty() ? "no " : ", no ").append(what); };
+    if (!has_table("StringIds")) lacks("StringIds table");
+    if (!any_events) lacks("event table (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API, GPU_METRICS)");
+    if (!has_table("META_DATA_EXPORT")) lacks("META_DATA_EXPORT table");
     std::string found;
     for (size_t i = 0; i < table_order_.size() && i < 8; ++i) found += (i ? ", " : "") + table_order_[i];
     if (table_order_.size() > 8) found += ", ...";
-    return fail("not an Nsight Systems export: no StringIds table (" +
+    return fail("not an Nsight Systems export: " + missing + " (" +
                 (found.empty() ? std::string("the database has no tables") : "its tables: " + found) + ")");
   }
-  if (!any_events)
-    return fail("an Nsight Systems export without event tables: none of CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API");
   std::string schema, product;
   if (require("META_DATA_EXPORT", {"name", "value"})) {
     bool ok = scan("META_DATA_EXPORT", "SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
@@ -715,6 +726,9 @@ bool NsysLoader::check_export() {
     });
     if (!ok) return false;
   }
+  if (schema.empty())
+    schema_unknown_ = has_table("META_DATA_EXPORT") ? "export schema version (no EXPORT_SCHEMA_VERSION in META_DATA_EXPORT)"
+                                                    : "export schema version (no META_DATA_EXPORT table)";
   if (!schema.empty() && !schema.starts_with("3."))
     return fail("unsupported Nsight Systems export schema version " + schema +
                 " (Sightline reads schema 3.x, written by nsys 2021 to 2025)");
@@ -940,6 +954,38 @@ std::string NsysLoader::stream_owner_name(int64_t stream, int64_t global_pid, in
   int64_t pid = info != process_info_.end() ? info->second.pid : int64_t((uint64_t(global_pid) >> 24) & 0xFFFFFF);
   return (stream >= 0 ? "stream " + std::to_string(stream) : std::string("context-wide")) + " (pid " +
          std::to_string(pid) + ", context " + std::to_string(context) + ")";
+}
+
+// Streams and contexts as GPU tracks under their device: a device used through more than one CUDA
+// context (several processes, or one process with several contexts) shows each context's streams
+// together, ordered by context, then stream (the context-wide track first), each named with its
+// context: "stream 3 (context 2)", "context-wide (context 2)". A track already named by its owner
+// (a stream number two owners share: "stream 7 (pid P, context C)") keeps that name. A device with
+// one context (every corpus report) keeps Kineto's names and order: "stream 7", sorted by stream.
+void NsysLoader::group_streams_by_context() {
+  struct Stream {
+    uint32_t track;
+    int64_t context;
+  };
+  std::map<int64_t, std::vector<Stream>> by_device;
+  std::unordered_set<uint32_t> owner_named;
+  for (const auto& [owner, track] : shared_streams_) {
+    owner_named.insert(std::get<0>(owner));
+    owner_named.insert(track);
+    by_device[store_->tracks[track].device].push_back({track, std::get<2>(owner)});
+  }
+  for (auto [key, track] : stream_tracks_) by_device[store_->tracks[track].device].push_back({track, stream_owners_[track].context});
+  for (const auto& [device, streams] : by_device) {
+    int64_t first = streams.front().context;
+    if (std::all_of(streams.begin(), streams.end(), [&](const Stream& s) { return s.context == first; })) continue;
+    for (auto [track, context] : streams) {
+      int64_t stream = store_->tracks[track].stream;
+      builder_->set_thread_sort_index(track, wrapping_add(int64_t(uint64_t(context) << 32), stream));
+      if (owner_named.count(track)) continue;
+      std::string name = stream >= 0 ? "stream " + std::to_string(stream) : std::string("context-wide");
+      builder_->set_thread_name(track, store_->strings.intern(name + " (context " + std::to_string(context) + ")"));
+    }
+  }
 }
 
 // CUPTI correlation ids count from 1 in every process: the first process keeps its ids, the
@@ -1390,6 +1436,7 @@ bool NsysLoader::note_tables() {
   if (!rows_in({"NVTX_EVENTS"})) missing.value("NVTX");
   if (!rows_in({"OSRT_API"})) missing.value("OS runtime trace");
   if (!rows_in({"TARGET_INFO_GPU"})) missing.value("GPU descriptions");
+  if (!schema_unknown_.empty()) missing.value(schema_unknown_);
   missing.end_array();
   store_->meta.top_level.emplace_back("nsys_missing", missing.str());
   JsonWriter unreadable;

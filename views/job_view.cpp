@@ -82,7 +82,7 @@ void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y,
 }  // namespace
 
 JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {
-  timeline_.overview_busy = [this](TimeNs start, TimeNs end, int columns) -> const std::vector<float>& {
+  timeline_.overview_profile = [this](TimeNs start, TimeNs end, int columns) -> const std::vector<float>& {
     return strip_busy(start, end, columns);
   };
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/present/range_min_max.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 
@@ -141,7 +142,7 @@ public:
   void remove_source(uint32_t source);  // later sources move up by one
   size_t source_count() const { return sources_.size(); }
   const TimelineSource& source(uint32_t i) const { return sources_[i].def; }
-  void set_shift(uint32_t source, TimeNs shift) { sources_[source].def.shift = shift; }
+  void set_shift(uint32_t source, TimeNs shift) { sources_[source].def.shift = shift, ++sources_version_; }
   void set_color_override(uint32_t source, std::function<std::optional<ImU32>(SliceRef)> f) {
     sources_[source].def.color_override = std::move(f);
   }
@@ -156,7 +157,7 @@ public:
   std::string empty_hint;  // shown in the rows area while it has no source
   // The overview strip's GPU busy, one value in [0, 1] per column of [start, end) (the data range),
   // from the owner: a job's mean over all its ranks, expanded or not. Unset: the sources' streams.
-  std::function<const std::vector<float>&(TimeNs start, TimeNs end, int columns)> overview_busy;
+  std::function<const std::vector<float>&(TimeNs start, TimeNs end, int columns)> overview_profile;
 
   // Draws ruler, overview, custom rows and rows filling `size` at the cursor of the current window.
   void draw(ImVec2 size);
@@ -286,6 +287,7 @@ private:
     TimeNs data_start = 0, data_end = 0;     // store clock
     bool folded_away = false;                // the source's header folds all its rows
     float screen_y = NAN;                    // its first row, last frame
+    std::vector<present::RangeMinMax> counter_extremes;  // per counter, built when first drawn
     const TraceStore& store() const { return *def.store; }
     double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
   };
@@ -304,6 +306,17 @@ private:
   void draw_source_header(ImDrawList* dl, const Row& row, float x, float y);
   void draw_lane(ImDrawList* dl, const Row& row, float x0, float y, float x1);
   void draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1);
+  static const present::RangeMinMax& counter_extremes(Source& src, uint32_t counter);
+  const std::vector<uint8_t>& overview_busy(int columns);
+  struct OverviewKey {
+    int columns = 0;
+    TimeNs start = 0, end = 0;
+    uint64_t sources_version = 0;
+    friend bool operator==(const OverviewKey&, const OverviewKey&) = default;
+  };
+  OverviewKey overview_key_{-1};
+  std::vector<uint8_t> overview_busy_;  // per overview column: GPU work there
+  uint64_t sources_version_ = 0;        // bumped whenever a source is added, removed or shifted
   void draw_gaps(ImDrawList* dl, uint32_t source, uint32_t track, float x0, float y, float x1, float height);
   void draw_flows(ImDrawList* dl, float x0, float x1);
   void draw_path_links(ImDrawList* dl, uint32_t source, float x0, float x1);
