@@ -8,6 +8,7 @@
 
 #include "core/analysis/idle_time.h"
 #include "core/format.h"
+#include "core/present/gallop.h"
 #include "core/present/palette.h"
 #include "core/present/time_axis.h"
 #include "core/short_names.h"
@@ -144,7 +145,7 @@ void TimelineView::draw_lane(ImDrawList* dl, const Row& row, float x0, float y, 
     if (sx1 - sx0 < kFoldPx) {
       // Fold: everything starting within the next kFoldPx pixels joins this block.
       double limit = double(c.start[r]) + kFoldPx * ns_per_px_;
-      auto end_it = std::partition_point(slices.begin() + i, slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
+      auto end_it = present::gallop_partition_point(slices.begin() + i, slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
       size_t j = size_t(end_it - slices.begin());
       // Slices on a row never overlap, so only the run's last slice can be wide: it is drawn
       // on its own next time round.
@@ -239,13 +240,21 @@ void TimelineView::draw_gaps(ImDrawList* dl, uint32_t source, uint32_t track, fl
   const double lo = t0_ - double(src.def.shift), hi = t1_ - double(src.def.shift);
   auto it = std::partition_point(gaps.begin(), gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < lo; });
   ImGuiIO& io = ImGui::GetIO();
-  for (; it != gaps.end() && double(it->start) <= hi; ++it) {
+  while (it != gaps.end() && double(it->start) <= hi) {
     float a = std::max(x_of(src.view(it->start)), x0), b = std::min(x_of(src.view(it->end)), x1);
-    if (b - a < 1) continue;  // sub-pixel gaps: the track looks busy there, as it is
+    if (b - a < 1) {
+      // Sub-pixel gaps: the track looks busy there, as it is. Every later gap that ends before
+      // the next pixel is sub-pixel too (gaps are sorted and disjoint): skip them in one search,
+      // so a zoomed-out frame costs per pixel, not per gap.
+      const double next_px = t_of(a + 1) - double(src.def.shift);
+      it = present::gallop_partition_point(it + 1, gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < next_px; });
+      continue;
+    }
     dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(it->cause), 90));
     ++stats_.gaps_drawn;
     ++src.gaps_drawn[track];
     if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height) gap_tooltip(source, *it);
+    ++it;
   }
 }
 
@@ -329,9 +338,9 @@ void TimelineView::draw_counter(ImDrawList* dl, const Row& row, float x0, float 
   size_t i = it == s.ts.begin() ? 0 : size_t(it - s.ts.begin()) - 1;
   for (float x = std::max(x0, x_at(s.ts[i])); x < x1 && i < s.ts.size(); x += 1) {
     double col_end = t_of(x + 1) - shift;  // the column's end on the store's clock
-    // The column's points: i and every later one before col_end (a binary search and the
+    // The column's points: i and every later one before col_end (a galloping search and the
     // extremes' blocks, so a zoomed-out column of many points costs no walk over them).
-    size_t j = size_t(std::partition_point(s.ts.begin() + i + 1, s.ts.end(), [&](TimeNs t) { return double(t) < col_end; }) -
+    size_t j = size_t(present::gallop_partition_point(s.ts.begin() + i + 1, s.ts.end(), [&](TimeNs t) { return double(t) < col_end; }) -
                       s.ts.begin()) - 1;
     auto [vmin, vmax] = extremes.of(i, j + 1);
     dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y + 2 + h), fill);

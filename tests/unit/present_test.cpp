@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "core/present/gallop.h"
 #include "core/present/range_min_max.h"
 
 using sl::present::RangeMinMax;
@@ -40,4 +41,15 @@ TEST_CASE("range min/max: a peak inside a coarse block is found from the block's
   CHECK(index.of(0, 4096) == std::pair(-4.0, 9.0));
   CHECK(index.of(2001, 2999) == std::pair(1.0, 1.0));  // between the two: neither extreme
   CHECK(index.of(3000, 3001) == std::pair(-4.0, -4.0));
+}
+
+TEST_CASE("gallop partition point: equals std::partition_point at every boundary") {
+  for (int n : {0, 1, 2, 3, 7, 8, 9, 100, 1000}) {
+    std::vector<int> v(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) v[size_t(i)] = i;
+    for (int cut = -1; cut <= n + 1; ++cut) {
+      auto below = [&](int x) { return x < cut; };
+      REQUIRE(sl::present::gallop_partition_point(v.begin(), v.end(), below) == std::partition_point(v.begin(), v.end(), below));
+    }
+  }
 }
