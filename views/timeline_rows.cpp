@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "core/analysis/idle_time.h"
 #include "core/format.h"
@@ -20,6 +21,10 @@
 #include "views/timeline_view.h"
 
 namespace sl::views {
+
+// Rows are plain values, laid out afresh every frame: copying one allocates nothing.
+static_assert(std::is_trivially_copyable_v<TimelineRow>);
+
 namespace {
 
 constexpr float kFoldPx = 3.f;  // slices narrower than this fold into a block

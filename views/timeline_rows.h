@@ -168,7 +168,9 @@ struct RowContext {
 };
 
 // Where a laid-out row sits: its source, its top in the rows' content (0 = the first row) and
-// its height. Each kind's constructor sets the height from the frame's lane height.
+// its height. Each kind's constructor sets the height from the frame's lane height. Nothing is
+// virtual: std::visit calls each kind's own methods, and a kind without hover, click or
+// laid_out keeps these no-ops.
 struct RowBase {
   uint32_t source = 0;
   float y = 0, height = 0;
