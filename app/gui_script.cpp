@@ -48,6 +48,7 @@ struct Call {
   views::TimelineView* tl;  // null until a trace is loaded
   views::DiffView* diff;    // null outside a diff tab
   double& live_deadline;
+  const std::function<void(const std::string&)>& open;
 
   std::string word() {
     std::string s;
@@ -115,6 +116,16 @@ Outcome cmd_tab(Call& c) {
     return fail(2, "no tab '" + c.line + "' (" + std::to_string(c.tabs.list.size()) + " open, numbered from 0)");
   c.tabs.choose(n);
   return next();  // the next command waits until that tab is loaded
+}
+
+// `open PATH`: what File > Open does with the chosen file (and a drop): a new tab, or a job tab
+// for a folder, made active; the next command waits until it is loaded (a failed load exits 1).
+Outcome cmd_open(Call& c) {
+  std::string path = c.rest_of_line();
+  if (path.empty()) return fail(2, "open wants a PATH in '" + c.line + "'");
+  if (!c.open) return fail(1, "nothing to open with in '" + c.line + "'");
+  c.open(path);
+  return next();
 }
 
 // `view diff` switches to the diff tab; any other name is a tab of the lower panel.
@@ -374,6 +385,8 @@ const Command kCommands[] = {
     {"quit", "quit: exit with code 0", Needs::Nothing, cmd_quit},
     {"wait", "wait FRAMES: draw FRAMES frames before the next command", Needs::Nothing, cmd_wait},
     {"tab", "tab N: make tab N (from 0) active; the next command waits until it is loaded", Needs::Nothing, cmd_tab},
+    {"open", "open PATH: open a trace, snapshot, Nsight report or job folder in a new tab, as File > Open does; the "
+             "next command waits until it is loaded", Needs::Nothing, cmd_open},
     {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path), or diff: the diff tab",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
@@ -446,7 +459,7 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
     Tab& tab = tabs.current();
     // A diff tab's timeline commands act on the diff view's one timeline (A and B), not on A's own.
     views::TimelineView* tl = tab.diff ? &tab.diff->timeline() : tab.ws->timeline();
-    Call call{tabs, exporter, width, height, line, in, *tab.ws, tl, tab.diff.get(), live_deadline_};
+    Call call{tabs, exporter, width, height, line, in, *tab.ws, tl, tab.diff.get(), live_deadline_, open_};
     Outcome out = [&] {
       std::string error = missing(call, command->needs);
       return error.empty() ? command->run(call) : fail(1, error);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace sl::gui {
 class Script {
 public:
   explicit Script(std::vector<std::string> lines) : lines_(lines.begin(), lines.end()) {}
+  // What `open PATH` calls: the window's open, as File > Open and a drop do.
+  void set_opener(std::function<void(const std::string&)> open) { open_ = std::move(open); }
   bool done() const { return lines_.empty() && wait_ == 0; }
   // Runs commands until one needs frames to pass. Returns false to quit with `exit_code`.
   bool step(Tabs& tabs, views::ExportDialog& exporter, int width, int height, int& exit_code);
@@ -22,6 +25,7 @@ private:
   std::deque<std::string> lines_;
   int wait_ = 0;
   double live_deadline_ = -1;  // waitlive: when to give up (glfwGetTime seconds)
+  std::function<void(const std::string&)> open_;
 };
 
 // Saves the back buffer (the frame just rendered) as a PNG.

@@ -349,6 +349,7 @@ public:
   App(const Options& options, GLFWwindow* window, std::vector<std::string> script_lines)
       : options_(options), window_(window), script_(std::move(script_lines)), automated_(!script_.done()) {
     load_recent(ui_);
+    script_.set_opener([this](const std::string& path) { open(path); });
     // Scripted runs (tests, demos) always see what a first run sees.
     insights_seen_ = !automated_ && fs::exists(state_dir() / "seen_insights");
     if (!automated_) std::ifstream(state_dir() / "panel_height") >> tabs_.panel_height;

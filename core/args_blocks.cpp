@@ -3,8 +3,12 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+
+#include "core/json_writer.h"
 
 namespace sl {
 
@@ -13,6 +17,7 @@ ArgsBlocks::ArgsBlocks() = default;
 ArgsBlocks::~ArgsBlocks() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 ArgsRange ArgsBlocks::append(std::string_view json) {
+  if (!open_records_.empty()) seal();  // a block holds text or records, not both
   if (!open_.empty() && open_.size() + json.size() > kBlockBytes) seal();
   if (open_.capacity() == 0) open_.reserve(kBlockBytes);
   ArgsRange r;
@@ -52,7 +57,239 @@ std::string ArgsBlocks::compress(std::string_view raw) {
   return out;
 }
 
+// ---------------------------------------------------------------- records
+//
+// A record: its field count (varint), then per field a tag byte (kind << 6 | key) and the value:
+// an integer as a zigzag varint, a real as its 8 bytes, text as a varint length and the JSON
+// string (quoted, escaped), a triple as three zigzag varints.
+
+namespace {
+
+enum FieldKind : uint8_t { kInt = 0, kReal = 1, kText = 2, kTriple = 3 };
+
+// Characters std::to_chars writes for v.
+uint32_t decimal_size(int64_t v) {
+  static constexpr uint64_t kPowers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                         100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                         1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                         1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                         1000000000000000000ull, 10000000000000000000ull};
+  uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+  uint32_t bits = 64 - uint32_t(__builtin_clzll(u | 1));
+  uint32_t t = bits * 1233 >> 12;  // about bits × log10(2): the digits, or one more than they are
+  uint32_t digits = u == 0 ? 1 : t + (u >= kPowers[t]);
+  return digits + (v < 0);
+}
+
+// As the text would have it: std::to_chars's shortest form, "null" where it fails.
+std::string_view real_text(double v, char (&tmp)[32]) {
+  auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  return ec == std::errc() ? std::string_view(tmp, size_t(end - tmp)) : std::string_view("null");
+}
+
+// A varint from [p, end); false when it runs past the end.
+bool read_varint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+  out = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (p == end) return false;
+    uint8_t b = *p++;
+    out |= uint64_t(b & 0x7F) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+int64_t unzigzag(uint64_t u) { return int64_t(u >> 1) ^ -int64_t(u & 1); }
+
+
+}  // namespace
+
+uint8_t ArgsBlocks::key(std::string_view name) {
+  std::string text;
+  append_json_string(text, name);
+  text += ':';
+  auto it = std::find(keys_.begin(), keys_.end(), text);
+  if (it != keys_.end()) return uint8_t(it - keys_.begin());
+  return add_key_text(std::move(text));
+}
+
+uint8_t ArgsBlocks::add_key_text(std::string text) {
+  if (keys_.size() == kMaxKeys) throw std::length_error("more args keys than ArgsBlocks::kMaxKeys");
+  key_sizes_[keys_.size()] = uint32_t(text.size());
+  keys_.push_back(std::move(text));
+  return uint8_t(keys_.size() - 1);
+}
+
+void ArgsBlocks::begin_record() {
+  record_used_ = 0;
+  record_fields_ = 0;
+  record_text_ = 2;  // the braces
+}
+
+// Room for `bytes` more bytes of the record being written (one check per field, not per byte:
+// the loaders add millions of fields).
+char* ArgsBlocks::record_room(size_t bytes) {
+  if (record_used_ + bytes > record_.size()) record_.resize(std::max(2 * record_.size(), record_used_ + bytes + 256));
+  return record_.data() + record_used_;
+}
+
+// The tag of a field, and the text its key adds: the comma before all but the first, "key":.
+char* ArgsBlocks::add_tag(char* out, uint8_t key, uint8_t kind) {
+  *out++ = char(kind << 6 | key);
+  record_text_ += (record_fields_ ? 1 : 0) + key_sizes_[key];
+  ++record_fields_;
+  return out;
+}
+
+namespace {
+
+// A zigzag varint (small negatives stay short): at most 10 bytes.
+char* put_varint(char* out, int64_t v) {
+  uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);
+  for (; u >= 0x80; u >>= 7) *out++ = char(u | 0x80);
+  *out++ = char(u);
+  return out;
+}
+
+}  // namespace
+
+void ArgsBlocks::add_int(uint8_t key, int64_t v) {
+  char* out = add_tag(record_room(11), key, kInt);
+  record_used_ = size_t(put_varint(out, v) - record_.data());
+  record_text_ += decimal_size(v);
+}
+
+void ArgsBlocks::add_real(uint8_t key, double v) {
+  char* out = add_tag(record_room(1 + sizeof v), key, kReal);
+  std::memcpy(out, &v, sizeof v);
+  record_used_ = size_t(out + sizeof v - record_.data());
+  char tmp[32];
+  record_text_ += real_text(v, tmp).size();
+}
+
+void ArgsBlocks::add_text(uint8_t key, std::string_view v) {
+  std::string quoted;
+  append_json_string(quoted, v);
+  char* out = add_tag(record_room(11 + quoted.size()), key, kText);
+  out = put_varint(out, int64_t(quoted.size()));
+  std::memcpy(out, quoted.data(), quoted.size());
+  record_used_ = size_t(out + quoted.size() - record_.data());
+  record_text_ += quoted.size();
+}
+
+void ArgsBlocks::add_triple(uint8_t key, int64_t a, int64_t b, int64_t c) {
+  char* out = add_tag(record_room(31), key, kTriple);
+  for (int64_t v : {a, b, c}) out = put_varint(out, v), record_text_ += decimal_size(v);
+  record_used_ = size_t(out - record_.data());
+  record_text_ += 4;  // [,,]
+}
+
+ArgsRange ArgsBlocks::end_record() {
+  if (!open_.empty()) seal();  // a block holds text or records, not both
+  if (!open_records_.empty() && open_records_text_ + record_text_ > kBlockBytes) seal();
+  if (open_records_.capacity() == 0) open_records_.reserve(kBlockBytes / 2);
+  ArgsRange r;
+  r.offset = end_;
+  r.length = uint32_t(record_text_);
+  r.block = uint32_t(blocks_.size());
+  uint64_t fields = record_fields_;
+  for (; fields >= 0x80; fields >>= 7) open_records_.push_back(char(fields | 0x80));
+  open_records_.push_back(char(fields));
+  open_records_.append(record_.data(), record_used_);
+  open_records_text_ += record_text_;
+  end_ += record_text_;
+  any_records_ = true;
+  return r;
+}
+
+// The text of a block of records, appended to `out`; false when the records are damaged or do
+// not give `text_size` bytes.
+bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::string& out) const {
+  size_t first = out.size();
+  out.resize(first + text_size);
+  // Written in place, every piece checked against the end: the text's size is known.
+  char* o = out.data() + first;
+  char* const limit = o + text_size;
+  auto put = [&](const char* bytes, size_t n) {
+    if (size_t(limit - o) < n) return false;
+    std::memcpy(o, bytes, n);
+    o += n;
+    return true;
+  };
+  auto put_decimal = [&](uint64_t u) {
+    auto [next, ec] = std::to_chars(o, limit, unzigzag(u));
+    o = next;
+    return ec == std::errc();
+  };
+  const auto* p = reinterpret_cast<const uint8_t*>(records.data());
+  const uint8_t* end = p + records.size();
+  bool ok = true;
+  char tmp[32];
+  while (ok && p < end) {
+    uint64_t fields = 0;
+    ok = read_varint(p, end, fields) && put("{", 1);
+    for (uint64_t f = 0; ok && f < fields; ++f) {
+      if (p == end) {
+        ok = false;
+        break;
+      }
+      uint8_t tag = *p++, key = tag & 0x3F;
+      ok = key < keys_.size() && (!f || put(",", 1)) && put(keys_[key].data(), keys_[key].size());
+      uint64_t u = 0;
+      if (!ok) break;
+      switch (tag >> 6) {
+        case kInt:
+          ok = read_varint(p, end, u) && put_decimal(u);
+          break;
+        case kReal: {
+          double v;
+          if (end - p < ptrdiff_t(sizeof v)) {
+            ok = false;
+            break;
+          }
+          std::memcpy(&v, p, sizeof v);
+          p += sizeof v;
+          std::string_view text = real_text(v, tmp);
+          ok = put(text.data(), text.size());
+          break;
+        }
+        case kText: {
+          ok = read_varint(p, end, u);
+          uint64_t bytes = uint64_t(unzigzag(u));  // written by put_varint, as every number
+          ok = ok && bytes <= uint64_t(end - p) && put(reinterpret_cast<const char*>(p), size_t(bytes));
+          p += ok ? bytes : 0;
+          break;
+        }
+        default:
+          ok = put("[", 1);
+          for (int i = 0; ok && i < 3; ++i) ok = read_varint(p, end, u) && (!i || put(",", 1)) && put_decimal(u);
+          ok = ok && put("]", 1);
+      }
+    }
+    ok = ok && put("}", 1);
+  }
+  if (ok && o == limit) return true;
+  out.resize(first);
+  return false;
+}
+
+// ---------------------------------------------------------------- blocks
+
 void ArgsBlocks::seal() {
+  if (!open_records_.empty()) {
+    std::unique_ptr<char[]> bytes(new char[open_records_.size()]);
+    std::memcpy(bytes.get(), open_records_.data(), open_records_.size());
+    Block b;
+    b.start = end_ - open_records_text_;
+    b.raw_size = uint32_t(open_records_text_);
+    b.records = bytes.get();
+    b.records_size = uint32_t(open_records_.size());
+    owned_.push_back(std::move(bytes));
+    blocks_.push_back(b);
+    open_records_.clear();
+    open_records_text_ = 0;
+    return;
+  }
   if (open_.empty()) return;
   if (!cctx_) cctx_ = new_context(kLevel);
   // Compressed into a scratch buffer kept between blocks (a fresh one per block would be mapped
@@ -73,14 +310,55 @@ void ArgsBlocks::seal() {
 }
 
 size_t ArgsBlocks::stored_bytes() const {
-  size_t n = open_.size();
-  for (const Block& b : blocks_) n += b.stored_size;
+  size_t n = open_.size() + open_records_.size();
+  for (const Block& b : blocks_) n += b.records ? b.records_size : b.stored_size;
   return n;
+}
+
+const std::vector<ArgsBlocks::Block>& ArgsBlocks::sealed() const {
+  if (!any_records_) return blocks_;
+  std::lock_guard lock(frame_mutex_);  // not mutex_: readers go on while blocks are compressed
+  for (size_t i = framed_.size(); i < blocks_.size(); ++i) {
+    Block b = blocks_[i];
+    if (b.records) {
+      std::string text;
+      // Records are only ever written here, never read from a file: they cannot be damaged.
+      if (!write_records({b.records, b.records_size}, b.raw_size, text)) throw std::logic_error("args records");
+      std::string frame = compress(text);
+      std::unique_ptr<char[]> bytes(new char[frame.size()]);
+      std::memcpy(bytes.get(), frame.data(), frame.size());
+      b.stored = bytes.get();
+      b.stored_size = uint32_t(frame.size());
+      framed_owned_.push_back(std::move(bytes));
+    }
+    framed_.push_back(b);
+  }
+  return framed_;
+}
+
+std::string_view ArgsBlocks::open_text() const {
+  if (open_records_.empty()) return open_;
+  std::lock_guard lock(frame_mutex_);
+  // Written again only when records were added since (callers may hold the view meanwhile).
+  if (open_text_of_ != open_records_.size()) {
+    open_records_as_text_.clear();
+    if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
+    open_text_of_ = open_records_.size();
+  }
+  return open_records_as_text_;
 }
 
 std::pair<uint64_t, uint32_t> ArgsBlocks::absorb(ArgsBlocks&& later) {
   seal();
   later.seal();
+  // Records name keys by id: `later`'s ids must mean the same here.
+  if (later.any_records_) {
+    size_t common = std::min(keys_.size(), later.keys_.size());
+    if (!std::equal(keys_.begin(), keys_.begin() + std::ptrdiff_t(common), later.keys_.begin()))
+      throw std::invalid_argument("ArgsBlocks::absorb: the later blocks register their keys in another order");
+    for (size_t k = common; k < later.keys_.size(); ++k) add_key_text(later.keys_[k]);
+    any_records_ = true;
+  }
   std::pair<uint64_t, uint32_t> shift{end_, uint32_t(blocks_.size())};
   for (Block b : later.blocks_) {
     b.start += shift.first;
@@ -107,6 +385,11 @@ bool ArgsBlocks::adopt(std::vector<Block> blocks, std::shared_ptr<const void> ow
   owned_.clear();
   owners_.assign(1, std::move(owner));
   open_.clear();
+  open_records_.clear();
+  open_records_text_ = 0;
+  any_records_ = false;
+  framed_.clear();
+  framed_owned_.clear();
   end_ = end;
   std::lock_guard lock(mutex_);
   cache_.clear();
@@ -115,8 +398,8 @@ bool ArgsBlocks::adopt(std::vector<Block> blocks, std::shared_ptr<const void> ow
 
 bool ArgsBlocks::holds(const ArgsRange& r) const {
   if (r.block > blocks_.size()) return false;
-  uint64_t start = r.block < blocks_.size() ? blocks_[r.block].start : end_ - open_.size();
-  uint64_t size = r.block < blocks_.size() ? blocks_[r.block].raw_size : open_.size();
+  uint64_t start = r.block < blocks_.size() ? blocks_[r.block].start : end_ - open_size();
+  uint64_t size = r.block < blocks_.size() ? blocks_[r.block].raw_size : open_size();
   return r.offset >= start && r.length <= size && r.offset - start <= size - r.length;
 }
 
@@ -142,6 +425,17 @@ std::shared_ptr<const std::string> ArgsBlocks::decoded(uint32_t block) const {
   // Decompressed outside the lock: another thread may decode the same block meanwhile, which
   // costs time, never correctness.
   const Block& b = blocks_[block];
+  if (b.records) {
+    auto text = std::make_shared<std::string>();
+    if (!write_records({b.records, b.records_size}, b.raw_size, *text)) {
+      note_error("args block " + std::to_string(block) + " has damaged records: its args read as empty");
+      return nullptr;
+    }
+    std::lock_guard lock(mutex_);
+    cache_.insert(cache_.begin(), {block, text});
+    if (cache_.size() > kCachedBlocks) cache_.pop_back();
+    return text;
+  }
   auto text = std::make_shared<std::string>(b.raw_size, '\0');
   thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   size_t n = dctx ? ZSTD_decompressDCtx(dctx.get(), text->data(), text->size(), b.stored, b.stored_size) : 0;
@@ -161,7 +455,13 @@ bool ArgsBlocks::read(const ArgsRange& r, std::string& out) const {
   out.clear();
   if (!holds(r)) return false;
   if (r.block == blocks_.size()) {
-    out.assign(open_, r.offset - (end_ - open_.size()), r.length);
+    if (open_records_.empty()) {
+      out.assign(open_, r.offset - (end_ - open_.size()), r.length);
+      return true;
+    }
+    std::string text;  // rare (a store still being appended to): the whole open block, written here
+    if (!write_records(open_records_, open_records_text_, text)) return false;
+    out.assign(text, r.offset - (end_ - text.size()), r.length);
     return true;
   }
   std::shared_ptr<const std::string> text = decoded(r.block);

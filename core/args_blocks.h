@@ -7,6 +7,14 @@
 // Appending is single-threaded and not concurrent with reads (like the rest of a store being
 // built); reads are thread-safe: decoded blocks sit in a small shared LRU cache, so views that
 // decode args per hover, and analyses walking a track's args in order, rarely decompress twice.
+//
+// Args made of numbers (the Nsight loader's: 2 to 16 fields per row, millions of rows) can be
+// given as fields instead of text (begin_record ... end_record): a block of them holds compact
+// records (a tag byte per field, integers as varints), about 5x smaller than the text, and its
+// text is written only when the block is read. The ranges are those the same text appended with
+// append() would get (offsets count text bytes, blocks break at the same places), and the text
+// is byte for byte the same; sealed() compresses such blocks into zstd frames on first call (the
+// snapshot writer's view), so loading pays for neither writing the text nor compressing it.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +44,9 @@ public:
     uint32_t raw_size = 0;
     uint32_t stored_size = 0;
     const char* stored = nullptr;  // the frame's bytes (owned by this object or a mapping)
+    // A block of records (begin_record): their bytes; its frame is made by sealed() when asked.
+    const char* records = nullptr;
+    uint32_t records_size = 0;
   };
 
   ArgsBlocks();
@@ -49,10 +60,25 @@ public:
   // Compresses the open block, if any (appending afterwards starts a new one).
   void seal();
 
+  // --- args given as fields: {"key":value,...} in the order given, as JSON text would say it:
+  // integers in decimal, reals in shortest round-trip form (null when not finite), text as JSON
+  // strings (escaped), triples as [a,b,c]. A key is registered once (at most kMaxKeys per object
+  // of this class) and named by its id.
+  static constexpr size_t kMaxKeys = 64;
+  uint8_t key(std::string_view name);
+  void begin_record();
+  void add_int(uint8_t key, int64_t v);
+  void add_real(uint8_t key, double v);
+  void add_text(uint8_t key, std::string_view v);
+  void add_triple(uint8_t key, int64_t a, int64_t b, int64_t c);
+  ArgsRange end_record();
+
   uint64_t size() const { return end_; }  // bytes of args text
-  const std::vector<Block>& sealed() const { return blocks_; }
-  std::string_view open_text() const { return open_; }  // not yet compressed (the last block)
-  size_t stored_bytes() const;  // compressed bytes of sealed blocks plus the open block's text
+  // Every sealed block as a zstd frame (blocks of records are compressed on the first call).
+  const std::vector<Block>& sealed() const;
+  // The open block's text, not yet compressed (the last block).
+  std::string_view open_text() const;
+  size_t stored_bytes() const;  // bytes held for sealed blocks (frames or records) plus the open block's
 
   // Takes every block of `later` after ours, as if its text had been appended here (two threads
   // parsing halves of one trace). Returns how `later`'s ranges move: offset and block shift.
@@ -74,14 +100,37 @@ public:
 private:
   std::shared_ptr<const std::string> decoded(uint32_t block) const;
   void note_error(std::string message) const;
+  uint64_t open_size() const { return open_records_.empty() ? open_.size() : open_records_text_; }
+  bool write_records(std::string_view records, size_t text_size, std::string& out) const;
+  uint8_t add_key_text(std::string text);  // "key": as written
+  char* record_room(size_t bytes);
+  char* add_tag(char* out, uint8_t key, uint8_t kind);
 
   std::vector<Block> blocks_;
-  std::vector<std::unique_ptr<char[]>> owned_;         // frames this object compressed
+  std::vector<std::unique_ptr<char[]>> owned_;         // frames and records this object holds
   std::vector<std::shared_ptr<const void>> owners_;    // mappings holding adopted frames
   std::string open_;
   std::string scratch_;  // compressed output before it is copied at its size
   uint64_t end_ = 0;
   void* cctx_ = nullptr;  // ZSTD_CCtx, reused for every block
+
+  // Records: the keys' text ("key":), the open block's records and its text size, the record
+  // being written (its field count and text size so far).
+  std::vector<std::string> keys_;
+  uint32_t key_sizes_[kMaxKeys] = {};
+  std::string open_records_;
+  uint64_t open_records_text_ = 0;
+  std::string record_;  // a buffer: its first record_used_ bytes are the record
+  size_t record_used_ = 0;
+  uint32_t record_fields_ = 0;
+  uint64_t record_text_ = 0;
+  bool any_records_ = false;
+  // sealed() with blocks of records: the same blocks with their frames, made on demand.
+  mutable std::mutex frame_mutex_;
+  mutable std::vector<Block> framed_;
+  mutable std::vector<std::unique_ptr<char[]>> framed_owned_;
+  mutable std::string open_records_as_text_;
+  mutable size_t open_text_of_ = SIZE_MAX;  // open_records_.size() when it was written
 
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> cache_;  // most recent first

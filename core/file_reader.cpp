@@ -141,10 +141,13 @@ std::shared_ptr<TraceStore::Buffer> map_file(int fd, size_t size) {
   return buffer;
 }
 
-FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
+FileBytes read_trace_file(const std::string& path, const LoadOptions& options, bool stream_gzip) {
   FileBytes result;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return result.error = std::strerror(errno), result;
+  if (fd < 0) {
+    result.error = std::strerror(errno);
+    return result;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     result.error = S_ISDIR(st.st_mode) ? "is a directory" : std::strerror(errno);
@@ -161,6 +164,10 @@ FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
         return result;
       }
       result.was_gzip = true;
+      if (stream_gzip && (result.stream = GzipStream::start(mapped))) {
+        result.buffer = result.stream->text();
+        return result;
+      }
       report(options, "decompressing", 0, mapped->size);
       auto plain = std::make_shared<TraceStore::Buffer>();
       if (gunzip(mapped->view(), *plain, result.error, &result.gzip_cut_at)) result.buffer = std::move(plain);
@@ -171,7 +178,8 @@ FileBytes read_trace_file(const std::string& path, const LoadOptions& options) {
   auto raw = std::make_shared<TraceStore::Buffer>();
   if (!raw->reserve(expected + 1)) {  // +1: EOF is seen without growing
     ::close(fd);
-    return result.error = "out of memory", result;
+    result.error = "out of memory";
+    return result;
   }
   for (;;) {
     if (raw->size == raw->capacity && !raw->reserve(raw->capacity * 2)) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "core/gzip_stream.h"
 #include "core/trace_loader.h"
 #include "core/trace_store.h"
 
@@ -17,9 +18,12 @@ struct FileBytes {
   bool gzip_truncated = false;
   uint64_t gzip_cut_at = 0;
   std::string error;
+  // With `stream_gzip`, a gzip file on disk is decompressed while it is read: `buffer` is the
+  // stream's text (GzipStream), whose size is known only once the stream ends.
+  std::unique_ptr<GzipStream> stream;
 };
 
-FileBytes read_trace_file(const std::string& path, const LoadOptions& options);
+FileBytes read_trace_file(const std::string& path, const LoadOptions& options, bool stream_gzip = false);
 
 // Decompresses concatenated gzip members; `error` says what failed and at which input byte.
 // With `cut_at`, a stream that merely stops early is not an error: `out` keeps every byte that

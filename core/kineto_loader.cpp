@@ -15,6 +15,12 @@
 // Anything that must look back (a restart after a bad chunk guess, the slow path below, an error
 // message's line number) first reads the file again.
 //
+// A `.json.gz` is decompressed while it is parsed (GzipStream): the text keeps fixed offsets but
+// grows as the parse reads on, so every read past the bytes seen so far goes through `have()`,
+// which waits for the decompressor; the size is known once the stream ends. Such a trace is
+// parsed by one thread (the second core decompresses), or in two halves when the stream has two
+// parts (members indexed by their sizes, gzip_stream.h); a restart reads it again whole.
+//
 // Tolerance lives on the slow path only: when the fast parse fails, json_repair.h finds what
 // chrome://tracing and Perfetto forgive (a file cut off mid-write, trailing commas), the text is
 // repaired and parsed once more, and what was forgiven is counted as import issues. Well-formed
@@ -57,8 +63,8 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 
-constexpr size_t kChunkBytes = 1 << 20;  // 1 MB: each parser's working set scales with it (#15 bench)
-constexpr size_t kParallelBytes = 24 << 20;  // below this a second thread costs more than it saves
+constexpr size_t kChunkBytes = 512 << 10;  // each parser's working set scales with it (#15 bench: 4 MB, 1 MB, 512 KB)
+constexpr size_t kParallelBytes = 48 << 20;  // below this a second thread costs more than it saves
 constexpr uint64_t kProgressEvery = 4096;
 // Times beyond ±146 years of µs are refused so that differences never overflow int64.
 constexpr TimeNs kMaxAbsNs = INT64_MAX / 2;
@@ -188,13 +194,23 @@ public:
     gzip_cut_at_ = compressed_size;
   }
   // Parsed pages may be released; `reload` reads the text again when a restart needs it whole.
-  void release_parsed_pages(std::function<std::shared_ptr<TraceStore::Buffer>()> reload) {
+  void release_parsed_pages(std::function<FileBytes()> reload) {
     reload_ = std::move(reload);
     release_pages_ = true;
+  }
+  // The text comes from `stream` as it decompresses (the buffer given is its text).
+  void read_from(std::unique_ptr<GzipStream> stream) {
+    owned_stream_ = std::move(stream);
+    stream_ = owned_stream_.get();
+    n_ = 0;
   }
 
 private:
   bool load(bool chunked);
+  // Whether byte `pos` of the text exists, waiting for the decompressor when it streams.
+  bool have(size_t pos) { return pos < n_ || more(pos); }
+  bool more(size_t pos);
+  void end_stream();
   bool parse_all();
   bool load_repaired();
   void use_buffer(std::shared_ptr<TraceStore::Buffer> buffer);
@@ -209,15 +225,15 @@ private:
   bool parse_events(size_t open_bracket, size_t& after);
   bool parse_from(size_t first, size_t limit, size_t& after);
   bool parse_halves(size_t first, size_t split, size_t& after);
-  size_t find_split(size_t from) const;
-  bool starts_event(size_t brace) const;
+  size_t find_split(size_t from);
+  bool starts_event(size_t brace);
   bool parse_chunk(size_t first, size_t separator, size_t& array_end);
   bool iterate_chunk(size_t start, size_t length, bool last, size_t& array_end);
   void handle_top_level(std::string_view key, std::string_view value);
-  size_t skip_ws(size_t pos) const;
-  bool scan_string(size_t pos, size_t& end) const;
+  size_t skip_ws(size_t pos);
+  bool scan_string(size_t pos, size_t& end);
   bool skip_value(size_t pos, size_t& end);
-  size_t find_boundary(size_t from, bool need_space = false) const;
+  size_t find_boundary(size_t from, bool need_space = false);
 
   // --- events ---
   error_code read_event(od::value element, Event& e, od::document& doc);
@@ -265,7 +281,10 @@ private:
   const std::atomic<bool>* earlier_rank_ = nullptr;     // the first thread's, in the second
   bool release_pages_ = false;
   size_t released_to_ = 0;          // pages below this may be released (this thread's range start)
-  std::function<std::shared_ptr<TraceStore::Buffer>()> reload_;
+  std::function<FileBytes()> reload_;
+  std::unique_ptr<GzipStream> owned_stream_;  // while a gzip file decompresses as it is parsed
+  GzipStream* stream_ = nullptr;              // the same, shared with the second half's loader
+  std::string gzip_error_;              // the gzip data is corrupt: this is the load's error
   std::vector<uint8_t> cat_flags_;  // by StringId; 0xFF = not computed yet
   struct KeyedIndex {
     std::string key;
@@ -287,13 +306,19 @@ LoadResult KinetoLoader::run() {
   LoadResult result;
   file_bytes_ = n_;
   bool ok = parse_all();
-  if (!ok && !error_.cancelled) {
-    restore_text();  // the slow path and the error's line number read the whole text
-    ok = load_repaired();
+  if (stream_) end_stream();
+  if (!ok && !error_.cancelled) restore_text();  // the slow path and the error's line number read the whole text
+  file_bytes_ = n_;
+  if (!gzip_error_.empty()) {
+    result.error.file = error_.file;
+    result.error.message = gzip_error_;
+    return result;
   }
+  if (!ok && !error_.cancelled) ok = load_repaired();
   if (ok) ok = check_events_are_objects();
   if (!ok && !error_.cancelled) restore_text();
   if (ok && gzip_truncated_ && !store_->issues.truncation) record_truncation(n_);
+  if (ok) release_before(n_);  // the store holds no pointer into the text: drop its last chunks
   if (ok) {
     report("linking", n_);
     auto t1 = std::chrono::steady_clock::now();
@@ -331,9 +356,17 @@ bool KinetoLoader::parse_all() {
 void KinetoLoader::restore_text() {
   if (!release_pages_) return;
   release_pages_ = false;
-  std::shared_ptr<TraceStore::Buffer> again = reload_ ? reload_() : nullptr;
-  if (!again || again->size != n_) return;  // the file changed meanwhile: the error stands as found
-  use_buffer(std::move(again));
+  FileBytes again = reload_ ? reload_() : FileBytes{};
+  if (stream_) {  // the text was never whole: read it whole now, whatever its size
+    owned_stream_.reset();
+    stream_ = nullptr;
+    if (!again.buffer && again.was_gzip) gzip_error_ = again.error;
+    if (again.gzip_truncated) set_gzip_cut(again.gzip_cut_at);
+    if (!again.buffer) return;
+  } else if (!again.buffer || again.buffer->size != n_) {
+    return;  // the file changed meanwhile: the error stands as found
+  }
+  use_buffer(std::move(again.buffer));
   sanitized_ = ImportIssues{};  // the fresh bytes are sanitized again by the next parse
 }
 
@@ -347,6 +380,21 @@ void KinetoLoader::release_before(size_t pos) {
   if (to <= from) return;
   ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
   released_to_ = size_t(to - reinterpret_cast<uintptr_t>(d_));
+  if (stream_) stream_->consumed(released_to_);
+}
+
+// The slow part of have(): waits for the decompressor to reach `pos` or end.
+bool KinetoLoader::more(size_t pos) {
+  if (!stream_) return false;
+  n_ = stream_->wait_for(pos);
+  return pos < n_;
+}
+
+// Once the parse is over: the stream's verdict (corrupt data, a cut-off file) and its size.
+void KinetoLoader::end_stream() {
+  if (!stream_->ended()) return;  // the parse stopped early: restore_text() learns it all again
+  if (!stream_->error().empty()) gzip_error_ = stream_->error();
+  else if (stream_->cut_off()) set_gzip_cut(stream_->cut_at());
 }
 
 // (HTA) Scans bytes in file order, before they are released, for HTA's rank regex.
@@ -475,7 +523,7 @@ void KinetoLoader::locate_error() {
 bool KinetoLoader::fail_json(error_code code, od::document* doc, size_t chunk_end) {
   const char* where = nullptr;
   size_t offset = doc && doc->current_location().get(where) == SUCCESS ? size_t(where - d_) : chunk_end;
-  bool at_end = offset >= n_ || skip_ws(offset) >= n_;
+  bool at_end = !have(offset) || !have(skip_ws(offset));
   if (at_end || code == simdjson::UNCLOSED_STRING || code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT)
     return fail("unexpected end of file: the trace is truncated or a string or bracket is not closed", at_end ? n_ : offset);
   return fail(std::string("invalid JSON: ") + simdjson::error_message(code), offset);
@@ -486,24 +534,27 @@ void KinetoLoader::report(const char* phase, uint64_t done) {
   LoadProgress p;
   p.phase = phase;
   p.bytes_done = done;
-  p.bytes_total = n_;
+  p.bytes_total = stream_ ? std::max<uint64_t>(stream_->expected_size(), done) : n_;  // an estimate never behind
   p.events = store_ ? store_->counts.events : 0;
   options_.on_progress(p);
 }
 
 // ---------------------------------------------------------------- top level
 
-size_t KinetoLoader::skip_ws(size_t pos) const {
-  while (pos < n_ && is_ws(d_[pos])) ++pos;
+size_t KinetoLoader::skip_ws(size_t pos) {
+  while (have(pos) && is_ws(d_[pos])) ++pos;
   return pos;
 }
 
 // `pos` is at an opening quote; `end` becomes the position after the closing one.
-bool KinetoLoader::scan_string(size_t pos, size_t& end) const {
-  for (size_t i = pos + 1; i < n_;) {
-    const void* hit = nullptr;
-    size_t quote = static_cast<const char*>((hit = std::memchr(d_ + i, '"', n_ - i))) ? static_cast<const char*>(hit) - d_ : n_;
-    if (quote == n_) return false;
+bool KinetoLoader::scan_string(size_t pos, size_t& end) {
+  for (size_t i = pos + 1; have(i);) {
+    const void* hit = std::memchr(d_ + i, '"', n_ - i);
+    if (!hit) {
+      i = n_;  // on in what the stream has added since, if anything
+      continue;
+    }
+    size_t quote = static_cast<const char*>(hit) - d_;
     size_t backslashes = 0;
     while (quote - backslashes > pos + 1 && d_[quote - backslashes - 1] == '\\') ++backslashes;
     if (backslashes % 2 == 0) {
@@ -520,11 +571,11 @@ bool KinetoLoader::skip_value(size_t pos, size_t& end) {
   if (c == '"') return scan_string(pos, end) || fail("unexpected end of file inside a string", n_);
   if (c != '{' && c != '[') {
     end = pos;
-    while (end < n_ && !is_ws(d_[end]) && d_[end] != ',' && d_[end] != '}' && d_[end] != ']') ++end;
+    while (have(end) && !is_ws(d_[end]) && d_[end] != ',' && d_[end] != '}' && d_[end] != ']') ++end;
     return end > pos || fail(std::string("unexpected character '") + c + "'", pos);
   }
   int depth = 0;
-  for (size_t i = pos; i < n_;) {
+  for (size_t i = pos; have(i);) {
     c = d_[i];
     if (c == '"') {
       if (!scan_string(i, i)) return fail("unexpected end of file inside a string", n_);
@@ -542,26 +593,26 @@ bool KinetoLoader::skip_value(size_t pos, size_t& end) {
 
 bool KinetoLoader::parse_top_level() {
   size_t pos = skip_ws(0);
-  if (n_ - pos >= 3 && std::memcmp(d_ + pos, "\xEF\xBB\xBF", 3) == 0) pos = skip_ws(pos + 3);
-  if (pos >= n_) return fail("empty file: expected a JSON object with \"traceEvents\" or an array of events", pos);
+  if (have(pos + 2) && std::memcmp(d_ + pos, "\xEF\xBB\xBF", 3) == 0) pos = skip_ws(pos + 3);
+  if (!have(pos)) return fail("empty file: expected a JSON object with \"traceEvents\" or an array of events", pos);
   if (d_[pos] == '[') {
     size_t after = 0;
     if (!parse_events(pos, after)) return false;
     pos = skip_ws(after);
-    return pos == n_ || fail("unexpected data after the array of events", pos);
+    return !have(pos) || fail("unexpected data after the array of events", pos);
   }
   if (d_[pos] != '{')
     return fail("not a trace: expected a JSON object with \"traceEvents\" or an array of events", pos);
   pos = skip_ws(pos + 1);
-  while (pos < n_ && d_[pos] != '}') {
+  while (have(pos) && d_[pos] != '}') {
     size_t key_start = pos, key_end = 0;
     if (d_[pos] != '"') return fail("expected a key in the top-level object", pos);
     if (!scan_string(pos, key_end)) return fail("unexpected end of file inside a key", n_);
     std::string_view key(d_ + pos + 1, key_end - pos - 2);
     pos = skip_ws(key_end);
-    if (pos >= n_ || d_[pos] != ':') return fail("expected ':' after the key \"" + std::string(key) + "\"", pos);
+    if (!have(pos) || d_[pos] != ':') return fail("expected ':' after the key \"" + std::string(key) + "\"", pos);
     pos = skip_ws(pos + 1);
-    if (pos >= n_) return fail("unexpected end of file: the key \"" + std::string(key) + "\" has no value", n_);
+    if (!have(pos)) return fail("unexpected end of file: the key \"" + std::string(key) + "\" has no value", n_);
     size_t end = 0;
     if (key == "traceEvents") {
       if (d_[pos] != '[') return fail("\"traceEvents\" is not an array", pos);
@@ -573,32 +624,35 @@ bool KinetoLoader::parse_top_level() {
       scan_rank(key_start, end);
     }
     pos = skip_ws(end);
-    if (pos < n_ && d_[pos] == ',') {
+    if (have(pos) && d_[pos] == ',') {
       size_t comma = pos;
       pos = skip_ws(pos + 1);
-      if (pos < n_ && d_[pos] == '}') store_->issues.add(IssueKind::TrailingComma, comma);  // accepted, as viewers do
-    } else if (pos < n_ && d_[pos] != '}') {
+      if (have(pos) && d_[pos] == '}') store_->issues.add(IssueKind::TrailingComma, comma);  // accepted, as viewers do
+    } else if (have(pos) && d_[pos] != '}') {
       return fail("expected ',' or '}' in the top-level object", pos);
     }
   }
-  if (pos >= n_) return fail("unexpected end of file: the top-level object is not closed", n_);
+  if (!have(pos)) return fail("unexpected end of file: the top-level object is not closed", n_);
   pos = skip_ws(pos + 1);
-  if (pos != n_) return fail("unexpected data after the top-level object", pos);
+  if (have(pos)) return fail("unexpected data after the top-level object", pos);
   if (!saw_trace_events_) return fail("no \"traceEvents\" array: this is not a Chrome/Kineto trace", 0);
   return true;
 }
 
 // Finds a likely boundary between two events at or after `from`: the comma in `}` ws `,` ws `{`
 // (with `need_space`, only where whitespace follows the comma).
-size_t KinetoLoader::find_boundary(size_t from, bool need_space) const {
-  for (size_t i = from; i + 1 < n_;) {
+size_t KinetoLoader::find_boundary(size_t from, bool need_space) {
+  for (size_t i = from; have(i + 1);) {
     const void* hit = std::memchr(d_ + i, '}', n_ - i);
-    if (!hit) return std::string_view::npos;
+    if (!hit) {
+      i = n_;
+      continue;
+    }
     size_t brace = static_cast<const char*>(hit) - d_;
     size_t comma = skip_ws(brace + 1);
-    if (comma < n_ && d_[comma] == ',') {
+    if (have(comma) && d_[comma] == ',') {
       size_t next = skip_ws(comma + 1);
-      if (next < n_ && d_[next] == '{' && (!need_space || next > comma + 1) && starts_event(next)) return comma;
+      if (have(next) && d_[next] == '{' && (!need_space || next > comma + 1) && starts_event(next)) return comma;
     }
     i = brace + 1;
   }
@@ -606,34 +660,39 @@ size_t KinetoLoader::find_boundary(size_t from, bool need_space) const {
 }
 
 // Whether the object at `brace` opens with a key events have: nested objects in args rarely do.
-bool KinetoLoader::starts_event(size_t brace) const {
+bool KinetoLoader::starts_event(size_t brace) {
   size_t quote = skip_ws(brace + 1);
-  if (quote >= n_ || d_[quote] != '"') return false;
+  if (!have(quote) || d_[quote] != '"') return false;
   size_t end = quote + 1;
-  while (end < n_ && end - quote <= 6 && d_[end] != '"') ++end;
+  while (have(end) && end - quote <= 6 && d_[end] != '"') ++end;
   std::string_view key(d_ + quote + 1, end - quote - 1);
   for (std::string_view k : {"ph", "name", "cat", "pid", "tid", "ts", "dur", "args", "id", "bp", "s"})
-    if (key == k) return end < n_;
+    if (key == k) return have(end);
   return false;
 }
 
 // A split point for two threads: near the middle, and with whitespace after the comma so the
 // `]` of the first half and the `[` of the second are written to different bytes.
-size_t KinetoLoader::find_split(size_t from) const {
+size_t KinetoLoader::find_split(size_t from) {
   size_t split = find_boundary(from, true);
   return split != std::string_view::npos && split < from + (16u << 20) ? split : std::string_view::npos;
 }
 
 bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
   size_t first = skip_ws(open_bracket + 1);
-  if (first >= n_) return fail("unexpected end of file inside \"traceEvents\"", n_);
+  if (!have(first)) return fail("unexpected end of file inside \"traceEvents\"", n_);
   if (d_[first] == ']') {
     after = first + 1;
     return true;
   }
-  if (chunked_ && n_ - first > kParallelBytes && std::thread::hardware_concurrency() > 1) {
-    size_t split = find_split(first + (n_ - first) / 2);
-    if (split != std::string_view::npos) return parse_halves(first, split, after);
+  if (chunked_ && std::thread::hardware_concurrency() > 1) {
+    // A stream splits where its second part begins (one decompressing thread per half), if it has two.
+    size_t middle = stream_ ? stream_->second_part() : n_ - first > kParallelBytes ? first + (n_ - first) / 2 : 0;
+    if (middle > first) {
+      size_t split = find_split(middle);
+      if (stream_) n_ = 0;  // as in parse_halves: what this thread reads below `middle` is asked again
+      if (split != std::string_view::npos) return parse_halves(first, split, after);
+    }
   }
   return parse_from(first, std::string_view::npos, after);
 }
@@ -644,7 +703,7 @@ bool KinetoLoader::parse_from(size_t first, size_t limit, size_t& after) {
   constexpr size_t npos = std::string_view::npos;
   for (;;) {
     size_t separator = npos;
-    if (chunked_ && first + kChunkBytes < n_) separator = find_boundary(first + kChunkBytes);
+    if (chunked_ && have(first + kChunkBytes)) separator = find_boundary(first + kChunkBytes);
     if (limit != npos && (separator == npos || separator > limit)) separator = limit;
     size_t array_end = npos;
     try {
@@ -676,6 +735,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   quiet.cancel = options_.cancel;
   KinetoLoader second(buffer_, error_.file, quiet);
   second.start_store();
+  second.stream_ = stream_;
   second.release_pages_ = release_pages_;
   second.released_to_ = skip_ws(split + 1);
   second.want_rank_ = !rank_;  // usually found in the top-level keys before traceEvents
@@ -694,6 +754,9 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
     }
   });
   bool first_ok = false, first_chunk_failed = false;
+  // A stream's n_ is how far the part last asked for is readable: after peeking into the second
+  // part (find_split, skip_ws above), what this thread reads in the first part is asked again.
+  if (stream_) n_ = 0;
   try {
     size_t unused = 0;
     first_ok = parse_from(first, split, unused);
@@ -1110,7 +1173,7 @@ LoadResult load_trace(const std::string& path, const LoadOptions& options) {
   if (NsysFileKind kind = nsys_file_kind(path); kind != NsysFileKind::NotNsys) return load_nsys(path, kind, options);
   if (is_snapshot_file(path)) return load_snapshot(path);  // `sightline convert` output, by magic
   auto t0 = std::chrono::steady_clock::now();
-  FileBytes bytes = read_trace_file(path, options);
+  FileBytes bytes = read_trace_file(path, options, /*stream_gzip=*/true);
   if (!bytes.buffer) {
     LoadResult result;
     result.error.file = path;
@@ -1119,8 +1182,9 @@ LoadResult load_trace(const std::string& path, const LoadOptions& options) {
     return result;
   }
   KinetoLoader loader(std::move(bytes.buffer), path, options);
+  if (bytes.stream) loader.read_from(std::move(bytes.stream));
   if (bytes.gzip_truncated) loader.set_gzip_cut(bytes.gzip_cut_at);
-  loader.release_parsed_pages([path, options] { return read_trace_file(path, options).buffer; });
+  loader.release_parsed_pages([path, options] { return read_trace_file(path, options); });
   LoadResult result = loader.run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

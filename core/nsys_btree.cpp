@@ -55,6 +55,13 @@ int64_t be_int(const uint8_t* p, size_t n) {
   return int64_t(v);
 }
 
+// The same from one 8-byte load: `p` must have 8 readable bytes.
+int64_t be_int8(const uint8_t* p, size_t n) {
+  uint64_t raw;
+  std::memcpy(&raw, p, sizeof raw);
+  return int64_t(__builtin_bswap64(raw)) >> (64 - 8 * n);  // arithmetic: the sign extends
+}
+
 }  // namespace
 
 TableReader::TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns)
@@ -123,14 +130,21 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
   return walk(be32(p + head + 8), depth + 1, seen);
 }
 
-void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
-  // Room for every cell of these leaves at once: no regrowth while decoding.
-  size_t cells = 0;
+// Cells of leaves [first, last): the rows they hold (a leaf's header says how many).
+uint64_t TableReader::cells(size_t first, size_t last) const {
+  uint64_t n = 0;
   for (size_t i = first; i < last && i < leaves_.size(); ++i) {
     const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaves_[i] - 1) * page_size_;
-    cells += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
+    n += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
   }
-  batch.reserve_rows(batch.count + cells);
+  return n;
+}
+
+uint64_t TableReader::row_count() const { return cells(0, leaves_.size()); }
+
+void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
+  // Room for every cell of these leaves at once: no regrowth while decoding.
+  batch.reserve_rows(batch.count + size_t(cells(first, last)));
   std::string scratch;
   for (size_t i = first; i < last && i < leaves_.size(); ++i)
     if (!decode_leaf(leaves_[i], batch, scratch)) return;
@@ -225,7 +239,9 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
       if (t == 7 || t >= 12)
         return stop(std::string("a ") + (t == 7 ? "REAL" : t & 1 ? "TEXT" : "BLOB") + " value in column " +
                     std::to_string(column) + " (integers only here)");
-      values[slot] = t == 8 ? 0 : t == 9 ? 1 : be_int(r + body, size_t(bytes));
+      // With 8 bytes of payload left, one load and a byte swap (the usual case); else byte by byte.
+      values[slot] = t == 8 ? 0 : t == 9 ? 1 : payload.size() - body >= 8 ? be_int8(r + body, size_t(bytes))
+                                                                           : be_int(r + body, size_t(bytes));
       present[slot] = 1;
     }
     body += bytes;

@@ -72,6 +72,8 @@ public:
   bool open();
   const std::string& why() const { return why_; }
   size_t leaf_count() const { return leaves_.size(); }
+  // Rows of the table by the leaves' cell counts (reads each leaf's header; 0 before open()).
+  uint64_t row_count() const;
   uint32_t page_size() const { return page_size_; }
 
   // Appends the rows of leaves [first, last) to `batch` (whose `columns` must be set); stops at
@@ -79,6 +81,7 @@ public:
   void decode(size_t first, size_t last, RowBatch& batch) const;
 
 private:
+  uint64_t cells(size_t first, size_t last) const;
   bool fail(uint32_t page, size_t offset, const std::string& what);
   std::string where(uint32_t page, size_t offset) const;
   bool walk(uint32_t page, int depth, std::vector<uint8_t>& seen);

@@ -69,14 +69,26 @@ static void remove_stale_temp_files(const std::string& dir) {
   }
 }
 
-bool TempFile::write(std::string_view bytes, std::string& error) {
+// The new file's descriptor, or -1 with `error` set.
+static int create_temp_file(std::string& path, std::string& error) {
   const char* dir = std::getenv("TMPDIR");
   std::string folder = dir && *dir ? dir : "/tmp";
   remove_stale_temp_files(folder);
   std::string pattern = folder + "/sightline-nsys-XXXXXX.sqlite";
   int fd = ::mkstemps(pattern.data(), 7);
-  if (fd < 0) return error = "cannot create a temporary file in " + pattern + ": " + std::strerror(errno), false;
-  path_ = pattern;
+  if (fd < 0) return error = "cannot create a temporary file in " + pattern + ": " + std::strerror(errno), -1;
+  path = pattern;
+  return fd;
+}
+
+bool TempFile::create(std::string& error) {
+  int fd = create_temp_file(path_, error);
+  return fd >= 0 && ::close(fd) == 0;
+}
+
+bool TempFile::write(std::string_view bytes, std::string& error) {
+  int fd = create_temp_file(path_, error);
+  if (fd < 0) return false;
   for (size_t done = 0; done < bytes.size();) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -202,10 +214,77 @@ bool run_nsys_export(const std::string& rep, const std::string& partial, const s
   return true;
 }
 
-// `.nsys-rep`: exported into the cache folder's `nsys/` (the snapshot cache's folder rule:
-// $XDG_CACHE_HOME/sightline when that is absolute, else ~/.cache/sightline), one export per
-// report path (`NAME-<hash of the path>.sqlite`) with its report's size and mtime in a `.key`
-// beside it: reused while they match, replaced when the report changes, so old exports never pile up.
+void report_exporting(const LoadOptions& options) {
+  if (!options.on_progress) return;
+  LoadProgress p;
+  p.phase = "exporting";
+  options.on_progress(p);
+}
+
+// The cache off (`--no-cache`, SIGHTLINE_NO_CACHE, no cache folder): exported into a temporary
+// file, removed after loading, so nothing is left behind and the next open exports again. The
+// store does not need the export once loaded (args are copied into it), and a snapshot is not
+// written either with the cache off, so nothing needs to keep it.
+LoadResult load_nsys_rep_uncached(const std::string& path, const std::string& stem, const LoadOptions& options) {
+  TempFile temp;
+  std::string error;
+  if (!temp.create(error)) return error_result(path, error);
+  report_exporting(options);
+  // The command to run by hand writes beside the report, as when nsys is missing: the
+  // temporary file is gone by then.
+  if (!run_nsys_export(path, temp.path(), temp.path()))
+    return error_result(path, "`" + export_command(path, stem + ".sqlite") + "` failed; run it by hand to see why");
+  return load_database_file(temp.path(), path, file_size(temp.path()), options);
+}
+
+// The cache on: exported into the cache folder's `nsys/`, one export per report path
+// (`NAME-<hash of the path>.sqlite`) with its report's size and mtime in a `.key` beside it:
+// reused while they match, replaced when the report changes, so old exports never pile up. An
+// export is an entry of the snapshot cache (core/snapshot_cache.h): it counts toward
+// SIGHTLINE_CACHE_MAX and is evicted with the snapshots by last use. It is kept even though the
+// report's snapshot is cached too: `bench load` and a snapshot discarded (a new format version)
+// read it again instead of running nsys, which takes minutes on a large report. An export larger
+// than the whole limit is loaded and removed, not kept (as a snapshot that size is not cached).
+LoadResult load_nsys_rep_cached(const std::string& path, const struct stat& st, const std::string& stem,
+                                const LoadOptions& options, const CacheSettings& cache) {
+  std::filesystem::path dir = std::filesystem::path(cache.dir) / kNsysExportFolder;  // made by the caller
+  std::error_code ec;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash_bytes(std::filesystem::absolute(path, ec).string()));
+  std::string name = std::filesystem::path(stem).filename().string() + "-" + hex;
+  std::string entry = std::string(kNsysExportFolder) + "/" + name;
+  std::string base = (dir / name).string();
+  std::string out = base + ".sqlite", key_file = base + ".key";
+  std::string key = std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                    std::to_string(st.st_mtim.tv_nsec) + "\n";
+  bool keep = true;
+  if (file_size(out) == 0 || read_small_file(key_file) != key) {
+    report_exporting(options);
+    ::unlink(key_file.c_str());  // never a key beside an export it does not describe
+    // Ends in .sqlite: nsys adds the extension to an output name without it.
+    std::string partial = base + ".partial.sqlite";
+    if (!run_nsys_export(path, partial, out))
+      return error_result(path, "`" + export_command(path, partial) + "` failed; run it by hand to see why");
+    std::ofstream(key_file, std::ios::binary) << key;  // if this fails, the next open exports again
+    keep = file_size(out) + key.size() <= cache.max_bytes;
+    if (keep) evict_cache_entries(cache, entry);
+  } else {
+    ::utimensat(AT_FDCWD, out.c_str(), nullptr, 0);  // used now: evicted after the others
+  }
+  LoadResult r = load_database_file(out, path, file_size(out), options);
+  if (!keep) {
+    ::unlink(key_file.c_str());
+    ::unlink(out.c_str());
+  } else if (r.ok()) {
+    std::string where;
+    append_json_string(where, out);
+    r.store->meta.top_level.emplace_back("nsys_exported_to", where);
+  }
+  return r;
+}
+
+// `.nsys-rep`: `nsys export --type sqlite`, then read as any export; where the export goes
+// depends on the process's cache settings (`--no-cache` included).
 LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
   std::string stem = path.substr(0, path.size() - std::string_view(".nsys-rep").size());
   struct stat st {};
@@ -214,34 +293,13 @@ LoadResult load_nsys_rep(const std::string& path, const LoadOptions& options) {
     return error_result(path, "an Nsight Systems report needs `nsys` to be read, and nsys is not on PATH. Export it "
                               "to SQLite with\n  " + export_command(path, stem + ".sqlite") +
                               "\nand open " + stem + ".sqlite");
-  std::string cache = cache_settings_from_environment().dir;
-  std::filesystem::path dir = std::filesystem::path(cache.empty() ? "/tmp/sightline" : cache) / "nsys";
+  const CacheSettings& cache = process_cache_settings();
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash_bytes(std::filesystem::absolute(path, ec).string()));
-  std::string base = (dir / (std::filesystem::path(stem).filename().string() + "-" + hex)).string();
-  std::string out = base + ".sqlite", key_file = base + ".key";
-  std::string key = std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-                    std::to_string(st.st_mtim.tv_nsec) + "\n";
-  if (file_size(out) == 0 || read_small_file(key_file) != key) {
-    if (options.on_progress) {
-      LoadProgress p;
-      p.phase = "exporting";
-      options.on_progress(p);
-    }
-    ::unlink(key_file.c_str());  // never a key beside an export it does not describe
-    // Ends in .sqlite: nsys adds the extension to an output name without it.
-    std::string partial = base + ".partial.sqlite";
-    if (!run_nsys_export(path, partial, out))
-      return error_result(path, "`" + export_command(path, partial) + "` failed; run it by hand to see why");
-    std::ofstream(key_file, std::ios::binary) << key;  // if this fails, the next open exports again
-  }
-  LoadResult r = load_database_file(out, path, file_size(out), options);
-  std::string where;
-  append_json_string(where, out);
-  if (r.ok()) r.store->meta.top_level.emplace_back("nsys_exported_to", where);
-  return r;
+  // A cache folder that cannot be made (read-only home, a file in the way) costs the cache, not
+  // the report, as for snapshots: the export goes to a temporary file.
+  if (cache.enabled) std::filesystem::create_directories(std::filesystem::path(cache.dir) / kNsysExportFolder, ec);
+  if (!cache.enabled || ec) return load_nsys_rep_uncached(path, stem, options);
+  return load_nsys_rep_cached(path, st, stem, options, cache);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/args_blocks.h"
 #include "core/capture/record_events.h"
 #include "core/json_writer.h"
 #include "core/nsys_btree.h"
@@ -71,77 +72,42 @@ enum NvtxType : int64_t {
 // Sums of numbers read from an untrusted file: wrap instead of overflowing (undefined behaviour).
 int64_t wrapping_add(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
 
-// ---------------------------------------------------------------- args text
+// ---------------------------------------------------------------- args
 
-// Args stay JSON text, as for loaded traces: each object is written here, then stored in the
-// store's compressed args blocks.
+// The args keys the loader writes. Args are given as fields, not text: the store's args blocks
+// keep them as compact records and write the same JSON text only when it is read (ArgsBlocks,
+// "args given as fields"), so loading millions of rows neither formats nor compresses text.
+enum ArgKey : uint8_t {
+  kArgDevice, kArgContext, kArgStream, kArgCorrelation, kArgRegistersPerThread, kArgSharedMemory, kArgGrid,
+  kArgBlock, kArgStaticSharedMemory, kArgDynamicSharedMemory, kArgLocalMemoryPerThread, kArgLocalMemoryTotal,
+  kArgSharedMemoryExecuted, kArgGridId, kArgGraphNodeId, kArgLaunchType, kArgReturnValue, kArgBytes,
+  kArgMemoryBandwidth, kArgValue, kArgCudaSyncKind, kArgCudaEvent, kArgGraphId, kArgGraphExecId, kArgDomain,
+  kArgCategory, kArgColor, kArgPayload, kArgKeys
+};
+constexpr const char* kArgNames[kArgKeys] = {
+    "device", "context", "stream", "correlation", "registers per thread", "shared memory", "grid", "block",
+    "static shared memory", "dynamic shared memory", "local memory per thread", "local memory total",
+    "shared memory executed", "grid id", "graph node id", "launch type", "return value", "bytes",
+    "memory bandwidth (GB/s)", "value", "cuda_sync_kind", "cuda event", "graph id", "graph exec id", "domain",
+    "category", "color", "payload"};
+
 class ArgsText {
 public:
-  explicit ArgsText(TraceStore& store) : store_(store) {}
-
-  void begin() {
-    text_.clear();
-    put('{');
-    first_ = true;
+  ArgsText(TraceStore& store, TraceBuilder& builder) : blocks_(store.args_blocks()), builder_(builder) {
+    for (int k = 0; k < kArgKeys; ++k) ids_[k] = blocks_.key(kArgNames[k]);
   }
-  uint32_t end() {
-    put('}');
-    return store_.add_args(text_);
-  }
-  // The hot field (15 per kernel): one resize, then the key and digits written in place.
-  void number(std::string_view k, int64_t v) {
-    size_t used = text_.size();
-    text_.resize(used + k.size() + 4 + 20);  // ,"key": and at most 20 characters of int64
-    char* out = text_.data() + used;
-    if (!first_) *out++ = ',';
-    first_ = false;
-    *out++ = '"';
-    std::memcpy(out, k.data(), k.size());
-    out += k.size();
-    *out++ = '"';
-    *out++ = ':';
-    out = std::to_chars(out, out + 20, v).ptr;
-    text_.resize(size_t(out - text_.data()));
-  }
-  void real(std::string_view k, double v) {
-    key(k);
-    char tmp[32];
-    auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
-    append(ec == std::errc() ? std::string_view(tmp, size_t(end - tmp)) : std::string_view("null"));
-  }
-  void text(std::string_view k, std::string_view v) {
-    key(k);
-    scratch_.clear();
-    append_json_string(scratch_, v);
-    append(scratch_);
-  }
-  void triple(std::string_view k, int64_t a, int64_t b, int64_t c) {
-    key(k);
-    put('[');
-    for (int64_t v : {a, b, c}) {
-      char tmp[24];
-      append(std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp)));
-      put(',');
-    }
-    text_.back() = ']';
-  }
+  ~ArgsText() { blocks_.seal(); }
+  void begin() { blocks_.begin_record(); }
+  uint32_t end() { return builder_.add_args_record(blocks_.end_record()); }
+  void number(ArgKey k, int64_t v) { blocks_.add_int(ids_[k], v); }
+  void real(ArgKey k, double v) { blocks_.add_real(ids_[k], v); }
+  void text(ArgKey k, std::string_view v) { blocks_.add_text(ids_[k], v); }
+  void triple(ArgKey k, int64_t a, int64_t b, int64_t c) { blocks_.add_triple(ids_[k], a, b, c); }
 
 private:
-  void key(std::string_view k) {
-    if (!first_) put(',');
-    first_ = false;
-    put('"');
-    append(k);
-    put('"');
-    put(':');
-  }
-  void put(char c) { text_.push_back(c); }
-  void append(std::string_view s) { text_.append(s); }
-
-  TraceStore& store_;
-  std::string text_;
-  bool first_ = true;
-  std::string scratch_;
+  ArgsBlocks& blocks_;
+  TraceBuilder& builder_;
+  uint8_t ids_[kArgKeys];
 };
 
 // ---------------------------------------------------------------- the database's bytes
@@ -260,27 +226,78 @@ private:
   size_t mask_ = 0, size_ = 0;
 };
 
-// Correlation keys with GPU work: a bitmap for the usual small ids (runtime rows come in id
-// order, so tests walk it almost sequentially), a hash for the rest.
-class KeySet {
+// The correlation keys of GPU work, found by a pre-scan of the GPU tables, each with its row of
+// the store's correlation table once made (TraceBuilder::new_correlation). CUPTI counts ids from
+// 1 in each process and rows come in about id order, so a key's slot is its rank among the keys
+// of its process, from a bitmap and per-word prefix counts: a few nearly sequential reads where a
+// hash table of millions of keys costs a cache miss per event. Keys beyond the bitmaps' budget
+// (negative, past 2^28 in their process, or too many processes) go through a hash.
+class CorrelationIndex {
 public:
   void insert(int64_t key) {
-    if (key >= 0 && key < kDense) {
-      if (size_t(key >> 6) >= bits_.size()) bits_.resize(size_t(key >> 6) + 1, 0);
-      bits_[size_t(key >> 6)] |= uint64_t(1) << (key & 63);
-    } else {
-      others_.insert(key, 0);
+    if (uint64_t word; dense_word(key, true, word)) {
+      Space& s = spaces_[size_t(uint64_t(key) >> 32)];
+      s.bits[word] |= uint64_t(1) << (key & 63);
+    } else if (others_.find(key) == kNone) {
+      others_.insert(key, uint32_t(other_keys_++));
     }
   }
-  bool contains(int64_t key) const {
-    if (key >= 0 && key < kDense) return size_t(key >> 6) < bits_.size() && (bits_[size_t(key >> 6)] >> (key & 63) & 1);
-    return others_.find(key) != kNone;
+  // After the last insert: ranks, and a slot per key.
+  void freeze() {
+    uint32_t rank = 0;
+    for (Space& s : spaces_) {
+      s.rank.resize(s.bits.size());
+      for (size_t w = 0; w < s.bits.size(); ++w) s.rank[w] = rank, rank += uint32_t(__builtin_popcountll(s.bits[w]));
+    }
+    dense_keys_ = rank;
+    rows_.assign(size_t(dense_keys_) + other_keys_, kNone);
   }
+  size_t size() const { return rows_.size(); }
+  // The slot of a key inserted before freeze() (kNone until its row is made), or nullptr.
+  uint32_t* slot(int64_t key) {
+    if (uint64_t word; dense_word(key, false, word)) {
+      const Space& s = spaces_[size_t(uint64_t(key) >> 32)];
+      uint64_t bits = s.bits[word], bit = uint64_t(1) << (key & 63);
+      if (!(bits & bit)) return nullptr;
+      return &rows_[s.rank[word] + uint32_t(__builtin_popcountll(bits & (bit - 1)))];
+    }
+    uint32_t other = others_.find(key);
+    return other == kNone ? nullptr : &rows_[size_t(dense_keys_) + other];
+  }
+  bool contains(int64_t key) { return slot(key) != nullptr; }
 
 private:
-  static constexpr int64_t kDense = int64_t(1) << 28;  // at most 32 MB of bits
-  std::vector<uint64_t> bits_;
-  FlatIndex others_;
+  struct Space {
+    std::vector<uint64_t> bits;
+    std::vector<uint32_t> rank;  // keys of this process in the words before each word
+  };
+  static constexpr uint64_t kDenseIds = uint64_t(1) << 28;  // per process
+  static constexpr size_t kMaxWords = size_t(1) << 22;     // 32 MB of bits in all
+  static constexpr size_t kMaxSpaces = 4096;
+  // The bitmap word of a key in the dense part; `grow` makes room for it (insert), within budget.
+  bool dense_word(int64_t key, bool grow, uint64_t& word) {
+    if (key < 0) return false;
+    uint64_t space = uint64_t(key) >> 32, id = uint64_t(key) & 0xFFFFFFFF;
+    if (id >= kDenseIds || space >= kMaxSpaces) return false;
+    word = id >> 6;
+    if (space < spaces_.size() && word < spaces_[space].bits.size()) return true;
+    if (!grow) return false;
+    size_t have = space < spaces_.size() ? spaces_[space].bits.size() : 0;
+    size_t want = std::max<size_t>(size_t(word) + 1, have * 2);
+    if (words_ + (want - have) > kMaxWords) want = size_t(word) + 1;
+    if (words_ + (want - have) > kMaxWords) return false;
+    if (space >= spaces_.size()) spaces_.resize(space + 1);
+    spaces_[space].bits.resize(want, 0);
+    words_ += want - have;
+    return true;
+  }
+
+  std::vector<Space> spaces_;
+  size_t words_ = 0;
+  FlatIndex others_;  // key → ordinal among the keys not in a bitmap
+  size_t other_keys_ = 0;
+  uint32_t dense_keys_ = 0;
+  std::vector<uint32_t> rows_;
 };
 
 // Tables whose rows become events.
@@ -337,7 +354,8 @@ private:
   // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
   template <size_t N, class Row>
   bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row);
-  std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n);
+  std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n,
+                                                 bool quiet = false);
   void note_reader(std::string_view table, const std::string& how);
   bool check_export();
 
@@ -356,6 +374,13 @@ private:
   uint32_t device_process(int64_t device);
   uint32_t stream_track(int64_t device, int64_t stream);
   int64_t correlation_key(int64_t global_pid, int64_t id);
+  uint32_t correlation_row(int64_t key);
+  uint32_t launch_of(uint32_t correlation_row) const {
+    return correlation_row < launch_of_row_.size() ? launch_of_row_[correlation_row] : kNone;
+  }
+  void reserve_track(uint32_t track, uint64_t rows);
+  uint64_t table_rows(const char* table);
+  void count_rows();
   static int64_t pid_of(int64_t global_tid) { return global_tid & ~int64_t(0xFFFFFF); }
 
   // --- rows ---
@@ -388,6 +413,7 @@ private:
   void add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args);
   uint32_t owned_stream_track(const GpuRow& row);
   std::string stream_owner_name(int64_t stream, int64_t global_pid, int64_t context) const;
+  void group_streams_by_context();
   bool note_tables();
   void progress();
   void report_progress();
@@ -403,6 +429,7 @@ private:
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
+  std::string schema_unknown_;            // why the export's schema version is not known ("" if it is)
   std::unique_ptr<DatabaseImage> image_;  // for the direct reader, made on first use
   std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
   std::string direct_stop_;               // where the direct reader stopped, for error messages
@@ -439,9 +466,12 @@ private:
   std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> shared_streams_;  // (track, owner) → its own track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
-  KeySet gpu_work_;                                        // correlation keys of GPU activities
-  FlatIndex launch_index_;                                 // correlation key → launches_ row
+  CorrelationIndex gpu_work_;                              // correlation keys of GPU activities
+  std::vector<uint32_t> launch_of_row_;                    // store correlation row → launches_ row
   std::vector<Launch> launches_;
+  // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
+  uint64_t host_rows_ = 0, gpu_rows_ = 0, reserved_rows_ = 0;
+  std::vector<uint32_t> reserved_tracks_;
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
   uint64_t flow_ids_ = 0;
@@ -472,7 +502,7 @@ bool NsysLoader::load() {
   builder_ = std::make_unique<TraceBuilder>(*store_);
   // No JSON text (meta.hta.from_text stays false): HTA mode takes the rank from the metadata
   // instead of a regex over args.
-  args_ = std::make_unique<ArgsText>(*store_);
+  args_ = std::make_unique<ArgsText>(*store_, *builder_);
   store_->meta.format = "nsys-sqlite";
   store_->meta.file = error_.file;
   store_->meta.bytes = bytes_;
@@ -493,6 +523,7 @@ bool NsysLoader::load() {
   for (const char* t : kEventTables) event_tables_ += has_table(t) * (std::string_view(t) == "NVTX_EVENTS" ? 2 : 1);
   for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
+  count_rows();
   // Host side first (launches must be known before the GPU rows that name them).
   auto t0 = std::chrono::steady_clock::now();
   if (!find_gpu_work()) return false;
@@ -508,8 +539,10 @@ bool NsysLoader::load() {
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
   for (auto [key, track] : shared_streams_)
     if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+  group_streams_by_context();
   if (!note_tables()) return false;
-  args_.reset();
+  for (uint32_t track : reserved_tracks_) builder_->release_unused(track);
+  args_.reset();  // seals the last args block
   auto t4 = std::chrono::steady_clock::now();
   builder_->finish();
   if (std::getenv("SIGHTLINE_TIMING")) {
@@ -660,6 +693,44 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   return scan(table, fed ? sql + " WHERE rowid > " + std::to_string(last_rowid) : sql, row);
 }
 
+// Rows of a table by its leaves' cell counts, where the direct reader can open it (else 0:
+// nothing is reserved for it).
+uint64_t NsysLoader::table_rows(const char* table) {
+  if (!has_table(table)) return 0;
+  std::optional<nsys::TableReader> reader = direct_reader(table, nullptr, 0, true);
+  return reader ? reader->row_count() : 0;
+}
+
+// How many rows the host tables (CUDA API, OS runtime, NVTX) and the GPU tables hold: a track
+// of either side can get at most that many slices, and the args table one row per event.
+void NsysLoader::count_rows() {
+  for (const char* t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API", "NVTX_EVENTS"}) host_rows_ += table_rows(t);
+  for (const char* t : kGpuTables) gpu_rows_ += table_rows(t);
+  try {
+    builder_->reserve_args(host_rows_ + gpu_rows_);
+  } catch (const std::bad_alloc&) {  // a hint only
+  }
+}
+
+// A new track's columns get room for every row its side's tables hold, so they never grow by
+// doubling (a copy, and fresh pages faulted in, each time). Only address space is reserved:
+// pages are faulted in as rows arrive, and release_unused() gives back what stayed unused on
+// tracks that got few rows. In all, no more than the rows there are is reserved: in practice the
+// first thread to call CUDA (the main thread, which makes most calls) and the first stream. More
+// (every thread, or a few) was tried: the freed reservations of tracks with few rows fragment
+// malloc's heap, and repeated loads in one process peaked at 1.4x the memory.
+void NsysLoader::reserve_track(uint32_t track, uint64_t rows) {
+  uint64_t budget = host_rows_ + gpu_rows_;
+  if (rows == 0 || reserved_rows_ + rows > budget) return;
+  try {
+    builder_->reserve_slices(track, size_t(rows));
+  } catch (const std::bad_alloc&) {  // a hint only (strict overcommit may refuse the address space)
+    return;
+  }
+  reserved_rows_ += rows;
+  reserved_tracks_.push_back(track);
+}
+
 void NsysLoader::note_reader(std::string_view table, const std::string& how) {
   reader_notes_ += "nsys " + std::string(table) + ": " + how + "\n";
 }
@@ -667,9 +738,10 @@ void NsysLoader::note_reader(std::string_view table, const std::string& how) {
 // A reader for the table when the direct path applies: a plain rowid table (no INTEGER PRIMARY
 // KEY alias, no generated columns, no defaults a short record would need), in a database whose
 // bytes are at hand. Otherwise nothing, and why is noted.
-std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, const char* const* columns, size_t n) {
+std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, const char* const* columns, size_t n,
+                                                           bool quiet) {
   auto refuse = [&](const std::string& why) {
-    note_reader(table, "SQLite's API: " + why);
+    if (!quiet) note_reader(table, "SQLite's API: " + why);
     return std::nullopt;
   };
   if (!direct_reading_enabled()) return refuse("SIGHTLINE_NSYS_READER=sqlite");
@@ -694,19 +766,27 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
   return reader;
 }
 
-// An Nsight export has StringIds and event tables; its schema version is 3.x.
+// An Nsight export has StringIds (every name) and event tables. Without either it is not one: the
+// error names what is missing (META_DATA_EXPORT too, when absent) and the tables the file has.
+// With both but no schema version (no META_DATA_EXPORT, or no EXPORT_SCHEMA_VERSION row in it)
+// the events are there to read: the report loads, rather than refusing data that is there (a
+// trimmed or hand-made export), and `info` says the version is unknown ("schema unknown", and
+// under `not recorded`). A schema version other than 3.x is refused.
 bool NsysLoader::check_export() {
   bool any_events = false;
   for (const char* t : kEventTables) any_events |= has_table(t);
-  if (!has_table("StringIds")) {
+  if (!has_table("StringIds") || !any_events) {
+    std::string missing;
+    auto lacks = [&](std::string_view what) { missing.append(missing.empty() ? "no " : ", no ").append(what); };
+    if (!has_table("StringIds")) lacks("StringIds table");
+    if (!any_events) lacks("event table (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API, GPU_METRICS)");
+    if (!has_table("META_DATA_EXPORT")) lacks("META_DATA_EXPORT table");
     std::string found;
     for (size_t i = 0; i < table_order_.size() && i < 8; ++i) found += (i ? ", " : "") + table_order_[i];
     if (table_order_.size() > 8) found += ", ...";
-    return fail("not an Nsight Systems export: no StringIds table (" +
+    return fail("not an Nsight Systems export: " + missing + " (" +
                 (found.empty() ? std::string("the database has no tables") : "its tables: " + found) + ")");
   }
-  if (!any_events)
-    return fail("an Nsight Systems export without event tables: none of CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API");
   std::string schema, product;
   if (require("META_DATA_EXPORT", {"name", "value"})) {
     bool ok = scan("META_DATA_EXPORT", "SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
@@ -715,6 +795,9 @@ bool NsysLoader::check_export() {
     });
     if (!ok) return false;
   }
+  if (schema.empty())
+    schema_unknown_ = has_table("META_DATA_EXPORT") ? "export schema version (no EXPORT_SCHEMA_VERSION in META_DATA_EXPORT)"
+                                                    : "export schema version (no META_DATA_EXPORT table)";
   if (!schema.empty() && !schema.starts_with("3."))
     return fail("unsupported Nsight Systems export schema version " + schema +
                 " (Sightline reads schema 3.x, written by nsys 2021 to 2025)");
@@ -878,6 +961,7 @@ uint32_t NsysLoader::thread_track(int64_t global_tid) {
   } else {
     int64_t tid = int64_t(uint64_t(global_tid) & 0xFFFFFF);
     track = builder_->thread_track(host_process(pid_of(global_tid)), std::to_string(tid), tid);
+    reserve_track(track, host_rows_);
     auto name = thread_names_.find(global_tid);
     if (name != thread_names_.end()) builder_->set_thread_name(track, string_id(name->second));
     thread_tracks_[global_tid] = track;
@@ -906,6 +990,7 @@ uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
   auto it = stream_tracks_.find(key);
   if (it != stream_tracks_.end()) return it->second;
   uint32_t track = builder_->thread_track(device_process(device), std::to_string(stream), stream);
+  reserve_track(track, gpu_rows_);
   builder_->mark_gpu(track, device, stream);
   builder_->set_thread_name(track, store_->strings.intern(stream >= 0 ? "stream " + std::to_string(stream)
                                                                       : std::string("context-wide")));
@@ -942,6 +1027,38 @@ std::string NsysLoader::stream_owner_name(int64_t stream, int64_t global_pid, in
          std::to_string(pid) + ", context " + std::to_string(context) + ")";
 }
 
+// Streams and contexts as GPU tracks under their device: a device used through more than one CUDA
+// context (several processes, or one process with several contexts) shows each context's streams
+// together, ordered by context, then stream (the context-wide track first), each named with its
+// context: "stream 3 (context 2)", "context-wide (context 2)". A track already named by its owner
+// (a stream number two owners share: "stream 7 (pid P, context C)") keeps that name. A device with
+// one context (every corpus report) keeps Kineto's names and order: "stream 7", sorted by stream.
+void NsysLoader::group_streams_by_context() {
+  struct Stream {
+    uint32_t track;
+    int64_t context;
+  };
+  std::map<int64_t, std::vector<Stream>> by_device;
+  std::unordered_set<uint32_t> owner_named;
+  for (const auto& [owner, track] : shared_streams_) {
+    owner_named.insert(std::get<0>(owner));
+    owner_named.insert(track);
+    by_device[store_->tracks[track].device].push_back({track, std::get<2>(owner)});
+  }
+  for (auto [key, track] : stream_tracks_) by_device[store_->tracks[track].device].push_back({track, stream_owners_[track].context});
+  for (const auto& [device, streams] : by_device) {
+    int64_t first = streams.front().context;
+    if (std::all_of(streams.begin(), streams.end(), [&](const Stream& s) { return s.context == first; })) continue;
+    for (auto [track, context] : streams) {
+      int64_t stream = store_->tracks[track].stream;
+      builder_->set_thread_sort_index(track, wrapping_add(int64_t(uint64_t(context) << 32), stream));
+      if (owner_named.count(track)) continue;
+      std::string name = stream >= 0 ? "stream " + std::to_string(stream) : std::string("context-wide");
+      builder_->set_thread_name(track, store_->strings.intern(name + " (context " + std::to_string(context) + ")"));
+    }
+  }
+}
+
 // CUPTI correlation ids count from 1 in every process: the first process keeps its ids, the
 // others get theirs offset by ordinal × 2^32, so launches never link across processes.
 int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
@@ -951,6 +1068,17 @@ int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
     last_space_ = it->second;
   }
   return last_space_ == 0 ? id : (last_space_ << 32) | (id & 0xFFFFFFFF);
+}
+
+// The store's correlation row of a key of GPU work, made on first use; kNone for other keys.
+uint32_t NsysLoader::correlation_row(int64_t key) {
+  uint32_t* slot = gpu_work_.slot(key);
+  if (!slot) return kNone;
+  if (*slot == kNone) {
+    *slot = builder_->new_correlation(key);
+    if (*slot >= launch_of_row_.size()) launch_of_row_.resize(size_t(*slot) + 1, kNone);
+  }
+  return *slot;
 }
 
 // ---------------------------------------------------------------- rows
@@ -990,6 +1118,9 @@ bool NsysLoader::find_gpu_work() {
     });
     if (!ok) return false;
   }
+  gpu_work_.freeze();
+  builder_->reserve_correlations(gpu_work_.size());
+  launch_of_row_.reserve(gpu_work_.size());
   return true;
 }
 
@@ -1010,22 +1141,22 @@ bool NsysLoader::read_runtime() {
     bool runtime = event_class ? *event_class == 0 : store_->strings.view(name).starts_with("cuda");
     int64_t gtid = *thread;
     uint32_t track = thread_track(gtid);
-    std::optional<int64_t> corr, id = s.opt(4), result = s.opt(6);
+    std::optional<int64_t> id = s.opt(4), result = s.opt(6);
+    uint32_t corr = kNone;
     args_->begin();
     if (id) {
-      args_->number("correlation", *id);
+      args_->number(kArgCorrelation, *id);
       // Only calls that launched GPU work join the correlation table: the links are the same,
       // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
-      int64_t key = correlation_key(pid_of(gtid), *id);
-      if (gpu_work_.contains(key)) {
-        corr = key;
-        launch_index_.insert(key, uint32_t(launches_.size()));
-        if (launch_index_.find(key) == launches_.size()) launches_.push_back({track, start, name});
+      corr = correlation_row(correlation_key(pid_of(gtid), *id));
+      if (corr != kNone && launch_of(corr) == kNone) {
+        launch_of_row_[corr] = uint32_t(launches_.size());
+        launches_.push_back({track, start, name});
       }
     }
-    if (result) args_->number("return value", *result);
+    if (result) args_->number(kArgReturnValue, *result);
     uint32_t args = args_->end();
-    builder_->add_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
+    builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
   });
 }
 
@@ -1042,7 +1173,7 @@ bool NsysLoader::read_osrt() {
     uint32_t args = kNone;
     if (!s.null(4)) {
       args_->begin();
-      args_->number("return value", s.i64(4));
+      args_->number(kArgReturnValue, s.i64(4));
       args = args_->end();
     }
     builder_->add_slice(thread_track(s.i64(2)), start, dur, string_id(s.opt(3)), cat_osrt_, args, std::nullopt);
@@ -1090,20 +1221,20 @@ bool NsysLoader::read_nvtx() {
     args_->begin();
     if (domain) {
       auto d = nvtx_domains_.find(domain);
-      d != nvtx_domains_.end() ? args_->text("domain", d->second) : args_->number("domain", int64_t(domain));
+      d != nvtx_domains_.end() ? args_->text(kArgDomain, d->second) : args_->number(kArgDomain, int64_t(domain));
     }
     if (int64_t category = s.opt(7).value_or(0)) {
       auto c = nvtx_categories_.find(domain << 32 ^ uint64_t(category));
-      c != nvtx_categories_.end() ? args_->text("category", c->second) : args_->number("category", category);
+      c != nvtx_categories_.end() ? args_->text(kArgCategory, c->second) : args_->number(kArgCategory, category);
     }
     if (!s.null(8)) {
       char color[8];
       std::snprintf(color, sizeof color, "#%06x", unsigned(uint64_t(s.i64(8)) & 0xFFFFFF));  // ARGB → #rrggbb
-      args_->text("color", color);
+      args_->text(kArgColor, color);
     }
     for (int c = 9; c <= 14; ++c) {
       if (s.null(c)) continue;
-      c == 11 || c == 14 ? args_->real("payload", s.f64(c)) : args_->number("payload", s.i64(c));
+      c == 11 || c == 14 ? args_->real(kArgPayload, s.f64(c)) : args_->number(kArgPayload, s.i64(c));
       break;
     }
     uint32_t args = args_->end();
@@ -1146,20 +1277,23 @@ bool NsysLoader::gpu_row(const Source& s, GpuRow& row) {
 // The fields every Kineto GPU activity carries, in Kineto's order.
 void NsysLoader::gpu_args(const GpuRow& row) {
   args_->begin();
-  args_->number("device", row.device);
-  args_->number("context", row.context);
-  args_->number("stream", row.stream);
-  if (row.correlation) args_->number("correlation", *row.correlation);
+  args_->number(kArgDevice, row.device);
+  args_->number(kArgContext, row.context);
+  args_->number(kArgStream, row.stream);
+  if (row.correlation) args_->number(kArgCorrelation, *row.correlation);
 }
 
 void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
   uint32_t track = owned_stream_track(row);
   if (cat != cat_sync_) gpu_work_tracks_.insert(track);
-  std::optional<int64_t> corr;
-  if (row.correlation) corr = correlation_key(row.global_pid, *row.correlation);
-  builder_->add_slice(track, row.start, row.dur, name, cat, args, corr);
-  if (!corr) return;
-  uint32_t launch = launch_index_.find(*corr);
+  if (!row.correlation) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, kNone);
+  int64_t key = correlation_key(row.global_pid, *row.correlation);
+  uint32_t corr = correlation_row(key);
+  // Every GPU activity's key was seen by the pre-scan of the same rows; were one not, the
+  // builder's own table takes it (it has no launch: launches are found through the pre-scan).
+  if (corr == kNone) return builder_->add_slice(track, row.start, row.dur, name, cat, args, key);
+  builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, corr);
+  uint32_t launch = launch_of(corr);
   if (launch == kNone) return;
   uint64_t id = ++flow_ids_;
   builder_->add_flow_point(launches_[launch].track, id, cat_flow_, 's', launches_[launch].ts, true, 0);
@@ -1181,18 +1315,18 @@ bool NsysLoader::read_kernels() {
     std::optional<int64_t> v[25];
     for (int c = 10; c < 25; ++c) v[c] = s.opt(c);
     auto n = [&](int c) { return v[c].value_or(0); };
-    args_->number("registers per thread", n(16));
-    args_->number("shared memory", wrapping_add(n(17), n(18)));
-    args_->triple("grid", n(10), n(11), n(12));
-    args_->triple("block", n(13), n(14), n(15));
-    args_->number("static shared memory", n(17));
-    args_->number("dynamic shared memory", n(18));
-    args_->number("local memory per thread", n(19));
-    args_->number("local memory total", n(20));
-    if (v[21]) args_->number("shared memory executed", *v[21]);
-    if (v[22]) args_->number("grid id", *v[22]);
-    if (v[23]) args_->number("graph node id", *v[23]);
-    if (v[24]) args_->number("launch type", *v[24]);
+    args_->number(kArgRegistersPerThread, n(16));
+    args_->number(kArgSharedMemory, wrapping_add(n(17), n(18)));
+    args_->triple(kArgGrid, n(10), n(11), n(12));
+    args_->triple(kArgBlock, n(13), n(14), n(15));
+    args_->number(kArgStaticSharedMemory, n(17));
+    args_->number(kArgDynamicSharedMemory, n(18));
+    args_->number(kArgLocalMemoryPerThread, n(19));
+    args_->number(kArgLocalMemoryTotal, n(20));
+    if (v[21]) args_->number(kArgSharedMemoryExecuted, *v[21]);
+    if (v[22]) args_->number(kArgGridId, *v[22]);
+    if (v[23]) args_->number(kArgGraphNodeId, *v[23]);
+    if (v[24]) args_->number(kArgLaunchType, *v[24]);
     add_gpu(row, name, cat_kernel_, args_->end());
   });
 }
@@ -1220,10 +1354,10 @@ bool NsysLoader::read_memcpy() {
     if (added) it->second = store_->strings.intern(capture::memcpy_name(copy, src, dst));
     int64_t bytes = s.opt(7).value_or(0);
     gpu_args(row);
-    args_->number("bytes", bytes);
+    args_->number(kArgBytes, bytes);
     // bytes per ns is GB/s (10^9 bytes per second).
-    if (row.dur > 0) args_->real("memory bandwidth (GB/s)", double(bytes) / double(row.dur));
-    if (!s.null(11)) args_->number("graph node id", s.i64(11));
+    if (row.dur > 0) args_->real(kArgMemoryBandwidth, double(bytes) / double(row.dur));
+    if (!s.null(11)) args_->number(kArgGraphNodeId, s.i64(11));
     add_gpu(row, it->second, cat_memcpy_, args_->end());
   });
 }
@@ -1242,10 +1376,10 @@ bool NsysLoader::read_memset() {
     if (added) it->second = store_->strings.intern(capture::memset_name(kind));
     int64_t bytes = s.opt(7).value_or(0);
     gpu_args(row);
-    args_->number("bytes", bytes);
-    args_->number("value", s.opt(8).value_or(0));
-    if (row.dur > 0) args_->real("memory bandwidth (GB/s)", double(bytes) / double(row.dur));
-    if (!s.null(10)) args_->number("graph node id", s.i64(10));
+    args_->number(kArgBytes, bytes);
+    args_->number(kArgValue, s.opt(8).value_or(0));
+    if (row.dur > 0) args_->real(kArgMemoryBandwidth, double(bytes) / double(row.dur));
+    if (!s.null(10)) args_->number(kArgGraphNodeId, s.i64(10));
     add_gpu(row, it->second, cat_memset_, args_->end());
   });
 }
@@ -1280,17 +1414,18 @@ bool NsysLoader::read_sync() {
     if (!gpu_row(s, row)) return;
     std::string_view api;
     if (row.correlation) {
-      uint32_t launch = launch_index_.find(correlation_key(row.global_pid, *row.correlation));
+      uint32_t* slot = gpu_work_.slot(correlation_key(row.global_pid, *row.correlation));
+      uint32_t launch = slot && *slot != kNone ? launch_of(*slot) : kNone;
       if (launch != kNone) api = store_->strings.view(launches_[launch].name);
     }
     std::string_view kind = sync_kind(api, s.opt(7).value_or(s.opt(8).value_or(0)));
     args_->begin();
-    args_->text("cuda_sync_kind", kind);
-    args_->number("stream", row.stream);
-    if (row.correlation) args_->number("correlation", *row.correlation);
-    args_->number("device", row.device);
-    args_->number("context", row.context);
-    if (!s.null(9) && s.i64(9) != kNoId) args_->number("cuda event", s.i64(9));
+    args_->text(kArgCudaSyncKind, kind);
+    args_->number(kArgStream, row.stream);
+    if (row.correlation) args_->number(kArgCorrelation, *row.correlation);
+    args_->number(kArgDevice, row.device);
+    args_->number(kArgContext, row.context);
+    if (!s.null(9) && s.i64(9) != kNoId) args_->number(kArgCudaEvent, s.i64(9));
     add_gpu(row, store_->strings.intern(kind), cat_sync_, args_->end());
   });
 }
@@ -1305,8 +1440,8 @@ bool NsysLoader::read_graphs() {
     GpuRow row;
     if (!gpu_row(s, row)) return;
     gpu_args(row);
-    if (!s.null(7)) args_->number("graph id", s.i64(7));
-    if (!s.null(8)) args_->number("graph exec id", s.i64(8));
+    if (!s.null(7)) args_->number(kArgGraphId, s.i64(7));
+    if (!s.null(8)) args_->number(kArgGraphExecId, s.i64(8));
     std::string name = "CUDA graph " + (s.null(7) ? std::string("?") : std::to_string(s.i64(7)));
     add_gpu(row, store_->strings.intern(name), cat_graph_, args_->end());
   });
@@ -1390,6 +1525,7 @@ bool NsysLoader::note_tables() {
   if (!rows_in({"NVTX_EVENTS"})) missing.value("NVTX");
   if (!rows_in({"OSRT_API"})) missing.value("OS runtime trace");
   if (!rows_in({"TARGET_INFO_GPU"})) missing.value("GPU descriptions");
+  if (!schema_unknown_.empty()) missing.value(schema_unknown_);
   missing.end_array();
   store_->meta.top_level.emplace_back("nsys_missing", missing.str());
   JsonWriter unreadable;

@@ -60,7 +60,8 @@ Db open_database(const std::string& path, std::string& error);
 // The same settings on a handle already open (an in-memory database).
 void harden(sqlite3* db);
 
-// A temporary copy of a decompressed `.sqlite.gz`, removed when this goes out of scope.
+// A temporary copy of a decompressed `.sqlite.gz` (or a `.nsys-rep` exported with the cache off),
+// removed when this goes out of scope.
 class TempFile {
 public:
   TempFile() = default;
@@ -69,6 +70,8 @@ public:
   ~TempFile() {
     if (!path_.empty()) ::unlink(path_.c_str());
   }
+  // Creates a new, empty file in $TMPDIR (or /tmp), for a program to write over.
+  bool create(std::string& error);
   // Writes `bytes` to a new file in $TMPDIR (or /tmp).
   bool write(std::string_view bytes, std::string& error);
   const std::string& path() const { return path_; }

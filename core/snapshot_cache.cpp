@@ -35,10 +35,14 @@ bool process_cache_disabled = false;
 std::string snapshot_path(const CacheSettings& s, const std::string& stem) { return s.dir + "/" + stem + ".slsnap"; }
 std::string key_path(const CacheSettings& s, const std::string& stem) { return s.dir + "/" + stem + ".key"; }
 
+bool is_nsys_export(const std::string& stem) {
+  return stem.size() > kNsysExportFolder.size() && stem.starts_with(kNsysExportFolder) && stem[kNsysExportFolder.size()] == '/';
+}
+
 void remove_entry(const CacheSettings& s, const std::string& stem) {
-  // The key goes first: a snapshot without its key is never read.
+  // The key goes first: a snapshot (or export) without its key is never read.
   std::remove(key_path(s, stem).c_str());
-  std::remove(snapshot_path(s, stem).c_str());
+  std::remove(is_nsys_export(stem) ? (s.dir + "/" + stem + ".sqlite").c_str() : snapshot_path(s, stem).c_str());
 }
 
 std::optional<std::string> read_small_file(const std::string& path) {
@@ -129,13 +133,24 @@ CacheSettings cache_settings_from_environment() {
   return s;
 }
 
+namespace {
+CacheSettings& process_settings() {
+  static CacheSettings from_environment = cache_settings_from_environment();
+  return from_environment;
+}
+}  // namespace
+
 const CacheSettings& process_cache_settings() {
-  static const CacheSettings from_environment = cache_settings_from_environment();
   static const CacheSettings off{};
-  return process_cache_disabled ? off : from_environment;
+  return process_cache_disabled ? off : process_settings();
 }
 
 void disable_process_cache() { process_cache_disabled = true; }
+
+void set_process_cache_settings(const CacheSettings& settings) {
+  process_settings() = settings;
+  process_cache_disabled = false;
+}
 
 std::optional<CacheKey> cache_key_of(const std::string& path) {
   std::error_code ec;
@@ -177,20 +192,33 @@ std::optional<CacheRecord> parse_cache_record(std::string_view text) {
   return r;
 }
 
-std::vector<CacheEntry> list_cache_entries(const std::string& dir) {
-  std::vector<CacheEntry> entries;
+namespace {
+// The entries of one folder: files named `*<extension>` (not a temporary or partial one) and
+// their `.key`, with `prefix` before the stem.
+void list_entries_in(const std::string& dir, std::string_view extension, const std::string& prefix,
+                     std::vector<CacheEntry>& entries) {
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(dir, ec)) {
-    if (item.path().extension() != ".slsnap") continue;
+    std::string name = item.path().filename().string();
+    if (!name.ends_with(extension) || name.find(".partial.") != std::string::npos) continue;
     struct stat st{}, key{};
-    if (::stat(item.path().c_str(), &st) != 0) continue;
+    if (::stat(item.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     CacheEntry e;
-    e.stem = item.path().stem().string();
+    std::string stem = name.substr(0, name.size() - extension.size());
+    e.stem = prefix + stem;
     e.bytes = uint64_t(st.st_size);
-    if (::stat((dir + "/" + e.stem + ".key").c_str(), &key) == 0) e.bytes += uint64_t(key.st_size);
+    if (::stat((dir + "/" + stem + ".key").c_str(), &key) == 0) e.bytes += uint64_t(key.st_size);
     e.used_ns = mtime_ns(st);
     entries.push_back(std::move(e));
   }
+}
+}  // namespace
+
+std::vector<CacheEntry> list_cache_entries(const std::string& dir) {
+  std::vector<CacheEntry> entries;
+  list_entries_in(dir, ".slsnap", "", entries);
+  std::string exports(kNsysExportFolder);
+  list_entries_in(dir + "/" + exports, ".sqlite", exports + "/", entries);
   return entries;
 }
 
@@ -217,13 +245,17 @@ std::vector<size_t> entries_to_evict(const std::vector<CacheEntry>& entries, uin
 void evict_cache_entries(const CacheSettings& settings, const std::string& keep) {
   std::vector<CacheEntry> entries = list_cache_entries(settings.dir);
   for (size_t i : entries_to_evict(entries, settings.max_bytes, keep)) remove_entry(settings, entries[i].stem);
-  std::error_code ec;
   int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  for (const auto& item : fs::directory_iterator(settings.dir, ec)) {
-    struct stat st{};
-    if (item.path().filename().string().find(".tmp.") != std::string::npos && ::stat(item.path().c_str(), &st) == 0 &&
-        now - mtime_ns(st) > kStaleTempNs)
-      std::remove(item.path().c_str());
+  // Temporary keys and snapshots, and the partial exports of an `nsys export` that was killed.
+  for (const std::string& dir : {settings.dir, settings.dir + "/" + std::string(kNsysExportFolder)}) {
+    std::error_code ec;
+    for (const auto& item : fs::directory_iterator(dir, ec)) {
+      std::string name = item.path().filename().string();
+      struct stat st{};
+      if ((name.find(".tmp.") != std::string::npos || name.find(".partial.") != std::string::npos) &&
+          ::stat(item.path().c_str(), &st) == 0 && now - mtime_ns(st) > kStaleTempNs)
+        std::remove(item.path().c_str());
+    }
   }
 }
 

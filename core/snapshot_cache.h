@@ -32,6 +32,8 @@ CacheSettings cache_settings_from_environment();
 const CacheSettings& process_cache_settings();
 // `--no-cache`: turns the process's cache off (call before any trace opens).
 void disable_process_cache();
+// Replaces the process's settings, `--no-cache` included (tests; call before any trace opens).
+void set_process_cache_settings(const CacheSettings& settings);
 // "500M" -> 524288000; nullopt when `text` is not a size.
 std::optional<uint64_t> parse_cache_size(std::string_view text);
 
@@ -59,7 +61,13 @@ struct CacheRecord {
 std::string format_cache_record(const CacheRecord& record);
 std::optional<CacheRecord> parse_cache_record(std::string_view text);
 
-// One cached trace: `<stem>.slsnap` (the snapshot) and `<stem>.key` (its CacheRecord).
+// `.nsys-rep` exports (core/nsys_files.cpp) are entries of the same cache, in its folder `nsys/`:
+// `<name>.sqlite` (nsys's export) and `<name>.key` (the report's size and mtime), listed under the
+// stem "nsys/<name>" and evicted with the snapshots, by last use, under the same limit.
+inline constexpr std::string_view kNsysExportFolder = "nsys";
+
+// One cached trace: `<stem>.slsnap` (the snapshot) and `<stem>.key` (its CacheRecord), or an
+// exported report (stem "nsys/<name>", above).
 struct CacheEntry {
   std::string stem;
   uint64_t bytes = 0;    // both files

@@ -121,6 +121,43 @@ void TraceBuilder::add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, Strin
   append_slice(track, abs_start, dur, name, cat, args, correlation ? correlation_row(*correlation) : kNone);
 }
 
+uint32_t TraceBuilder::new_correlation(int64_t id) {
+  store_.correlations.push_back({id, {}, 0, 0});
+  return uint32_t(store_.correlations.size() - 1);
+}
+
+void TraceBuilder::add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
+                                    uint32_t args, uint32_t correlation_row) {
+  see(abs_start);
+  see(abs_start + dur);
+  append_slice(track, abs_start, dur, name, cat, args, correlation_row);
+}
+
+uint32_t TraceBuilder::add_args_record(const ArgsRange& range) {
+  store_.args_.push_back(range);
+  return uint32_t(store_.args_.size() - 1);
+}
+
+namespace {
+// The columns a slice is added with (finalize() derives the others).
+template <class F>
+void each_input_column(SliceColumns& c, F&& f) {
+  f(c.start), f(c.dur), f(c.name), f(c.cat), f(c.args), f(c.corr);
+}
+}  // namespace
+
+void TraceBuilder::reserve_slices(uint32_t track, size_t rows) {
+  SliceColumns& c = store_.tracks[track].slices;
+  size_t n = c.size() + rows;
+  each_input_column(c, [&](auto& column) { column.reserve(n); });
+}
+
+void TraceBuilder::release_unused(uint32_t track) {
+  SliceColumns& c = store_.tracks[track].slices;
+  if (c.start.capacity() <= 2 * c.size()) return;  // no more than doubling would have left
+  each_input_column(c, [](auto& column) { column.shrink_to_fit(); });
+}
+
 void TraceBuilder::add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
                              std::optional<int64_t> correlation, uint64_t offset) {
   see(abs_ts);

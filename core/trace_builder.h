@@ -35,6 +35,24 @@ public:
 
   void add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
                  uint32_t args, std::optional<int64_t> correlation);
+
+  // For a loader that resolves correlation ids itself (Nsight: a dense index over the ids known
+  // before reading, where a hash probe per event costs a cache miss): a new row of the store's
+  // correlation table, and add_slice with such a row (or kNone). An id given here must not also
+  // be given to add_slice/add_begin by value: the builder's own table would not know it.
+  uint32_t new_correlation(int64_t id);
+  void add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
+                        uint32_t args, uint32_t correlation_row);
+  // Args given as fields into store().args_blocks() (begin_record ... end_record): a new args row.
+  uint32_t add_args_record(const ArgsRange& range);
+  // Room for rows known to come (a loader that knows its tables' sizes), so the columns do not
+  // grow by doubling: copies, and fresh pages faulted in for each copy. Only a hint: the memory
+  // is reserved, not touched. release_unused() gives back what a track's reservation left unused
+  // where that is more than its rows use.
+  void reserve_slices(uint32_t track, size_t rows);
+  void reserve_args(size_t rows) { store_.args_.reserve(store_.args_.size() + rows); }
+  void reserve_correlations(size_t rows) { store_.correlations.reserve(store_.correlations.size() + rows); }
+  void release_unused(uint32_t track);
   void add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
                  std::optional<int64_t> correlation, uint64_t offset);
   void add_end(uint32_t track, TimeNs abs_ts, uint64_t offset);

@@ -59,6 +59,15 @@ std::string thread_name_from_content(const TraceStore& store, const Track& t) {
   return "thread " + std::string(store.strings.view(t.tid_text));
 }
 
+// A GPU row named with its CUDA context by the Nsight loader (core/NSIGHT.md): the streams of a
+// device used through several contexts, or a stream number two owners share ("stream 3 (context
+// 2)", "stream 7 (pid 4242, context 1)", "context-wide (context 2)"). Shown as named: as "stream
+// N" two rows could read the same. Kineto names carry no context and keep the plain label.
+bool names_its_context(std::string_view name) {
+  return name.ends_with(")") && (name.find(" (context ") != std::string_view::npos ||
+                                 name.find(", context ") != std::string_view::npos);
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -97,9 +106,10 @@ std::string process_display_name(const TraceStore& store, uint32_t process) {
 
 std::string track_display_name(const TraceStore& store, uint32_t track) {
   const Track& t = store.tracks[track];
+  std::string_view name = store.strings.view(t.name);
+  if (t.kind == TrackKind::GpuStream && names_its_context(name)) return std::string(name);
   if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0) return "stream " + std::to_string(t.stream);
   if (t.kind == TrackKind::GpuStream && t.stream < 0) return "device-wide";
-  std::string_view name = store.strings.view(t.name);
   if (t.kind == TrackKind::Async) return name.empty() ? "async spans" : std::string(name);
   std::string_view tid = store.strings.view(t.tid_text);
   // A textual tid ("PyTorch Profiler") names itself; a number written as a string does not.
@@ -111,6 +121,8 @@ std::string track_display_name(const TraceStore& store, uint32_t track) {
 
 std::string track_full_name(const TraceStore& store, uint32_t track) {
   const Track& t = store.tracks[track];
+  if (t.kind == TrackKind::GpuStream && names_its_context(store.strings.view(t.name)))
+    return "GPU " + std::to_string(t.device) + " " + track_display_name(store, track);
   if (t.kind == TrackKind::GpuStream && t.gpu_work && t.stream >= 0)
     return "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
   return track_display_name(store, track);

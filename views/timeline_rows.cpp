@@ -231,8 +231,18 @@ void MoreLevelsRow::click(RowContext& ctx, float y) const {
 
 // --- CounterRow: a step chart with min/max per pixel column, so dense series stay honest ---
 
+// A counter's extremes index, built the first time it is drawn (the view is rebuilt when its
+// store changes; the size check guards a series that grew anyway).
+const present::RangeMinMax& CounterRow::extremes(TimelineSourceState& src) const {
+  if (src.counter_extremes.size() != src.store().counters.size()) src.counter_extremes.resize(src.store().counters.size());
+  const std::vector<double>& values = src.store().counters[counter].value;
+  present::RangeMinMax& index = src.counter_extremes[counter];
+  if (index.size() != values.size() || index.data() != values.data()) index = present::RangeMinMax(values);
+  return index;
+}
+
 void CounterRow::draw(RowContext& ctx, float y) const {
-  const TimelineSourceState& src = ctx.sources[source];
+  TimelineSourceState& src = ctx.sources[source];
   const CounterSeries& s = src.store().counters[counter];
   draw_row_label(ctx, y, 14, std::string(src.store().strings.view(s.name)));
   if (s.ts.empty()) return;
@@ -240,8 +250,9 @@ void CounterRow::draw(RowContext& ctx, float y) const {
   const float x0 = map.x0, x1 = map.x1;
   auto x_at = [&](TimeNs t) { return map.x_of(src.view(t)); };
   const double shift = double(src.def.shift);
-  auto [mn, mx] = std::minmax_element(s.value.begin(), s.value.end());
-  double lo = std::min(0.0, *mn), hi = std::max(*mx, lo + 1e-12);
+  const present::RangeMinMax& extremes = this->extremes(src);
+  auto [mn, mx] = extremes.all();
+  double lo = std::min(0.0, mn), hi = std::max(mx, lo + 1e-12);
   float h = height - 4;
   auto y_of = [&](double v) { return y + 2 + h - float((v - lo) / (hi - lo)) * h; };
   ImU32 fill = IM_COL32(0, 114, 178, 150);
@@ -249,13 +260,11 @@ void CounterRow::draw(RowContext& ctx, float y) const {
   size_t i = it == s.ts.begin() ? 0 : size_t(it - s.ts.begin()) - 1;
   for (float x = std::max(x0, x_at(s.ts[i])); x < x1 && i < s.ts.size(); x += 1) {
     double col_end = map.t_of(x + 1) - shift;  // the column's end on the store's clock
-    double vmin = s.value[i], vmax = s.value[i];
-    size_t j = i;
-    while (j + 1 < s.ts.size() && double(s.ts[j + 1]) < col_end) {
-      ++j;
-      vmin = std::min(vmin, s.value[j]);
-      vmax = std::max(vmax, s.value[j]);
-    }
+    // The column's points: i and every later one before col_end (a binary search and the
+    // extremes' blocks, so a zoomed-out column of many points costs no walk over them).
+    size_t j = size_t(std::partition_point(s.ts.begin() + i + 1, s.ts.end(), [&](TimeNs t) { return double(t) < col_end; }) -
+                      s.ts.begin()) - 1;
+    auto [vmin, vmax] = extremes.of(i, j + 1);
     ctx.dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y + 2 + h), fill);
     if (vmin != vmax) ctx.dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y_of(vmin) + 1), IM_COL32(0, 80, 140, 255));
     ++ctx.stats.counter_columns;

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/present/range_min_max.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 
@@ -126,6 +127,7 @@ struct TimelineSourceState {
   TimeNs data_start = 0, data_end = 0;     // store clock
   bool folded_away = false;                // the source's header folds all its rows
   float screen_y = NAN;                    // its first row, last frame
+  std::vector<present::RangeMinMax> counter_extremes;  // per counter, built when first drawn
   const TraceStore& store() const { return *def.store; }
   double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
 };
@@ -235,6 +237,9 @@ public:
       : RowBase{source, y, lane_height * 2.5f}, counter(counter) {}
   void draw(RowContext& ctx, float y) const;
   uint32_t counter;
+
+private:
+  const present::RangeMinMax& extremes(TimelineSourceState& src) const;
 };
 
 // The fold of a deep track: "▸ N more levels" across the row; a click unfolds it.

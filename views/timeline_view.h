@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/present/range_min_max.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 #include "views/timeline_rows.h"
@@ -64,7 +65,7 @@ public:
   void remove_source(uint32_t source);  // later sources move up by one
   size_t source_count() const { return sources_.size(); }
   const TimelineSource& source(uint32_t i) const { return sources_[i].def; }
-  void set_shift(uint32_t source, TimeNs shift) { sources_[source].def.shift = shift; }
+  void set_shift(uint32_t source, TimeNs shift) { sources_[source].def.shift = shift, ++sources_version_; }
   void set_color_override(uint32_t source, std::function<std::optional<ImU32>(SliceRef)> f) {
     sources_[source].def.color_override = std::move(f);
   }
@@ -183,6 +184,16 @@ private:
   void draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max);
   void draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 max, float scroll_y);
   RowContext row_context(ImDrawList* dl, float header_x);
+  const std::vector<uint8_t>& overview_busy(int columns);
+  struct OverviewKey {
+    int columns = 0;
+    TimeNs start = 0, end = 0;
+    uint64_t sources_version = 0;
+    friend bool operator==(const OverviewKey&, const OverviewKey&) = default;
+  };
+  OverviewKey overview_key_{-1};
+  std::vector<uint8_t> overview_busy_;  // per overview column: GPU work there
+  uint64_t sources_version_ = 0;        // bumped whenever a source is added, removed or shifted
   void draw_flows(ImDrawList* dl, float x0, float x1);
   void draw_path_links(ImDrawList* dl, uint32_t source, float x0, float x1);
   void draw_track_menu();

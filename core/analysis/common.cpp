@@ -27,11 +27,17 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
+// `p` is lower case. ASCII folding inline (std::tolower is a call per byte, and kernel names run
+// to kilobytes); bytes outside A-Z compare as they are, as std::tolower leaves them.
 bool contains_icase(std::string_view s, std::string_view p) {
+  if (p.empty()) return true;
   if (p.size() > s.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+  const char first = p[0];
   for (size_t i = 0; i + p.size() <= s.size(); ++i) {
-    size_t k = 0;
-    while (k < p.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == p[k]) ++k;
+    if (lower(s[i]) != first) continue;
+    size_t k = 1;
+    while (k < p.size() && lower(s[i + k]) == p[k]) ++k;
     if (k == p.size()) return true;
   }
   return false;
@@ -57,7 +63,25 @@ TimeNs us_to_ns(double whole_us) { return TimeNs(whole_us) * 1000; }
 void index_rows(EventTable& t) {
   t.gpu.clear();
   t.cpu.clear();
+  const size_t gpu = size_t(std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.stream != -1; }));
+  t.gpu.reserve(gpu);
+  t.cpu.reserve(t.rows.size() - gpu);
   for (uint32_t i = 0; i < t.rows.size(); ++i) (t.rows[i].stream != -1 ? t.gpu : t.cpu).push_back(i);
+}
+
+// (HTA) the stream column is args.stream of each event; missing or non-numeric = -1. Read in
+// args order (file order): the args sit in compressed blocks, and reading them track by track
+// would decompress every block once per track.
+void read_hta_streams(const TraceStore& store, std::vector<Row>& rows) {
+  std::vector<std::pair<uint32_t, uint32_t>> by_args;  // (args row, row)
+  by_args.reserve(rows.size());
+  for (uint32_t k = 0; k < rows.size(); ++k) {
+    uint32_t args = store.tracks[rows[k].ref.track].slices.args[rows[k].ref.index];
+    if (args != kNone) by_args.push_back({args, k});
+  }
+  std::sort(by_args.begin(), by_args.end());
+  for (auto [args, k] : by_args)
+    if (auto v = find_int_arg(store.args_json(args), "stream")) rows[k].stream = *v;
 }
 
 // Rows in store order: every slice of CPU and GPU tracks. Returns the per-track base offsets.
@@ -66,6 +90,10 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
   const StringId trace_cat = store.strings.find("Trace");
   const auto& args = store.args_table();
   uint64_t no_args_order = uint64_t(1) << 62;
+  size_t slices = 0;  // one allocation for the rows (a 35 MB trace has ~100k)
+  for (const Track& track : store.tracks)
+    if (track.kind != TrackKind::Async) slices += track.slices.size();
+  rows.reserve(rows.size() + slices);
   for (uint32_t t = 0; t < store.tracks.size(); ++t) {
     const Track& track = store.tracks[t];
     if (track.kind == TrackKind::Async) continue;
@@ -84,19 +112,16 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
       } else {
         r.order = no_args_order++;
       }
-      if (auto c = store.correlation_id(r.ref)) r.corr = *c;
+      if (s.corr[i] != kNone) r.corr = store.correlations[s.corr[i]].id;  // = store.correlation_id(r.ref)
       if (hta) {
-        // (HTA) the stream column is args.stream of each event; missing or non-numeric = -1.
-        r.stream = -1;
-        if (s.args[i] != kNone) {
-          if (auto v = find_int_arg(store.args_json(s.args[i]), "stream")) r.stream = *v;
-        }
+        r.stream = -1;  // args.stream, read below
       } else if (track.kind == TrackKind::GpuStream) {
         r.stream = track.stream >= 0 ? track.stream : (track.tid_is_number && track.tid >= 0 ? track.tid : 0);
       }
       rows.push_back(r);
     }
   }
+  if (hta) read_hta_streams(store, rows);
   return base;
 }
 
@@ -227,15 +252,26 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
 
 // Kernel names run to kilobytes: classify each distinct (name, category) once.
 void classify_rows(EventTable& t) {
-  std::unordered_map<uint64_t, uint8_t> cache;
+  auto classify = [&](const Row& r) {
+    return uint8_t(t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) : kernel_type_sightline(t.name(r), t.cat(r)));
+  };
+  // A name nearly always comes with one category: its first (category, type) sits in a vector
+  // indexed by name id; other pairs go to a map.
+  const size_t names = t.store->strings.size();
+  std::vector<StringId> cat_of_name(names, StringPool::kNotFound);
+  std::vector<uint8_t> type_of_name(names, 0);
+  std::unordered_map<uint64_t, uint8_t> other_pairs;
   for (Row& r : t.rows) {
-    uint64_t key = (uint64_t(r.name) << 32) | r.cat;
-    auto [it, fresh] = cache.try_emplace(key, 0);
-    if (fresh) {
-      KernelType k = t.mode == Mode::Hta ? kernel_type_hta(t.name(r)) : kernel_type_sightline(t.name(r), t.cat(r));
-      it->second = uint8_t(k);
+    if (cat_of_name[r.name] == r.cat) {
+      r.kernel_type = type_of_name[r.name];
+    } else if (cat_of_name[r.name] == StringPool::kNotFound) {
+      cat_of_name[r.name] = r.cat;
+      r.kernel_type = type_of_name[r.name] = classify(r);
+    } else {
+      auto [it, fresh] = other_pairs.try_emplace((uint64_t(r.name) << 32) | r.cat, 0);
+      if (fresh) it->second = classify(r);
+      r.kernel_type = it->second;
     }
-    r.kernel_type = it->second;
   }
 }
 
@@ -331,8 +367,43 @@ bool is_hta_launch_name(std::string_view n) {
 
 // ---- intervals ----
 
+namespace {
+
+// Sorts by start. Callers pass rows in table order: one sorted run per stream (or one run in
+// all), so the runs are merged pairwise instead of sorting from scratch; many runs fall back
+// to a plain sort. (The merged intervals do not depend on the order of equal starts.)
+void sort_by_start(std::vector<Interval>& v) {
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  constexpr size_t kMaxRuns = 64;
+  std::vector<size_t> bounds = {0};
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i].start >= v[i - 1].start) continue;
+    bounds.push_back(i);
+    if (bounds.size() > kMaxRuns) {
+      std::sort(v.begin(), v.end(), by_start);
+      return;
+    }
+  }
+  bounds.push_back(v.size());
+  while (bounds.size() > 2) {
+    std::vector<size_t> next = {0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      if (k + 2 < bounds.size()) {
+        std::inplace_merge(v.begin() + ptrdiff_t(bounds[k]), v.begin() + ptrdiff_t(bounds[k + 1]),
+                           v.begin() + ptrdiff_t(bounds[k + 2]), by_start);
+        next.push_back(bounds[k + 2]);
+      } else {
+        next.push_back(bounds[k + 1]);
+      }
+    }
+    bounds = std::move(next);
+  }
+}
+
+}  // namespace
+
 std::vector<Interval> merge_intervals(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  sort_by_start(v);
   std::vector<Interval> out;
   for (const Interval& i : v) {
     if (out.empty() || i.start > out.back().end) out.push_back(i);

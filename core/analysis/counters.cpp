@@ -87,6 +87,8 @@ std::vector<QueueLengthStream> queue_length(const EventTable& t, const QueueLeng
     q.stream = stream;
     int64_t running = 0;
     std::vector<double> values;
+    q.series.reserve(changes.size());
+    if (o.summary) values.reserve(changes.size());
     for (const Change& c : changes) {
       running += c.delta;
       q.series.push_back({c.ts, running, c.row});
@@ -118,29 +120,50 @@ std::vector<MemoryBandwidthKind> memory_bandwidth(const EventTable& t) {
     double delta;
     uint64_t seq;
   };
-  std::map<std::string, std::vector<Point>> by_kind;
+  // A memory activity: its row, the index of its copy kind, its bandwidth (args read once).
+  struct Member {
+    uint32_t row, kind;
+    double bw;
+  };
   const TraceStore& s = *t.store;
-  uint64_t seq = 0;
-  std::vector<std::pair<uint32_t, std::string>> members;
+  std::vector<std::string> kinds;                     // distinct copy kinds, first seen first
+  std::unordered_map<StringId, uint32_t> kind_of_name;  // names repeat: one copy_kind() per name
+  std::vector<Member> members;
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    bool memory = kernel_type(t, r) == KernelType::Memory;
-    if (memory) members.push_back({i, copy_kind(t.name(r))});
-  }
-  // Starts first (in row order), then ends: HTA concatenates the two before sorting by time.
-  std::vector<std::pair<const std::string*, Point>> all;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (auto& [i, kind] : members) {
-      const Row& r = t.rows[i];
-      uint32_t args = s.tracks[r.ref.track].slices.args[r.ref.index];
-      double bw = 0;
-      if (args != kNone)
-        if (auto v = find_number_arg(s.args_json(args), "memory bandwidth (GB/s)")) bw = *v;
-      TimeNs dur = r.dur == 0 ? 1000 : r.dur;  // 0 µs counts as 1 µs
-      if (pass == 0) all.push_back({&kind, {r.ts, bw, seq++}});
-      else all.push_back({&kind, {r.ts + dur, -bw, seq++}});
+    if (kernel_type(t, r) != KernelType::Memory) continue;
+    auto [it, fresh] = kind_of_name.try_emplace(r.name, 0);
+    if (fresh) {
+      std::string kind = copy_kind(t.name(r));
+      auto known = std::find(kinds.begin(), kinds.end(), kind);
+      it->second = uint32_t(known - kinds.begin());
+      if (known == kinds.end()) kinds.push_back(std::move(kind));
     }
+    members.push_back({i, it->second, 0});
   }
+  // Bandwidths read in args order (file order): the args sit in compressed blocks, so reading
+  // them in row order (stream by stream) would decompress each block many times.
+  std::vector<std::pair<uint32_t, uint32_t>> by_args;  // (args row, member)
+  by_args.reserve(members.size());
+  for (uint32_t m = 0; m < members.size(); ++m) {
+    const Row& r = t.rows[members[m].row];
+    uint32_t args = s.tracks[r.ref.track].slices.args[r.ref.index];
+    if (args != kNone) by_args.push_back({args, m});
+  }
+  std::sort(by_args.begin(), by_args.end());
+  for (auto [args, m] : by_args)
+    if (auto v = find_number_arg(s.args_json(args), "memory bandwidth (GB/s)")) members[m].bw = *v;
+  // Starts first (in row order), then ends: HTA concatenates the two before sorting by time.
+  std::vector<std::pair<uint32_t, Point>> all;  // (kind, point)
+  all.reserve(2 * members.size());
+  uint64_t seq = 0;
+  for (const Member& m : members) all.push_back({m.kind, {t.rows[m.row].ts, m.bw, seq++}});
+  for (const Member& m : members) {
+    const Row& r = t.rows[m.row];
+    TimeNs dur = r.dur == 0 ? 1000 : r.dur;  // 0 µs counts as 1 µs
+    all.push_back({m.kind, {r.ts + dur, -m.bw, seq++}});
+  }
+  std::vector<std::vector<Point>> by_kind(kinds.size());
   if (t.mode == Mode::Hta) {
     // (HTA) one unstable sort of every kind's points together (numpy's quicksort), then a
     // group-by that keeps that order: which of two equal-time points comes first decides
@@ -148,19 +171,26 @@ std::vector<MemoryBandwidthKind> memory_bandwidth(const EventTable& t) {
     std::vector<int64_t> times;
     times.reserve(all.size());
     for (const auto& a : all) times.push_back(a.second.ts);
-    for (uint32_t k : numpy_quicksort_argsort(times)) by_kind[*all[k].first].push_back(all[k].second);
+    for (uint32_t k : numpy_quicksort_argsort(times)) by_kind[all[k].first].push_back(all[k].second);
   } else {
-    for (const auto& a : all) by_kind[*a.first].push_back(a.second);
-    for (auto& [kind, points] : by_kind)
+    for (const auto& a : all) by_kind[a.first].push_back(a.second);
+    for (auto& points : by_kind)
       std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.ts < b.ts; });
   }
+  // Kinds in name order (the output's order).
+  std::vector<uint32_t> order(kinds.size());
+  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return kinds[a] < kinds[b]; });
   std::vector<MemoryBandwidthKind> out;
-  for (auto& [kind, points] : by_kind) {
+  for (uint32_t kind : order) {
+    const std::vector<Point>& points = by_kind[kind];
     MemoryBandwidthKind k;
     k.rank = t.rank;
-    k.copy_kind = kind;
+    k.copy_kind = kinds[kind];
+    k.series.reserve(points.size());
     double running = 0;
     std::vector<double> positive;
+    positive.reserve(points.size());
     for (const Point& p : points) {
       running += p.delta;
       double v = running < 0 ? 0 : running;

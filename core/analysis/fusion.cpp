@@ -1,6 +1,7 @@
 #include "core/analysis/fusion.h"
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 #include "core/analysis/launch_stats.h"
@@ -49,6 +50,48 @@ private:
   std::vector<TimeNs> prefix_;
 };
 
+// Chain windows by hash: open addressing over a power-of-two slot array (a training loop's
+// windows repeat, so most lookups hit an existing entry), entries kept in insertion order. A
+// std::unordered_map allocated a node per distinct window.
+class ChainTable {
+public:
+  explicit ChainTable(size_t expected) { grow(std::bit_ceil(std::max<size_t>(64, 2 * expected))); }
+  // The entry of `key`, a fresh one when new; valid until the next call.
+  ChainEntry& operator[](uint64_t key) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = slot_of(key);; i = (i + 1) & mask) {
+      const uint32_t s = slots_[i];
+      if (s != 0 && keys_[s - 1] == key) return entries_[s - 1];
+      if (s != 0) continue;
+      if (2 * (entries_.size() + 1) > slots_.size()) {  // keep at most half the slots used
+        grow(2 * slots_.size());
+        return (*this)[key];
+      }
+      keys_.push_back(key);
+      entries_.emplace_back();
+      slots_[i] = uint32_t(entries_.size());
+      return entries_.back();
+    }
+  }
+  const std::vector<ChainEntry>& entries() const { return entries_; }
+
+private:
+  size_t slot_of(uint64_t key) const { return size_t((key * 0x9e3779b97f4a7c15ULL) >> shift_); }
+  void grow(size_t slots) {
+    slots_.assign(slots, 0);
+    shift_ = 64 - unsigned(std::countr_zero(slots));
+    for (uint32_t e = 0; e < keys_.size(); ++e) {
+      size_t i = slot_of(keys_[e]);
+      while (slots_[i] != 0) i = (i + 1) & (slots - 1);
+      slots_[i] = e + 1;
+    }
+  }
+  std::vector<uint32_t> slots_;  // entry index + 1; 0 = empty
+  std::vector<uint64_t> keys_;
+  std::vector<ChainEntry> entries_;
+  unsigned shift_ = 0;
+};
+
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h * 0xff51afd7ed558ccdULL;
@@ -63,14 +106,28 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   auto excluded = [&](uint32_t i) { return graph[i] >= 0 || KernelType(t.rows[i].kernel_type) == KernelType::Communication; };
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;
   std::unordered_map<int64_t, std::vector<Interval>> busy_by_stream;
+  int64_t last_stream = -1;  // GPU rows come stream by stream: look each stream up once per run
+  std::vector<uint32_t>* kernels_of_stream = nullptr;
+  std::vector<Interval>* busy_of_stream = nullptr;
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (is_kernel_memcpy_memset_cat(t.cat(r))) busy_by_stream[r.stream].push_back({r.ts, r.end()});
-    if (r.launch >= 0 && is_kernel_cat(t.cat(r))) by_stream[r.stream].push_back(i);
+    if (!kernels_of_stream || r.stream != last_stream) {
+      last_stream = r.stream;
+      kernels_of_stream = &by_stream[r.stream];
+      busy_of_stream = &busy_by_stream[r.stream];
+    }
+    std::string_view cat = t.cat(r);
+    if (is_kernel_memcpy_memset_cat(cat)) busy_of_stream->push_back({r.ts, r.end()});
+    if (r.launch >= 0 && is_kernel_cat(cat)) kernels_of_stream->push_back(i);
   }
+  std::erase_if(by_stream, [](const auto& entry) { return entry.second.empty(); });
   std::vector<TimeNs> blocking;
-  for (uint32_t i : t.cpu)
-    if (is_blocking_host_call(t.name(t.rows[i]))) blocking.push_back(t.rows[i].ts);
+  std::vector<uint8_t> blocking_name(t.store->strings.size(), 0);  // per name id: 0 unknown, 1 no, 2 yes
+  for (uint32_t i : t.cpu) {
+    uint8_t& b = blocking_name[t.rows[i].name];
+    if (!b) b = is_blocking_host_call(t.name(t.rows[i])) ? 2 : 1;
+    if (b == 2) blocking.push_back(t.rows[i].ts);
+  }
   std::sort(blocking.begin(), blocking.end());
   auto launch_ts = [&](uint32_t k) { return t.rows[size_t(t.rows[k].launch)].ts; };
 
@@ -85,7 +142,7 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   std::vector<int64_t> streams;
   for (auto& [stream, v] : by_stream) streams.push_back(stream);
   std::sort(streams.begin(), streams.end());
-  std::unordered_map<StringId, uint64_t> name_count;
+  std::vector<uint64_t> name_count(t.store->strings.size(), 0);  // launched kernels per name id
   for (int64_t stream : streams) {
     auto& v = by_stream[stream];
     StreamBusy busy(std::move(busy_by_stream[stream]));
@@ -112,7 +169,9 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   // Count every window of length min..max by a hash of its name ids; its saving per occurrence is
   // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
   // over occurrences that do not overlap (greedy, in launch order).
-  std::unordered_map<uint64_t, ChainEntry> chains;
+  size_t kernels = 0;
+  for (const Segment& seg : segments) kernels += seg.rows.size();
+  ChainTable chains(kernels);
   for (const Segment& seg : segments) {
     for (size_t a = 0; a < seg.rows.size(); ++a) {
       uint64_t h = 0;
@@ -141,7 +200,7 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
     }
   }
   std::vector<FusionCandidate> out;
-  for (auto& [h, e] : chains) {
+  for (const ChainEntry& e : chains.entries()) {
     if (e.count < o.min_count) continue;
     StringId first = t.rows[(*e.seq)[e.at]].name;
     double proximity = double(e.count) / double(name_count[first]);

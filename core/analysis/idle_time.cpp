@@ -185,16 +185,40 @@ HostIndex index_host(const EventTable& t, const IdleCauseOptions& o, const std::
       if (n.find(p) != std::string_view::npos) return true;
     return false;
   };
+  // Names and categories repeat: each distinct one is tested once (flags per string id).
+  enum : uint8_t { kKnown = 1, kLoader = 2, kBlocking = 4, kStreamWait = 8, kHostWork = 16 };
+  std::vector<uint8_t> name_flags(s.strings.size(), 0), cat_flags(s.strings.size(), 0);
+  auto flags_of_name = [&](StringId id) {
+    uint8_t& f = name_flags[id];
+    if (!f) {
+      std::string_view n = s.strings.view(id);
+      f = uint8_t(kKnown | (matches_loader(n) ? kLoader : 0) | (is_blocking_call(n) ? kBlocking : 0) |
+                  (is_stream_wait(n) ? kStreamWait : 0));
+    }
+    return f;
+  };
+  auto host_work_cat = [&](StringId id) {
+    uint8_t& f = cat_flags[id];
+    if (!f) f = uint8_t(kKnown | (is_host_work(s.strings.view(id)) ? kHostWork : 0));
+    return (f & kHostWork) != 0;
+  };
+  uint32_t work_track = kNone;  // the last track looked up in `work`, and its entry
+  std::vector<Interval>* work_of_track = nullptr;
   for (uint32_t i : t.cpu) {
     const Row& r = t.rows[i];
-    std::string_view n = t.name(r);
-    if (matches_loader(n)) dl[s.tracks[r.ref.track].process].push_back({r.ts, r.end()});
-    if (is_blocking_call(n)) blk[r.ref.track].push_back({r.ts, r.end()});
-    if (is_stream_wait(n)) h.stream_waits_by_track[r.ref.track].push_back(r.ts);
-    if (auto it = work.find(r.ref.track); it != work.end() && is_host_work(t.cat(r))) it->second.push_back({r.ts, r.end()});
+    const uint8_t f = flags_of_name(r.name);
+    if (f & kLoader) dl[s.tracks[r.ref.track].process].push_back({r.ts, r.end()});
+    if (f & kBlocking) blk[r.ref.track].push_back({r.ts, r.end()});
+    if (f & kStreamWait) h.stream_waits_by_track[r.ref.track].push_back(r.ts);
+    if (r.ref.track != work_track) {  // CPU rows come track by track
+      work_track = r.ref.track;
+      auto it = work.find(work_track);
+      work_of_track = it == work.end() ? nullptr : &it->second;
+    }
+    if (work_of_track && host_work_cat(r.cat)) work_of_track->push_back({r.ts, r.end()});
   }
   for (uint32_t i : t.gpu)
-    if (is_stream_wait(t.name(t.rows[i]))) h.gpu_stream_waits[t.rows[i].stream].push_back(t.rows[i].ts);
+    if (flags_of_name(t.rows[i].name) & kStreamWait) h.gpu_stream_waits[t.rows[i].stream].push_back(t.rows[i].ts);
   for (auto& [p, v] : dl) h.data_loading_by_process.emplace(p, IntervalIndex(std::move(v)));
   for (auto& [k, v] : blk) h.blocking_by_track.emplace(k, IntervalIndex(std::move(v)));
   for (auto& [k, v] : work) h.work_by_track.emplace(k, IntervalIndex(std::move(v)));
@@ -220,10 +244,12 @@ using StreamRows = std::vector<std::pair<int64_t, std::vector<uint32_t>>>;
 // The CPU threads that launched the given rows' linked work, most launches first (at most 4:
 // the main thread, the autograd thread, a few workers).
 std::vector<uint32_t> launchers(const EventTable& t, const std::vector<uint32_t>& rows) {
-  std::unordered_map<uint32_t, uint64_t> count;
+  std::vector<uint64_t> count(t.store->tracks.size(), 0);  // per track (a few dozen)
   for (uint32_t i : rows)
     if (t.rows[i].launch >= 0) ++count[t.rows[size_t(t.rows[i].launch)].ref.track];
-  std::vector<std::pair<uint32_t, uint64_t>> v(count.begin(), count.end());
+  std::vector<std::pair<uint32_t, uint64_t>> v;
+  for (uint32_t track = 0; track < count.size(); ++track)
+    if (count[track]) v.push_back({track, count[track]});
   std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   std::vector<uint32_t> out;
   for (size_t i = 0; i < v.size() && i < 4; ++i) out.push_back(v[i].first);
@@ -353,9 +379,14 @@ void summarise(const EventTable& t, IdleCauses& out) {
       if (it == agg.end()) continue;
       IdleCauseRow row = std::move(it->second);
       row.share = stream_total[stream] > 0 ? double(row.idle) / double(stream_total[stream]) : 0;
-      std::stable_sort(row.longest.begin(), row.longest.end(),
-                       [&](uint32_t a, uint32_t b) { return out.gaps[a].length() > out.gaps[b].length(); });
-      if (row.longest.size() > 5) row.longest.resize(5);
+      // The 5 longest, ties in gap order (`longest` holds gap indices in increasing order, so
+      // this equals a stable sort by length cut to 5).
+      const size_t keep = std::min<size_t>(5, row.longest.size());
+      std::partial_sort(row.longest.begin(), row.longest.begin() + ptrdiff_t(keep), row.longest.end(), [&](uint32_t a, uint32_t b) {
+        const TimeNs la = out.gaps[a].length(), lb = out.gaps[b].length();
+        return la != lb ? la > lb : a < b;
+      });
+      row.longest.resize(keep);
       out.rows.push_back(std::move(row));
     }
   }

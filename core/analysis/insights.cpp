@@ -41,25 +41,30 @@ std::vector<DeviceIdle> device_idle(const Report& r) {
   // Each stream gap minus the busy time of every stream: the pieces where the whole GPU waited.
   // The same piece shows up in every stream idle at the time; it goes to the stream that resumed
   // first (its next activity ended the wait), whose gap cause then explains it.
-  std::map<TimeNs, DeviceIdle> pieces;  // by start
+  std::vector<DeviceIdle> found;  // every gap's pieces, in gap order
   for (const IdleGap& g : r.causes->gaps) {
     auto it = std::upper_bound(busy.begin(), busy.end(), g.start, [](TimeNs v, const Interval& b) { return v < b.end; });
     TimeNs at = g.start;
     for (; at < g.end; ++it) {
       TimeNs stop = it == busy.end() ? g.end : std::min(g.end, it->start);
-      if (stop > at) {
-        auto [slot, fresh] = pieces.try_emplace(at, DeviceIdle{at, stop, g.cause, g.end});
-        if (!fresh && g.end < slot->second.resumed) slot->second = DeviceIdle{at, std::max(stop, slot->second.end), g.cause, g.end};
-        else if (!fresh) slot->second.end = std::max(slot->second.end, stop);
-      }
+      if (stop > at) found.push_back(DeviceIdle{at, stop, g.cause, g.end});
       if (it == busy.end()) break;
       at = std::max(at, it->end);
     }
   }
+  // Pieces with one start fold into one, in gap order: the first stream to resume owns it, and
+  // it reaches as far as the longest of them.
+  std::stable_sort(found.begin(), found.end(), [](const DeviceIdle& a, const DeviceIdle& b) { return a.start < b.start; });
+  std::vector<DeviceIdle> pieces;  // by start
+  for (const DeviceIdle& p : found) {
+    if (pieces.empty() || pieces.back().start != p.start) pieces.push_back(p);
+    else if (p.resumed < pieces.back().resumed) pieces.back() = DeviceIdle{p.start, std::max(p.end, pieces.back().end), p.cause, p.resumed};
+    else pieces.back().end = std::max(pieces.back().end, p.end);
+  }
   // Pieces of different streams can still nest when a gap is clipped by the trace's edges: keep
   // them disjoint (a later piece starts where the previous one ended).
   TimeNs covered = INT64_MIN;
-  for (auto& [start, p] : pieces) {
+  for (DeviceIdle& p : pieces) {
     p.start = std::max(p.start, covered);
     if (p.end <= p.start) continue;
     covered = p.end;

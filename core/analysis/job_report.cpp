@@ -103,6 +103,12 @@ std::vector<Table> merge_rank_tables(const std::vector<RankReport>& ranks) {
 
 namespace {
 
+void release_rows(EventTable& t) {
+  std::vector<Row>().swap(t.rows);
+  std::vector<uint32_t>().swap(t.gpu);
+  std::vector<uint32_t>().swap(t.cpu);
+}
+
 bool wants_rank_tables(const ReportOptions& o) {
   if (o.only.empty()) return true;
   return std::any_of(o.only.begin(), o.only.end(), [](const std::string& n) { return !is_job_table_name(n); });
@@ -139,19 +145,24 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   parallel_for(loaded.size(), o.threads, [&](size_t i) {
     const JobRank& r = *loaded[i];
-    const Report* report = nullptr;
+    Report* report = nullptr;
     if (report_of[i] >= 0) {
       ReportOptions ro = o.report;
       ro.table.rank = r.rank;
       // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
       report = &(out.ranks[size_t(report_of[i])].report = run_report(*r.store, ro));
     }
-    if (!summaries) return;
-    // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
-    if (report && report->table.mode == Mode::Sightline && report->causes)
-      summary[i] = summarize_rank(r.rank, *r.store, report->table, *report->causes);
-    else
-      summary[i] = summarize_rank(r.rank, *r.store);
+    if (summaries) {
+      // Reuse a Sightline-mode report's table and idle causes (HTA tables follow other rules).
+      if (report && report->table.mode == Mode::Sightline && report->causes)
+        summary[i] = summarize_rank(r.rank, *r.store, report->table, *report->causes);
+      else
+        summary[i] = summarize_rank(r.rank, *r.store);
+    }
+    // The rank's tables need the analyses' results and the table's mode and rank, not its rows
+    // (critical path edges aside): drop them, so the job holds one event table per thread at a
+    // time instead of one per rank (~10 MB each for a 35 MB rank).
+    if (report && !report->critical_path) release_rows(report->table);
   });
   out.seconds.push_back({"ranks", seconds_since(t0)});
   for (const RankReport& rr : out.ranks)

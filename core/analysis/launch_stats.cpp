@@ -1,6 +1,7 @@
 #include "core/analysis/launch_stats.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "core/analysis/kernel_breakdown.h"
@@ -18,10 +19,17 @@ namespace {
 std::unordered_map<int32_t, std::vector<uint32_t>> graph_activities(const EventTable& t) {
   std::unordered_map<int32_t, std::vector<uint32_t>> by_launch;
   if (t.mode == Mode::Hta) return by_launch;  // HTA has no notion of graphs
+  // Launch names repeat: each distinct one is tested once (0 = not yet, 1 = no, 2 = a graph launch).
+  std::vector<uint8_t> graph_name(t.store->strings.size(), 0);
+  auto is_graph_launch = [&](StringId name) {
+    uint8_t& v = graph_name[name];
+    if (!v) v = is_graph_launch_name(t.store->strings.view(name)) ? 2 : 1;
+    return v == 2;
+  };
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
-    if (r.launch < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
-    if (is_graph_launch_name(t.name(t.rows[size_t(r.launch)]))) by_launch[r.launch].push_back(i);
+    if (r.launch < 0 || !is_graph_launch(t.rows[size_t(r.launch)].name)) continue;
+    if (is_kernel_memcpy_memset_cat(t.cat(r))) by_launch[r.launch].push_back(i);
   }
   for (auto& [launch, v] : by_launch)
     std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return t.rows[a].ts < t.rows[b].ts; });
@@ -80,12 +88,14 @@ void collect_sightline(LaunchStats& s, const EventTable& t) {
   std::unordered_map<uint32_t, std::pair<int32_t, uint32_t>> in_graph;  // row -> (position, previous row)
   for (const auto& [launch, v] : graphs)
     for (size_t k = 0; k < v.size(); ++k) in_graph[v[k]] = {int32_t(k), k ? v[k - 1] : v[k]};
+  s.pairs.reserve(t.gpu.size());
   for (uint32_t i : t.gpu) {
     const Row& r = t.rows[i];
     if (r.launch < 0) continue;
     std::string_view cat = t.cat(r);
     if (!is_kernel_memcpy_memset_cat(cat)) continue;
     add_pair(s, t, uint32_t(r.launch), i);
+    if (in_graph.empty()) continue;
     auto g = in_graph.find(i);
     if (g == in_graph.end()) continue;
     LaunchPair& p = s.pairs.back();
@@ -119,6 +129,18 @@ Histogram histogram(const LaunchStats& s, const std::string& q, TimeNs LaunchPai
   return h;
 }
 
+// quantile_sorted(sorted values, 0.5) without sorting them all: the two middle order statistics
+// (nth_element, then the smallest above), interpolated by the same formula.
+double median_of(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const double pos = 0.5 * double(v.size() - 1);
+  const size_t lo = size_t(std::floor(pos));
+  std::nth_element(v.begin(), v.begin() + ptrdiff_t(lo), v.end());
+  const double a = v[lo];
+  const double b = lo + 1 < v.size() ? *std::min_element(v.begin() + ptrdiff_t(lo) + 1, v.end()) : a;
+  return a + (b - a) * (pos - double(lo));
+}
+
 }  // namespace
 
 LaunchStats launch_stats(const EventTable& t, const LaunchStatsOptions& o) {
@@ -129,6 +151,8 @@ LaunchStats launch_stats(const EventTable& t, const LaunchStatsOptions& o) {
   if (s.pairs.empty()) return s;
   std::vector<double> delays, to_start;
   std::vector<double> graph_first, graph_inner;
+  delays.reserve(s.pairs.size());
+  to_start.reserve(s.pairs.size());
   for (const auto& p : s.pairs) {
     if (p.graph_position >= 0) {
       ++s.graph_activities;
@@ -147,15 +171,11 @@ LaunchStats launch_stats(const EventTable& t, const LaunchStatsOptions& o) {
     delays.push_back(double(p.delay));
     to_start.push_back(double(p.to_start));
   }
-  std::sort(delays.begin(), delays.end());
-  std::sort(to_start.begin(), to_start.end());
   s.delay_mean = double(s.delay_sum) / double(s.pairs.size());
-  s.delay_median = quantile_sorted(delays, 0.5);
-  s.to_start_median = quantile_sorted(to_start, 0.5);
-  std::sort(graph_first.begin(), graph_first.end());
-  std::sort(graph_inner.begin(), graph_inner.end());
-  s.graph_first_delay_median = graph_first.empty() ? 0 : quantile_sorted(graph_first, 0.5);
-  s.graph_inner_delay_median = graph_inner.empty() ? 0 : quantile_sorted(graph_inner, 0.5);
+  s.delay_median = median_of(delays);
+  s.to_start_median = median_of(to_start);
+  s.graph_first_delay_median = median_of(graph_first);
+  s.graph_inner_delay_median = median_of(graph_inner);
   s.histograms.push_back(histogram(s, "runtime", &LaunchPair::runtime, o.histogram_bins));
   s.histograms.push_back(histogram(s, "launch_delay", &LaunchPair::delay, o.histogram_bins));
   s.histograms.push_back(histogram(s, "launch_to_start", &LaunchPair::to_start, o.histogram_bins));

@@ -4,6 +4,13 @@
 // launch links stay one-to-one). Metadata events are written once.
 //
 //   make_synthetic_trace SOURCE.json[.gz] OUT.json --bytes 1000000000
+//   make_synthetic_trace SOURCE.json[.gz] OUT.json.gz --bytes 10000000000 [--gzip-level 1]
+//
+// An OUT ending in `.gz` is written as a multi-member gzip, one member per 4 MB of JSON (as
+// bgzip and `pigz --independent` write them), each with its compressed size in the header, so
+// the loader decompresses the two halves on two threads beside the parse; `--bytes` counts the
+// JSON, not the compressed file.
+#include <libdeflate.h>
 #include <simdjson.h>
 
 #include <cstdio>
@@ -13,6 +20,7 @@
 
 #include "core/decimal.h"
 #include "core/file_reader.h"
+#include "core/gzip_stream.h"
 
 namespace {
 
@@ -42,6 +50,49 @@ void shift_number(std::string& event, const char* key, long long delta, std::str
   out.append(event, end, std::string::npos);
 }
 
+// Writes the JSON as it is made: plain, or as gzip members of kMemberBytes of JSON each.
+class Output {
+public:
+  static constexpr size_t kMemberBytes = 4 << 20;
+  Output(std::FILE* file, int gzip_level) : file_(file) {
+    if (gzip_level >= 0) compressor_ = libdeflate_alloc_compressor(gzip_level);
+  }
+  ~Output() {
+    if (compressor_) libdeflate_free_compressor(compressor_);
+  }
+  // Writes `text` (all of it when `last`; otherwise whole members only, keeping the rest) and
+  // returns the JSON bytes written.
+  size_t write(std::string& text, bool last) {
+    if (!compressor_) {
+      size_t n = std::fwrite(text.data(), 1, text.size(), file_);
+      text.clear();
+      return n;
+    }
+    size_t at = 0;
+    for (; text.size() - at >= kMemberBytes || (last && at < text.size()); at += member_size(text, at))
+      write_member(std::string_view(text).substr(at, member_size(text, at)));
+    text.erase(0, at);
+    return at;
+  }
+
+private:
+  static size_t member_size(const std::string& text, size_t at) { return std::min(kMemberBytes, text.size() - at); }
+  // A gzip member whose header carries its compressed size (core/gzip_stream.h, subfield "Sl"),
+  // so that the loader can split the file between two decompressing threads.
+  void write_member(std::string_view json) {
+    compressed_.resize(libdeflate_deflate_compress_bound(compressor_, json.size()));
+    size_t n = libdeflate_deflate_compress(compressor_, json.data(), json.size(), compressed_.data(), compressed_.size());
+    uint32_t trailer[2] = {libdeflate_crc32(0, json.data(), json.size()), uint32_t(json.size())};
+    std::string header = sl::gzip_header_with_size(uint32_t(sl::kGzipHeaderWithSize + n + sizeof trailer));
+    std::fwrite(header.data(), 1, header.size(), file_);
+    std::fwrite(compressed_.data(), 1, n, file_);
+    std::fwrite(trailer, 1, sizeof trailer, file_);
+  }
+  std::FILE* file_;
+  libdeflate_compressor* compressor_ = nullptr;
+  std::string compressed_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,8 +101,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   double target = 1e9;
-  for (int i = 3; i + 1 < argc; ++i)
+  int gzip_level = 6;
+  for (int i = 3; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--bytes") target = std::stod(argv[i + 1]);
+    if (std::string(argv[i]) == "--gzip-level") gzip_level = std::stoi(argv[i + 1]);
+  }
+  bool gzip = std::string_view(argv[2]).ends_with(".gz");
   sl::FileBytes source = sl::read_trace_file(argv[1], {});
   if (!source.buffer) {
     std::fprintf(stderr, "%s: %s\n", argv[1], source.error.c_str());
@@ -97,6 +152,7 @@ int main(int argc, char** argv) {
   long long span = max_ts - min_ts + 1000;  // µs between tiles
   std::FILE* out = std::fopen(argv[2], "wb");
   if (!out) return std::perror(argv[2]), 1;
+  Output output(out, gzip ? gzip_level : -1);
   std::string chunk = "{\"traceEvents\":[\n";
   size_t written = 0;
   bool first = true;
@@ -111,15 +167,12 @@ int main(int argc, char** argv) {
       a.clear();
       shift_number(b, "\"correlation\"", tile * 1000000000LL, a);
       chunk += a;
-      if (chunk.size() > (1 << 24)) {
-        written += std::fwrite(chunk.data(), 1, chunk.size(), out);
-        chunk.clear();
-      }
+      if (chunk.size() > (1 << 24)) written += output.write(chunk, false);
     }
   }
   chunk += "\n]" + other_keys + "}\n";
-  written += std::fwrite(chunk.data(), 1, chunk.size(), out);
-  std::fclose(out);
-  std::printf("%s: %zu bytes\n", argv[2], written);
+  written += output.write(chunk, true);
+  if (std::fclose(out) != 0) return std::perror(argv[2]), 1;
+  std::printf("%s: %zu bytes of JSON\n", argv[2], written);
   return 0;
 }

@@ -430,3 +430,23 @@ TEST_CASE("report tables: JSON / CSV and text agree on columns") {
   CHECK(csv.rfind("rank,pairs,short_kernels", 0) == 0);
   CHECK(render_text(r, tables).find("== temporal_breakdown ==") != std::string::npos);
 }
+
+TEST_CASE("merge_intervals: several sorted runs (one per stream), one run, many runs, empty") {
+  auto merged = [](std::vector<Interval> v) {
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const Interval& i : merge_intervals(std::move(v))) out.push_back({i.start, i.end});
+    return out;
+  };
+  using P = std::vector<std::pair<TimeNs, TimeNs>>;
+  // Three runs: a new group starts only strictly after the largest end so far (touching merges).
+  CHECK(merged({{0, 10}, {20, 30}, {50, 60}, {5, 12}, {30, 35}, {70, 80}, {12, 15}, {40, 45}}) ==
+        P{{0, 15}, {20, 35}, {40, 45}, {50, 60}, {70, 80}});
+  CHECK(merged({{0, 5}, {5, 9}, {11, 12}}) == P{{0, 9}, {11, 12}});
+  // More runs than the run merge takes (strictly decreasing starts): the plain sort.
+  std::vector<Interval> many;
+  for (TimeNs k = 200; k > 0; --k) many.push_back({k * 10, k * 10 + 3});
+  P expected;
+  for (TimeNs k = 1; k <= 200; ++k) expected.push_back({k * 10, k * 10 + 3});
+  CHECK(merged(many) == expected);
+  CHECK(merged({}).empty());
+}

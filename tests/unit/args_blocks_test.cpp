@@ -2,12 +2,15 @@
 // loaders and snapshots; a damaged block is an error that names it, never a crash.
 #include <doctest/doctest.h>
 
+#include <charconv>
+#include <climits>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/args_blocks.h"
+#include "core/json_writer.h"
 #include "core/snapshot.h"
 #include "tests/unit/test_support.h"
 
@@ -219,4 +222,125 @@ TEST_CASE("args blocks: a snapshot stores the compressed blocks; a damaged block
   }
 }
 
+}  // namespace sl
+
+namespace sl {
+namespace {
+
+// The text a record of these fields must read as: what the loaders wrote as JSON before.
+struct ExpectedText {
+  std::string text = "{";
+  void field(std::string_view key) {
+    if (text.size() > 1) text += ',';
+    append_json_string(text, key);
+    text += ':';
+  }
+  void number(std::string_view key, int64_t v) { field(key), text += std::to_string(v); }
+};
+
+TEST_CASE("args blocks: fields given as records read as the same JSON text, across blocks") {
+  ArgsBlocks b;
+  uint8_t id = b.key("id"), grid = b.key("grid"), bw = b.key("memory bandwidth (GB/s)"), kind = b.key("kind");
+  CHECK(b.key("id") == id);  // registered once
+  const int64_t edges[] = {0, 1, -1, 9, 10, 99, 100, 999999, 1000000, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+                           -10, -9, 4294967295, 1099511627776, 999999999999999999, 1000000000000000000};
+  std::vector<std::pair<ArgsRange, std::string>> added;
+  for (size_t i = 0; i < 40000; ++i) {
+    ExpectedText e;
+    b.begin_record();
+    int64_t v = i < std::size(edges) ? edges[i] : int64_t(i * 2654435761u) - int64_t(i % 3 ? 0 : 1) * int64_t(i) * 977;
+    b.add_int(id, v), e.number("id", v);
+    if (i % 2) {
+      b.add_triple(grid, v, -2, int64_t(i)), e.field("grid");
+      e.text += "[" + std::to_string(v) + ",-2," + std::to_string(i) + "]";
+    }
+    if (i % 3 == 0) {
+      double r = double(i) / 7.0;
+      b.add_real(bw, r), e.field("memory bandwidth (GB/s)");
+      char tmp[32];
+      e.text += std::string_view(tmp, size_t(std::to_chars(tmp, tmp + sizeof tmp, r).ptr - tmp));
+    }
+    if (i % 5 == 0) {
+      std::string t = "Stream \"Sync\" " + std::to_string(i) + (i % 10 ? "" : "\n\x01");
+      b.add_text(kind, t), e.field("kind");
+      append_json_string(e.text, t);
+    }
+    e.text += '}';
+    added.emplace_back(b.end_record(), e.text);
+  }
+  b.begin_record();
+  added.emplace_back(b.end_record(), "{}");
+  // The same objects appended as text give the same ranges: offsets, lengths and block breaks.
+  ArgsBlocks as_text;
+  for (const auto& [range, text] : added) {
+    ArgsRange r = as_text.append(text);
+    REQUIRE(r.offset == range.offset);
+    REQUIRE(r.length == range.length);
+    REQUIRE(r.block == range.block);
+  }
+  std::string out;
+  CHECK(b.read(added.back().first, out));  // from the open block
+  CHECK(out == "{}");
+  b.seal();
+  as_text.seal();
+  REQUIRE(b.sealed().size() >= 3);
+  for (const auto& [range, text] : added) {
+    REQUIRE(b.read(range, out));
+    REQUIRE(out == text);
+  }
+  CHECK(b.stored_bytes() < b.size() / 2);  // records are smaller than the text
+  // The snapshot writer's view: the same zstd frames the text would have been compressed into.
+  REQUIRE(b.sealed().size() == as_text.sealed().size());
+  for (size_t i = 0; i < b.sealed().size(); ++i) {
+    const ArgsBlocks::Block &x = b.sealed()[i], &y = as_text.sealed()[i];
+    CHECK(x.start == y.start);
+    CHECK(x.raw_size == y.raw_size);
+    CHECK(std::string_view(x.stored, x.stored_size) == std::string_view(y.stored, y.stored_size));
+  }
+  CHECK(b.error().empty());
+}
+
+TEST_CASE("args blocks: records and text mix block by block; a snapshot of a store with records round-trips") {
+  ArgsBlocks b;
+  uint8_t k = b.key("k");
+  ArgsRange t1 = b.append(R"({"a":1})");
+  b.begin_record();
+  b.add_int(k, 5);
+  ArgsRange r1 = b.end_record();
+  ArgsRange t2 = b.append(R"({"b":2})");
+  CHECK(t1.block == 0);
+  CHECK(r1.block == 1);  // a block holds text or records
+  CHECK(t2.block == 2);
+  CHECK(b.open_text() == R"({"b":2})");
+  std::string out;
+  REQUIRE(b.read(r1, out));
+  CHECK(out == R"({"k":5})");
+  REQUIRE(b.read(t1, out));
+  CHECK(out == R"({"a":1})");
+  b.begin_record();
+  b.add_int(k, -7);
+  ArgsRange r2 = b.end_record();
+  CHECK(b.open_text() == R"({"k":-7})");  // the open block of records, as text
+  REQUIRE(b.read(r2, out));
+  CHECK(out == R"({"k":-7})");
+
+  // Absorbing a later half written with the same keys (and one more) keeps both halves' text.
+  ArgsBlocks later;
+  uint8_t lk = later.key("k"), extra = later.key("extra");
+  CHECK(lk == k);
+  later.begin_record();
+  later.add_int(extra, 3);
+  later.add_triple(lk, 1, 2, 3);
+  ArgsRange r3 = later.end_record();
+  auto [offset_shift, block_shift] = b.absorb(std::move(later));
+  r3.offset += offset_shift;
+  r3.block += block_shift;
+  REQUIRE(b.read(r3, out));
+  CHECK(out == R"({"extra":3,"k":[1,2,3]})");
+  REQUIRE(b.read(r2, out));
+  CHECK(out == R"({"k":-7})");
+  CHECK(b.key("extra") == extra);
+}
+
+}  // namespace
 }  // namespace sl

@@ -2,6 +2,7 @@
 // clone tests itself), broken files, and the three corpus reports against independent SQL counts.
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,7 +16,9 @@
 #include "core/nsys_btree.h"
 #include "core/nsys_loader.h"
 #include "core/snapshot.h"
+#include "core/snapshot_cache.h"
 #include "core/trace_info.h"
+#include "core/track_names.h"
 #include "figures/timeline_figure.h"
 #include "test_support.h"
 
@@ -361,14 +364,48 @@ TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
     write_db(path, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');");
     LoadResult r = load_trace(path);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error.message == "not an Nsight Systems export: no StringIds table (its tables: people)");
+    CHECK(r.error.message == "not an Nsight Systems export: no StringIds table, no event table (CUPTI_ACTIVITY_KIND_*, "
+                             "NVTX_EVENTS, OSRT_API, GPU_METRICS), no META_DATA_EXPORT table (its tables: people)");
   }
   SUBCASE("an export without event tables") {
     std::string path = dir.file("empty.sqlite");
     write_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
     LoadResult r = load_trace(path);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error.message.find("without event tables") != std::string::npos);
+    CHECK(r.error.message == "not an Nsight Systems export: no event table (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API, "
+                             "GPU_METRICS), no META_DATA_EXPORT table (its tables: StringIds)");
+  }
+  SUBCASE("event tables without StringIds: the string table is named") {
+    std::string path = dir.file("nostrings.sqlite");
+    write_db(path, tiny_report(false) + "DROP TABLE StringIds;");
+    LoadResult r = load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message == "not an Nsight Systems export: no StringIds table (its tables: CUPTI_ACTIVITY_KIND_KERNEL, "
+                             "CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, "
+                             "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, ENUM_CUDA_MEM_KIND, GPU_METRICS, META_DATA_EXPORT, ...)");
+  }
+  // The events are there: the report loads, and `info` says the schema version is unknown and why.
+  SUBCASE("an export without META_DATA_EXPORT loads, its schema version unknown") {
+    std::string path = dir.file("nometa.sqlite");
+    write_db(path, tiny_report(false) + "DROP TABLE META_DATA_EXPORT;");
+    LoadResult r = load_trace(path);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    CHECK(r.store->kernel_count() == 2);
+    std::string info = info_text(*r.store);
+    CHECK(info.find("nsys export     schema unknown, Nsight Systems unknown\n") != std::string::npos);
+    CHECK(info.find("not recorded    export schema version (no META_DATA_EXPORT table)\n") != std::string::npos);
+    CHECK(info_json(*r.store).find(R"("export":{"schema_version":"unknown","product_version":"unknown"})") != std::string::npos);
+    CHECK(info_json(*r.store).find(R"x("missing":["export schema version (no META_DATA_EXPORT table)"])x") != std::string::npos);
+  }
+  SUBCASE("META_DATA_EXPORT without the schema version row") {
+    std::string path = dir.file("norow.sqlite");
+    write_db(path, tiny_report(false) + "DELETE FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION';");
+    LoadResult r = load_trace(path);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    std::string info = info_text(*r.store);
+    CHECK(info.find("nsys export     schema unknown, Nsight Systems 2024.6.2.25\n") != std::string::npos);
+    CHECK(info.find("not recorded    export schema version (no EXPORT_SCHEMA_VERSION in META_DATA_EXPORT)\n") !=
+          std::string::npos);
   }
   SUBCASE("an unknown schema version") {
     std::string path = dir.file("future.sqlite");
@@ -525,27 +562,32 @@ TEST_CASE("nsys: the timeline figure of a report") {
   CHECK(has_text("NVIDIA H200"));
 }
 
-// A stand-in `nsys` (a shell script with `body` after the shebang) first on PATH, and
-// XDG_CACHE_HOME under `dir`, both restored when it goes.
+// A stand-in `nsys` (a shell script with `body` after the shebang) first on PATH, and the
+// process's cache on, in `dir`/cache/sightline (as XDG_CACHE_HOME=`dir`/cache would give), both
+// restored when it goes. ctest turns the cache off (SIGHTLINE_NO_CACHE=1): these tests say which.
 namespace {
 struct StandInNsys {
-  std::string saved_path, saved_cache;
-  bool had_cache;
-  StandInNsys(const ScratchDir& dir, const std::string& body) {
+  std::string saved_path;
+  CacheSettings saved_cache;
+  CacheSettings cache;
+  StandInNsys(const ScratchDir& dir, const std::string& body) : saved_cache(process_cache_settings()) {
     fs::create_directory(dir.path / "bin");
     std::ofstream(dir.path / "bin" / "nsys") << "#!/bin/sh\n" << body;
     fs::permissions(dir.path / "bin" / "nsys", fs::perms::owner_all);
     const char* old_path = std::getenv("PATH");
-    const char* old_cache = std::getenv("XDG_CACHE_HOME");
     saved_path = old_path ? old_path : "";
-    had_cache = old_cache != nullptr;
-    saved_cache = old_cache ? old_cache : "";
     ::setenv("PATH", ((dir.path / "bin").string() + ":" + saved_path).c_str(), 1);
-    ::setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+    cache.enabled = true;
+    cache.dir = (dir.path / "cache" / "sightline").string();
+    set_process_cache_settings(cache);
   }
   ~StandInNsys() {
     ::setenv("PATH", saved_path.c_str(), 1);
-    had_cache ? ::setenv("XDG_CACHE_HOME", saved_cache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+    set_process_cache_settings(saved_cache);
+  }
+  void set_cache_limit(uint64_t bytes) {
+    cache.max_bytes = bytes;
+    set_process_cache_settings(cache);
   }
 };
 }  // namespace
@@ -595,6 +637,163 @@ TEST_CASE("nsys: a .nsys-rep is exported once into the cache") {
     exports.push_back(e.path().extension().string());
   std::sort(exports.begin(), exports.end());
   CHECK(exports == std::vector<std::string>{".key", ".sqlite"});
+}
+
+// A stand-in nsys body: logs its arguments (one line per call) and "exports" `db`.
+std::string copying_nsys(const std::string& db, const std::string& log) {
+  return "echo \"$@\" >> '" + log + "'\n"
+         "while [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n"
+         "cp '" + db + "' \"$out\"\n";
+}
+
+size_t lines_in(const std::string& path) {
+  std::string text = read_file(path);
+  return size_t(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Exports are entries of the snapshot cache: one size limit (SIGHTLINE_CACHE_MAX) for both,
+// the least recently used going first, snapshot or export alike.
+TEST_CASE("nsys: .nsys-rep exports count toward the cache's limit, evicted oldest first with snapshots") {
+  ScratchDir dir;
+  std::string db = dir.file("prepared.sqlite");
+  write_db(db, tiny_report(false));
+  std::string log = dir.file("nsys.log");
+  StandInNsys nsys(dir, copying_nsys(db, log));
+  const uint64_t export_bytes = fs::file_size(db);
+  const std::string folder = nsys.cache.dir, exports = folder + "/nsys";
+  // An old snapshot entry (1000 + 3 bytes), last used long ago.
+  fs::create_directories(folder);
+  std::ofstream(folder + "/00000000000000aa.slsnap") << std::string(1000, 's');
+  std::ofstream(folder + "/00000000000000aa.key") << "key";
+  auto set_used = [](const std::string& path, int64_t seconds) {
+    struct timespec times[2] = {{seconds, 0}, {seconds, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+  };
+  set_used(folder + "/00000000000000aa.slsnap", 1000000);
+  // Room for two exports and their keys, not for a third thing.
+  nsys.set_cache_limit(2 * export_bytes + 200);
+  auto export_of = [&](const char* report) {
+    for (const auto& e : fs::directory_iterator(exports)) {
+      std::string name = e.path().filename().string();
+      if (name.starts_with(std::string(report) + "-") && name.ends_with(".sqlite")) return e.path().string();
+    }
+    return std::string();
+  };
+  auto open_report = [&](const char* report) {
+    std::string rep = dir.file((std::string(report) + ".nsys-rep").c_str());
+    if (!fs::exists(rep)) std::ofstream(rep) << "report " << report;
+    LoadResult r = load_trace(rep);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    CHECK(r.store->kernel_count() == 2);
+  };
+
+  open_report("a");
+  std::string a = export_of("a");
+  REQUIRE(!a.empty());
+  CHECK(fs::exists(folder + "/00000000000000aa.slsnap"));  // 1003 + export + key: still within the limit
+  // Listed as an entry: the export and its key, under the stem "nsys/<name>".
+  std::vector<CacheEntry> listed = list_cache_entries(folder);
+  REQUIRE(listed.size() == 2);
+  const CacheEntry& entry = listed[0].stem.starts_with("nsys/") ? listed[0] : listed[1];
+  CHECK(entry.stem == "nsys/" + fs::path(a).stem().string());
+  std::string key = a.substr(0, a.size() - 7) + ".key";
+  CHECK(entry.bytes == export_bytes + fs::file_size(key));
+  set_used(a, 2000000);  // used after the snapshot
+
+  open_report("b");  // over the limit: the snapshot, used longest ago, goes
+  std::string b = export_of("b");
+  REQUIRE(!b.empty());
+  CHECK_FALSE(fs::exists(folder + "/00000000000000aa.slsnap"));
+  CHECK_FALSE(fs::exists(folder + "/00000000000000aa.key"));
+  CHECK(fs::exists(a));
+  set_used(b, 3000000);
+
+  open_report("a");  // reused (no export), and marked as used now
+  CHECK(lines_in(log) == 2);
+  CHECK(fs::last_write_time(a) > fs::last_write_time(b));
+
+  open_report("c");  // b is now the least recently used
+  CHECK(lines_in(log) == 3);
+  CHECK(fs::exists(a));
+  CHECK(fs::exists(key));
+  CHECK_FALSE(fs::exists(b));
+  CHECK_FALSE(fs::exists(b.substr(0, b.size() - 7) + ".key"));
+  CHECK_FALSE(export_of("c").empty());
+
+  // An export larger than the whole limit is read, then removed; it evicts nothing.
+  nsys.set_cache_limit(export_bytes / 2);
+  open_report("d");
+  CHECK(lines_in(log) == 4);
+  CHECK(export_of("d").empty());
+  CHECK(fs::exists(a));
+  CHECK_FALSE(export_of("c").empty());
+  auto files = std::distance(fs::directory_iterator(exports), fs::directory_iterator());
+  CHECK(files == 4);  // a and c, each with its key
+}
+
+// A prepared report, a `.nsys-rep` standing for it, and TMPDIR pointed at a scratch folder of its
+// own while this lives: for exports that go to a temporary file.
+struct ReportWithTmpdir {
+  ScratchDir dir, tmp;
+  std::string db = dir.file("prepared.sqlite"), log = dir.file("nsys.log"), rep = dir.file("run.nsys-rep");
+  std::string saved_tmp;
+  bool had_tmp = std::getenv("TMPDIR") != nullptr;
+  ReportWithTmpdir() {
+    write_db(db, tiny_report(false));
+    std::ofstream(rep) << "a report";
+    if (had_tmp) saved_tmp = std::getenv("TMPDIR");
+    ::setenv("TMPDIR", tmp.path.c_str(), 1);
+  }
+  ~ReportWithTmpdir() { had_tmp ? ::setenv("TMPDIR", saved_tmp.c_str(), 1) : ::unsetenv("TMPDIR"); }
+};
+
+// `--no-cache` (and SIGHTLINE_NO_CACHE): nothing goes into the cache; the export is a temporary
+// file in $TMPDIR, removed after loading.
+TEST_CASE("nsys: with the cache off, a .nsys-rep is exported into a temporary file removed after loading") {
+  ReportWithTmpdir t;
+  const ScratchDir &dir = t.dir, &tmp = t.tmp;
+  const std::string& rep = t.rep;
+  LoadResult r, failed;
+  {
+    StandInNsys nsys(dir, copying_nsys(t.db, t.log));
+    disable_process_cache();  // what `--no-cache` does
+    r = load_trace(rep);
+    // A failing export: the command to run by hand writes beside the report.
+    std::ofstream(dir.path / "bin" / "nsys") << "#!/bin/sh\necho 'nsys: cannot read the report' >&2\nexit 1\n";
+    failed = load_trace(rep);
+  }
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  CHECK(r.store->kernel_count() == 2);
+  CHECK(r.store->meta.file == rep);
+  // nsys wrote into $TMPDIR, and that file is gone.
+  std::string calls = read_file(t.log);
+  CHECK(calls.starts_with("export --type sqlite --force-overwrite true --output " + tmp.path.string() + "/sightline-nsys-"));
+  CHECK(calls.ends_with(".sqlite " + rep + "\n"));
+  CHECK(fs::is_empty(tmp.path));
+  CHECK_FALSE(fs::exists(dir.path / "cache"));
+  // `info` names no export folder: there is none to look in.
+  CHECK(info_text(*r.store).find("exported to") == std::string::npos);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error.message == "`nsys export --type sqlite --output '" + dir.file("run.sqlite") + "' '" + rep +
+                                    "'` failed; run it by hand to see why");
+  CHECK(fs::is_empty(tmp.path));
+}
+
+// A cache folder that cannot be made costs the cache, not the report: a temporary export.
+TEST_CASE("nsys: a .nsys-rep opens when the cache folder cannot be made") {
+  ReportWithTmpdir t;
+  std::ofstream(t.dir.file("cache")) << "a file where the cache folder would go";
+  LoadResult r;
+  {
+    StandInNsys nsys(t.dir, copying_nsys(t.db, t.log));
+    r = load_trace(t.rep);
+  }
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  CHECK(r.store->kernel_count() == 2);
+  CHECK(read_file(t.log).starts_with("export --type sqlite --force-overwrite true --output " + t.tmp.path.string() +
+                                     "/sightline-nsys-"));
+  CHECK(fs::is_empty(t.tmp.path));
+  CHECK(fs::is_regular_file(t.dir.file("cache")));
 }
 
 // ---------------------------------------------------------------- the direct b-tree reader
@@ -733,6 +932,39 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   sqlite3_close(db);
 }
 
+// Integers of every stored width (1, 2, 3, 4, 6, 8 bytes, 0 and 1 as types 8 and 9), both signs,
+// in the middle of a record (read with one 8-byte load) and at its end (byte by byte).
+TEST_CASE("nsys: the direct reader decodes integers of every width and sign") {
+  ScratchDir dir;
+  std::string path = dir.file("widths.sqlite");
+  std::string sql = "CREATE TABLE t (a INTEGER, b INTEGER, pad INTEGER, c INTEGER);";
+  const int64_t widths[] = {0, 1, -1, 127, -128, 128, 32767, -32768, 32768, 8388607, -8388608, 8388608,
+                            2147483647, -2147483648LL, 2147483648LL, 140737488355327LL, -140737488355328LL,
+                            140737488355328LL, INT64_MAX, INT64_MIN + 1};
+  // Each value twice mid-record (8 bytes of `pad` follow) and once as the record's last value.
+  for (int64_t v : widths)
+    sql += "INSERT INTO t VALUES (" + std::to_string(v) + ", " + std::to_string(v) + ", 9223372036854775807, 7);" +
+           "INSERT INTO t VALUES (5, 6, 0, " + std::to_string(v) + ");";
+  write_db(path, sql);
+  std::string image = read_file(path);
+  nsys::TableReader reader(image, "t", root_page(path, "t"), {0, 1, 3});
+  REQUIRE_MESSAGE(reader.open(), reader.why());
+  CHECK(reader.row_count() == 2 * std::size(widths));
+  nsys::RowBatch batch;
+  batch.columns = 3;
+  reader.decode(0, reader.leaf_count(), batch);
+  REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
+  REQUIRE(batch.rows() == 2 * std::size(widths));
+  for (size_t i = 0; i < std::size(widths); ++i) {
+    CAPTURE(widths[i]);
+    CHECK(batch.values[6 * i] == widths[i]);
+    CHECK(batch.values[6 * i + 1] == widths[i]);
+    CHECK(batch.values[6 * i + 2] == 7);
+    CHECK(batch.values[6 * i + 5] == widths[i]);
+    CHECK(batch.present[6 * i + 5] == 1);
+  }
+}
+
 // Damaged pages: a clear reason naming the table, page and byte offset, or SQLite's API takes
 // over; a load gives a store or a clear error, never a crash.
 TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
@@ -831,7 +1063,9 @@ TEST_CASE("nsys: a .sqlite.gz that fails to load leaves no temporary file") {
   LoadResult cut = load_trace(good + ".gz");
   old ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
   REQUIRE_FALSE(foreign.ok());
-  CHECK(foreign.error.to_string() == other + ".gz: not an Nsight Systems export: no StringIds table (its tables: people)");
+  CHECK(foreign.error.to_string() == other + ".gz: not an Nsight Systems export: no StringIds table, no event table "
+                                             "(CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API, GPU_METRICS), no "
+                                             "META_DATA_EXPORT table (its tables: people)");
   REQUIRE_FALSE(cut.ok());
   CHECK(cut.error.message.find("the file is truncated") != std::string::npos);
   CHECK(fs::is_empty(tmp.path));
@@ -901,4 +1135,45 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
   REQUIRE(trainer.valid());
   CHECK(s.tracks[trainer.track].process == s.tracks[own.track].process);  // both under GPU 0
   CHECK(s.start(s.launch_of(trainer)) == 100);
+}
+
+// Streams and contexts as GPU tracks under their device: one process using GPU 0 through two
+// contexts. Context 2 has stream 3, a context-wide sync, and a stream 7 like context 1's.
+TEST_CASE("nsys: a device with two contexts groups its streams by context and names the context") {
+  ScratchDir dir;
+  std::string path = dir.file("two_contexts.sqlite");
+  const std::string gpid = global_pid(100);
+  write_db(path, tiny_report(false) + R"(
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName)
+  VALUES (5000, 5100, 0, 2, 3, 20, )" + gpid + R"(, 8), (5200, 5300, 0, 2, 7, 21, )" + gpid + R"(, 8);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, contextId, streamId, correlationId, globalPid, syncType, eventId)
+  VALUES (5400, 5500, 0, 2, 4294967295, 22, )" + gpid + R"(, 4, 4294967295);
+)");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  auto rows_of = [&](const TraceStore& store, std::string_view device) {
+    std::vector<std::string> names;
+    for (const Process& p : store.processes)
+      if (store.strings.view(p.name) == device)
+        for (uint32_t t : p.tracks) names.emplace_back(store.strings.view(store.tracks[t].name));
+    return names;
+  };
+  // Display order: context 1's streams, then context 2's, the context-wide track first.
+  CHECK(rows_of(s, "NVIDIA Test GPU") == std::vector<std::string>{"stream 7 (pid 100, context 1)", "context-wide (context 2)",
+                                                                    "stream 3 (context 2)", "stream 7 (pid 100, context 2)"});
+  SliceRef add = test::find_slice(s, "add");
+  REQUIRE(add.valid());
+  CHECK(s.strings.view(s.tracks[add.track].name) == "stream 3 (context 2)");
+  CHECK(s.tracks[add.track].stream == 3);  // the stream stays the stream (HTA mode reads args.stream)
+  CHECK(s.slice_args_json(add).find(R"("context":2,"stream":3)") != std::string::npos);
+  // The timeline and figures label the rows so, not "stream 3" (two rows would read "stream 7").
+  CHECK(track_display_name(s, add.track) == "stream 3 (context 2)");
+  CHECK(track_full_name(s, add.track) == "GPU 0 stream 3 (context 2)");
+  // One context: Kineto's names and order, unchanged.
+  auto one = load_tiny(dir, false);
+  CHECK(rows_of(*one, "NVIDIA Test GPU") == std::vector<std::string>{"stream 7"});
+  SliceRef kernel = test::find_slice(*one, "void add<float>(float*, float const*)");
+  REQUIRE(kernel.valid());
+  CHECK(track_display_name(*one, kernel.track) == "stream 7");
 }

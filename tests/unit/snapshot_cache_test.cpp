@@ -138,6 +138,41 @@ TEST_CASE("snapshot cache: evict_cache_entries keeps the folder within its limit
   CHECK_FALSE(fs::exists(s.cache.dir + "/0000000000000002.slsnap"));
 }
 
+// `.nsys-rep` exports (core/nsys_files.cpp) are entries too: listed from `nsys/`, evicted with the
+// snapshots by last use; a partial export a killed `nsys export` left is no entry, and goes after a day.
+TEST_CASE("snapshot cache: Nsight exports in nsys/ are entries evicted with the snapshots") {
+  Scratch s("exports");
+  const std::string exports = s.cache.dir + "/nsys";
+  fs::create_directories(exports);
+  Scratch::write(s.cache.dir + "/00000000000000aa.slsnap", std::string(1000, 's'));
+  Scratch::write(s.cache.dir + "/00000000000000aa.key", "k");
+  set_mtime(s.cache.dir + "/00000000000000aa.slsnap", 1000020);
+  Scratch::write(exports + "/run-1.sqlite", std::string(2000, 'e'));
+  Scratch::write(exports + "/run-1.key", "12 3.4\n");
+  set_mtime(exports + "/run-1.sqlite", 1000010);  // used before the snapshot
+  Scratch::write(exports + "/new-2.sqlite", std::string(500, 'e'));
+  Scratch::write(exports + "/old-3.partial.sqlite", "half");
+  set_mtime(exports + "/old-3.partial.sqlite", 1000000);
+  Scratch::write(exports + "/now-4.partial.sqlite", "half");  // an export running now
+  std::vector<CacheEntry> listed = list_cache_entries(s.cache.dir);
+  std::sort(listed.begin(), listed.end(), [](const CacheEntry& a, const CacheEntry& b) { return a.stem < b.stem; });
+  REQUIRE(listed.size() == 3);
+  CHECK(listed[0].stem == "00000000000000aa");
+  CHECK(listed[1].stem == "nsys/new-2");
+  CHECK(listed[1].bytes == 500);  // no key (yet)
+  CHECK(listed[2].stem == "nsys/run-1");
+  CHECK(listed[2].bytes == 2007);
+  CHECK(listed[2].used_ns == int64_t(1000010) * 1000000000);
+  s.cache.max_bytes = 2000;
+  evict_cache_entries(s.cache);
+  CHECK_FALSE(fs::exists(exports + "/run-1.sqlite"));  // the least recently used, though an export
+  CHECK_FALSE(fs::exists(exports + "/run-1.key"));
+  CHECK(fs::exists(s.cache.dir + "/00000000000000aa.slsnap"));
+  CHECK(fs::exists(exports + "/new-2.sqlite"));
+  CHECK_FALSE(fs::exists(exports + "/old-3.partial.sqlite"));
+  CHECK(fs::exists(exports + "/now-4.partial.sqlite"));
+}
+
 TEST_CASE("snapshot cache: a miss writes the entry, the next open reads it with the same store") {
   Scratch s("hit");
   OpenedTrace first = open_trace(s.trace, {}, s.cache, true);
