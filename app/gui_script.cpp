@@ -360,7 +360,7 @@ Outcome cmd_waitlive(Call& c) {
 
 // --- the job tab ---------------------------------------------------------------------------
 
-// collective, expand, collapse, focus, ranksort, rankselect, align, jobexport: the job view parses
+// collective, expand, collapse, focus, ranksort, rankselect, align, jobinsight, jobexport: the job view parses
 // the arguments (JobView::command); its errors (a rank not in the job, ...) exit 1.
 Outcome cmd_job(Call& c) {
   std::istringstream again(c.line);
@@ -429,6 +429,8 @@ const Command kCommands[] = {
      Needs::Job, cmd_job},
     {"align", "align collectives|none|auto: the job clock (report --align), re-analysed in the background",
      Needs::Job, cmd_job},
+    {"jobinsight", "jobinsight N: open the job's Insights entry N (the Stragglers entry: focus its rank, select its worst "
+                   "collective)", Needs::Job, cmd_job},
     {"jobexport", "jobexport PATH: write the rank overview figure of the shown window (.svg, .pdf, .png), "
                   "as render DIR --view ranks", Needs::Job, cmd_job},
 };

@@ -176,14 +176,47 @@ bool DiffView::select_row(size_t i) {
   timeline_.set_highlights(kA, ha);
   timeline_.set_highlights(kB, hb);
   const diff::AlignedOp& op = ops[lead];
-  timeline_.select(SourceSlice{kA, op.a}, true);  // unfolds and scrolls A's row into view
+  release_matched_rows();
+  matched_a_ = SourceSlice{kA, op.a}, matched_b_ = SourceSlice{kB, op.b};
+  timeline_.frame(matched_b_);  // unfolds B's row (and opens its process and source)
+  timeline_.select(matched_a_, true);  // the same for A's
   // One window that shows both occurrences, B shifted by the offset.
   const TraceStore &sa = *a_.store(), &sb = *b_.store();
   double t0 = std::min(double(sa.start(op.a)), double(sb.start(op.b)) - offset_);
   double t1 = std::max(double(sa.start(op.a) + sa.dur(op.a)), double(sb.start(op.b) + sb.dur(op.b)) - offset_);
   double pad = std::max(100.0, (t1 - t0) * 0.25);
   timeline_.zoom_to(t0 - pad, t1 + pad);
+  show_matched_rows(matched_a_, matched_b_);
   return true;
+}
+
+// Both matched rows in view at once, which one vertical scroll cannot promise: B's rows lie under
+// all of A's. While the row is selected, each side's matched track is pinned at the top of its
+// source (right under its "A (control)" / "B (test)" header, so the two read as a pair), and the
+// view scrolls so both show. When A's other rows still push B's out of the rows area, A's process
+// groups collapse to their headers (the pinned track stays; a click on a header opens it again)
+// rather than leaving B's half of the comparison off screen. The next selection undoes what this
+// did, never what the user did (a track the user pinned stays pinned).
+void DiffView::show_matched_rows(SourceSlice a, SourceSlice b) {
+  for (SourceSlice m : {a, b})
+    if (!timeline_.pinned(m.source, m.ref.track)) {
+      timeline_.set_pinned(m.source, m.ref.track, true);
+      pinned_for_row_.emplace_back(m.source, m.ref.track);
+    }
+  if (timeline_.scroll_to_show({a, b})) return;
+  const TraceStore& sa = *a_.store();
+  for (uint32_t p = 0; p < sa.processes.size(); ++p)
+    if (!timeline_.collapsed(kA, p)) {
+      timeline_.set_collapsed(kA, p, true);
+      collapsed_for_row_.push_back(p);
+    }
+  if (!timeline_.scroll_to_show({a, b})) timeline_.scroll_to_show({a});  // still too tall (a very deep stack): A's
+}
+
+void DiffView::release_matched_rows() {
+  for (auto [source, track] : pinned_for_row_) timeline_.set_pinned(source, track, false);
+  for (uint32_t p : collapsed_for_row_) timeline_.set_collapsed(kA, p, false);
+  pinned_for_row_.clear(), collapsed_for_row_.clear();
 }
 
 void DiffView::draw(ImVec2 size) {
@@ -418,8 +451,15 @@ void DiffView::write_state(JsonWriter& w) const {
     w.end_array().field("highlights", uint64_t(highlights.size()));
     // Where its rows start on screen (its header), last frame: B's lie below A's on the one timeline.
     float y = timeline_.source_screen_y(source);
-    w.field("header_y", std::isnan(y) ? -1.0 : double(y)).end_object();
+    w.field("header_y", std::isnan(y) ? -1.0 : double(y));
+    // The selected row's matched track (framed, pinned while selected) and its first lane's y, last frame.
+    SourceSlice m = source == kA ? matched_a_ : matched_b_;
+    float my = m.valid() ? timeline_.track_screen_y(source, m.ref.track) : NAN;
+    w.field("matched_track", m.valid() ? int64_t(m.ref.track) : int64_t(-1)).field("matched_track_y", std::isnan(my) ? -1.0 : double(my));
+    w.field("matched_pinned", m.valid() && timeline_.pinned(source, m.ref.track)).end_object();
   };
+  TimelineView::Rect rows = timeline_.rows_rect();
+  w.key("rows_rect").begin_array().value(double(rows.x0)).value(double(rows.y0)).value(double(rows.x1)).value(double(rows.y1)).end_array();
   side("a", a_, kA);
   side("b", b_, kB);
   w.end_object();

@@ -64,6 +64,8 @@ private:
   void draw_timeline(ImVec2 size);
   void draw_table();
   void draw_summary();
+  void show_matched_rows(SourceSlice a, SourceSlice b);
+  void release_matched_rows();
   std::optional<ImU32> tint(const TraceStore& s, const present::ChangeTints& tints, SliceRef r) const;
 
   Workspace &a_, &b_;
@@ -86,6 +88,11 @@ private:
   bool sort_ascending_ = false;
   int selected_row_ = -1;
   present::ChangeTints tints_a_, tints_b_;  // per slice: colour by change
+  SourceSlice matched_a_, matched_b_;       // the selected row's framed pair
+  // What show_matched_rows changed for the selected row (undone by the next selection): tracks it
+  // pinned (source, track) and A's process groups it collapsed.
+  std::vector<std::pair<uint32_t, uint32_t>> pinned_for_row_;
+  std::vector<uint32_t> collapsed_for_row_;
 };
 
 }  // namespace sl::views

@@ -22,21 +22,14 @@ bool InsightsView::open(ViewContext& ctx, size_t index) {
   return true;
 }
 
-void InsightsView::draw(ViewContext& ctx) {
-  if (!computed_) compute(ctx);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  if (ImGui::InputFloat("starvation threshold µs", &starvation_us_, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue)) compute(ctx);
-  ImGui::SameLine(0, 20);
-  ImGui::TextDisabled("%zu findings, ranked by the time each costs. Click one to see where it happens.", insights_.size());
-  if (insights_.empty()) {
-    ImGui::TextDisabled("Nothing stands out: no long GPU gaps, host-bound steps, synchronising calls or fusable chains were found.");
-    return;
-  }
+int draw_insight_cards(const std::vector<Insight>& insights, int opened) {
+  int clicked = -1;
+  if (insights.empty()) return clicked;
   ImGui::BeginChild("list");
-  TimeNs top = std::max<TimeNs>(insights_.front().cost, 1);
+  TimeNs top = std::max<TimeNs>(insights.front().cost, 1);
   float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 10;
-  for (size_t i = 0; i < insights_.size(); ++i) {
-    const Insight& in = insights_[i];
+  for (size_t i = 0; i < insights.size(); ++i) {
+    const Insight& in = insights[i];
     ImGui::PushID(int(i));
     ImVec2 start = ImGui::GetCursorScreenPos();
     ImGui::BeginGroup();
@@ -61,15 +54,29 @@ void InsightsView::draw(ViewContext& ctx) {
     dl->AddText(ImVec2(cx, start.y + ImGui::GetFontSize() + 2), ImGui::GetColorU32(ImGuiCol_Text), cost.c_str());
     ImGui::SetCursorScreenPos(start);
     float row_h = std::max(end.y - start.y, ImGui::GetFontSize() * 2.4f);
-    if (ImGui::Selectable("##card", opened_ == int(i), ImGuiSelectableFlags_AllowItemOverlap,
+    if (ImGui::Selectable("##card", opened == int(i), ImGuiSelectableFlags_AllowItemOverlap,
                           ImVec2(ImGui::GetContentRegionAvail().x, row_h)))
-      open(ctx, i);
+      clicked = int(i);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show on the timeline: %s at %s", present::format_duration(double(in.t1 - in.t0)).c_str(),
                                                   present::format_duration(double(in.t0)).c_str());
     ImGui::Separator();
     ImGui::PopID();
   }
   ImGui::EndChild();
+  return clicked;
+}
+
+void InsightsView::draw(ViewContext& ctx) {
+  if (!computed_) compute(ctx);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::InputFloat("starvation threshold µs", &starvation_us_, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue)) compute(ctx);
+  ImGui::SameLine(0, 20);
+  ImGui::TextDisabled("%zu findings, ranked by the time each costs. Click one to see where it happens.", insights_.size());
+  if (insights_.empty()) {
+    ImGui::TextDisabled("Nothing stands out: no long GPU gaps, host-bound steps, synchronising calls or fusable chains were found.");
+    return;
+  }
+  if (int clicked = draw_insight_cards(insights_, opened_); clicked >= 0) open(ctx, size_t(clicked));
 }
 
 void InsightsView::write_state(JsonWriter& w) const {

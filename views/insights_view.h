@@ -7,6 +7,11 @@
 
 namespace sl::views {
 
+// The findings as cards (rank, title, detail, a cost bar relative to the first, the cost), each a
+// selectable; `opened` is drawn selected. Returns the index clicked this frame, or -1. Shared by
+// the trace tab's Insights view and the job tab's (the Stragglers entry).
+int draw_insight_cards(const std::vector<Insight>& insights, int opened);
+
 class InsightsView {
 public:
   void draw(ViewContext& ctx);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "core/import_issues.h"
 #include "core/json_writer.h"
@@ -13,6 +14,7 @@
 #include "figures/ranks_figure.h"
 #include "core/present/palette.h"
 #include "core/present/time_axis.h"
+#include "views/insights_view.h"
 #include "views/workspace.h"
 
 namespace sl::views {
@@ -79,7 +81,11 @@ void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y,
 
 }  // namespace
 
-JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {}
+JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {
+  timeline_.overview_profile = [this](TimeNs start, TimeNs end, int columns) -> const std::vector<float>& {
+    return strip_busy(start, end, columns);
+  };
+}
 
 JobView::~JobView() {
   cancel_ = true;
@@ -202,6 +208,11 @@ void JobView::install_overview(analysis::JobOverview overview) {
   for (size_t i = 0; i < instances.size() && !name.empty(); ++i)
     if (instances[i].group == group && instances[i].name == name && instances[i].instance == instance) keep = int(i);
   selected_ = keep;
+  ++overview_version_;
+  straggler_ = straggler_finding(overview_.collectives);
+  insights_.clear();
+  if (straggler_) insights_.push_back(straggler_->insight);
+  insight_opened_ = -1;
   timeline_.set_data_range(0, std::max<TimeNs>(overview_.span, 1000));  // the job clock: "show all" frames every rank
   update_shifts();
   apply_highlights();
@@ -315,6 +326,46 @@ bool JobView::focus_rank(int64_t rank) {
   return true;
 }
 
+bool JobView::open_insight(size_t index) {
+  if (!straggler_ || index >= insights_.size()) return false;
+  insight_opened_ = int(index);
+  show_insights_ = true;
+  focus_rank(straggler_->rank);
+  if (straggler_->instance < 0) return true;
+  select_instance(straggler_->instance);
+  // Its own kernel of that instance, selected on its timeline as a click would (no re-framing:
+  // select_instance framed the whole instance).
+  int source = expanded_source(straggler_->rank);
+  if (const auto* a = arrival_of(straggler_->instance, straggler_->rank); a && source >= 0) {
+    timeline_.select(SourceSlice{uint32_t(source), a->slice});
+    seen_selection_ = timeline_.selection();
+  }
+  return true;
+}
+
+// The overview strip over the job's whole range: the mean of every loaded rank's busy fraction
+// per column (so it shows the job before any rank is expanded), re-binned only when the range,
+// the width or the clocks change: O(columns · log n) per rank then, nothing per frame.
+const std::vector<float>& JobView::strip_busy(TimeNs start, TimeNs end, int columns) {
+  StripCache& c = strip_;
+  if (c.start == start && c.end == end && c.columns == columns && c.version == overview_version_) return c.busy;
+  c.start = start, c.end = end, c.columns = columns, c.version = overview_version_;
+  c.busy.assign(size_t(std::max(columns, 0)), 0.f);
+  c.busy_ns = 0;
+  std::vector<TimeNs> edges = analysis::column_edges(start, end, columns);
+  if (edges.empty() || overview_.ranks.empty()) return c.busy;
+  for (const analysis::RankActivity& rank : overview_.ranks) {
+    analysis::RankBins bins = analysis::bin_rank(rank, edges);
+    for (size_t i = 0; i < c.busy.size() && i < bins.busy.size(); ++i) c.busy[i] += bins.busy[i];
+  }
+  auto ranks = float(overview_.ranks.size());
+  for (size_t i = 0; i < c.busy.size(); ++i) {
+    c.busy[i] /= ranks;
+    if (i + 1 < edges.size()) c.busy_ns += double(c.busy[i]) * double(edges[i + 1] - edges[i]);
+  }
+  return c.busy;
+}
+
 int JobView::instance_at(size_t row, TimeNs t, TimeNs tolerance) const {
   const std::vector<Span>& spans = spans_[row];
   auto it = std::upper_bound(spans.begin(), spans.end(), t + tolerance, [](TimeNs v, const Span& s) { return v < s.start; });
@@ -353,7 +404,18 @@ void JobView::draw(ImVec2 size) {
   ImGui::PopID();
   after_timeline_frame();
   ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);
-  draw_ranks_table();
+  if (ImGui::BeginTabBar("job analyses")) {
+    if (ImGui::BeginTabItem("Ranks")) {
+      draw_ranks_table();
+      ImGui::EndTabItem();
+    }
+    std::string insights = "Insights (" + std::to_string(insights_.size()) + ")###insights";
+    if (ImGui::BeginTabItem(insights.c_str(), nullptr, std::exchange(show_insights_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
+      draw_insights();
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
   ImGui::EndChild();
 }
 
@@ -437,7 +499,7 @@ void JobView::draw_toolbar() {
     const auto& in = a.instances[size_t(selected_)];
     ImGui::Text("%s #%llu (group %s): skew %s, last rank %lld%s%s%s", in.name.c_str(), (unsigned long long)in.instance,
                 in.group.c_str(), ms(in.skew).c_str(), (long long)in.last_rank, in.last_cause.empty() ? "" : " after ",
-                in.last_cause.c_str(), in.missing.empty() ? "" : " · some ranks missing");
+                analysis::cause_phrase(in.last_cause).c_str(), in.missing.empty() ? "" : " · some ranks missing");
   } else {
     ImGui::TextDisabled(any ? "Click a collective in a row (or a kernel of an expanded rank) to link it across ranks."
                             : "No collectives matched across ranks.");
@@ -709,7 +771,7 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
                 s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
                 ms(s->wait).c_str(), (unsigned long long)s->collectives);
     ImGui::Text("last in %llu · made the others wait %s%s%s", (unsigned long long)s->late_count, ms(s->delay_caused).c_str(),
-                s->top_cause.empty() ? "" : ", mostly after ", s->top_cause.c_str());
+                s->top_cause.empty() ? "" : ", mostly after ", analysis::cause_phrase(s->top_cause).c_str());
     ImGui::Text("GPU compute %s · communication %s · idle %s", ms(s->compute).c_str(), ms(s->communication).c_str(),
                 ms(s->idle).c_str());
   }
@@ -723,6 +785,15 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
   ImGui::TextDisabled(expanded_source(jr.rank) >= 0 ? "click: select a collective, or collapse this rank"
                                                     : "click: select a collective, or expand this rank");
   ImGui::EndTooltip();
+}
+
+void JobView::draw_insights() {
+  ImGui::TextDisabled("Findings across the ranks, ranked by the time each costs. Click one to see where it happens.");
+  if (insights_.empty()) {
+    ImGui::TextDisabled("No stragglers: no rank arrived last at a collective with a skew.");
+    return;
+  }
+  if (int clicked = draw_insight_cards(insights_, insight_opened_); clicked >= 0) open_insight(size_t(clicked));
 }
 
 void JobView::draw_ranks_table() {
@@ -808,7 +879,7 @@ void JobView::draw_ranks_table() {
       ImGui::TextUnformatted(ms(v).c_str());
     }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s->top_cause.c_str());
+    ImGui::TextUnformatted(analysis::cause_phrase(s->top_cause).c_str());  // in words, as the Stragglers sentence
   }
   ImGui::EndTable();
 }
@@ -832,6 +903,13 @@ std::string JobView::command(const std::string& command, const std::string& args
         return "collective wants next, prev, worst or an index below " + std::to_string(overview_.collectives.instances.size());
       select_instance(int(i));
     }
+    return "";
+  }
+  if (command == "jobinsight") {
+    char* end = nullptr;
+    long i = std::strtol(args.c_str(), &end, 10);
+    if (args.empty() || *end || i < 0 || !open_insight(size_t(i)))
+      return "jobinsight wants an index below " + std::to_string(insights_.size()) + " (the job's Insights)";
     return "";
   }
   if (command == "jobexport") return args.empty() ? "jobexport wants a file (.pdf, .svg, .png)" : export_figure(args);
@@ -931,6 +1009,16 @@ void JobView::write_state(JsonWriter& w) const {
     w.field("header_y", std::isnan(y) ? -1.0 : double(y)).end_object();
   }
   w.end_array().field("focused_rank", focused_).field("insight", analysis::straggler_insight(a));
+  w.key("insights").begin_array();
+  for (const Insight& in : insights_) {
+    w.begin_object().field("kind", in.kind).field("title", in.title).field("detail", in.detail).field("cost_ns", in.cost);
+    w.field("t0_ns", in.t0).field("t1_ns", in.t1).field("rank", straggler_->rank).field("instance", straggler_->instance).end_object();
+  }
+  w.end_array().field("insight_opened", insight_opened_);
+  // The overview strip as last drawn: columns, how many show GPU busy, and the busy time they add up to.
+  size_t busy_columns = size_t(std::count_if(strip_.busy.begin(), strip_.busy.end(), [](float b) { return b > 0; }));
+  w.key("strip").begin_object().field("columns", uint64_t(strip_.busy.size())).field("busy_columns", uint64_t(busy_columns));
+  w.field("busy_ns", strip_.busy_ns).end_object();
   w.key("ranks_table").begin_array();
   for (int64_t r : table_order_) w.value(r);
   w.end_array().end_object();

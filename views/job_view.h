@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -22,6 +23,7 @@
 
 #include "core/analysis/job_overview.h"
 #include "core/job.h"
+#include "views/insights_model.h"
 #include "views/timeline_view.h"
 
 namespace sl {
@@ -76,6 +78,11 @@ public:
   // Ranks by rank number.
   bool expand_rank(int64_t rank, bool expand);
   bool focus_rank(int64_t rank);
+  // The job's Insights: the Stragglers entry (empty when no rank was ever last with a skew).
+  // Opening it focuses its rank and selects its worst collective (on every rank, and its kernel
+  // on the rank's expanded timeline), as a click on it does.
+  const std::vector<Insight>& insights() const { return insights_; }
+  bool open_insight(size_t index);
 
   // Writes the rank overview figure (`render DIR --view ranks`) of the current time window:
   // .svg, .pdf or .png by extension, paper theme. Empty on success, else the error.
@@ -83,7 +90,8 @@ public:
 
   // Automation (the script's job commands, listed in app/gui_script.cpp kCommands): `jobexport PATH`,
   // `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
-  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R). Returns "" or the error.
+  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R), `jobinsight N`.
+  // Returns "" or the error.
   std::string command(const std::string& command, const std::string& args);
   void write_state(JsonWriter& w) const;
 
@@ -123,6 +131,8 @@ private:
   void overview_click(size_t row, ImVec2 mouse, const TimeMapping& map);
   void after_timeline_frame();
   void draw_ranks_table();
+  void draw_insights();
+  const std::vector<float>& strip_busy(TimeNs start, TimeNs end, int columns);
   void rebin(const TimeMapping& map);
   const ProfileRuns& runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins, uint64_t version,
                              float height);
@@ -179,6 +189,20 @@ private:
   uint64_t bins_version_ = 0, bands_version_ = 0;
   size_t bands_group_ = 0;
   size_t rows_drawn_ = 0;
+  std::vector<Insight> insights_;                // the Stragglers entry, when there is one
+  std::optional<StragglerFinding> straggler_;    // what opening it shows
+  int insight_opened_ = -1;
+  bool show_insights_ = false;                   // select the Insights tab next frame
+  // The timeline's overview strip: mean GPU busy over every loaded rank per column of the job's
+  // whole range (not only the expanded ranks'), cached until the range, width or clocks change.
+  struct StripCache {
+    TimeNs start = 0, end = 0;
+    int columns = 0;
+    uint64_t version = UINT64_MAX;
+    std::vector<float> busy;
+    double busy_ns = 0;  // the columns' busy × width, summed: the mean rank's GPU busy time
+  } strip_;
+  uint64_t overview_version_ = 0;  // bumped per installed overview
 };
 
 }  // namespace sl::views

@@ -238,6 +238,27 @@ void TimelineView::frame(SourceSlice ss) {
 
 void TimelineView::scroll_to_source(uint32_t source) { pending_scroll_source_ = source; }
 
+bool TimelineView::scroll_to_show(const std::vector<SourceSlice>& slices) {
+  layout_rows();
+  float top = INFINITY, bottom = -INFINITY;
+  for (const SourceSlice& ss : slices) {
+    if (!ss.valid() || ss.source >= sources_.size()) return false;
+    auto first = std::find_if(rows_.begin(), rows_.end(), [&](const TimelineRow& r) {
+      const auto* lane = std::get_if<LaneRow>(&r);
+      return lane && lane->source == ss.source && lane->track == ss.ref.track && lane->lane == 0;
+    });
+    if (first == rows_.end()) return false;  // hidden, or its source or process folded away
+    uint32_t lane = sources_[ss.source].store().tracks[ss.ref.track].row_of(ss.ref.index);
+    if (folded(ss.source, ss.ref.track)) lane = std::min(lane, kFoldedLevels);  // its "N more levels" row
+    float y = row_base(*first).y + float(lane) * lane_height_;
+    top = std::min(top, y), bottom = std::max(bottom, y + lane_height_);
+  }
+  float height = rows_rect_.y1 - rows_rect_.y0;
+  if (slices.empty() || height <= 0 || bottom - top > height - lane_height_) return false;
+  pending_scroll_y_ = std::max(0.f, top - std::min(3 * lane_height_, (height - (bottom - top)) / 2));
+  return true;
+}
+
 void TimelineView::select(SourceSlice s, bool frame_it) {
   selected_ = s.valid() && s.source < sources_.size() ? s : SourceSlice{};
   if (frame_it) frame(selected_);
@@ -731,10 +752,20 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   dl->AddText(ImVec2(min.x - header_width_ + 6, min.y + 5), light ? IM_COL32(90, 90, 90, 255) : IM_COL32(180, 180, 180, 255), range.c_str());
   double offset = double(data_start_), total = std::max<double>(double(data_end_ - data_start_), 1);
   int columns = std::max(1, int(max.x - min.x));
-  const std::vector<uint8_t>& busy = overview_busy(columns);
-  for (int col = 0; col < columns; ++col)
-    if (busy[col])
-      dl->AddRectFilled(ImVec2(min.x + col, max.y - 4 - 14), ImVec2(min.x + col + 1, max.y - 4), IM_COL32(0, 114, 178, 200));
+  // The owner's profile (a job: mean busy over its ranks, in [0, 1]) or the sources' streams (0/1).
+  auto bar = [&](int col, float fraction) {  // at least a pixel: a little busy is not none
+    dl->AddRectFilled(ImVec2(min.x + col, max.y - 4 - std::max(1.f, 14 * fraction)), ImVec2(min.x + col + 1, max.y - 4),
+                      IM_COL32(0, 114, 178, 200));
+  };
+  if (overview_profile) {
+    const std::vector<float>& busy = overview_profile(data_start_, data_end_, columns);
+    for (int col = 0; col < columns && col < int(busy.size()); ++col)
+      if (busy[size_t(col)] > 0) bar(col, busy[size_t(col)]);
+  } else {
+    const std::vector<uint8_t>& busy = overview_busy(columns);
+    for (int col = 0; col < columns; ++col)
+      if (busy[col]) bar(col, 1);
+  }
   float a = min.x + float((t0_ - offset) / total) * (max.x - min.x), b = min.x + float((t1_ - offset) / total) * (max.x - min.x);
   dl->AddRect(ImVec2(std::max(a, min.x), min.y + 1), ImVec2(std::min(b, max.x), max.y - 1), IM_COL32(213, 94, 0, 255), 0, 0, 2);
   ImGuiIO& io = ImGui::GetIO();

@@ -78,6 +78,9 @@ public:
   // The time range "show everything" frames (view clock). By default the sources' data, joined.
   void set_data_range(TimeNs start, TimeNs end) { fixed_range_ = true, data_start_ = start, data_end_ = end; }
   std::string empty_hint;  // shown in the rows area while it has no source
+  // The overview strip's GPU busy, one value in [0, 1] per column of [start, end) (the data range),
+  // from the owner: a job's mean over all its ranks, expanded or not. Unset: the sources' streams.
+  std::function<const std::vector<float>&(TimeNs start, TimeNs end, int columns)> overview_profile;
 
   // Draws ruler, overview, custom rows and rows filling `size` at the cursor of the current window.
   void draw(ImVec2 size);
@@ -113,6 +116,13 @@ public:
   void set_hidden(uint32_t track, bool hidden) { set_hidden(0, track, hidden); }
   void set_hidden(uint32_t source, uint32_t track, bool hidden);
   bool hidden(uint32_t track) const;
+  bool pinned(uint32_t source, uint32_t track) const { return sources_[source].pinned[track]; }
+  // A process group of a source shows its header only while collapsed (its pinned tracks stay).
+  bool collapsed(uint32_t source, uint32_t process) const { return sources_[source].collapsed[process]; }
+  void set_collapsed(uint32_t source, uint32_t process, bool c) { sources_[source].collapsed[process] = c; }
+  // Scrolls (next frame) so that every slice's lane is inside the rows area (last frame's height)
+  // when they fit in it together; false, changing nothing, when they do not or one is not laid out.
+  bool scroll_to_show(const std::vector<SourceSlice>& slices);
   // The rows as drawn, in order (every source), honouring pins, hidden rows, collapsed processes
   // and sources (no ImGui needed: headless exports and tests call these).
   std::vector<DisplayRow> display_order() const;

@@ -166,7 +166,9 @@ std::string collective_noun(std::string_view name, uint64_t count) {
   return count == 1 ? noun : noun + "s";
 }
 
-// A `last_cause` (cause_in_window's words, or an idle cause's name) as the insight says it.
+}  // namespace
+
+// cause_in_window's words, or an idle cause's name.
 std::string cause_phrase(std::string_view cause) {
   static const std::pair<std::string_view, std::string_view> phrases[] = {
       {"data_loading", "data-loading stalls"},    {"host_sync", "host synchronisation"},
@@ -179,12 +181,15 @@ std::string cause_phrase(std::string_view cause) {
   return std::string(cause);  // compute, communication
 }
 
-}  // namespace
-
-std::string straggler_insight(const CollectiveAnalysis& a) {
+const StragglerRow* worst_straggler(const CollectiveAnalysis& a) {
   const StragglerRow* worst = nullptr;
   for (const StragglerRow& s : a.stragglers)
     if (s.late_count > 0 && s.delay_caused > 0 && (!worst || s.delay_caused > worst->delay_caused)) worst = &s;
+  return worst;
+}
+
+std::string straggler_insight(const CollectiveAnalysis& a) {
+  const StragglerRow* worst = worst_straggler(a);
   if (!worst) return "";
   // The kind of collective it was late for, when all of them were one kind.
   std::string name;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/collectives.h"
@@ -69,8 +70,14 @@ RankBins bin_rank(const RankActivity& rank, const std::vector<TimeNs>& edges);
 // The straggler row of `rank`, or null.
 const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank);
 
+// The rank that made the others wait longest (most delay caused, late at least once), or null.
+const StragglerRow* worst_straggler(const CollectiveAnalysis& a);
+
 // "rank 5 made the others wait 38.0 ms over 12 all-reduces, mostly after data-loading stalls":
 // the rank that caused the most delay, empty when no rank was ever last with a skew.
 std::string straggler_insight(const CollectiveAnalysis& a);
+// A straggler's `top_cause` or an instance's `last_cause` as the insight says it: "data_loading"
+// → "data-loading stalls"; compute and communication as they are.
+std::string cause_phrase(std::string_view cause);
 
 }  // namespace sl::analysis

@@ -99,6 +99,25 @@ if rc == 0:
     aten = {n for n in names if "aten" in n.lower()}
     check(f["rows"] == len(aten) and f["rows"] < len(names), f"filter 'aten': {f['rows']} rows, expected {len(aten)}")
 
+# 1b. Both matched rows in view after a table selection, whatever A's height: each run's matched
+# track is pinned under its header while the row is selected, and in a window too short for
+# both (1100x700 here: A's rows alone fill it) A's process groups collapse so B's row shows too.
+for size in ("1600x1000", "1100x700"):
+    rc, err, st = run(["--diff", BASE, TEST], ["view diff", "diffrow 0", "wait 2", "state {r0}", "diffrow 3", "wait 2", "state {r3}"],
+                      ["r0", "r3"], size=size)
+    check(rc == 0, f"diff {size} run failed ({rc}): {err}")
+    for name in ("r0", "r3") if rc == 0 else ():
+        d = st[name]["diff"]
+        top, bottom = d["rows_rect"][1], d["rows_rect"][3]
+        for side in ("a", "b"):
+            v = d[side]
+            check(v["matched_track"] >= 0 and v["matched_pinned"], f"{size} {name} {side}: matched track {v['matched_track']} not pinned")
+            check(top <= v["matched_track_y"] <= bottom - 10, f"{size} {name} {side}: matched track at y {v['matched_track_y']}, "
+                  f"rows area {top}..{bottom}")
+            h = v["highlighted"][0] if v["highlighted"] else None
+            check(h is not None and h["track"] == v["matched_track"], f"{size} {name} {side}: highlighted {h}, matched track {v['matched_track']}")
+        check(d["a"]["header_y"] < d["b"]["header_y"], f"{size} {name}: B's header above A's")
+
 # 2. Two files open as two tabs; `tab N` switches which one the script acts on.
 rc, err, st = run([BASE, TEST], ["state {t0}", "tab 1", "state {t1}"], ["t0", "t1"])
 check(rc == 0, f"tabs run failed ({rc}): {err}")

@@ -64,6 +64,39 @@ if rc == 0:
     check(sorted(st["sel"]["job"]["highlighted_ranks"]) == [0, 1, 2], f"highlighted {st['sel']['job']['highlighted_ranks']}")
     check("rank 1 made the others wait" in st["sel"]["job"]["insight"], f"insight: {st['sel']['job']['insight']}")
 
+# 1a. The job's overview strip (above the ruler) shows every rank's GPU busy before any rank is
+# expanded: the mean over the 3 ranks, whose kernels add up to 100+300, 100+250 and 100+300 µs,
+# so the strip's columns sum to 1150/3 µs of busy time. The Insights tab's Stragglers entry is the
+# CLI's sentence; opening it focuses rank 1 (expanded) and selects its worst (only) collective.
+stragglers = json.loads(subprocess.run([SIGHTLINE, "report", SMALL, "--format", "json", "--only", "stragglers"],
+                                       capture_output=True, text=True, check=True).stdout)["stragglers"]
+report_text = subprocess.run([SIGHTLINE, "report", SMALL], capture_output=True, text=True, check=True).stdout
+cli_sentence = next((line[len("stragglers: "):] for line in report_text.splitlines() if line.startswith("stragglers: ")), None)
+rc, err, st, _ = run([SMALL], ["wait 2", "state {open}", "jobinsight 0", "wait 2", "state {opened}"], ["open", "opened"])
+check(rc == 0, f"job_small insight run failed ({rc}): {err}")
+if rc == 0:
+    j = st["open"]["job"]
+    strip = j["strip"]
+    check(j["expanded_ranks"] == [] and strip["columns"] > 100 and strip["busy_columns"] > 0,
+          f"overview strip with no rank expanded: {strip}")
+    check(abs(strip["busy_ns"] - 1150e3 / 3) < 1150e3 / 3 * 0.01, f"strip busy {strip['busy_ns']} ns, want {1150e3 / 3:.0f}")
+    ins = j["insights"]
+    late = max(stragglers, key=lambda r: r["delay_caused_us"])
+    check(cli_sentence is not None and len(ins) == 1 and ins[0]["kind"] == "stragglers" and ins[0]["title"] == cli_sentence
+          and ins[0]["title"] == j["insight"], f"insights {ins}, CLI sentence {cli_sentence!r}")
+    if ins:
+        check(ins[0]["rank"] == 1 == late["rank"] and abs(ins[0]["cost_ns"] - late["delay_caused_us"] * 1000) < 1
+              and ins[0]["cost_ns"] == 100000, f"stragglers entry {ins[0]} vs CLI {late}")
+        check(ins[0]["instance"] == 0 and ins[0]["t0_ns"] < ins[0]["t1_ns"], f"its worst collective: {ins[0]}")
+    o = st["opened"]["job"]
+    check(o["insight_opened"] == 0 and o["focused_rank"] == 1, f"jobinsight 0: opened {o['insight_opened']}, focused {o['focused_rank']}")
+    check(o["selected_instance"] is not None and o["selected_instance"]["index"] == 0 and o["selected_instance"]["last_rank"] == 1,
+          f"jobinsight 0 selected {o['selected_instance']}")
+    check([{f: e[f] for f in ("rank", "highlights", "selected")} for e in o["expanded_ranks"]]
+          == [{"rank": 1, "highlights": 1, "selected": True}], f"jobinsight 0 expanded {o['expanded_ranks']}")
+    rc, err, _, _ = run([SMALL], ["jobinsight 1"], [])
+    check(rc == 1 and "jobinsight wants an index below 1" in err, f"jobinsight 1: rc {rc}, {err}")
+
 # 1b. Export figure... in the job tab writes the same figure as `render DIR --view ranks`.
 with tempfile.TemporaryDirectory() as out:
     svg = os.path.join(out, "ranks.svg")
@@ -156,6 +189,13 @@ else:
     if rc == 0:
         j = st["open"]["job"]
         check(j["loaded"] == 8 and len(j["ranks"]) == 8, f"corpus job ranks: {j['loaded']}")
+        # The Stragglers entry and the Ranks header say what `report DIR` says, the cause in words.
+        # (errors="replace": the text tables cut long names mid-character, a CLI bug outside this test)
+        text = subprocess.run([SIGHTLINE, "report", CORPUS_JOB], capture_output=True, check=True).stdout.decode(errors="replace")
+        sentence = next((ln[len("stragglers: "):] for ln in text.splitlines() if ln.startswith("stragglers: ")), None)
+        check(sentence is not None and "data_loading" not in sentence and j["insight"] == sentence
+              and [i["title"] for i in j["insights"]] == [sentence], f"corpus insights {j['insights']}, CLI {sentence!r}")
+        check(j["strip"]["busy_columns"] > j["strip"]["columns"] // 4, f"corpus overview strip {j['strip']}")
         check(j["collectives"] == len(cli), f"GUI instances {j['collectives']}, CLI {len(cli)}")
         w = st["worst"]["job"]
         s = w["selected_instance"]

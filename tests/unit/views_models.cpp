@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "test_support.h"
+#include "core/analysis/job_overview.h"
 #include "views/analysis_model.h"
 #include "views/data_table.h"
 #include "views/idle_view.h"
@@ -175,4 +176,38 @@ TEST_CASE("insights are ranked by cost and point into the trace") {
   bool starvation = false;
   for (const auto& in : find_insights(*model, o)) starvation |= in.kind == "starvation";
   CHECK(starvation);
+}
+
+TEST_CASE("insights: a job's Stragglers entry names the rank, costs its delay and points at its worst collective") {
+  analysis::CollectiveAnalysis a;
+  CHECK_FALSE(straggler_finding(a).has_value());  // nothing late: no entry
+  auto instance = [&](int64_t last, TimeNs skew, TimeNs first_arrival) {
+    analysis::CollectiveInstance in;
+    in.name = "AllReduce", in.group = "default", in.instance = a.instances.size(), in.last_rank = last, in.skew = skew;
+    for (int64_t r = 0; r < 3; ++r) {
+      analysis::CollectiveArrival x;
+      x.rank = r, x.arrival = first_arrival + (r == last ? skew : 0), x.end = first_arrival + skew + 1000;
+      x.slice = SliceRef{uint32_t(r), uint32_t(a.instances.size())};
+      in.arrivals.push_back(x);
+    }
+    a.instances.push_back(in);
+  };
+  instance(2, 3000, 10'000);
+  instance(2, 9000, 50'000);  // rank 2's worst
+  instance(1, 20'000, 90'000);  // larger, but rank 1's
+  analysis::StragglerRow two, one;
+  two.rank = 2, two.collectives = 3, two.late_count = 2, two.delay_caused = 2'400'000, two.top_cause = "data_loading";
+  one.rank = 1, one.collectives = 3, one.late_count = 1, one.delay_caused = 2'000'000;
+  a.stragglers = {two, one};
+  auto f = straggler_finding(a);
+  REQUIRE(f.has_value());
+  CHECK(f->rank == 2);
+  CHECK(f->instance == 1);
+  CHECK(f->insight.kind == "stragglers");
+  CHECK(f->insight.title == analysis::straggler_insight(a));
+  CHECK(f->insight.title == "rank 2 made the others wait 2.4 ms over 2 all-reduces, mostly after data-loading stalls");
+  CHECK(f->insight.cost == 2'400'000);
+  CHECK(f->insight.t0 == 50'000);
+  CHECK(f->insight.t1 == 60'000);
+  CHECK(f->insight.ref == SliceRef{2, 1});
 }
