@@ -1,6 +1,6 @@
 // The timeline: sources, layout, input, ruler, overview strip, legend, flows and path links.
-// Each row kind's drawing (source and process headers, lanes, counters, folds, idle gaps) is in
-// timeline_rows.cpp.
+// Each row kind (source and process headers, lanes, counters, folds, idle gaps) is a class in
+// timeline_rows.{h,cpp}.
 #include "views/timeline_view.h"
 
 #include <re2/re2.h>
@@ -14,7 +14,6 @@
 
 #include "core/analysis/idle_time.h"
 #include "core/data_range.h"
-#include "core/present/critical_path_palette.h"
 #include "core/present/palette.h"
 #include "core/present/time_axis.h"
 
@@ -87,9 +86,9 @@ void TimelineView::reindex_sources(uint32_t at, int delta) {
     else s.source = uint32_t(int(s.source) + delta);
   };
   fix(selected_);
-  hovered_ = {};
-  gap_hover_ = {};
-  menu_source_ = menu_track_ = kNone;
+  hits_.hovered = {};
+  hits_.gap_hover = {};
+  hits_.menu_source = hits_.menu_track = kNone;
   if (pending_scroll_source_ != kNone && pending_scroll_source_ >= at) pending_scroll_source_ = kNone;
   for (SourceSlice& m : matches_) fix(m);
   matches_.erase(std::remove_if(matches_.begin(), matches_.end(), [](const SourceSlice& m) { return !m.valid(); }), matches_.end());
@@ -230,9 +229,9 @@ void TimelineView::frame(SourceSlice ss) {
   src.collapsed[store.tracks[s.track].process] = 0;
   if (folded(ss.source, s.track) && store.tracks[s.track].row_of(s.index) >= kFoldedLevels) src.unfolded[s.track] = 1;
   layout_rows();
-  for (const Row& r : rows_)
-    if (r.kind == Row::Lane && r.source == ss.source && r.track == s.track) {
-      pending_scroll_y_ = std::max(0.f, r.y - 3 * lane_height_);
+  for (const TimelineRow& r : rows_)
+    if (const auto* lane = std::get_if<LaneRow>(&r); lane && lane->source == ss.source && lane->track == s.track) {
+      pending_scroll_y_ = std::max(0.f, lane->y - 3 * lane_height_);
       break;
     }
 }
@@ -244,13 +243,14 @@ bool TimelineView::scroll_to_show(const std::vector<SourceSlice>& slices) {
   float top = INFINITY, bottom = -INFINITY;
   for (const SourceSlice& ss : slices) {
     if (!ss.valid() || ss.source >= sources_.size()) return false;
-    auto first = std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) {
-      return r.kind == Row::Lane && r.source == ss.source && r.track == ss.ref.track && r.lane_row == 0;
+    auto first = std::find_if(rows_.begin(), rows_.end(), [&](const TimelineRow& r) {
+      const auto* lane = std::get_if<LaneRow>(&r);
+      return lane && lane->source == ss.source && lane->track == ss.ref.track && lane->lane == 0;
     });
     if (first == rows_.end()) return false;  // hidden, or its source or process folded away
     uint32_t lane = sources_[ss.source].store().tracks[ss.ref.track].row_of(ss.ref.index);
     if (folded(ss.source, ss.ref.track)) lane = std::min(lane, kFoldedLevels);  // its "N more levels" row
-    float y = first->y + float(lane) * lane_height_;
+    float y = row_base(*first).y + float(lane) * lane_height_;
     top = std::min(top, y), bottom = std::max(bottom, y + lane_height_);
   }
   float height = rows_rect_.y1 - rows_rect_.y0;
@@ -309,12 +309,6 @@ void TimelineView::set_path(PathOverlay path) {
   src.path_max_span = 0;
   for (const auto& l : path.links) src.path_max_span = std::max(src.path_max_span, std::abs(l.to_ts - l.from_ts));
   src.path = std::move(path);
-}
-
-bool TimelineView::on_path(const Source& src, SliceRef s) const {
-  if (s.track >= src.path_rows.size()) return false;
-  const auto& rows = src.path_rows[s.track];
-  return std::binary_search(rows.begin(), rows.end(), s.index);
 }
 
 void TimelineView::set_idle_gaps(uint32_t source, std::vector<IdleGapMark> gaps) {
@@ -388,32 +382,6 @@ void TimelineView::step_match(int direction) {
   select(matches_[match_cursor_], true);
 }
 
-// With a path shown, everything off it fades towards the background so the path stands out.
-ImU32 TimelineView::slice_color(const Source& src, SliceRef s) const {
-  ImU32 c = base_slice_color(src, s);
-  if (src.path.slices.empty() || on_path(src, s)) return c;
-  int bg = theme == Theme::Light ? 238 : 36;  // near the background, a touch apart so slices still read as slices
-  auto fade = [&](int shift) { return ImU32((int((c >> shift) & 0xFF) * 15 + bg * 85) / 100) << shift; };
-  return fade(IM_COL32_R_SHIFT) | fade(IM_COL32_G_SHIFT) | fade(IM_COL32_B_SHIFT) | (0xFFu << IM_COL32_A_SHIFT);
-}
-
-ImU32 TimelineView::base_slice_color(const Source& src, SliceRef s) const {
-  if (src.def.color_override)
-    if (std::optional<ImU32> c = src.def.color_override(s)) return *c;
-  const TraceStore& store = src.store();
-  const SliceColumns& c = store.slices(s.track);
-  switch (color_mode) {
-    case ColorMode::ByCategory: return color_for_key(store.strings.view(c.cat[s.index]), theme);
-    case ColorMode::ByKernelType: {
-      present::KernelKind k = present::kernel_kind(store.name(s), store.cat(s), store.is_gpu(s));
-      return k == present::KernelKind::NotGpu ? (theme == Theme::Light ? IM_COL32(205, 205, 205, 255) : IM_COL32(90, 90, 90, 255))
-                                     : kernel_kind_color(k);
-    }
-    case ColorMode::ByName: break;
-  }
-  return color_for_key(store.name(s), theme);
-}
-
 void TimelineView::set_pinned(uint32_t source, uint32_t track, bool pinned) {
   if (source >= sources_.size() || track >= sources_[source].pinned.size()) return;
   sources_[source].pinned[track] = pinned, sources_[source].hidden[track] = 0;
@@ -428,14 +396,8 @@ void TimelineView::add_track_rows(uint32_t source, uint32_t t, float& y) {
   const Track& track = sources_[source].store().tracks[t];
   uint32_t lanes = std::max<uint32_t>(track.row_count(), track.instants.size() ? 1 : 0);
   uint32_t shown = folded(source, t) ? kFoldedLevels : lanes;
-  for (uint32_t lane = 0; lane < shown; ++lane) {
-    rows_.push_back({Row::Lane, source, track.process, t, lane, kNone, y, lane_height_});
-    y += lane_height_;
-  }
-  if (shown < lanes) {  // lane_row: how many levels the fold hides
-    rows_.push_back({Row::MoreLevels, source, track.process, t, lanes - shown, kNone, y, lane_height_});
-    y += lane_height_;
-  }
+  for (uint32_t lane = 0; lane < shown; ++lane) y += place_row(LaneRow(source, t, lane, y, lane_height_));
+  if (shown < lanes) y += place_row(MoreLevelsRow(source, t, lanes - shown, y, lane_height_));
   if (lanes) y += 3;  // a little air between tracks
 }
 
@@ -497,18 +459,15 @@ void TimelineView::layout_rows() {
     switch (d.kind) {
       case DisplayRow::SourceHeader:
         if (d.source > 0) y += 6;  // sources apart
-        rows_.push_back({Row::SourceHeader, d.source, kNone, kNone, 0, kNone, y, lane_height_ + 6});
-        y += lane_height_ + 6;
+        y += place_row(SourceHeaderRow(d.source, y, lane_height_));
         break;
       case DisplayRow::PinnedHeader:
       case DisplayRow::ProcessHeader:
-        rows_.push_back({Row::ProcessHeader, d.source, d.process, kNone, 0, kNone, y, lane_height_ + 2});
-        y += lane_height_ + 2;
+        y += place_row(ProcessHeaderRow(d.source, d.process, y, lane_height_));
         break;
       case DisplayRow::Track: add_track_rows(d.source, d.track, y); break;
       case DisplayRow::Counter:
-        rows_.push_back({Row::Counter, d.source, d.process, kNone, 0, d.counter, y, lane_height_ * 2.5f});
-        y += lane_height_ * 2.5f;
+        y += place_row(CounterRow(d.source, d.counter, y, lane_height_));
         break;
     }
   }
@@ -537,9 +496,9 @@ void TimelineView::draw(ImVec2 size) {
   }
   layout_rows();
   if (pending_scroll_source_ != kNone) {
-    for (const Row& r : rows_)
-      if (r.source == pending_scroll_source_) {
-        pending_scroll_y_ = std::max(0.f, r.y - lane_height_);
+    for (const TimelineRow& r : rows_)
+      if (row_base(r).source == pending_scroll_source_) {
+        pending_scroll_y_ = std::max(0.f, row_base(r).y - lane_height_);
         break;
       }
     pending_scroll_source_ = kNone;
@@ -602,23 +561,21 @@ void TimelineView::draw(ImVec2 size) {
 // mouse over one gets its hover, and a press there is remembered so that its release clicks it.
 void TimelineView::draw_custom_rows(ImDrawList* dl, float x, float y) {
   ImGuiIO& io = ImGui::GetIO();
-  TimeMapping map = mapping();
+  RowContext ctx = row_context(dl, x);
   float top = y;
   bool hover_allowed = ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) && !dragging_ && !range_dragging_;
   for (size_t i = 0; i < custom_rows_.size(); ++i) {
-    float h = custom_rows_[i]->height();
-    TimelineRect header{x, y, x + header_width_, y + h}, canvas{canvas_x0_, y, canvas_x1_, y + h};
-    custom_rows_[i]->draw(dl, header, canvas, map);
-    bool over = hover_allowed && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x >= x && io.MousePos.x < canvas_x1_;
-    if (over) {
-      custom_rows_[i]->hover(io.MousePos, canvas, map);
+    CustomRowSlot row(custom_rows_[i], y);
+    row.draw(ctx);
+    if (hover_allowed && row.contains(ctx, io.MousePos)) {
+      row.hover(ctx, io.MousePos);
       if (ImGui::IsMouseClicked(0)) custom_pressed_ = i, drag_origin_ = io.MousePos, dragging_ = io.MousePos.x >= canvas_x0_;
       if (io.MouseWheel != 0 && !io.KeyShift && io.MousePos.x >= canvas_x0_) {
         double at = t_of(io.MousePos.x), factor = std::pow(0.8, io.MouseWheel);
         zoom_to(at - (at - t0_) * factor, at + (t1_ - at) * factor);
       }
     }
-    y += h;
+    y += row.height();
   }
   custom_rect_ = {canvas_x0_, top, canvas_x1_, y};
   // A release anywhere ends the press; where it did not move, the pressed row takes the click.
@@ -628,7 +585,7 @@ void TimelineView::draw_custom_rows(ImDrawList* dl, float x, float y) {
     if (click && i < custom_rows_.size()) {
       float row_y = top;
       for (size_t k = 0; k < i; ++k) row_y += custom_rows_[k]->height();
-      custom_rows_[i]->click(io.MousePos, {canvas_x0_, row_y, canvas_x1_, row_y + custom_rows_[i]->height()}, map);
+      CustomRowSlot(custom_rows_[i], row_y).click(ctx, io.MousePos);
       dragging_ = false;
     }
   }
@@ -636,15 +593,15 @@ void TimelineView::draw_custom_rows(ImDrawList* dl, float x, float y) {
 
 void TimelineView::draw_track_menu() {
   if (!ImGui::BeginPopup("track menu")) return;
-  if (menu_source_ < sources_.size() && menu_track_ < sources_[menu_source_].pinned.size()) {
-    Source& src = sources_[menu_source_];
-    bool pinned = src.pinned[menu_track_];
-    if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(menu_source_, menu_track_, !pinned);
-    if (ImGui::MenuItem("Hide")) set_hidden(menu_source_, menu_track_, true);
-    if (folded(menu_source_, menu_track_) && ImGui::MenuItem("Unfold all levels")) set_folded(menu_source_, menu_track_, false);
-    if (src.unfolded[menu_track_] && src.store().tracks[menu_track_].row_count() >= 2 * kFoldedLevels &&
+  if (hits_.menu_source < sources_.size() && hits_.menu_track < sources_[hits_.menu_source].pinned.size()) {
+    Source& src = sources_[hits_.menu_source];
+    bool pinned = src.pinned[hits_.menu_track];
+    if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(hits_.menu_source, hits_.menu_track, !pinned);
+    if (ImGui::MenuItem("Hide")) set_hidden(hits_.menu_source, hits_.menu_track, true);
+    if (folded(hits_.menu_source, hits_.menu_track) && ImGui::MenuItem("Unfold all levels")) set_folded(hits_.menu_source, hits_.menu_track, false);
+    if (src.unfolded[hits_.menu_track] && src.store().tracks[hits_.menu_track].row_count() >= 2 * kFoldedLevels &&
         ImGui::MenuItem("Fold deep levels"))
-      set_folded(menu_source_, menu_track_, true);
+      set_folded(hits_.menu_source, hits_.menu_track, true);
     if (ImGui::MenuItem("Show all hidden tracks")) std::fill(src.hidden.begin(), src.hidden.end(), 0);
   }
   ImGui::EndPopup();
@@ -722,8 +679,8 @@ void TimelineView::handle_input(ImVec2 cmin, ImVec2 cmax) {
   if (ImGui::IsMouseReleased(0) && (dragging_ || range_dragging_)) {
     bool click = std::fabs(io.MousePos.x - drag_origin_.x) < 3 && std::fabs(io.MousePos.y - drag_origin_.y) < 3;
     if (click && dragging_) {
-      if (fold_hovered_) zoom_to(double(fold_hover_.start), double(fold_hover_.end));
-      else selected_ = hovered_;
+      if (hits_.fold_hovered) zoom_to(double(hits_.fold.start), double(hits_.fold.end));
+      else selected_ = hits_.hovered;
     }
     if (range_a_ > range_b_) std::swap(range_a_, range_b_);
     dragging_ = range_dragging_ = false;
@@ -818,42 +775,32 @@ void TimelineView::draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max) {
   }
 }
 
+RowContext TimelineView::row_context(ImDrawList* dl, float header_x) {
+  return RowContext{dl,         mapping(),  header_x, header_width_, lane_height_, theme, color_mode,
+                    show_idle,  sources_,   selected_, hits_,        stats_};
+}
+
+// Rows off screen only note where they are (a lane: its track's y, which flows and path links
+// use); the rest draw, then take hover and clicks.
 void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float scroll_y) {
   (void)view_max;
   float visible_top = scroll_y - lane_height_, visible_bottom = scroll_y + ImGui::GetWindowHeight() + lane_height_;
-  hovered_ = {};
-  fold_hovered_ = false;
-  bool light = theme == Theme::Light;
-  uint32_t last_source = kNone, last_track = kNone;
-  for (const Row& row : rows_) {
-    float y = min.y + row.y;
-    Source& src = sources_[row.source];
+  hits_.hovered = {};
+  hits_.fold_hovered = false;
+  RowContext ctx = row_context(dl, min.x);
+  for (const TimelineRow& row : rows_) {
+    const RowBase& place = row_base(row);
+    float y = min.y + place.y;
+    Source& src = sources_[place.source];
     if (std::isnan(src.screen_y)) src.screen_y = y;
-    if (row.kind == Row::Lane && row.lane_row == 0) src.track_y[row.track] = y;
-    if (row.y + row.height < visible_top || row.y > visible_bottom) continue;
+    std::visit([&](const auto& r) { r.laid_out(ctx, y); }, row);
+    if (place.y + place.height < visible_top || place.y > visible_bottom) continue;
     ++stats_.rows_drawn;
-    switch (row.kind) {
-      case Row::SourceHeader: draw_source_header(dl, row, min.x, y); continue;
-      case Row::ProcessHeader:
-        dl->AddRectFilled(ImVec2(min.x, y), ImVec2(canvas_x1_, y + row.height), light ? IM_COL32(225, 229, 236, 255) : IM_COL32(45, 48, 56, 255));
-        draw_header(dl, row, min.x, y, header_width_);
-        continue;
-      case Row::MoreLevels: draw_more_levels(dl, row, min.x, y); continue;
-      case Row::Counter:
-        draw_header(dl, row, min.x, y, header_width_);
-        draw_counter(dl, row, canvas_x0_, y, canvas_x1_);
-        continue;
-      case Row::Lane: break;
-    }
-    if (row.track != last_track || row.source != last_source) {
-      last_track = row.track, last_source = row.source;
-      const Track& t = src.store().tracks[row.track];
-      float height = lane_height_ * float(std::max<uint32_t>(1, t.row_count()));
-      if (show_idle && t.kind == TrackKind::GpuStream) draw_gaps(dl, row.source, row.track, canvas_x0_, y, canvas_x1_, height);
-      draw_header(dl, row, min.x, y, header_width_);
-      dl->AddLine(ImVec2(min.x, y - 1.5f), ImVec2(canvas_x1_, y - 1.5f), light ? IM_COL32(225, 225, 225, 255) : IM_COL32(55, 55, 55, 255));
-    }
-    draw_lane(dl, row, canvas_x0_, y, canvas_x1_);
+    std::visit([&](const auto& r) {
+      r.draw(ctx, y);
+      r.hover(ctx, y);
+      r.click(ctx, y);
+    }, row);
   }
 }
 
@@ -884,32 +831,6 @@ void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
     float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
     dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, ink, 1.8f);
     dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - 7, b.y - 4), ImVec2(b.x - 7, b.y + 4), ink);
-  }
-}
-
-// The path's slices on this lane, in view: a visible outline however narrow the slice (a path
-// slice inside a folded run still shows). Bounded: path slices starting in the view, capped.
-void TimelineView::outline_path(ImDrawList* dl, const Row& row, float x0, float y, float x1) {
-  const Source& src = sources_[row.source];
-  const TraceStore& store = src.store();
-  const SliceColumns& c = store.slices(row.track);
-  const auto& rows = src.path_rows[row.track];
-  if (rows.empty()) return;
-  const double shift = double(src.def.shift), lo = t0_ - shift, hi = t1_ - shift;
-  present::Rgb rgb = present::critical_path_outline_rgb();
-  ImU32 color = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
-  TimeNs from = TimeNs(lo) - src.path_max_dur[row.track];
-  auto it = std::partition_point(rows.begin(), rows.end(), [&](uint32_t r) { return c.start[r] < from; });
-  int budget = 4000;
-  float last_b = -1e9f;
-  for (; it != rows.end() && double(c.start[*it]) <= hi && budget > 0; ++it) {
-    uint32_t r = *it;
-    if (store.tracks[row.track].row_of(r) != row.lane_row || double(c.end(r)) < lo) continue;
-    float a = x_of(src.view(c.start[r])), b = std::max(x_of(src.view(c.end(r))), a + 3);
-    if (b <= last_b) continue;  // inside the previous outline at this zoom: nothing new to draw
-    last_b = b, --budget;
-    dl->AddRect(ImVec2(std::max(a, x0) - 1, y), ImVec2(std::min(b, x1) + 1, y + lane_height_), color, 0, 0, 2.5f);
-    ++stats_.path_outlined;
   }
 }
 

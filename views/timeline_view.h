@@ -16,17 +16,9 @@
 #include "core/present/range_min_max.h"
 #include "core/trace_store.h"
 #include "views/style.h"
+#include "views/timeline_rows.h"
 
 namespace sl::views {
-
-// One idle gap on a GPU track, coloured by its cause (sl::analysis::IdleCause).
-struct IdleGapMark {
-  uint32_t track;
-  TimeNs start, end;
-  int cause;
-  uint32_t host_track = kNone;  // CPU thread whose activity the hover explains (IdleGap::host_track)
-  bool host_inferred = false;   // no launch link: host_track launches most of the stream's work
-};
 
 // The idle-gap hover text: length, cause and why, then what the gap's launching thread ran
 // meanwhile (top ops by self time in the gap, untraced time). No ImGui: tested headless.
@@ -38,24 +30,6 @@ struct DisplayRow {
   enum Kind { PinnedHeader, ProcessHeader, Track, Counter, SourceHeader } kind;
   uint32_t process = kNone, track = kNone, counter = kNone;
   uint32_t source = 0;  // which of the view's sources (SourceHeader: only when it has a label)
-};
-
-struct TimelineStats {
-  uint32_t rows_drawn = 0, slices_drawn = 0, folded_blocks = 0, gaps_drawn = 0, counter_columns = 0;
-  uint32_t draw_commands = 0, draw_vertices = 0;
-  uint32_t path_outlined = 0, path_links_drawn = 0;  // the path overlay, last frame
-};
-
-// A path drawn over the rows (the critical path): its slices outlined, its links between slices
-// as arrows in their kind's colour, every other slice dimmed. Empty slices = no overlay.
-struct PathOverlay {
-  struct Link {
-    SliceRef from, to;
-    TimeNs from_ts = 0, to_ts = 0;
-    ImU32 color = 0;
-  };
-  std::vector<SliceRef> slices;
-  std::vector<Link> links;
 };
 
 // What the user made of a view, kept across a store swap (live capture snapshots): tracks are
@@ -73,57 +47,6 @@ struct TimelineViewState {
 
 // A key naming a track across stores built from the same data (process, kind, tid, device/stream).
 std::string track_key(const TraceStore& store, uint32_t track);
-
-// One store drawn by a timeline. The view has one clock; a source's times sit on it shifted:
-// store clock + shift = view clock (a job's rank on the job clock, the diff's run B moved so its
-// compared iteration starts with A's).
-struct TimelineSource {
-  const TraceStore* store = nullptr;
-  TimeNs shift = 0;
-  // A header row above the source's rows ("" = none, as in a single-trace tab): click folds the
-  // source, and a closable one shows a close box (the owner polls take_close_request()).
-  std::string label;
-  ImU32 band = 0;  // the header's tint; 0 = the theme's header colour
-  bool closable = false;
-  // Colours slices by something the timeline does not know (the diff tints by relative change):
-  // consulted first; nullopt falls back to color_mode.
-  std::function<std::optional<ImU32>(SliceRef)> color_override;
-};
-
-// A slice of one source.
-struct SourceSlice {
-  uint32_t source = kNone;
-  SliceRef ref;
-  bool valid() const { return source != kNone && ref.valid(); }
-  bool operator==(const SourceSlice& o) const { return source == o.source && ref == o.ref; }
-  bool operator!=(const SourceSlice& o) const { return !(*this == o); }
-};
-
-// A rectangle in screen pixels.
-struct TimelineRect {
-  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-};
-
-// The view clock → screen x mapping every row of one timeline shares, for a frame.
-struct TimeMapping {
-  double t0 = 0, t1 = 1, ns_per_px = 1;
-  float x0 = 0, x1 = 1;  // the slice area
-  float x_of(double t) const { return x0 + float((t - t0) / ns_per_px); }
-  double t_of(float x) const { return t0 + double(x - x0) * ns_per_px; }
-};
-
-// A row the timeline's owner supplies (the job's rank-overview rows): drawn pinned above the
-// sources' rows, on the same axis, its label in the header column. The timeline pans and zooms
-// over it as over its own rows and hands it hovers and clicks (a click is a press and release
-// without a drag).
-class CustomRow {
-public:
-  virtual ~CustomRow() = default;
-  virtual float height() const = 0;
-  virtual void draw(ImDrawList* dl, const TimelineRect& header, const TimelineRect& canvas, const TimeMapping& map) = 0;
-  virtual void hover(ImVec2 mouse, const TimelineRect& canvas, const TimeMapping& map) = 0;  // may show a tooltip
-  virtual void click(ImVec2 mouse, const TimelineRect& canvas, const TimeMapping& map) = 0;
-};
 
 // The timeline: one ruler, one overview strip, one time axis (the view clock) and one vertical
 // scroll over rows of any number of sources (each store with its own per-track state: lanes,
@@ -147,7 +70,7 @@ public:
     sources_[source].def.color_override = std::move(f);
   }
   // The source whose close box was clicked since the last call (kNone: none).
-  uint32_t take_close_request() { return std::exchange(close_request_, kNone); }
+  uint32_t take_close_request() { return std::exchange(hits_.close_request, kNone); }
   // Rows pinned above the sources' rows, in order, for the next frames (not owned).
   void set_custom_rows(std::vector<CustomRow*> rows) { custom_rows_ = std::move(rows); }
   // Scrolls so the source's rows start near the top (next frame).
@@ -255,42 +178,9 @@ public:
   float source_screen_y(uint32_t source) const { return source < sources_.size() ? sources_[source].screen_y : NAN; }
 
 private:
-  // Row kinds of the sources' part of the layout. A tagged value rather than a class per kind:
-  // rows are laid out every frame (thousands of lanes when a deep trace is unfolded), and each
-  // kind's drawing is one member function below (draw_source_header, draw_header, draw_lane,
-  // draw_counter, draw_more_levels). The owner's rows are the CustomRow classes above.
-  struct Row {
-    enum Kind { SourceHeader, ProcessHeader, Lane, Counter, MoreLevels } kind;
-    uint32_t source = 0, process = kNone, track = kNone, lane_row = 0, counter = kNone;
-    float y = 0, height = 0;
-  };
-  struct LaneIndex {
-    std::vector<std::vector<uint32_t>> rows;  // per visual row: slice rows in time order
-    std::vector<std::vector<TimeNs>> busy;    // per visual row: durations summed up to each slice
-  };
-  // Everything the view keeps per store, indexed by its track / process numbers.
-  struct Source {
-    TimelineSource def;
-    std::vector<LaneIndex> lanes;           // per track
-    std::vector<uint8_t> collapsed;          // per process
-    std::vector<uint8_t> pinned, hidden;     // per track
-    std::vector<uint8_t> unfolded;           // per track: deep levels shown
-    std::vector<std::vector<IdleGapMark>> gaps;  // per track, by start
-    std::vector<double> idle_share;          // per track: idle / span of its activity
-    std::vector<uint32_t> gaps_drawn;        // per track, last frame
-    std::vector<float> track_y;              // per track: screen y of its first lane, last frame
-    std::vector<SliceRef> highlights;        // by start
-    PathOverlay path;                        // links by min(from_ts, to_ts)
-    std::vector<std::vector<uint32_t>> path_rows;  // per track: path slice rows, by start
-    std::vector<TimeNs> path_max_dur;        // per track: longest path slice
-    TimeNs path_max_span = 0;                // longest link
-    TimeNs data_start = 0, data_end = 0;     // store clock
-    bool folded_away = false;                // the source's header folds all its rows
-    float screen_y = NAN;                    // its first row, last frame
-    std::vector<present::RangeMinMax> counter_extremes;  // per counter, built when first drawn
-    const TraceStore& store() const { return *def.store; }
-    double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
-  };
+  // The built-in row kinds are the classes of timeline_rows.h (TimelineRow), laid out by
+  // layout_rows each frame; the owner's rows are the CustomRow objects above.
+  using Source = TimelineSourceState;
 
   static void build_lane_index(Source& src);
   void update_data_range();
@@ -303,10 +193,7 @@ private:
   void draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max);
   void draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max);
   void draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 max, float scroll_y);
-  void draw_source_header(ImDrawList* dl, const Row& row, float x, float y);
-  void draw_lane(ImDrawList* dl, const Row& row, float x0, float y, float x1);
-  void draw_counter(ImDrawList* dl, const Row& row, float x0, float y, float x1);
-  static const present::RangeMinMax& counter_extremes(Source& src, uint32_t counter);
+  RowContext row_context(ImDrawList* dl, float header_x);
   const std::vector<uint8_t>& overview_busy(int columns);
   struct OverviewKey {
     int columns = 0;
@@ -317,20 +204,15 @@ private:
   OverviewKey overview_key_{-1};
   std::vector<uint8_t> overview_busy_;  // per overview column: GPU work there
   uint64_t sources_version_ = 0;        // bumped whenever a source is added, removed or shifted
-  void draw_gaps(ImDrawList* dl, uint32_t source, uint32_t track, float x0, float y, float x1, float height);
   void draw_flows(ImDrawList* dl, float x0, float x1);
   void draw_path_links(ImDrawList* dl, uint32_t source, float x0, float x1);
-  void outline_path(ImDrawList* dl, const Row& row, float x0, float y, float x1);
-  bool on_path(const Source& src, SliceRef s) const;
-  ImU32 base_slice_color(const Source& src, SliceRef s) const;
-  ImU32 slice_color(const Source& src, SliceRef s) const;
-  void draw_header(ImDrawList* dl, const Row& row, float x, float y, float width);
   void draw_track_menu();
   float draw_legend(ImDrawList* dl, ImVec2 min, float width);
-  void draw_more_levels(ImDrawList* dl, const Row& row, float x, float y);
   void add_track_rows(uint32_t source, uint32_t track, float& y);
-  void slice_tooltip(const Source& src, SliceRef s);
-  void gap_tooltip(uint32_t source, const IdleGapMark& gap);
+  float place_row(const TimelineRow& row) {  // appends to rows_; returns its height
+    rows_.push_back(row);
+    return row_base(row).height;
+  }
   float x_of(double t) const { return canvas_x0_ + float((t - t0_) / ns_per_px_); }
   double t_of(float x) const { return t0_ + double(x - canvas_x0_) * ns_per_px_; }
   TimeMapping mapping() const { return {t0_, t1_, ns_per_px_, canvas_x0_, canvas_x1_}; }
@@ -338,17 +220,16 @@ private:
 
   std::vector<Source> sources_;
   std::vector<CustomRow*> custom_rows_;
-  std::vector<Row> rows_;
+  std::vector<TimelineRow> rows_;
   bool fixed_range_ = false;
   TimeNs data_start_ = 0, data_end_ = 0;
   Rect legend_rect_, rows_rect_, custom_rect_;
   float chrome_height_ = 0;
-  uint32_t menu_source_ = kNone, menu_track_ = kNone;
-  uint32_t close_request_ = kNone;
   double t0_ = 0, t1_ = 1, ns_per_px_ = 1;
   float canvas_x0_ = 0, canvas_x1_ = 1, lane_height_ = 18, header_width_ = 240;
   float content_height_ = 0;
-  SourceSlice selected_, hovered_;
+  SourceSlice selected_;
+  RowHits hits_;  // what the rows found under the mouse (hover, fold, menu, close box)
   std::vector<SourceSlice> matches_;  // every source's highlights by view time: what step_match walks
   size_t match_cursor_ = 0;
   bool dragging_ = false, range_dragging_ = false, following_ = false;
@@ -357,17 +238,6 @@ private:
   TimeNs range_a_ = 0, range_b_ = 0;
   float pending_scroll_y_ = -1;
   uint32_t pending_scroll_source_ = kNone;
-  struct FoldHit {
-    TimeNs start, end;  // view clock
-    uint32_t count;
-  } fold_hover_{};
-  bool fold_hovered_ = false;
-  // The hovered idle gap's explanation, computed once when the hovered gap changes (not per frame).
-  struct GapHover {
-    uint32_t source = kNone, track = kNone;
-    TimeNs start = 0;
-    std::string text;
-  } gap_hover_;
   TimelineStats stats_;
 };
 
