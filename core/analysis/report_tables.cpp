@@ -412,9 +412,13 @@ std::string csv_field(const std::string& s) {
   return o + "\"";
 }
 
+// Cut to n bytes with "..." at the end; never inside a UTF-8 sequence (names hold "→", "…"),
+// so the text output stays valid UTF-8.
 std::string shorten(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
-  return s.substr(0, n - 3) + "...";
+  size_t cut = n - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return s.substr(0, cut) + "...";
 }
 
 // Columns that hold kernel or operator names (or lists of them); other text is cut to fit.

@@ -190,8 +190,8 @@ else:
         j = st["open"]["job"]
         check(j["loaded"] == 8 and len(j["ranks"]) == 8, f"corpus job ranks: {j['loaded']}")
         # The Stragglers entry and the Ranks header say what `report DIR` says, the cause in words.
-        # (errors="replace": the text tables cut long names mid-character, a CLI bug outside this test)
-        text = subprocess.run([SIGHTLINE, "report", CORPUS_JOB], capture_output=True, check=True).stdout.decode(errors="replace")
+        # Strict decoding: the text tables cut long names at a character boundary (valid UTF-8).
+        text = subprocess.run([SIGHTLINE, "report", CORPUS_JOB], capture_output=True, check=True).stdout.decode("utf-8")
         sentence = next((ln[len("stragglers: "):] for ln in text.splitlines() if ln.startswith("stragglers: ")), None)
         check(sentence is not None and "data_loading" not in sentence and j["insight"] == sentence
               and [i["title"] for i in j["insights"]] == [sentence], f"corpus insights {j['insights']}, CLI {sentence!r}")
