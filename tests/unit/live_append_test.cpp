@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <tuple>
@@ -98,7 +99,9 @@ std::vector<std::vector<ActivityRecord>> random_batches(std::mt19937& rng, const
   return batches;
 }
 
-std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<std::vector<ActivityRecord>>& batches) {
+// `after_batch(b, store)` runs after each batch is appended (a viewer saving a snapshot).
+std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<std::vector<ActivityRecord>>& batches,
+                                 const std::function<void(size_t, const TraceStore&)>& after_batch = {}) {
   auto store = std::make_unique<TraceStore>();
   RecordConverter converter(header.info, header.devices);
   CaptureAppender appender(*store, header.info, header.devices);
@@ -106,6 +109,7 @@ std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<st
     ConvertedTrace events = converter.convert(batches[b]);
     if (b == 0) converter.add_metadata(events);
     appender.append(events);
+    if (after_batch) after_batch(b, *store);
   }
   ConvertedTrace last;
   converter.close_open_ranges(last);
@@ -353,27 +357,13 @@ TEST_CASE("live append: a snapshot saved mid-capture opens as the store was, and
   auto batches = random_batches(rng, random_records(rng, 30));
   REQUIRE(batches.size() > 10);
   auto path = std::filesystem::temp_directory_path() / ("sl-live-mid-" + std::to_string(::getpid()) + ".slsnap");
-  auto grow_saving_at = [&](size_t save_after, std::string* saved_bytes) {
-    auto store = std::make_unique<TraceStore>();
-    RecordConverter converter(head.info, head.devices);
-    CaptureAppender appender(*store, head.info, head.devices);
-    for (size_t b = 0; b < batches.size(); ++b) {
-      ConvertedTrace events = converter.convert(batches[b]);
-      if (b == 0) converter.add_metadata(events);
-      appender.append(events);
-      if (b + 1 != save_after) continue;
-      REQUIRE(write_snapshot(*store, path.string()).empty());
-      *saved_bytes = snapshot_bytes(*store);
-    }
-    ConvertedTrace last;
-    converter.close_open_ranges(last);
-    appender.append(last);
-    appender.end();
-    return store;
-  };
-  std::string at_save;
   size_t half = batches.size() / 2;
-  auto saved_then_grown = grow_saving_at(half, &at_save);
+  std::string at_save;
+  auto saved_then_grown = grow(head, batches, [&](size_t b, const TraceStore& store) {
+    if (b + 1 != half) return;
+    REQUIRE(write_snapshot(store, path.string()).empty());
+    at_save = snapshot_bytes(store);
+  });
   LoadResult opened = load_snapshot(path.string());
   std::filesystem::remove(path);
   REQUIRE_MESSAGE(opened.ok(), opened.error.to_string());
@@ -384,8 +374,7 @@ TEST_CASE("live append: a snapshot saved mid-capture opens as the store was, and
   CHECK(info_json(*opened.store).find("\"kernels\":") != std::string::npos);
   (void)report_json(*opened.store);
 
-  std::string unused;
-  auto grown = grow_saving_at(0, &unused);
+  auto grown = grow(head, batches);
   CHECK(snapshot_bytes(*saved_then_grown) == snapshot_bytes(*grown));
   CaptureData all = head;
   for (const auto& b : batches) all.records.insert(all.records.end(), b.begin(), b.end());

@@ -1,13 +1,11 @@
 // The snapshot cache (core/snapshot_cache.h): keying, the eviction policy, and open_trace's
 // hit / miss / stale / damaged paths, each in a cache folder of its own under the temp dir.
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <doctest/doctest.h>
 
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -380,23 +378,14 @@ TEST_CASE("snapshot cache: settings from the environment") {
   CHECK_FALSE(s.enabled);
 }
 
-// A disk that fills up while the cache writes (faked with RLIMIT_FSIZE: writes past it fail with
-// EFBIG as they would with ENOSPC; no root or small tmpfs needed): the trace still opens, one
+// A disk that fills up while the cache writes (test::with_file_size_limit): the trace still opens, one
 // warning names the failure, and the folder holds no snapshot, key or temporary file; the next
 // open is a plain miss that caches the trace.
 TEST_CASE("snapshot cache: a disk full mid-write leaves no entry, key or temporary file") {
   Scratch s("full");
   fs::copy_file(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz", s.dir / "big.json.gz");
   std::string trace = (s.dir / "big.json.gz").string();
-  rlimit saved{};
-  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the process is killed at the limit
-  rlimit limited = saved;
-  limited.rlim_cur = 16 * 1024;
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
-  OpenedTrace t = open_trace(trace, {}, s.cache, true);
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  std::signal(SIGXFSZ, old_handler);
+  OpenedTrace t = test::with_file_size_limit(16 * 1024, [&] { return open_trace(trace, {}, s.cache, true); });
   REQUIRE(t.loaded.ok());
   CHECK(t.origin == TraceOrigin::Source);
   CHECK(t.write_warning.find("File too large") != std::string::npos);

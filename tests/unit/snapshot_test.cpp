@@ -2,9 +2,6 @@
 // JSON load; a damaged snapshot gives a clear error with a byte offset, never a crash.
 #include <doctest/doctest.h>
 
-#include <sys/resource.h>
-
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -340,9 +337,8 @@ TEST_CASE("snapshot: load_trace opens a snapshot file by its magic; writing is a
 
 namespace sl {
 
-// A full disk, faked with a file-size limit (RLIMIT_FSIZE: writes past it fail with EFBIG, as
-// they fail with ENOSPC on a full disk, and no root or tmpfs is needed): the error names the
-// file and no partial or temporary file is left behind; an existing snapshot stays intact.
+// A full disk (test::with_file_size_limit): the error names the file and no partial or
+// temporary file is left behind; an existing snapshot stays intact.
 TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial file") {
   LoadResult json = load_trace(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz");
   REQUIRE(json.ok());
@@ -354,15 +350,7 @@ TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial
   std::string old = small_snapshot();
   REQUIRE(write_snapshot(*read_snapshot_bytes(old, "old").store, path).empty());
 
-  rlimit saved{};
-  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the process is killed at the limit
-  rlimit limited = saved;
-  limited.rlim_cur = 16 * 1024;
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
-  std::string error = write_snapshot(*json.store, path);
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  std::signal(SIGXFSZ, old_handler);
+  std::string error = test::with_file_size_limit(16 * 1024, [&] { return write_snapshot(*json.store, path); });
 
   CHECK(error.starts_with("cannot write " + path + ".tmp."));
   CHECK(error.find("File too large") != std::string::npos);
