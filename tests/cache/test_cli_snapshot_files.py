@@ -7,6 +7,7 @@
 - convert refuses to write over its own trace (it would replace the user's only copy), names the
   output otherwise, and leaves no temporary file when the output is a folder;
 - an empty, a cut and a foreign-version `.slsnap`: exit status 1 with one error line, never a crash;
+- a snapshot of a cut-off trace gives the trace's warning line;
 - neither XDG_CACHE_HOME nor HOME set: the cache is off, the command works."""
 import os
 import re
@@ -84,6 +85,16 @@ try:
     shutil.copy(snap, renamed)
     p = run(["info", "-v", renamed], tmp)
     check(p.returncode == 0 and f"snapshot file ({renamed})" in p.stdout, f"renamed snapshot: {p.returncode} {p.stdout}")
+
+    # A snapshot of a cut-off trace warns as the trace does (one line, naming the file given).
+    cut = os.path.join(HERE, "..", "golden", "inputs", "truncated.json")
+    cut_snap = os.path.join(tmp, "truncated.slsnap")
+    p = run(["convert", cut, "-o", cut_snap], tmp)
+    check(p.returncode == 0 and "this trace ends at byte 84" in p.stderr, f"convert a cut-off trace: {p.stderr!r}")
+    a, b = run(["info", cut], tmp), run(["info", cut_snap], tmp)
+    check(b.returncode == 0 and masked(a.stdout) == masked(b.stdout), f"info of a cut-off trace's snapshot: {b.stdout}")
+    check(b.stderr == a.stderr.replace(cut, cut_snap) and b.stderr.count("\n") == 1,
+          f"the cut-off warning on the snapshot: {b.stderr!r} vs {a.stderr!r}")
 
     # convert never writes over its own trace, whatever path names it.
     trace = os.path.join(tmp, "json", "hta_cp_simple_add_input.json.gz")
