@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,14 @@ void register_convert(CLI::App& app) {
   cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep)")->required();
   cmd->add_option("-o,--output", options->out, "Snapshot path (default: TRACE without .json[.gz] + .slsnap)");
   cmd->callback([options] {
+    std::string out = options->out.empty() ? default_snapshot_path(options->file) : options->out;
+    // `-o` naming the trace itself would replace the user's only copy of it with the snapshot.
+    std::error_code same_error;
+    if (std::filesystem::equivalent(options->file, out, same_error)) {
+      std::fprintf(stderr, "sightline: %s: the output is the trace itself; give another path with -o\n", out.c_str());
+      exit_code = 1;
+      return;
+    }
     LoadResult r = load_trace(options->file);
     if (!r.ok()) {
       std::fprintf(stderr, "sightline: %s\n", r.error.to_string().c_str());
@@ -65,7 +74,6 @@ void register_convert(CLI::App& app) {
       return;
     }
     if (!r.warning.empty()) std::fprintf(stderr, "sightline: %s\n", r.warning.c_str());
-    std::string out = options->out.empty() ? default_snapshot_path(options->file) : options->out;
     if (std::string error = write_snapshot(*r.store, out); !error.empty()) {
       std::fprintf(stderr, "sightline: %s\n", error.c_str());
       exit_code = 1;

@@ -995,6 +995,9 @@ LoadResult load_snapshot(const std::string& path) {
   result = read_snapshot(std::string_view(static_cast<const char*>(map), size), path, fd);
   ::close(fd);  // the arg blocks' own mapping outlives the descriptor
   if (map) ::munmap(map, size);
+  // A snapshot of a cut-off trace warns as the trace's load did (the record is kept, the
+  // message is not): `info X.slsnap` says what `info X.json` says.
+  if (result.ok() && result.store->issues.truncation) result.warning = path + ": " + describe(*result.store->issues.truncation);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

@@ -41,6 +41,10 @@ static bool is_gpu(ActivityKind k) {
   return k == ActivityKind::Kernel || k == ActivityKind::Memcpy || k == ActivityKind::Memset;
 }
 static bool is_api(ActivityKind k) { return k == ActivityKind::Runtime || k == ActivityKind::Driver; }
+// Kinds whose `end` is a time (the others carry one instant in `start`).
+static bool has_span(ActivityKind k) {
+  return is_gpu(k) || is_api(k) || k == ActivityKind::Synchronization || k == ActivityKind::Overhead;
+}
 
 // One batch through a RecordConverter: its events, with the links to earlier batches.
 class BatchConversion {
@@ -54,7 +58,11 @@ public:
     out_.host_pid = s_.host_pid_;
     index_correlations();
     for (const ActivityRecord& r : batch_) {
-      s_.last_ = std::max({s_.last_, r.start, r.end});
+      if (!times_in_range(r)) {
+        ++out_.stats.invalid;
+        continue;
+      }
+      s_.last_ = std::max({s_.last_, r.start, has_span(r.kind) ? r.end : 0});
       convert(r);
     }
     // A launch record that was invalid (never converted) links its work without a flow start.
@@ -93,6 +101,15 @@ private:
   }
 
   int64_t rel(uint64_t t) const { return relative_ns(t, s_.info_.clock_base_ns); }
+
+  // A time further than 2^61 ns (73 years) from the capture's clock base is a garbled record,
+  // refused as the loaders refuse theirs: the store's times (relative to its earliest) then stay
+  // within the ±2^62 a snapshot accepts, and no difference of two times overflows.
+  bool near_base(uint64_t t) const {
+    uint64_t base = s_.info_.clock_base_ns;
+    return (t >= base ? t - base : base - t) <= uint64_t(1) << 61;
+  }
+  bool times_in_range(const ActivityRecord& r) const { return near_base(r.start) && (!has_span(r.kind) || near_base(r.end)); }
   bool valid_span(const ActivityRecord& r) {
     if (r.end >= r.start) return true;
     ++out_.stats.invalid;

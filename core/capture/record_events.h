@@ -42,7 +42,7 @@ struct ConvertStats {
   uint64_t kernels = 0, memcpys = 0, memsets = 0, runtime = 0, driver = 0, syncs = 0;
   uint64_t markers = 0, overhead = 0, counters = 0, flows = 0;
   uint64_t unmatched_markers = 0;  // range starts with no end (closed at the last timestamp) or ends with no start
-  uint64_t invalid = 0;            // records with end < start or an unknown kind
+  uint64_t invalid = 0;            // records with end < start, a time 73 years from the capture's start, or an unknown kind
 };
 
 struct ConvertedTrace {

@@ -7,6 +7,7 @@
 #include "core/capture/chrome_trace.h"
 #include "core/capture/device_match.h"
 #include "core/capture/record_events.h"
+#include "core/snapshot.h"
 #include "tests/unit/capture_test_util.h"
 #include "tests/unit/test_support.h"
 
@@ -189,6 +190,53 @@ TEST_CASE("capture: records with end before start are counted and skipped") {
   ConvertedTrace c = convert_records(d);
   CHECK(c.stats.invalid == 1);
   CHECK(c.stats.kernels == 0);
+}
+
+// Found by the live-stream fuzzer (tests/fuzz/fuzz_live.cpp): a record 2^63 ns before the clock
+// base made the store's rebasing overflow int64 (UBSan), and a garbled end far in the future
+// stretched the ranges closed at the capture's end. Such records are counted and skipped, in a
+// one-shot build and in appended batches, and the store keeps sane times a snapshot accepts.
+TEST_CASE("capture: records timed decades from the capture's start are counted and skipped") {
+  using K = ActivityKind;
+  CaptureData d = test::synthetic_capture();
+  ConvertedTrace clean = convert_records(d);
+  auto clean_store = build_store(d);
+  ActivityRecord before = test::api(K::Runtime, "cudaLaunchKernel", 90, 0, 10);
+  before.start = test::kBase - (uint64_t(1) << 63) + 1000, before.end = before.start + 10;
+  ActivityRecord after = test::gpu(K::Kernel, "far", 91, 7, 100, 200);
+  after.end = UINT64_MAX;
+  ActivityRecord mark = test::marker("far mark", 92, kMarkerInstant, 0);
+  mark.start = UINT64_MAX - 5;
+  d.records.insert(d.records.begin() + 3, {before, after, mark});
+  ConvertedTrace c = convert_records(d);
+  CHECK(c.stats.invalid == clean.stats.invalid + 3);
+  CHECK(c.stats.kernels == clean.stats.kernels);
+  CHECK(c.events.size() == clean.events.size());
+  for (size_t i = 0; i < c.events.size() && i < clean.events.size(); ++i) {
+    CHECK(c.events[i].ts == clean.events[i].ts);
+    CHECK(c.events[i].dur == clean.events[i].dur);  // the open NVTX range still ends at the last sane time
+  }
+  auto once = build_store(d);
+  CHECK(once->origin_ns == clean_store->origin_ns);
+  CHECK(once->end_ns == clean_store->end_ns);
+  // Appended one record at a time, as a live viewer may receive them.
+  TraceStore grown;
+  RecordConverter converter(d.info, d.devices);
+  CaptureAppender appender(grown, d.info, d.devices);
+  for (size_t i = 0; i < d.records.size(); ++i) {
+    ConvertedTrace batch = converter.convert(std::span(d.records).subspan(i, 1));
+    if (i == 0) converter.add_metadata(batch);
+    appender.append(batch);
+  }
+  ConvertedTrace last;
+  converter.close_open_ranges(last);
+  appender.append(last);
+  appender.end();
+  CHECK(converter.totals().invalid == clean.stats.invalid + 3);
+  CHECK(grown.origin_ns == clean_store->origin_ns);
+  CHECK(grown.end_ns == clean_store->end_ns);
+  LoadResult reopened = read_snapshot_bytes(snapshot_bytes(grown), "grown");
+  CHECK_MESSAGE(reopened.ok(), reopened.error.to_string());
 }
 
 TEST_CASE("capture: NVML devices match CUDA devices by UUID") {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <tuple>
@@ -98,7 +99,9 @@ std::vector<std::vector<ActivityRecord>> random_batches(std::mt19937& rng, const
   return batches;
 }
 
-std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<std::vector<ActivityRecord>>& batches) {
+// `after_batch(b, store)` runs after each batch is appended (a viewer saving a snapshot).
+std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<std::vector<ActivityRecord>>& batches,
+                                 const std::function<void(size_t, const TraceStore&)>& after_batch = {}) {
   auto store = std::make_unique<TraceStore>();
   RecordConverter converter(header.info, header.devices);
   CaptureAppender appender(*store, header.info, header.devices);
@@ -106,6 +109,7 @@ std::unique_ptr<TraceStore> grow(const CaptureData& header, const std::vector<st
     ConvertedTrace events = converter.convert(batches[b]);
     if (b == 0) converter.add_metadata(events);
     appender.append(events);
+    if (after_batch) after_batch(b, *store);
   }
   ConvertedTrace last;
   converter.close_open_ranges(last);
@@ -341,4 +345,38 @@ TEST_CASE("live append: idle gaps tallied per batch equal a count over the store
     CHECK(live.gpu_idle_ns() == idle);
     CHECK(live.records() == all.records.size());
   }
+}
+
+// "A snapshot of a live capture can be saved at any time": half-way through (NVTX ranges still
+// open, kernels whose launch has not arrived, the args' last block still open), the snapshot
+// opens as the store was then, byte for byte; the capture then goes on, and the store it ends
+// with is the one grown without the save (saving changed nothing in it), equal to the one-shot build.
+TEST_CASE("live append: a snapshot saved mid-capture opens as the store was, and the capture goes on unchanged") {
+  std::mt19937 rng(23);
+  CaptureData head = header();
+  auto batches = random_batches(rng, random_records(rng, 30));
+  REQUIRE(batches.size() > 10);
+  auto path = std::filesystem::temp_directory_path() / ("sl-live-mid-" + std::to_string(::getpid()) + ".slsnap");
+  size_t half = batches.size() / 2;
+  std::string at_save;
+  auto saved_then_grown = grow(head, batches, [&](size_t b, const TraceStore& store) {
+    if (b + 1 != half) return;
+    REQUIRE(write_snapshot(store, path.string()).empty());
+    at_save = snapshot_bytes(store);
+  });
+  LoadResult opened = load_snapshot(path.string());
+  std::filesystem::remove(path);
+  REQUIRE_MESSAGE(opened.ok(), opened.error.to_string());
+  CHECK(snapshot_bytes(*opened.store) == at_save);
+  CHECK(opened.store->slice_count() > 0);
+  CHECK(opened.store->slice_count() < saved_then_grown->slice_count());
+  // The opened store answers like any trace.
+  CHECK(info_json(*opened.store).find("\"kernels\":") != std::string::npos);
+  (void)report_json(*opened.store);
+
+  auto grown = grow(head, batches);
+  CHECK(snapshot_bytes(*saved_then_grown) == snapshot_bytes(*grown));
+  CaptureData all = head;
+  for (const auto& b : batches) all.records.insert(all.records.end(), b.begin(), b.end());
+  check_same_store(*build_store(all), *saved_then_grown);
 }

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "core/snapshot.h"
 #include "core/snapshot_cache.h"
@@ -374,4 +376,27 @@ TEST_CASE("snapshot cache: settings from the environment") {
   CHECK(s.max_bytes == kDefaultCacheMaxBytes);
   s = with_env({{"XDG_CACHE_HOME", nullptr}, {"HOME", nullptr}, {"SIGHTLINE_NO_CACHE", nullptr}});
   CHECK_FALSE(s.enabled);
+}
+
+// A disk that fills up while the cache writes (test::with_file_size_limit): the trace still opens, one
+// warning names the failure, and the folder holds no snapshot, key or temporary file; the next
+// open is a plain miss that caches the trace.
+TEST_CASE("snapshot cache: a disk full mid-write leaves no entry, key or temporary file") {
+  Scratch s("full");
+  fs::copy_file(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz", s.dir / "big.json.gz");
+  std::string trace = (s.dir / "big.json.gz").string();
+  OpenedTrace t = test::with_file_size_limit(16 * 1024, [&] { return open_trace(trace, {}, s.cache, true); });
+  REQUIRE(t.loaded.ok());
+  CHECK(t.origin == TraceOrigin::Source);
+  CHECK(t.write_warning.find("File too large") != std::string::npos);
+  CHECK(t.write_warning.find('\n') == std::string::npos);
+  std::vector<std::string> left;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(s.cache.dir, ec)) left.push_back(e.path().filename().string());
+  CHECK(left.empty());
+  OpenedTrace again = open_trace(trace, {}, s.cache, true);
+  CHECK(again.origin == TraceOrigin::Source);
+  CHECK(again.notices.empty());
+  CHECK(again.write_warning.empty());
+  CHECK(open_trace(trace, {}, s.cache, true).origin == TraceOrigin::Cache);
 }

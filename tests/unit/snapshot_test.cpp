@@ -2,9 +2,6 @@
 // JSON load; a damaged snapshot gives a clear error with a byte offset, never a crash.
 #include <doctest/doctest.h>
 
-#include <sys/resource.h>
-
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -340,9 +337,8 @@ TEST_CASE("snapshot: load_trace opens a snapshot file by its magic; writing is a
 
 namespace sl {
 
-// A full disk, faked with a file-size limit (RLIMIT_FSIZE: writes past it fail with EFBIG, as
-// they fail with ENOSPC on a full disk, and no root or tmpfs is needed): the error names the
-// file and no partial or temporary file is left behind; an existing snapshot stays intact.
+// A full disk (test::with_file_size_limit): the error names the file and no partial or
+// temporary file is left behind; an existing snapshot stays intact.
 TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial file") {
   LoadResult json = load_trace(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz");
   REQUIRE(json.ok());
@@ -354,15 +350,7 @@ TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial
   std::string old = small_snapshot();
   REQUIRE(write_snapshot(*read_snapshot_bytes(old, "old").store, path).empty());
 
-  rlimit saved{};
-  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the process is killed at the limit
-  rlimit limited = saved;
-  limited.rlim_cur = 16 * 1024;
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
-  std::string error = write_snapshot(*json.store, path);
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  std::signal(SIGXFSZ, old_handler);
+  std::string error = test::with_file_size_limit(16 * 1024, [&] { return write_snapshot(*json.store, path); });
 
   CHECK(error.starts_with("cannot write " + path + ".tmp."));
   CHECK(error.find("File too large") != std::string::npos);
@@ -372,6 +360,69 @@ TEST_CASE("snapshot: a write that fails part-way (a full disk) leaves no partial
   LoadResult still = load_snapshot(path);  // the previous snapshot, untouched
   REQUIRE(still.ok());
   CHECK(snapshot_bytes(*still.store) == old);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace sl
+
+namespace sl {
+
+// Issue 15's corruption bullet on the path a user takes: a damaged snapshot FILE opened with
+// load_trace (mapped, its size from the file system; the large one read by two threads), not
+// bytes in memory. Every cut at and next to a section boundary, 100 flipped bytes and another
+// version give an error naming the file, never a store and never a crash.
+TEST_CASE("snapshot: damaged snapshot files opened by load_trace are errors, in both the one- and two-thread reads") {
+  auto dir = std::filesystem::temp_directory_path() / ("sightline_damaged_files_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "damaged.slsnap").string();
+  auto open_bytes = [&](std::string_view bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
+    return load_trace(path);
+  };
+  LoadResult small_json = load_trace(std::string(SIGHTLINE_TEST_DATA) + "/hta_cp_simple_add_input.json.gz");
+  REQUIRE(small_json.ok());
+  for (const std::string& good : {snapshot_bytes(*small_json.store), snapshot_bytes(*store_with_large_args())}) {
+    INFO("snapshot of " << good.size() << " bytes");
+    REQUIRE(open_bytes(good).ok());
+    size_t rejected = 0, cuts = 0;
+    for (uint32_t id = 1; id <= 12; ++id) {
+      auto [offset, size] = section_at(good, id);
+      for (uint64_t cut : {offset - 1, offset, offset + 1, offset + size - 1, offset + size, offset + size + 1}) {
+        if (cut >= good.size()) continue;
+        ++cuts;
+        LoadResult r = open_bytes(std::string_view(good).substr(0, cut));
+        INFO("cut at " << cut << " (section " << id << ")");
+        CHECK_FALSE(r.ok());
+        CHECK(r.error.to_string().starts_with(path + ": "));
+        rejected += !r.ok();
+      }
+    }
+    CHECK(cuts > 50);
+    CHECK(rejected == cuts);
+    std::mt19937 random(good.size());
+    size_t flips_rejected = 0;
+    for (int i = 0; i < 100; ++i) {
+      size_t at = std::uniform_int_distribution<size_t>(0, good.size() - 1)(random);
+      std::string bad = good;
+      bad[at] = char(bad[at] ^ (1 << (i % 8)));
+      LoadResult r = open_bytes(bad);
+      INFO("flipped byte " << at);
+      if (r.ok()) {  // only the padding between sections carries no checksum
+        CHECK(snapshot_bytes(*r.store) == good);
+        continue;
+      }
+      ++flips_rejected;
+      CHECK(r.error.to_string().starts_with(path + ": bad snapshot at byte "));
+    }
+    CHECK(flips_rejected > 90);
+    std::string other = good;
+    uint32_t version = kSnapshotVersion + 7;
+    std::memcpy(other.data() + 8, &version, 4);
+    LoadResult r = open_bytes(other);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("snapshot format version " + std::to_string(version) + ", this build reads version " +
+                               std::to_string(kSnapshotVersion)) != std::string::npos);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <libdeflate.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <string>
@@ -23,6 +26,22 @@ inline LoadError load_error(std::string_view json) {
   LoadResult r = load_trace_text(json, "bad.json");
   REQUIRE_FALSE(r.ok());
   return r.error;
+}
+
+// Runs `f` as if the disk filled up after `bytes` of any file: RLIMIT_FSIZE makes writes past it
+// fail with EFBIG, as they fail with ENOSPC on a full disk (no root or small tmpfs needed).
+template <class F>
+auto with_file_size_limit(uint64_t bytes, F&& f) {
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the process is killed at the limit
+  rlimit limited = saved;
+  limited.rlim_cur = bytes;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  auto result = f();
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  return result;
 }
 
 // The shared corpus lives beside the repo; tests that need it skip (with a message) without it.
