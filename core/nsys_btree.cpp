@@ -9,6 +9,8 @@
 #include <new>
 #include <thread>
 
+#include <time.h>
+
 namespace sl::nsys {
 namespace {
 
@@ -65,7 +67,12 @@ int64_t be_int8(const uint8_t* p, size_t n) {
 }  // namespace
 
 TableReader::TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns)
-    : image_(image), table_(std::move(table)), root_(root), wanted_(record_columns.size()) {
+    : image_(image), table_(std::move(table)), root_(root) {
+  select(record_columns);
+}
+
+void TableReader::select(const std::vector<int>& record_columns) {
+  wanted_ = record_columns.size();
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
@@ -251,7 +258,8 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
 }
 
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
-                                 const std::function<bool(const RowBatch&)>& consume) {
+                                 const std::function<bool(const RowBatch&)>& consume,
+                                 const std::function<bool()>& spare_work, double* worker_cpu_seconds) {
   constexpr size_t kQueued = 4;  // batches decoded ahead: bounded memory
   std::mutex mutex;
   std::condition_variable changed;
@@ -274,13 +282,22 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       }
       bool stopped = !batch.stop.empty();
       std::unique_lock lock(mutex);
+      // A full queue: the consumer is the slower side; spare work first, then sleep.
+      for (bool spare = bool(spare_work); spare && !cancelled && ready.size() >= kQueued;) {
+        lock.unlock();
+        spare = spare_work();
+        lock.lock();
+      }
       changed.wait(lock, [&] { return cancelled || ready.size() < kQueued; });
       if (cancelled) break;
       ready.push_back(std::move(batch));
       changed.notify_all();
       if (stopped) break;
     }
+    timespec cpu{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     std::lock_guard lock(mutex);
+    if (worker_cpu_seconds) *worker_cpu_seconds += double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
     finished = true;
     changed.notify_all();
   });
