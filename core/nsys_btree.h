@@ -78,6 +78,9 @@ public:
   size_t leaf_count() const { return leaves_.size(); }
   // Rows of the table by the leaves' cell counts (reads each leaf's header; 0 before open()).
   uint64_t row_count() const;
+  // At least the table's rows, from the first and last rowids (exact without deleted rows):
+  // reads two leaves.
+  uint64_t row_bound() const;
   uint32_t page_size() const { return page_size_; }
 
   // Appends the rows of leaves [first, last) to `batch` (whose `columns` must be set); stops at

@@ -801,12 +801,12 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   return scan(table, fed ? sql + " WHERE rowid > " + std::to_string(last_rowid) : sql, row);
 }
 
-// Rows of a table by its leaves' cell counts, where the direct reader can open it (else 0:
-// nothing is reserved for it).
+// Rows of a table by its rowids (TableReader::row_bound), where the direct reader can open it
+// (else 0: nothing is reserved for it).
 uint64_t NsysLoader::table_rows(const char* table) {
   if (!has_table(table)) return 0;
   std::optional<nsys::TableReader> reader = direct_reader(table, nullptr, 0, true);
-  return reader ? reader->row_count() : 0;
+  return reader ? reader->row_bound() : 0;
 }
 
 // How many rows the host tables (CUDA API, OS runtime, NVTX) and the GPU tables hold: a track
