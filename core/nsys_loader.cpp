@@ -783,7 +783,6 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
 
 // Batches of this many leaf pages (of 4 KiB in nsys exports: ~4000 runtime rows, ~1000 kernels).
 constexpr size_t kPagesPerBatch = 64;
-constexpr size_t kPrefetchRows = 16;
 
 template <size_t N, class Row>
 bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row) {
@@ -798,11 +797,6 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   int64_t last_rowid = 0;
   std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, [&](const nsys::RowBatch& batch) {
     for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
-      // The batch was written on the decoding thread's core: ask for its lines well ahead.
-      if (i + kPrefetchRows < rows) {
-        __builtin_prefetch(&batch.values[(i + kPrefetchRows) * N]);
-        __builtin_prefetch(&batch.present[(i + kPrefetchRows) * N]);
-      }
       row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
       progress();
       if (!error_.message.empty()) return false;
