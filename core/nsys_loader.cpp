@@ -376,6 +376,14 @@ private:
     if (words_ + (want - have) > kMaxWords) want = size_t(word) + 1;
     if (words_ + (want - have) > kMaxWords) return false;
     if (space >= spaces_.size()) spaces_.resize(space + 1);
+    // The first process's bitmap (usually the only one) reserves the whole budget, address
+    // space only: it then grows in place, where doubling copied it and faulted in twice its pages.
+    if (have == 0 && space == 0) {
+      try {
+        spaces_[space].bits.reserve(kMaxWords);
+      } catch (const std::bad_alloc&) {  // a hint only
+      }
+    }
     spaces_[space].bits.resize(want, 0);
     words_ += want - have;
     return true;
