@@ -71,6 +71,13 @@ public:
   // every reading of the table.
   void select(const std::vector<int>& record_columns);
 
+  // After open(): only leaves [first, last) are this reader's from now on (leaf_count(),
+  // decode() and the rest count from `first`).
+  void keep_leaves(size_t first, size_t last) {
+    last = std::min(last, leaves_.size());
+    leaves_ = std::vector<uint32_t>(leaves_.begin() + std::min(first, last), leaves_.begin() + last);
+  }
+
   // Checks the file header and walks the interior pages down to the leaves. False, with why(),
   // when the image is not one this reader handles or is damaged.
   bool open();

@@ -449,8 +449,11 @@ private:
   bool scan(std::string_view table, const std::string& sql, Row&& row);
   // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
   // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
+  // `tail_apart`: a scan of few columns whose rows are handled quickly (the GPU-work pre-scan),
+  // where decoding is the slower side: the second half of the leaves is decoded at the same time
+  // on a thread of its own, into one batch, and handled after the first half.
   template <size_t N, class Row>
-  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row);
+  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart = false);
   std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n,
                                                  bool quiet = false);
   struct OpenedReader {
@@ -551,7 +554,7 @@ private:
   std::unordered_map<std::string, OpenedReader> readers_;  // by table, opened on first use
   std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
   std::string direct_stop_;               // where the direct reader stopped, for error messages
-  double decoding_cpu_seconds_ = 0, thread_cpu_at_start_ = 0;  // SIGHTLINE_TIMING
+  double decoding_cpu_seconds_ = 0, tail_cpu_seconds_ = 0, thread_cpu_at_start_ = 0;  // SIGHTLINE_TIMING
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
   const char* phase_ = "reading";
@@ -793,7 +796,7 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
 constexpr size_t kPagesPerBatch = 64;
 
 template <size_t N, class Row>
-bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row) {
+bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart) {
   std::string sql = select(table, columns);
   std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
   if (!reader) return scan(table, sql, row);
@@ -803,7 +806,7 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   if (!error_.message.empty()) return false;
   uint64_t fed = 0;
   int64_t last_rowid = 0;
-  std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, [&](const nsys::RowBatch& batch) {
+  auto feed = [&](const nsys::RowBatch& batch) {
     for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
       row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
       progress();
@@ -812,7 +815,36 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
     if (batch.rows()) fed += batch.rows(), last_rowid = batch.last_rowid;
     publish_reserved_columns();
     return true;
-  }, [&] { return pages_ahead_.fault_next(); }, &decoding_cpu_seconds_);
+  };
+  // The tail held whole: only where it stays small (~32 MB of decoded rows).
+  tail_apart = tail_apart && reader->leaf_count() >= 2 * kPagesPerBatch &&
+               reader->row_bound() / 2 * N * (sizeof(int64_t) + 1) <= (32u << 20);
+  nsys::TableReader head = *reader, tail = *reader;
+  nsys::RowBatch tail_rows;
+  std::jthread tail_thread;
+  if (tail_apart) {
+    size_t half = reader->leaf_count() / 2;
+    head.keep_leaves(0, half);
+    tail.keep_leaves(half, reader->leaf_count());
+    tail_rows.columns = N;
+    tail_thread = std::jthread([&] {
+      try {
+        tail.decode(0, tail.leaf_count(), tail_rows);
+      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+        tail_rows.stop = "out of memory while decoding";
+      }
+      timespec cpu{};
+      ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+      tail_cpu_seconds_ = double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
+    });
+  }
+  std::string stop = nsys::decode_in_background(head, N, kPagesPerBatch, feed, [&] { return pages_ahead_.fault_next(); },
+                                                &decoding_cpu_seconds_);
+  if (tail_apart) {
+    tail_thread.join();
+    decoding_cpu_seconds_ += tail_cpu_seconds_;
+    if (stop.empty() && error_.message.empty() && feed(tail_rows)) stop = tail_rows.stop;
+  }
   if (!error_.message.empty()) return false;
   if (stop.empty()) {
     ++tables_done_;
@@ -1297,7 +1329,7 @@ bool NsysLoader::find_gpu_work() {
     bool ok = scan_direct(table, kColumns, [&](const auto& s) {
       --rows_;  // not rows of the report's events: progress counts those once
       if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
-    });
+    }, true);
     if (!ok) return false;
   }
   gpu_work_.freeze();

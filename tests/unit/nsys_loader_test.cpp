@@ -912,6 +912,22 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   // Rowids without gaps: the bound from the first and last leaves is the leaves' count.
   CHECK(reader.row_count() == 990 * 60);
   CHECK(reader.row_bound() == 990 * 60);
+  // Two halves of the leaves (the pre-scan decodes them on two threads) give the same rows.
+  nsys::TableReader head = reader, tail = reader;
+  size_t half = reader.leaf_count() / 2;
+  head.keep_leaves(0, half);
+  tail.keep_leaves(half, reader.leaf_count());
+  CHECK(head.leaf_count() + tail.leaf_count() == reader.leaf_count());
+  nsys::RowBatch halves;
+  halves.columns = 5;
+  head.decode(0, head.leaf_count(), halves);
+  size_t head_rows = halves.rows();
+  CHECK(head_rows > 0);
+  CHECK(head_rows < batch.rows());
+  tail.decode(0, tail.leaf_count(), halves);
+  REQUIRE(halves.rows() == batch.rows());
+  CHECK(std::equal(batch.values.begin(), batch.values.begin() + 5 * batch.rows(), halves.values.begin()));
+  CHECK(halves.last_rowid == batch.last_rowid);
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   sqlite3_stmt* st = nullptr;
