@@ -9,6 +9,8 @@
 #include <new>
 #include <thread>
 
+#include <time.h>
+
 namespace sl::nsys {
 namespace {
 
@@ -65,7 +67,12 @@ int64_t be_int8(const uint8_t* p, size_t n) {
 }  // namespace
 
 TableReader::TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns)
-    : image_(image), table_(std::move(table)), root_(root), wanted_(record_columns.size()) {
+    : image_(image), table_(std::move(table)), root_(root) {
+  select(record_columns);
+}
+
+void TableReader::select(const std::vector<int>& record_columns) {
+  wanted_ = record_columns.size();
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
@@ -122,12 +129,30 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
   uint32_t cells = be16(p + head + 3);
   size_t pointers = head + 12;
   if (pointers + 2 * size_t(cells) > usable_) return fail(page, head + 3, "more cells than the page holds");
+  std::vector<uint32_t> children;
   for (uint32_t i = 0; i < cells; ++i) {
     uint32_t cell = be16(p + pointers + 2 * i);
     if (cell < pointers + 2 * cells || cell + 4 > usable_) return fail(page, pointers + 2 * i, "cell pointer outside the page");
-    if (!walk(be32(p + cell), depth + 1, seen)) return false;
+    children.push_back(be32(p + cell));
   }
-  return walk(be32(p + head + 8), depth + 1, seen);
+  children.push_back(be32(p + head + 8));
+  // Every leaf of a b-tree is at the same depth: when the first child is a leaf, its siblings are
+  // leaves too and are not read here (their pages are first touched by the decoding thread, which
+  // checks each one's type: a sibling that is not a leaf stops it there).
+  uint32_t first = children.front();
+  bool leaves = first >= 1 && first <= pages_ && !seen[first] &&
+                image_[size_t(first - 1) * page_size_ + (first == 1 ? kFileHeader : 0)] == char(kLeafTable);
+  for (uint32_t child : children) {
+    if (!leaves) {
+      if (!walk(child, depth + 1, seen)) return false;
+      continue;
+    }
+    if (child < 1 || child > pages_) return fail(0, 0, "a child page number " + std::to_string(child) + " outside the file");
+    if (seen[child]) return fail(child, 0, "page reached twice (a cycle in the tree)");
+    seen[child] = 1;
+    leaves_.push_back(child);
+  }
+  return true;
 }
 
 // Cells of leaves [first, last): the rows they hold (a leaf's header says how many).
@@ -135,12 +160,36 @@ uint64_t TableReader::cells(size_t first, size_t last) const {
   uint64_t n = 0;
   for (size_t i = first; i < last && i < leaves_.size(); ++i) {
     const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaves_[i] - 1) * page_size_;
-    n += be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3);
+    n += std::min<uint32_t>(be16(p + (leaves_[i] == 1 ? kFileHeader : 0) + 3), usable_ / 4);  // damage: no more than fit
   }
   return n;
 }
 
 uint64_t TableReader::row_count() const { return cells(0, leaves_.size()); }
+
+// Rowids are unique, so a table holds at most last - first + 1 rows: exactly that many when no
+// row was ever deleted (as in an Nsight export). Two leaves read, where row_count() reads them all.
+uint64_t TableReader::row_bound() const {
+  if (leaves_.empty()) return 0;
+  auto rowid_at = [&](uint32_t page, bool last, int64_t& rowid) {
+    const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(page - 1) * page_size_;
+    const uint8_t* end = p + usable_;
+    size_t head = page == 1 ? kFileHeader : 0;
+    uint32_t cells = be16(p + head + 3);
+    if (p[head] != kLeafTable || cells == 0 || head + 8 + 2 * size_t(cells) > usable_) return false;
+    uint32_t cell = be16(p + head + 8 + 2 * size_t(last ? cells - 1 : 0));
+    if (cell >= usable_) return false;
+    uint64_t size = 0, id = 0;
+    size_t n = varint(p + cell, end, size);
+    if (!n || !varint(p + cell + n, end, id)) return false;
+    rowid = int64_t(id);
+    return true;
+  };
+  int64_t first = 0, last = 0;
+  if (!rowid_at(leaves_.front(), false, first) || !rowid_at(leaves_.back(), true, last) || last < first)
+    return row_count();
+  return uint64_t(last) - uint64_t(first) + 1;
+}
 
 void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
   // Room for every cell of these leaves at once: no regrowth while decoding.
@@ -160,6 +209,7 @@ bool TableReader::decode_leaf(uint32_t page, RowBatch& batch, std::string& scrat
     batch.stop = where(page, offset) + ": " + what;
     return false;
   };
+  if (p[head] != kLeafTable) return stop(head, "not a table leaf page (type " + std::to_string(p[head]) + ")");
   if (pointers + 2 * size_t(cells) > usable_) return stop(head + 3, "more cells than the page holds");
   // Payloads up to max_local stay on the page; larger ones spill to overflow pages.
   const uint64_t max_local = usable_ - 35, min_local = (uint64_t(usable_) - 12) * 32 / 255 - 23;
@@ -251,7 +301,8 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
 }
 
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
-                                 const std::function<bool(const RowBatch&)>& consume) {
+                                 const std::function<bool(const RowBatch&)>& consume,
+                                 const std::function<bool()>& spare_work, double* worker_cpu_seconds) {
   constexpr size_t kQueued = 4;  // batches decoded ahead: bounded memory
   std::mutex mutex;
   std::condition_variable changed;
@@ -274,13 +325,22 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       }
       bool stopped = !batch.stop.empty();
       std::unique_lock lock(mutex);
+      // A full queue: the consumer is the slower side; spare work first, then sleep.
+      for (bool spare = bool(spare_work); spare && !cancelled && ready.size() >= kQueued;) {
+        lock.unlock();
+        spare = spare_work();
+        lock.lock();
+      }
       changed.wait(lock, [&] { return cancelled || ready.size() < kQueued; });
       if (cancelled) break;
       ready.push_back(std::move(batch));
       changed.notify_all();
       if (stopped) break;
     }
+    timespec cpu{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     std::lock_guard lock(mutex);
+    if (worker_cpu_seconds) *worker_cpu_seconds += double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
     finished = true;
     changed.notify_all();
   });

@@ -67,6 +67,17 @@ public:
   // table lacks it, read as NULL). `table` names the table in messages.
   TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns);
 
+  // The columns decoded from now on (as `record_columns` above): one walk of the tree serves
+  // every reading of the table.
+  void select(const std::vector<int>& record_columns);
+
+  // After open(): only leaves [first, last) are this reader's from now on (leaf_count(),
+  // decode() and the rest count from `first`).
+  void keep_leaves(size_t first, size_t last) {
+    last = std::min(last, leaves_.size());
+    leaves_ = std::vector<uint32_t>(leaves_.begin() + std::min(first, last), leaves_.begin() + last);
+  }
+
   // Checks the file header and walks the interior pages down to the leaves. False, with why(),
   // when the image is not one this reader handles or is damaged.
   bool open();
@@ -74,6 +85,9 @@ public:
   size_t leaf_count() const { return leaves_.size(); }
   // Rows of the table by the leaves' cell counts (reads each leaf's header; 0 before open()).
   uint64_t row_count() const;
+  // At least the table's rows, from the first and last rowids (exact without deleted rows):
+  // reads two leaves.
+  uint64_t row_bound() const;
   uint32_t page_size() const { return page_size_; }
 
   // Appends the rows of leaves [first, last) to `batch` (whose `columns` must be set); stops at
@@ -104,7 +118,13 @@ private:
 // each batch on this one (two cores: decoding and building overlap). `consume` returns false to
 // stop early; the worker is stopped and joined before this returns. Returns the reason decoding
 // stopped early (a batch's `stop`), empty when every leaf was decoded.
+// `spare_work`, when given, is called on the worker whenever the batches decoded ahead are all
+// waiting for `consume` (the worker would otherwise sleep): a short piece of work each call,
+// returning false when there is none left for now. The worker's CPU time is added to
+// `*worker_cpu_seconds` when given.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
-                                 const std::function<bool(const RowBatch&)>& consume);
+                                 const std::function<bool(const RowBatch&)>& consume,
+                                 const std::function<bool()>& spare_work = {},
+                                 double* worker_cpu_seconds = nullptr);
 
 }  // namespace sl::nsys

@@ -14,17 +14,21 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -173,6 +177,91 @@ bool direct_reading_enabled() {
   return !reader || std::string_view(reader) != "sqlite";
 }
 
+// ---------------------------------------------------------------- pages faulted in ahead
+
+// Fresh memory costs ~0.45 ns a byte to touch on the machines measured (a page fault per 4 KiB:
+// the kernel zeroes and maps the page), and the builder appends ~48 bytes a row to columns
+// reserved up front (a track's slice columns, the args and correlation tables), ~0.1 s for 5 M
+// runtime calls. A reserved column does not move, so the decoding thread, while its batches wait
+// for the builder, faults in the pages just past each column's end (MADV_POPULATE_WRITE: the
+// kernel's work only, no byte of the column is written) and the builder finds them mapped.
+// Harmless if a column did move after all (a reservation outgrown): a page faulted in for nothing.
+class PagesAhead {
+public:
+  struct Column {
+    const char* data;
+    size_t used, capacity;  // bytes
+    size_t ahead;           // bytes to keep faulted in past `used`
+  };
+  // A column whose first `rows` rows are (or will be: finish() sizes the derived columns to the
+  // input columns' rows) written.
+  template <class T>
+  static Column column(const std::vector<T>& v, size_t rows) {
+    return {reinterpret_cast<const char*>(v.data()), rows * sizeof(T), v.capacity() * sizeof(T), kAheadRows * sizeof(T)};
+  }
+  template <class T>
+  static Column column(const std::vector<T>& v) { return column(v, v.size()); }
+  // Loading thread (after each batch): the columns being appended to, as they are now.
+  void publish(const std::vector<Column>& columns) {
+    std::lock_guard lock(mutex_);
+    std::vector<Target> next;
+    for (const Column& c : columns) {
+      const char* faulted = c.data + c.used;
+      for (const Target& t : targets_)
+        if (t.column.data == c.data) faulted = std::max(faulted, t.faulted);
+      next.push_back({c, faulted});
+    }
+    targets_ = std::move(next);
+  }
+  // Decoding thread: faults in the next piece of one column; false when every column is far
+  // enough ahead, or the kernel cannot (before Linux 5.14).
+  bool fault_next() noexcept {
+    const char *from = nullptr, *to = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (unsupported_) return false;
+      for (Target& t : targets_) {
+        const char* goal = t.column.data + std::min(t.column.capacity, t.column.used + t.column.ahead);
+        from = page_up(t.faulted);
+        to = std::min(page_down(goal), from + kPiece);
+        if (from < to) {
+          t.faulted = to;
+          break;
+        }
+        t.faulted = std::max(t.faulted, goal);
+      }
+    }
+    if (!(from < to)) return false;
+#ifdef MADV_POPULATE_WRITE
+    if (::madvise(const_cast<char*>(from), size_t(to - from), MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
+      std::lock_guard lock(mutex_);
+      unsupported_ = true;
+    }
+    return true;
+#else
+    return false;
+#endif
+  }
+
+private:
+  static constexpr size_t kAheadRows = 1 << 16;  // ~16 batches of runtime calls
+  static constexpr size_t kPiece = 256 << 10;    // per call: the worker stays quick to resume decoding
+  const uintptr_t page_ = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const char* page_up(const char* p) const {
+    return reinterpret_cast<const char*>((reinterpret_cast<uintptr_t>(p) + page_ - 1) & ~(page_ - 1));
+  }
+  const char* page_down(const char* p) const {
+    return reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p) & ~(page_ - 1));
+  }
+  struct Target {
+    Column column;
+    const char* faulted;  // pages below this are mapped (by the builder or here)
+  };
+  std::mutex mutex_;
+  std::vector<Target> targets_;
+  bool unsupported_ = false;
+};
+
 // ---------------------------------------------------------------- the loader
 
 struct Launch {
@@ -287,6 +376,14 @@ private:
     if (words_ + (want - have) > kMaxWords) want = size_t(word) + 1;
     if (words_ + (want - have) > kMaxWords) return false;
     if (space >= spaces_.size()) spaces_.resize(space + 1);
+    // The first process's bitmap (usually the only one) reserves the whole budget, address
+    // space only: it then grows in place, where doubling copied it and faulted in twice its pages.
+    if (have == 0 && space == 0) {
+      try {
+        spaces_[space].bits.reserve(kMaxWords);
+      } catch (const std::bad_alloc&) {  // a hint only
+      }
+    }
     spaces_[space].bits.resize(want, 0);
     words_ += want - have;
     return true;
@@ -352,10 +449,18 @@ private:
   bool scan(std::string_view table, const std::string& sql, Row&& row);
   // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
   // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
+  // `tail_apart`: a scan of few columns whose rows are handled quickly (the GPU-work pre-scan),
+  // where decoding is the slower side: the second half of the leaves is decoded at the same time
+  // on a thread of its own, into one batch, and handled after the first half.
   template <size_t N, class Row>
-  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row);
+  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart = false);
   std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n,
                                                  bool quiet = false);
+  struct OpenedReader {
+    std::optional<nsys::TableReader> reader;
+    std::string why;  // when there is none
+  };
+  OpenedReader open_reader(const char* table);
   void note_reader(std::string_view table, const std::string& how);
   bool check_export();
 
@@ -365,8 +470,20 @@ private:
   bool read_threads();
   bool read_devices();
   bool read_session_start();
-  StringId string_id(std::optional<int64_t> nsys_id);
-  StringId api_name(std::optional<int64_t> nsys_id);
+  // By reference, and the usual case inline: an optional passed by value in registers is stored
+  // as bytes and read back as a word (a stalled store forward per row, ~5 ns on 5 M rows).
+  StringId string_id(const std::optional<int64_t>& nsys_id) {
+    if (nsys_id && uint64_t(*nsys_id) < strings_.size() && strings_[size_t(*nsys_id)] != StringPool::kNotFound)
+      return strings_[size_t(*nsys_id)];
+    return string_id_slow(nsys_id);
+  }
+  StringId api_name(const std::optional<int64_t>& nsys_id) {
+    if (nsys_id && uint64_t(*nsys_id) < api_dense_.size() && api_dense_[size_t(*nsys_id)] != StringPool::kNotFound)
+      return api_dense_[size_t(*nsys_id)];
+    return api_name_slow(nsys_id);
+  }
+  StringId string_id_slow(const std::optional<int64_t>& nsys_id);
+  StringId api_name_slow(const std::optional<int64_t>& nsys_id);
 
   // --- placement ---
   uint32_t host_process(int64_t global_pid);
@@ -379,6 +496,8 @@ private:
     return correlation_row < launch_of_row_.size() ? launch_of_row_[correlation_row] : kNone;
   }
   void reserve_track(uint32_t track, uint64_t rows);
+  void publish_reserved_columns();
+  void release_reserved();
   uint64_t table_rows(const char* table);
   void count_rows();
   static int64_t pid_of(int64_t global_tid) { return global_tid & ~int64_t(0xFFFFFF); }
@@ -414,6 +533,7 @@ private:
   uint32_t owned_stream_track(const GpuRow& row);
   std::string stream_owner_name(int64_t stream, int64_t global_pid, int64_t context) const;
   void group_streams_by_context();
+  bool has_gpu_work(uint32_t track) const { return track < gpu_work_tracks_.size() && gpu_work_tracks_[track]; }
   bool note_tables();
   void progress();
   void report_progress();
@@ -431,8 +551,10 @@ private:
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
   std::string schema_unknown_;            // why the export's schema version is not known ("" if it is)
   std::unique_ptr<DatabaseImage> image_;  // for the direct reader, made on first use
+  std::unordered_map<std::string, OpenedReader> readers_;  // by table, opened on first use
   std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
   std::string direct_stop_;               // where the direct reader stopped, for error messages
+  double decoding_cpu_seconds_ = 0, tail_cpu_seconds_ = 0, thread_cpu_at_start_ = 0;  // SIGHTLINE_TIMING
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
   const char* phase_ = "reading";
@@ -457,7 +579,7 @@ private:
   std::unordered_map<int64_t, std::string> device_names_;
   std::unordered_map<int64_t, uint32_t> device_processes_;
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
-  std::unordered_set<uint32_t> gpu_work_tracks_;           // stream tracks with more than syncs
+  std::vector<bool> gpu_work_tracks_;                      // by track: a stream track with more than syncs
   struct StreamOwner {
     int64_t global_pid = 0, context = 0;
     bool set = false;
@@ -472,6 +594,7 @@ private:
   // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
   uint64_t host_rows_ = 0, gpu_rows_ = 0, reserved_rows_ = 0;
   std::vector<uint32_t> reserved_tracks_;
+  PagesAhead pages_ahead_;  // the reserved columns' next pages, faulted in by the decoding thread
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
   uint64_t flow_ids_ = 0;
@@ -498,6 +621,9 @@ LoadResult NsysLoader::run() {
 }
 
 bool NsysLoader::load() {
+  timespec cpu{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  thread_cpu_at_start_ = double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
   store_ = std::make_unique<TraceStore>();
   builder_ = std::make_unique<TraceBuilder>(*store_);
   // No JSON text (meta.hta.from_text stays false): HTA mode takes the rank from the metadata
@@ -536,19 +662,28 @@ bool NsysLoader::load() {
   // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
   // but not GPU work: it is not counted among the streams.
   for (auto [key, track] : stream_tracks_)
-    if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+    if (!has_gpu_work(track)) store_->tracks[track].gpu_work = false;
   for (auto [key, track] : shared_streams_)
-    if (!gpu_work_tracks_.count(track)) store_->tracks[track].gpu_work = false;
+    if (!has_gpu_work(track)) store_->tracks[track].gpu_work = false;
   group_streams_by_context();
   if (!note_tables()) return false;
-  for (uint32_t track : reserved_tracks_) builder_->release_unused(track);
+  release_reserved();
   args_.reset();  // seals the last args block
   auto t4 = std::chrono::steady_clock::now();
+  // Nothing reads the file's bytes after the tables: their pages are unmapped (~10 ms for a
+  // 200 MB export) on a thread of their own while finish() runs.
+  readers_.clear();
+  std::jthread unmap([image = std::move(image_)]() mutable { image.reset(); });
   builder_->finish();
   if (std::getenv("SIGHTLINE_TIMING")) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    std::fprintf(stderr, "%snsys: GPU work pre-scan %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n",
-                 reader_notes_.c_str(), ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()));
+    timespec cpu{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    std::fprintf(stderr, "%snsys: GPU work pre-scan %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n"
+                 "nsys: CPU of this thread %.1f ms, of the decoding threads %.1f ms\n",
+                 reader_notes_.c_str(), ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()),
+                 (double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9 - thread_cpu_at_start_) * 1e3,
+                 decoding_cpu_seconds_ * 1e3);
   }
   return true;
 }
@@ -661,7 +796,7 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
 constexpr size_t kPagesPerBatch = 64;
 
 template <size_t N, class Row>
-bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row) {
+bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart) {
   std::string sql = select(table, columns);
   std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
   if (!reader) return scan(table, sql, row);
@@ -671,15 +806,45 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   if (!error_.message.empty()) return false;
   uint64_t fed = 0;
   int64_t last_rowid = 0;
-  std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, [&](const nsys::RowBatch& batch) {
+  auto feed = [&](const nsys::RowBatch& batch) {
     for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
       row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
       progress();
       if (!error_.message.empty()) return false;
     }
     if (batch.rows()) fed += batch.rows(), last_rowid = batch.last_rowid;
+    publish_reserved_columns();
     return true;
-  });
+  };
+  // The tail held whole: only where it stays small (~32 MB of decoded rows).
+  tail_apart = tail_apart && reader->leaf_count() >= 2 * kPagesPerBatch &&
+               reader->row_bound() / 2 * N * (sizeof(int64_t) + 1) <= (32u << 20);
+  nsys::TableReader head = *reader, tail = *reader;
+  nsys::RowBatch tail_rows;
+  std::jthread tail_thread;
+  if (tail_apart) {
+    size_t half = reader->leaf_count() / 2;
+    head.keep_leaves(0, half);
+    tail.keep_leaves(half, reader->leaf_count());
+    tail_rows.columns = N;
+    tail_thread = std::jthread([&] {
+      try {
+        tail.decode(0, tail.leaf_count(), tail_rows);
+      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+        tail_rows.stop = "out of memory while decoding";
+      }
+      timespec cpu{};
+      ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+      tail_cpu_seconds_ = double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
+    });
+  }
+  std::string stop = nsys::decode_in_background(head, N, kPagesPerBatch, feed, [&] { return pages_ahead_.fault_next(); },
+                                                &decoding_cpu_seconds_);
+  if (tail_apart) {
+    tail_thread.join();
+    decoding_cpu_seconds_ += tail_cpu_seconds_;
+    if (stop.empty() && error_.message.empty() && feed(tail_rows)) stop = tail_rows.stop;
+  }
   if (!error_.message.empty()) return false;
   if (stop.empty()) {
     ++tables_done_;
@@ -693,12 +858,12 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   return scan(table, fed ? sql + " WHERE rowid > " + std::to_string(last_rowid) : sql, row);
 }
 
-// Rows of a table by its leaves' cell counts, where the direct reader can open it (else 0:
-// nothing is reserved for it).
+// Rows of a table by its rowids (TableReader::row_bound), where the direct reader can open it
+// (else 0: nothing is reserved for it).
 uint64_t NsysLoader::table_rows(const char* table) {
   if (!has_table(table)) return 0;
   std::optional<nsys::TableReader> reader = direct_reader(table, nullptr, 0, true);
-  return reader ? reader->row_count() : 0;
+  return reader ? reader->row_bound() : 0;
 }
 
 // How many rows the host tables (CUDA API, OS runtime, NVTX) and the GPU tables hold: a track
@@ -719,16 +884,58 @@ void NsysLoader::count_rows() {
 // first thread to call CUDA (the main thread, which makes most calls) and the first stream. More
 // (every thread, or a few) was tried: the freed reservations of tracks with few rows fragment
 // malloc's heap, and repeated loads in one process peaked at 1.4x the memory.
+//
+// The columns finish() derives (parent, depth, lane, the max-end prefix: sized to the rows when
+// nesting) are reserved too, so that pages_ahead_ can fault their pages in while the tables are
+// read rather than finish() on this thread.
 void NsysLoader::reserve_track(uint32_t track, uint64_t rows) {
   uint64_t budget = host_rows_ + gpu_rows_;
   if (rows == 0 || reserved_rows_ + rows > budget) return;
   try {
     builder_->reserve_slices(track, size_t(rows));
+    Track& t = store_->tracks[track];
+    t.slices.parent.reserve(t.slices.parent.size() + rows);
+    t.slices.depth.reserve(t.slices.depth.size() + rows);
+    t.slices.lane.reserve(t.slices.lane.size() + rows);
+    t.max_end_prefix.reserve(t.max_end_prefix.size() + rows);
   } catch (const std::bad_alloc&) {  // a hint only (strict overcommit may refuse the address space)
     return;
   }
   reserved_rows_ += rows;
   reserved_tracks_.push_back(track);
+}
+
+// After the tables: what a track's reservation left unused goes back (as release_unused() does
+// for the input columns; the derived ones are still empty, so nothing is copied).
+void NsysLoader::release_reserved() {
+  for (uint32_t track : reserved_tracks_) {
+    builder_->release_unused(track);
+    Track& t = store_->tracks[track];
+    if (t.slices.parent.capacity() <= 2 * t.slices.size()) continue;
+    std::vector<uint32_t>().swap(t.slices.parent);
+    std::vector<uint16_t>().swap(t.slices.depth);
+    std::vector<uint16_t>().swap(t.slices.lane);
+    std::vector<TimeNs>().swap(t.max_end_prefix);
+  }
+}
+
+// The columns the builder appends to that were reserved up front, for pages_ahead_.
+void NsysLoader::publish_reserved_columns() {
+  std::vector<PagesAhead::Column> columns;
+  for (uint32_t track : reserved_tracks_) {
+    const Track& t = store_->tracks[track];
+    const SliceColumns& c = t.slices;
+    size_t rows = c.size();
+    for (const PagesAhead::Column& column :
+         {PagesAhead::column(c.start), PagesAhead::column(c.dur), PagesAhead::column(c.name),
+          PagesAhead::column(c.cat), PagesAhead::column(c.args), PagesAhead::column(c.corr),
+          PagesAhead::column(c.parent, rows), PagesAhead::column(c.depth, rows), PagesAhead::column(c.lane, rows),
+          PagesAhead::column(t.max_end_prefix, rows)})
+      columns.push_back(column);
+  }
+  columns.push_back(PagesAhead::column(store_->args_table()));
+  columns.push_back(PagesAhead::column(store_->correlations));
+  pages_ahead_.publish(columns);
 }
 
 void NsysLoader::note_reader(std::string_view table, const std::string& how) {
@@ -744,26 +951,36 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
     if (!quiet) note_reader(table, "SQLite's API: " + why);
     return std::nullopt;
   };
-  if (!direct_reading_enabled()) return refuse("SIGHTLINE_NSYS_READER=sqlite");
-  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
-  if (image_->bytes().empty()) return refuse(image_->why());
-  Statement root(db_, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1");
-  if (!root.prepared()) return refuse("no root page");
-  root.bind(1, table);
-  if (root.step() != SQLITE_ROW || root.null(0)) return refuse("no root page");
-  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk != 0 OR hidden != 0 OR dflt_value IS NOT NULL");
-  if (!info.prepared()) return refuse("cannot read the columns");
-  info.bind(1, table);
-  if (info.step() != SQLITE_ROW || info.i64(0) != 0) return refuse("a key, generated or defaulted column");
+  auto [opened, added] = readers_.try_emplace(table);
+  if (added) opened->second = open_reader(table);
+  if (!opened->second.reader) return refuse(opened->second.why);
   const std::vector<std::string>& have = columns_.at(table);
   std::vector<int> record_columns;
   for (size_t i = 0; i < n; ++i) {
     auto at = std::find(have.begin(), have.end(), columns[i]);
     record_columns.push_back(at == have.end() ? -1 : int(at - have.begin()));
   }
-  nsys::TableReader reader(image_->bytes(), table, root.i64(0), std::move(record_columns));
-  if (!reader.open()) return refuse(reader.why());
+  nsys::TableReader reader = *opened->second.reader;
+  reader.select(record_columns);
   return reader;
+}
+
+// The table's tree walked once (count_rows, the GPU-work pre-scan and the rows all read it).
+NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
+  if (!direct_reading_enabled()) return {std::nullopt, "SIGHTLINE_NSYS_READER=sqlite"};
+  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
+  if (image_->bytes().empty()) return {std::nullopt, image_->why()};
+  Statement root(db_, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  if (!root.prepared()) return {std::nullopt, "no root page"};
+  root.bind(1, table);
+  if (root.step() != SQLITE_ROW || root.null(0)) return {std::nullopt, "no root page"};
+  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk != 0 OR hidden != 0 OR dflt_value IS NOT NULL");
+  if (!info.prepared()) return {std::nullopt, "cannot read the columns"};
+  info.bind(1, table);
+  if (info.step() != SQLITE_ROW || info.i64(0) != 0) return {std::nullopt, "a key, generated or defaulted column"};
+  nsys::TableReader reader(image_->bytes(), table, root.i64(0), {});
+  if (!reader.open()) return {std::nullopt, reader.why()};
+  return {std::move(reader), ""};
 }
 
 // An Nsight export has StringIds (every name) and event tables. Without either it is not one: the
@@ -830,10 +1047,8 @@ bool NsysLoader::read_strings() {
   return true;
 }
 
-StringId NsysLoader::string_id(std::optional<int64_t> id) {
+StringId NsysLoader::string_id_slow(const std::optional<int64_t>& id) {
   if (!id) return 0;
-  if (*id >= 0 && size_t(*id) < strings_.size() && strings_[size_t(*id)] != StringPool::kNotFound)
-    return strings_[size_t(*id)];
   auto it = sparse_strings_.find(*id);
   if (it != sparse_strings_.end()) return it->second;
   // A dangling id: keep the event, named by the id.
@@ -844,10 +1059,9 @@ StringId NsysLoader::string_id(std::optional<int64_t> id) {
 
 // "cudaLaunchKernel_v7000" → "cudaLaunchKernel": Kineto and CUPTI callback names carry no
 // version suffix, and the analyses match API names exactly.
-StringId NsysLoader::api_name(std::optional<int64_t> id) {
+StringId NsysLoader::api_name_slow(const std::optional<int64_t>& id) {
   int64_t key = id.value_or(INT64_MIN);
   bool dense = id && *id >= 0 && size_t(*id) < api_dense_.size();
-  if (dense && api_dense_[size_t(*id)] != StringPool::kNotFound) return api_dense_[size_t(*id)];
   auto it = dense ? api_names_.end() : api_names_.find(key);
   if (it != api_names_.end()) return it->second;
   std::string_view name = store_->strings.view(string_id(id));
@@ -1115,7 +1329,7 @@ bool NsysLoader::find_gpu_work() {
     bool ok = scan_direct(table, kColumns, [&](const auto& s) {
       --rows_;  // not rows of the report's events: progress counts those once
       if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
-    });
+    }, true);
     if (!ok) return false;
   }
   gpu_work_.freeze();
@@ -1285,7 +1499,10 @@ void NsysLoader::gpu_args(const GpuRow& row) {
 
 void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
   uint32_t track = owned_stream_track(row);
-  if (cat != cat_sync_) gpu_work_tracks_.insert(track);
+  if (cat != cat_sync_ && !has_gpu_work(track)) {
+    if (gpu_work_tracks_.size() <= track) gpu_work_tracks_.resize(size_t(track) + 1);
+    gpu_work_tracks_[track] = true;
+  }
   if (!row.correlation) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, kNone);
   int64_t key = correlation_key(row.global_pid, *row.correlation);
   uint32_t corr = correlation_row(key);

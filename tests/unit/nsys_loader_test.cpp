@@ -909,6 +909,25 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   reader.decode(0, reader.leaf_count(), batch);
   REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
   REQUIRE(batch.rows() == 990 * 60);
+  // Rowids without gaps: the bound from the first and last leaves is the leaves' count.
+  CHECK(reader.row_count() == 990 * 60);
+  CHECK(reader.row_bound() == 990 * 60);
+  // Two halves of the leaves (the pre-scan decodes them on two threads) give the same rows.
+  nsys::TableReader head = reader, tail = reader;
+  size_t half = reader.leaf_count() / 2;
+  head.keep_leaves(0, half);
+  tail.keep_leaves(half, reader.leaf_count());
+  CHECK(head.leaf_count() + tail.leaf_count() == reader.leaf_count());
+  nsys::RowBatch halves;
+  halves.columns = 5;
+  head.decode(0, head.leaf_count(), halves);
+  size_t head_rows = halves.rows();
+  CHECK(head_rows > 0);
+  CHECK(head_rows < batch.rows());
+  tail.decode(0, tail.leaf_count(), halves);
+  REQUIRE(halves.rows() == batch.rows());
+  CHECK(std::equal(batch.values.begin(), batch.values.begin() + 5 * batch.rows(), halves.values.begin()));
+  CHECK(halves.last_rowid == batch.last_rowid);
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   sqlite3_stmt* st = nullptr;
@@ -986,6 +1005,24 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
     CHECK(reader.why().find("reached twice") != std::string::npos);
     CHECK(reader.why().find("page " + std::to_string(root)) != std::string::npos);
     LoadResult r = load_nsys_bytes(bad, "cycle.sqlite");  // SQLite's own verdict, not a crash
+    if (!r.ok()) CHECK(!r.error.message.empty());
+  }
+  SUBCASE("a leaf's sibling that is not a leaf: found when decoding, SQLite's API goes on") {
+    // The walk reads only the first child's type; the root's right-most child is a leaf too.
+    uint32_t last = uint32_t(uint8_t(image[root_at + 8])) << 24 | uint32_t(uint8_t(image[root_at + 9])) << 16 |
+                    uint32_t(uint8_t(image[root_at + 10])) << 8 | uint8_t(image[root_at + 11]);
+    std::string bad = image;
+    REQUIRE(uint8_t(bad[size_t(last - 1) * page_size]) == 0x0D);
+    bad[size_t(last - 1) * page_size] = char(0x0A);  // an index leaf
+    nsys::TableReader reader(bad, table, root, {0, 1});
+    REQUIRE(reader.open());
+    nsys::RowBatch batch;
+    batch.columns = 2;
+    reader.decode(0, reader.leaf_count(), batch);
+    CHECK(batch.stop.find("not a table leaf page") != std::string::npos);
+    CHECK(batch.stop.find("page " + std::to_string(last)) != std::string::npos);
+    CHECK(batch.rows() > 0);
+    LoadResult r = load_nsys_bytes(bad, "sibling.sqlite");  // SQLite's own verdict on the page
     if (!r.ok()) CHECK(!r.error.message.empty());
   }
   SUBCASE("a child page past the end of a truncated file") {
