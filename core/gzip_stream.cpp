@@ -74,6 +74,17 @@ bool index_members(std::string_view in, std::vector<IndexedMember>& members, uin
   return !members.empty();
 }
 
+// Without an index a member's size is known only once it is decoded. The last member's trailer
+// states its size (mod 2^32): a file whose last member is small is made of small members
+// (bgzip's 64 KB, a small trace's one member), which libdeflate decodes whole. A larger one is
+// most likely torch's one member: a whole-member try would fill kMemberTry bytes before failing,
+// and even one that fits keeps the whole text resident at once, where zlib's steps keep kLead.
+size_t whole_member_try_unindexed(std::string_view in) {
+  uint32_t last_member_size = 0;
+  if (in.size() >= 4) std::memcpy(&last_member_size, in.data() + in.size() - 4, 4);
+  return last_member_size <= GzipStream::kLead ? GzipStream::kLead : 0;
+}
+
 }  // namespace
 
 std::string gzip_header_with_size(uint32_t compressed_size) {
@@ -105,9 +116,11 @@ void GzipStream::plan_parts() {
   } else {
     indexed_size_ = 0;
   }
+  size_t whole_member_try = indexed_size_ ? kMemberTry : whole_member_try_unindexed(in);
   auto add = [&](size_t in_begin, size_t in_end, size_t base, size_t limit, bool last) {
     auto part = std::make_unique<Part>();
     part->owner = this;
+    part->whole_member_try = whole_member_try;
     part->in_begin = in_begin;
     part->in_end = in_end;
     part->base = part->published = part->written = part->consumed = base;
@@ -240,7 +253,7 @@ void GzipStream::Part::run() {
       if (in.find_first_not_of('\0', pos) == std::string_view::npos) break;
       return finish("data after gzip member at compressed byte " + std::to_string(pos) + " is not gzip");
     }
-    if (!wait_for_room(kLead + kMemberTry)) return finish("");
+    if (!wait_for_room(kLead + whole_member_try)) return finish("");
     if (!decompress_member(pos)) return;
   }
   if (!last && (written != limit || pos != in_end))  // the members' "Sl" sizes did not hold
@@ -254,8 +267,8 @@ bool GzipStream::Part::decompress_member(size_t& pos) {
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   std::string_view in = owner->compressed_->view().substr(0, in_end);
   size_t used = 0, produced = 0;
-  size_t room = std::min(kMemberTry, limit - written);
-  if (decoder && libdeflate_gzip_decompress_ex(decoder.get(), in.data() + pos, in.size() - pos,
+  size_t room = std::min(whole_member_try, limit - written);
+  if (room && decoder && libdeflate_gzip_decompress_ex(decoder.get(), in.data() + pos, in.size() - pos,
                                                owner->text_->data + written, room, &used, &produced) == LIBDEFLATE_SUCCESS) {
     written += produced;
     pos += used;

@@ -31,7 +31,7 @@ namespace sl {
 class GzipStream {
 public:
   static constexpr size_t kLead = 1 << 20;         // how far a decompressor may run ahead
-  static constexpr size_t kMemberTry = 4 << 20;    // members up to this size decode whole
+  static constexpr size_t kMemberTry = 4 << 20;    // indexed members up to this size decode whole
   static constexpr size_t kInflateStep = 256 << 10;
   static constexpr size_t kSplitBytes = 48 << 20;  // indexed files above this decode in two parts
   static constexpr size_t kHugePagesFrom = 8 << 20;  // compressed bytes; below, the text has 4 KB pages
@@ -70,6 +70,9 @@ private:
   struct Part {
     GzipStream* owner = nullptr;
     size_t in_begin = 0, in_end = 0, base = 0, limit = 0;
+    // The most text a member decoded whole with libdeflate may make (0: zlib's streaming inflate
+    // only). A try that does not fit has written this much for nothing, all of it resident.
+    size_t whole_member_try = 0;
     bool last = true;
     std::thread thread;
     mutable std::mutex mutex;
