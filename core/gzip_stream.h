@@ -33,6 +33,7 @@ public:
   static constexpr size_t kLead = 1 << 20;         // how far a decompressor may run ahead
   static constexpr size_t kMemberTry = 4 << 20;    // indexed members up to this size decode whole
   static constexpr size_t kInflateStep = 256 << 10;
+  static constexpr size_t kReleaseCompressedStep = 256 << 10;  // compressed pages dropped this many at a time
   static constexpr size_t kSplitBytes = 48 << 20;  // indexed files above this decode in two parts
   static constexpr size_t kHugePagesFrom = 8 << 20;  // compressed bytes; below, the text has 4 KB pages
 
