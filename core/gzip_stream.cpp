@@ -97,6 +97,9 @@ std::unique_ptr<GzipStream> GzipStream::start(std::shared_ptr<TraceStore::Buffer
   std::unique_ptr<GzipStream> stream(new GzipStream);
   stream->text_ = reserve_text(compressed->size >= kHugePagesFrom);
   if (!stream->text_) return nullptr;
+  int shrink = compressed->size < kTinyCompressed ? 2 : compressed->size < kSmallCompressed ? 1 : 0;
+  stream->lead_ >>= shrink;
+  stream->inflate_step_ >>= shrink;
   stream->compressed_ = std::move(compressed);
   stream->plan_parts();
   for (auto& part : stream->parts_) part->thread = std::thread([p = part.get()] { p->run(); });
@@ -254,7 +257,7 @@ void GzipStream::Part::run() {
       if (in.find_first_not_of('\0', pos) == std::string_view::npos) break;
       return finish("data after gzip member at compressed byte " + std::to_string(pos) + " is not gzip");
     }
-    if (!wait_for_room(kLead + whole_member_try)) return finish("");
+    if (!wait_for_room(owner->lead_ + whole_member_try)) return finish("");
     if (!decompress_member(pos)) return;
   }
   if (!last && (written != limit || pos != in_end))  // the members' "Sl" sizes did not hold
@@ -282,7 +285,7 @@ bool GzipStream::Part::decompress_member(size_t& pos) {
   return true;
 }
 
-// zlib's streaming inflate of the member at `pos`, kInflateStep bytes of text at a time; `used`
+// zlib's streaming inflate of the member at `pos`, inflate_step_ bytes of text at a time; `used`
 // becomes the member's compressed size. False when the part ended (finish() called).
 bool GzipStream::Part::inflate_member(size_t pos, size_t& used) {
   std::string_view in = owner->compressed_->view().substr(0, in_end).substr(pos);
@@ -299,13 +302,13 @@ bool GzipStream::Part::inflate_member(size_t pos, size_t& used) {
       z.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - fed, 1u << 30));
       fed += z.avail_in;
     }
-    if (!wait_for_room(kLead)) return finish(""), false;
+    if (!wait_for_room(owner->lead_)) return finish(""), false;
     if (written == limit) {
       if (!last) break;  // more text than the index said: corrupt
       return finish("the decompressed trace is larger than the " + std::to_string(limit) + " bytes reserved for it"), false;
     }
     z.next_out = reinterpret_cast<Bytef*>(owner->text_->data + written);
-    z.avail_out = static_cast<uInt>(std::min(kInflateStep, limit - written));
+    z.avail_out = static_cast<uInt>(std::min(owner->inflate_step_, limit - written));
     uInt room = z.avail_out;
     int rc = inflate(&z, Z_NO_FLUSH);
     written += room - z.avail_out;
