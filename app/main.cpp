@@ -5,7 +5,7 @@
 // libraries under them). `sightline` runs the GUI and the commands that draw (render, bench
 // frame, bench live) by exec'ing `sightline-gui` with the same arguments, so that info, report,
 // convert, bench load ... never load the drawing libraries: loaded, they cost every process
-// ~2 MB of resident memory before it reads a byte (#15, tests/bench/README.md). `sightline-gui`
+// ~3 MB of resident memory before it reads a byte (#15, tests/bench/README.md). `sightline-gui`
 // runs every command itself.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
