@@ -74,6 +74,17 @@ bool index_members(std::string_view in, std::vector<IndexedMember>& members, uin
   return !members.empty();
 }
 
+// Without an index a member's size is known only once it is decoded. The last member's trailer
+// states its size (mod 2^32): a file whose last member is small is made of small members
+// (bgzip's 64 KB, a small trace's one member), which libdeflate decodes whole. A larger one is
+// most likely torch's one member: a whole-member try would fill kMemberTry bytes before failing,
+// and even one that fits keeps the whole text resident at once, where zlib's steps keep kLead.
+size_t whole_member_try_unindexed(std::string_view in) {
+  uint32_t last_member_size = 0;
+  if (in.size() >= 4) std::memcpy(&last_member_size, in.data() + in.size() - 4, 4);
+  return last_member_size <= GzipStream::kLead ? GzipStream::kLead : 0;
+}
+
 }  // namespace
 
 std::string gzip_header_with_size(uint32_t compressed_size) {
@@ -86,6 +97,9 @@ std::unique_ptr<GzipStream> GzipStream::start(std::shared_ptr<TraceStore::Buffer
   std::unique_ptr<GzipStream> stream(new GzipStream);
   stream->text_ = reserve_text(compressed->size >= kHugePagesFrom);
   if (!stream->text_) return nullptr;
+  int shrink = compressed->size < kTinyCompressed ? 2 : compressed->size < kSmallCompressed ? 1 : 0;
+  stream->lead_ >>= shrink;
+  stream->inflate_step_ >>= shrink;
   stream->compressed_ = std::move(compressed);
   stream->plan_parts();
   for (auto& part : stream->parts_) part->thread = std::thread([p = part.get()] { p->run(); });
@@ -105,9 +119,11 @@ void GzipStream::plan_parts() {
   } else {
     indexed_size_ = 0;
   }
+  size_t whole_member_try = indexed_size_ ? kMemberTry : whole_member_try_unindexed(in);
   auto add = [&](size_t in_begin, size_t in_end, size_t base, size_t limit, bool last) {
     auto part = std::make_unique<Part>();
     part->owner = this;
+    part->whole_member_try = whole_member_try;
     part->in_begin = in_begin;
     part->in_end = in_end;
     part->base = part->published = part->written = part->consumed = base;
@@ -212,7 +228,8 @@ void GzipStream::Part::release_compressed(size_t pos) {
   static const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   size_t from = std::max<size_t>(compressed_released, (in_begin + page - 1) / page * page);
   size_t to = pos / page * page;
-  if (to < from + (size_t(1) << 20)) return;  // a call per MB at most
+  // A call per 256 KB at most: a 15 MB trace is ~1 MB of gzip, all of it resident with 1 MB steps.
+  if (to < from + kReleaseCompressedStep) return;
   ::madvise(compressed.data + from, to - from, MADV_DONTNEED);
   compressed_released = to;
 }
@@ -240,7 +257,7 @@ void GzipStream::Part::run() {
       if (in.find_first_not_of('\0', pos) == std::string_view::npos) break;
       return finish("data after gzip member at compressed byte " + std::to_string(pos) + " is not gzip");
     }
-    if (!wait_for_room(kLead + kMemberTry)) return finish("");
+    if (!wait_for_room(owner->lead_ + whole_member_try)) return finish("");
     if (!decompress_member(pos)) return;
   }
   if (!last && (written != limit || pos != in_end))  // the members' "Sl" sizes did not hold
@@ -254,8 +271,8 @@ bool GzipStream::Part::decompress_member(size_t& pos) {
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   std::string_view in = owner->compressed_->view().substr(0, in_end);
   size_t used = 0, produced = 0;
-  size_t room = std::min(kMemberTry, limit - written);
-  if (decoder && libdeflate_gzip_decompress_ex(decoder.get(), in.data() + pos, in.size() - pos,
+  size_t room = std::min(whole_member_try, limit - written);
+  if (room && decoder && libdeflate_gzip_decompress_ex(decoder.get(), in.data() + pos, in.size() - pos,
                                                owner->text_->data + written, room, &used, &produced) == LIBDEFLATE_SUCCESS) {
     written += produced;
     pos += used;
@@ -268,7 +285,7 @@ bool GzipStream::Part::decompress_member(size_t& pos) {
   return true;
 }
 
-// zlib's streaming inflate of the member at `pos`, kInflateStep bytes of text at a time; `used`
+// zlib's streaming inflate of the member at `pos`, inflate_step_ bytes of text at a time; `used`
 // becomes the member's compressed size. False when the part ended (finish() called).
 bool GzipStream::Part::inflate_member(size_t pos, size_t& used) {
   std::string_view in = owner->compressed_->view().substr(0, in_end).substr(pos);
@@ -285,13 +302,13 @@ bool GzipStream::Part::inflate_member(size_t pos, size_t& used) {
       z.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - fed, 1u << 30));
       fed += z.avail_in;
     }
-    if (!wait_for_room(kLead)) return finish(""), false;
+    if (!wait_for_room(owner->lead_)) return finish(""), false;
     if (written == limit) {
       if (!last) break;  // more text than the index said: corrupt
       return finish("the decompressed trace is larger than the " + std::to_string(limit) + " bytes reserved for it"), false;
     }
     z.next_out = reinterpret_cast<Bytef*>(owner->text_->data + written);
-    z.avail_out = static_cast<uInt>(std::min(kInflateStep, limit - written));
+    z.avail_out = static_cast<uInt>(std::min(owner->inflate_step_, limit - written));
     uInt room = z.avail_out;
     int rc = inflate(&z, Z_NO_FLUSH);
     written += room - z.avail_out;

@@ -31,8 +31,13 @@ namespace sl {
 class GzipStream {
 public:
   static constexpr size_t kLead = 1 << 20;         // how far a decompressor may run ahead
-  static constexpr size_t kMemberTry = 4 << 20;    // members up to this size decode whole
+  static constexpr size_t kMemberTry = 4 << 20;    // indexed members up to this size decode whole
   static constexpr size_t kInflateStep = 256 << 10;
+  static constexpr size_t kReleaseCompressedStep = 256 << 10;  // compressed pages dropped this many at a time
+  // Files below these (~40 MB and ~10 MB of JSON) get half and a quarter of the lead and the
+  // step: less text resident, and the parser's chunks shrink alike (kineto_loader.cpp), so the
+  // two still overlap.
+  static constexpr size_t kSmallCompressed = 4 << 20, kTinyCompressed = 1 << 20;
   static constexpr size_t kSplitBytes = 48 << 20;  // indexed files above this decode in two parts
   static constexpr size_t kHugePagesFrom = 8 << 20;  // compressed bytes; below, the text has 4 KB pages
 
@@ -53,6 +58,7 @@ public:
   size_t wait_for(size_t pos);
   // The bytes below `pos` will not be read again: the decompressor may run ahead of it.
   void consumed(size_t pos);
+  size_t lead() const { return lead_; }  // kLead, or less for a small file
   // Where the second part's text begins (0 when the file is one part): a parser may start there.
   size_t second_part() const { return parts_.size() > 1 ? parts_[1]->base : 0; }
 
@@ -70,6 +76,9 @@ private:
   struct Part {
     GzipStream* owner = nullptr;
     size_t in_begin = 0, in_end = 0, base = 0, limit = 0;
+    // The most text a member decoded whole with libdeflate may make (0: zlib's streaming inflate
+    // only). A try that does not fit has written this much for nothing, all of it resident.
+    size_t whole_member_try = 0;
     bool last = true;
     std::thread thread;
     mutable std::mutex mutex;
@@ -97,6 +106,7 @@ private:
   std::shared_ptr<TraceStore::Buffer> compressed_, text_;
   std::vector<std::unique_ptr<Part>> parts_;
   uint64_t indexed_size_ = 0;  // the text's size from the member index; 0 when not indexed
+  size_t lead_ = kLead, inflate_step_ = kInflateStep;
 };
 
 // The gzip extra subfield make_synthetic_trace writes: "Sl", 4 bytes, the member's compressed

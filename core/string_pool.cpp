@@ -66,11 +66,12 @@ StringId StringPool::intern(std::string_view text) {
     if (id == kNotFound) break;
     if (hashes_[id] == h && views_[id] == text) return id;
   }
-  if (blocks_.empty() || block_used_ + text.size() > blocks_.back().size()) {
-    blocks_.emplace_back(std::max(kBlockBytes, text.size()), '\0');
+  if (blocks_.empty() || block_used_ + text.size() > blocks_.back().size) {
+    size_t size = std::max(kBlockBytes, text.size());
+    blocks_.push_back({std::unique_ptr<char[]>(new char[size]), size});
     block_used_ = 0;
   }
-  char* dst = blocks_.back().data() + block_used_;
+  char* dst = blocks_.back().chars.get() + block_used_;
   if (!text.empty()) std::memcpy(dst, text.data(), text.size());
   block_used_ += text.size();
   StringId id = static_cast<StringId>(views_.size());
@@ -94,7 +95,7 @@ void StringPool::grow_table() {
 
 size_t StringPool::bytes_used() const {
   size_t chars = 0;
-  for (const auto& block : blocks_) chars += block.size();
+  for (const Block& block : blocks_) chars += block.size;
   return chars + views_.capacity() * sizeof(std::string_view) + hashes_.capacity() * 8 +
          table_.capacity() * sizeof(StringId);
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,13 @@ private:
   void grow_table();
 
   // Characters live in fixed blocks that never move, so views stay valid as the pool grows
-  // (live capture appends while views read).
-  std::deque<std::string> blocks_;
+  // (live capture appends while views read). Left uninitialised: a page of a block becomes
+  // resident only once strings reach it (a small trace's pool is a few KB, not the whole block).
+  struct Block {
+    std::unique_ptr<char[]> chars;
+    size_t size = 0;
+  };
+  std::deque<Block> blocks_;
   size_t block_used_ = 0;
   std::vector<std::string_view> views_;
   std::vector<uint64_t> hashes_;

@@ -2,6 +2,9 @@
 // while it is parsed must load exactly as its plain text does, wherever members, parse chunks
 // and the decompressor's steps fall (inside strings, numbers, escapes); corrupt and cut-off
 // streams give the same errors and truncation reports as the whole-file gunzip.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -110,6 +113,45 @@ TEST_CASE("gzip stream: the decompressor's text, waited for piece by piece, is t
     CHECK(stream->expected_size() == text.size());
     CHECK(data[text.size()] == 0);  // the padding after the text is zeros
   }
+}
+
+// Resident pages of the stream's reserved text range (mincore: the range is the stream's own
+// fresh mapping, so a resident page is one the decompressor wrote).
+static size_t resident_text_bytes(const GzipStream& stream, size_t up_to) {
+  size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> pages((up_to + page - 1) / page);
+  REQUIRE(::mincore(stream.text()->data, pages.size() * page, pages.data()) == 0);
+  size_t resident = 0;
+  for (unsigned char p : pages) resident += (p & 1) * page;
+  return resident;
+}
+
+TEST_CASE("gzip stream: a large single member streams within the lead, never decoded whole ahead of the parser") {
+  std::string text = tricky_trace(50000);  // ~10 MB in one member, as torch writes it
+  REQUIRE(text.size() > GzipStream::kMemberTry + 2 * GzipStream::kLead);
+  auto compressed = std::make_shared<TraceStore::Buffer>();
+  std::string z = gzip(text);
+  REQUIRE(compressed->reserve(z.size()));
+  std::memcpy(compressed->data, z.data(), z.size());
+  compressed->size = z.size();
+  auto stream = GzipStream::start(compressed);
+  REQUIRE(stream);
+  REQUIRE(stream->wait_for(0) > 0);
+  // A small file (well under kSmallCompressed of gzip) gets a shorter lead than a large one.
+  REQUIRE(z.size() < GzipStream::kSmallCompressed);
+  CHECK(stream->lead() <= GzipStream::kLead / 2);
+  // Nothing consumed: the decompressor stops a lead ahead (plus one inflate step, shrunk alike).
+  // A whole-member try of libdeflate would have written kMemberTry bytes before failing on a
+  // member this large.
+  usleep(50000);
+  size_t resident = resident_text_bytes(*stream, text.size());
+  CHECK(resident <= stream->lead() + GzipStream::kInflateStep * stream->lead() / GzipStream::kLead + 4096);
+  CHECK(resident < GzipStream::kMemberTry);
+  // It still gives the whole text, piece by piece, as the parser consumes it.
+  size_t readable = 0;
+  for (size_t pos = 0; (readable = stream->wait_for(pos)) > pos; pos = readable) stream->consumed(pos);
+  CHECK(readable == text.size());
+  CHECK(stream->error().empty());
 }
 
 TEST_CASE("gzip stream: a streamed .json.gz loads exactly as its text, wherever members split it") {
