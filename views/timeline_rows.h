@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/present/range_min_max.h"
+#include "core/present/sampled_keys.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 
@@ -109,6 +110,31 @@ struct TimelineSourceState {
   struct LaneIndex {
     std::vector<std::vector<uint32_t>> rows;  // per visual row: slice rows in time order
     std::vector<std::vector<TimeNs>> busy;    // per visual row: durations summed up to each slice
+    // Per visual row: sampled starts, so the searches of a zoomed-out frame (first slice in
+    // view, end of each folded run, overview columns) touch few cache lines.
+    std::vector<present::SampledKeys> starts;
+
+    // The first position in rows[lane], from `from` on, whose slice's start fails `before` (a
+    // predicate on times that holds up to some point).
+    template <class Before>
+    size_t first_starting(uint32_t lane, const SliceColumns& c, Before before, size_t from = 0) const {
+      const std::vector<uint32_t>& row = rows[lane];
+      return starts[lane].partition_point_from(from, [&](size_t p) { return c.start[row[p]]; }, before);
+    }
+    // The same for the slice's end. Slices on a row never overlap (each ends by the next one's
+    // start), so ends are sorted too and only the slice before the first start that fails can end
+    // later: the sampled starts answer this as well.
+    template <class Before>
+    size_t first_ending(uint32_t lane, const SliceColumns& c, Before before, size_t from = 0) const {
+      size_t first = first_starting(lane, c, before, from);
+      return first > from && !before(c.end(rows[lane][first - 1])) ? first - 1 : first;
+    }
+  };
+  // A counter's indexes: extremes of any index range, and every 64th timestamp for the search
+  // of each pixel column's end.
+  struct CounterIndex {
+    present::RangeMinMax extremes;
+    present::SampledKeys times;
   };
   TimelineSource def;
   std::vector<LaneIndex> lanes;           // per track
@@ -116,6 +142,7 @@ struct TimelineSourceState {
   std::vector<uint8_t> pinned, hidden;     // per track
   std::vector<uint8_t> unfolded;           // per track: deep levels shown
   std::vector<std::vector<IdleGapMark>> gaps;  // per track, by start
+  std::vector<present::SampledKeys> gap_ends;  // per track: every 64th gap's end
   std::vector<double> idle_share;          // per track: idle / span of its activity
   std::vector<uint32_t> gaps_drawn;        // per track, last frame
   std::vector<float> track_y;              // per track: screen y of its first lane, last frame
@@ -127,7 +154,7 @@ struct TimelineSourceState {
   TimeNs data_start = 0, data_end = 0;     // store clock
   bool folded_away = false;                // the source's header folds all its rows
   float screen_y = NAN;                    // its first row, last frame
-  std::vector<present::RangeMinMax> counter_extremes;  // per counter, built when first drawn
+  std::vector<CounterIndex> counters;      // per counter, built with the view (rebuilt if a series changed)
   const TraceStore& store() const { return *def.store; }
   double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
 };
@@ -238,8 +265,8 @@ public:
   void draw(RowContext& ctx, float y) const;
   uint32_t counter;
 
-private:
-  const present::RangeMinMax& extremes(TimelineSourceState& src) const;
+  // The series' indexes, current: built with the view, again only if the series changed since.
+  static const TimelineSourceState::CounterIndex& index(TimelineSourceState& src, uint32_t counter);
 };
 
 // The fold of a deep track: "▸ N more levels" across the row; a click unfolds it.

@@ -6,6 +6,9 @@
 #include "views/timeline_view.h"
 #include "core/data_range.h"
 
+#include <limits>
+#include <random>
+
 using namespace sl;
 using namespace sl::views;
 using namespace sl::present;
@@ -163,4 +166,53 @@ TEST_CASE("timeline sources: each store's rows under its header, on the view clo
   CHECK_FALSE(tl.selection().valid());
   CHECK(tl.source_count() == 1);
   CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{0, 10000});
+}
+
+// A timeline lane's searches through its sampled starts: the same answers as the plain binary
+// searches over the row they replace, on random rows of non-overlapping slices (zero-length
+// slices, slices ending where the next starts, equal starts), an empty lane, and from every
+// position (how folds and overview columns search).
+TEST_CASE("lane index: first_starting / first_ending equal the plain partition_point over the row") {
+  std::mt19937 rng(5);
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(8), size_t(9), size_t(64), size_t(65), size_t(700)}) {
+    SliceColumns c;
+    TimelineSourceState::LaneIndex index;
+    index.rows.resize(2);
+    TimeNs t = 100;
+    // Two lanes interleaved in the columns, as depths are: lane 0 gets the slices the test checks.
+    for (size_t k = 0; k < n; ++k) {
+      c.start.push_back(t), c.dur.push_back(TimeNs(rng() % 3 == 0 ? 0 : rng() % 50));
+      index.rows[0].push_back(uint32_t(c.size() - 1));
+      t = c.end(c.size() - 1) + TimeNs(rng() % 3 == 0 ? 0 : rng() % 40);  // touching or apart
+      if (rng() % 2) c.start.push_back(t), c.dur.push_back(1), index.rows[1].push_back(uint32_t(c.size() - 1));
+    }
+    for (const auto& row : index.rows)
+      index.starts.emplace_back(row.size(), [&](size_t p) { return c.start[row[p]]; });
+    const auto& row = index.rows[0];
+    std::vector<TimeNs> cuts = {std::numeric_limits<TimeNs>::min(), 0, 100, t, t + 1};
+    for (uint32_t r : row) cuts.insert(cuts.end(), {c.start[r] - 1, c.start[r], c.end(r), c.end(r) + 1});
+    for (TimeNs cut : cuts) {
+      auto before = [&](TimeNs x) { return x < cut; };
+      auto before_or_at = [&](TimeNs x) { return x <= cut; };
+      auto plain_start = [&](auto pred) {
+        return size_t(std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return pred(c.start[r]); }) - row.begin());
+      };
+      auto plain_end = [&](auto pred) {
+        return size_t(std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return pred(c.end(r)); }) - row.begin());
+      };
+      REQUIRE(index.first_starting(0, c, before) == plain_start(before));
+      REQUIRE(index.first_ending(0, c, before) == plain_end(before));
+      REQUIRE(index.first_ending(0, c, before_or_at) == plain_end(before_or_at));
+      for (size_t from = 0; from <= row.size(); ++from) {
+        REQUIRE(index.first_starting(0, c, before, from) == std::max(from, plain_start(before)));
+        REQUIRE(index.first_ending(0, c, before_or_at, from) == std::max(from, plain_end(before_or_at)));
+      }
+    }
+  }
+  TimelineSourceState::LaneIndex empty;
+  empty.rows.resize(1);
+  empty.starts.resize(1);
+  SliceColumns none;
+  CHECK(empty.first_ending(0, none, [](TimeNs) { return true; }) == 0);
+  CHECK(empty.first_starting(0, none, [](TimeNs) { return false; }, 0) == 0);
 }
