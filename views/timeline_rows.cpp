@@ -388,7 +388,6 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
   const TimelineSourceState& src = ctx.sources[source];
   const TraceStore& store = src.store();
   const Track& t = store.tracks[track];
-  const SliceColumns& c = t.slices;
   const TimeMapping& map = ctx.map;
   const float x0 = map.x0, x1 = map.x1, lane_height = ctx.lane_height;
   const double shift = double(src.def.shift), lo = map.t0 - shift, hi = map.t1 - shift;
@@ -412,31 +411,30 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
   const TimelineSourceState::LaneIndex& index = src.lanes[track];
   if (lane >= index.rows.size()) return;
   const auto& slices = index.rows[lane];
-  size_t i = index.first_ending(lane, c, [&](TimeNs t) { return double(t) < lo; });
+  size_t i = index.first_ending(lane, [&](TimeNs t) { return double(t) < lo; });
   ImU32 border = light ? IM_COL32(0, 0, 0, 50) : IM_COL32(0, 0, 0, 120);
-  while (i < slices.size() && double(c.start[slices[i]]) <= hi) {
-    uint32_t r = slices[i];
-    float sx0 = sx(c.start[r]), sx1 = sx(c.end(r));
+  while (i < slices.size() && double(index.start(lane, i)) <= hi) {
+    const TimeNs start = index.start(lane, i);
+    float sx0 = sx(start), sx1 = sx(index.end(lane, i));
     if (sx1 - sx0 < kFoldPx) {
       // Fold: everything starting within the next kFoldPx pixels joins this block.
-      double limit = double(c.start[r]) + kFoldPx * map.ns_per_px;
-      size_t j = index.first_starting(lane, c, [&](TimeNs t) { return double(t) < limit; }, i);
+      double limit = double(start) + kFoldPx * map.ns_per_px;
+      size_t j = index.first_starting(lane, [&](TimeNs t) { return double(t) < limit; }, i);
       // Slices on a row never overlap, so only the run's last slice can be wide: it is drawn
       // on its own next time round.
-      if (j - i > 1 && sx(c.end(slices[j - 1])) - sx(c.start[slices[j - 1]]) >= kFoldPx) --j;
-      uint32_t last = slices[j - 1];
-      float bx1 = std::max(sx(c.end(last)), sx0 + 1.f);
+      if (j - i > 1 && sx(index.end(lane, j - 1)) - sx(index.start(lane, j - 1)) >= kFoldPx) --j;
+      const TimeNs last_end = index.end(lane, j - 1);
+      float bx1 = std::max(sx(last_end), sx0 + 1.f);
       if (j - i == 1) {
-        SliceRef s{track, r};
+        SliceRef s{track, slices[i]};
         dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height - 1), slice_color(ctx, src, s));
         if (mouse_in_row && io.MousePos.x >= sx0 - 1 && io.MousePos.x <= bx1 + 1) ctx.hits.hovered = {source, s};
         ++ctx.stats.slices_drawn;
       } else {
         // A folded block is as tall as the run is busy: zoomed far out, a GPU stream reads as a
         // utilisation chart (prefix sums: no walk over the folded slices).
-        const auto& busy = index.busy[lane];
-        double span = double(std::max<TimeNs>(1, c.end(last) - c.start[r]));
-        float fraction = float(std::clamp(double(busy[j] - busy[i]) / span, 0.08, 1.0));
+        double span = double(std::max<TimeNs>(1, last_end - start));
+        float fraction = float(std::clamp(double(index.busy(lane, i, j)) / span, 0.08, 1.0));
         float top = y + 1 + (lane_height - 2) * (1 - fraction);
         dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height - 1),
                           light ? IM_COL32(222, 224, 230, 255) : IM_COL32(52, 52, 58, 255));
@@ -444,15 +442,16 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
                           light ? IM_COL32(120, 124, 140, 255) : IM_COL32(130, 130, 145, 255));
         if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
           ctx.hits.fold_hovered = true;
-          ctx.hits.fold = {c.start[r] + src.def.shift, c.end(last) + src.def.shift, uint32_t(j - i)};
+          ctx.hits.fold = {start + src.def.shift, last_end + src.def.shift, uint32_t(j - i)};
           ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
-                            present::format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
+                            present::format_duration(double(last_end - start)).c_str(), human::percent(fraction * 100).c_str());
         }
         ++ctx.stats.folded_blocks;
       }
       i = j;
       continue;
     }
+    const uint32_t r = slices[i];
     SliceRef s{track, r};
     ImU32 fill = slice_color(ctx, src, s);
     ImVec2 a(std::max(sx0, x0), y + 1), b(std::min(sx1, x1), y + lane_height - 1);

@@ -128,27 +128,13 @@ void TimelineView::update_data_range() {
 }
 
 // Per track and visual row, the slices in time order: slices on one row never overlap, so both
-// starts and ends are sorted and a binary search finds the first visible one.
+// starts and ends are sorted and a search finds the first visible one.
 void TimelineView::build_lane_index(Source& src) {
   const TraceStore& store = src.store();
-  src.lanes.resize(store.tracks.size());
-  for (uint32_t t = 0; t < store.tracks.size(); ++t) {
-    const Track& track = store.tracks[t];
-    auto& rows = src.lanes[t].rows;
-    rows.assign(track.row_count(), {});
-    for (uint32_t i = 0; i < track.slices.size(); ++i) rows[track.row_of(i)].push_back(i);
-    auto& busy = src.lanes[t].busy;
-    busy.assign(rows.size(), {});
-    for (size_t r = 0; r < rows.size(); ++r) {
-      TimeNs sum = 0;
-      busy[r].reserve(rows[r].size() + 1);
-      busy[r].push_back(0);
-      for (uint32_t i : rows[r]) busy[r].push_back(sum += track.slices.dur[i]);
-    }
-    auto& starts = src.lanes[t].starts;
-    starts.clear();
-    for (const auto& row : rows) starts.emplace_back(row.size(), [&](size_t p) { return track.slices.start[row[p]]; });
-  }
+  src.lanes.clear();
+  src.lanes.reserve(store.tracks.size());
+  for (const Track& track : store.tracks)
+    src.lanes.emplace_back(track.slices, track.row_count(), [&](uint32_t i) { return track.row_of(i); });
 }
 
 void TimelineView::show_all() {
@@ -755,14 +741,14 @@ const std::vector<uint8_t>& TimelineView::overview_busy(int columns) {
     for (uint32_t t = 0; t < src.store().tracks.size(); ++t) {
       const Track& track = src.store().tracks[t];
       if (track.kind != TrackKind::GpuStream || src.lanes[t].rows.empty()) continue;
-      const auto& row = src.lanes[t].rows[0];
-      const SliceColumns& c = track.slices;
+      const Source::LaneIndex& lanes = src.lanes[t];
+      const size_t slices = lanes.rows[0].size();
       double base = offset - double(src.def.shift);  // column edges on the store's clock
       size_t p = 0;  // the first slice ending after the column's start: moves right with the columns
       for (int col = 0; col < columns; ++col) {
         TimeNs a = TimeNs(base + col * per_col), b = TimeNs(base + (col + 1) * per_col);
-        p = src.lanes[t].first_ending(0, c, [&](TimeNs end) { return end <= a; }, p);
-        if (p != row.size() && c.start[row[p]] < b) overview_busy_[size_t(col)] = 1;
+        p = lanes.first_ending(0, [&](TimeNs end) { return end <= a; }, p);
+        if (p != slices && lanes.start(0, p) < b) overview_busy_[size_t(col)] = 1;
       }
     }
   return overview_busy_;

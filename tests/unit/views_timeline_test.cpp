@@ -168,27 +168,37 @@ TEST_CASE("timeline sources: each store's rows under its header, on the view clo
   CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{0, 10000});
 }
 
-// A timeline lane's searches through its sampled starts: the same answers as the plain binary
-// searches over the row they replace, on random rows of non-overlapping slices (zero-length
-// slices, slices ending where the next starts, equal starts), an empty lane, and from every
-// position (how folds and overview columns search).
-TEST_CASE("lane index: first_starting / first_ending equal the plain partition_point over the row") {
+// A timeline lane's searches through its sampled starts, and the times it keeps beside them:
+// the same answers as the plain binary searches over the store's columns they replace, on random
+// rows of non-overlapping slices (zero-length slices, slices ending where the next starts), an
+// empty lane, and from every position (how folds and overview columns search).
+TEST_CASE("lane index: searches and times equal the plain ones over the store's columns") {
   std::mt19937 rng(5);
   for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(8), size_t(9), size_t(64), size_t(65), size_t(700)}) {
     SliceColumns c;
-    TimelineSourceState::LaneIndex index;
-    index.rows.resize(2);
+    std::vector<uint32_t> row_of;
     TimeNs t = 100;
-    // Two lanes interleaved in the columns, as depths are: lane 0 gets the slices the test checks.
+    // Two lanes interleaved in the columns, as depths are: lane 1 gets the slices the test checks,
+    // lane 2 stays empty.
     for (size_t k = 0; k < n; ++k) {
-      c.start.push_back(t), c.dur.push_back(TimeNs(rng() % 3 == 0 ? 0 : rng() % 50));
-      index.rows[0].push_back(uint32_t(c.size() - 1));
+      c.start.push_back(t), c.dur.push_back(TimeNs(rng() % 3 == 0 ? 0 : rng() % 50)), row_of.push_back(1);
       t = c.end(c.size() - 1) + TimeNs(rng() % 3 == 0 ? 0 : rng() % 40);  // touching or apart
-      if (rng() % 2) c.start.push_back(t), c.dur.push_back(1), index.rows[1].push_back(uint32_t(c.size() - 1));
+      if (rng() % 2) c.start.push_back(t), c.dur.push_back(1), row_of.push_back(0);
     }
-    for (const auto& row : index.rows)
-      index.starts.emplace_back(row.size(), [&](size_t p) { return c.start[row[p]]; });
-    const auto& row = index.rows[0];
+    TimelineSourceState::LaneIndex index(c, 3, [&](uint32_t i) { return row_of[i]; });
+    REQUIRE(index.rows.size() == 3);
+    CHECK(index.rows[2].empty());
+    CHECK(index.first_ending(2, [](TimeNs) { return true; }) == 0);
+    const auto& row = index.rows[1];
+    REQUIRE(row.size() == n);
+    TimeNs busy = 0;
+    for (size_t p = 0; p < row.size(); ++p) {
+      REQUIRE(index.start(1, p) == c.start[row[p]]);
+      REQUIRE(index.end(1, p) == c.end(row[p]));
+      REQUIRE(index.busy(1, 0, p) == busy);
+      busy += c.dur[row[p]];
+    }
+    CHECK(index.busy(1, 0, n) == busy);
     std::vector<TimeNs> cuts = {std::numeric_limits<TimeNs>::min(), 0, 100, t, t + 1};
     for (uint32_t r : row) cuts.insert(cuts.end(), {c.start[r] - 1, c.start[r], c.end(r), c.end(r) + 1});
     for (TimeNs cut : cuts) {
@@ -200,19 +210,13 @@ TEST_CASE("lane index: first_starting / first_ending equal the plain partition_p
       auto plain_end = [&](auto pred) {
         return size_t(std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return pred(c.end(r)); }) - row.begin());
       };
-      REQUIRE(index.first_starting(0, c, before) == plain_start(before));
-      REQUIRE(index.first_ending(0, c, before) == plain_end(before));
-      REQUIRE(index.first_ending(0, c, before_or_at) == plain_end(before_or_at));
+      REQUIRE(index.first_starting(1, before) == plain_start(before));
+      REQUIRE(index.first_ending(1, before) == plain_end(before));
+      REQUIRE(index.first_ending(1, before_or_at) == plain_end(before_or_at));
       for (size_t from = 0; from <= row.size(); ++from) {
-        REQUIRE(index.first_starting(0, c, before, from) == std::max(from, plain_start(before)));
-        REQUIRE(index.first_ending(0, c, before_or_at, from) == std::max(from, plain_end(before_or_at)));
+        REQUIRE(index.first_starting(1, before, from) == std::max(from, plain_start(before)));
+        REQUIRE(index.first_ending(1, before_or_at, from) == std::max(from, plain_end(before_or_at)));
       }
     }
   }
-  TimelineSourceState::LaneIndex empty;
-  empty.rows.resize(1);
-  empty.starts.resize(1);
-  SliceColumns none;
-  CHECK(empty.first_ending(0, none, [](TimeNs) { return true; }) == 0);
-  CHECK(empty.first_starting(0, none, [](TimeNs) { return false; }, 0) == 0);
 }
