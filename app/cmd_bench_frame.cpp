@@ -160,14 +160,17 @@ void register_bench_frame(CLI::App& bench) {
     if (options->format == "json") {
       JsonWriter j;
       j.begin_object().field("frames", uint64_t(ms.size())).field("frame_ms_p50", pct(0.5)).field("frame_ms_p99", pct(0.99));
-      j.field("frame_ms_max", sorted.back()).field("draw_commands_max", max_commands).field("vertices_max", max_vertices).end_object();
+      j.field("frame_ms_max", sorted.back()).field("first_frame_ms", ms.front()).field("prepare_ms", tl.prepare_ms());
+      j.field("draw_commands_max", max_commands).field("vertices_max", max_vertices).end_object();
       std::printf("%s\n", j.str().c_str());
       return;
     }
     std::string overlay = options->critical_path ? " (critical-path overlay: " + std::to_string(tl.path_slices().size()) + " slices)" : "";
     std::printf("file            %s%s\n", options->file.c_str(), overlay.c_str());
     std::printf("frames          %zu (zoom levels from the whole trace down to ~1 us, with pans)\n", ms.size());
-    std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f\n", pct(0.5), pct(0.99), sorted.back());
+    std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f   first %.3f\n", pct(0.5), pct(0.99), sorted.back(), ms.front());
+    std::printf("view prepare    %.3f ms (at open, not in a frame: lane rows and their sampled keys, counter indexes, short names)\n",
+                tl.prepare_ms());
     std::printf("draw list       %u commands, %u vertices at most\n", max_commands, max_vertices);
   });
 }

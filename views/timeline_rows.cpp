@@ -232,13 +232,14 @@ void MoreLevelsRow::click(RowContext& ctx, float y) const {
 
 // --- CounterRow: a step chart with min/max per pixel column, so dense series stay honest ---
 
-// A counter's extremes index, built the first time it is drawn (the view is rebuilt when its
-// store changes; the size check guards a series that grew anyway).
-const present::RangeMinMax& CounterRow::extremes(TimelineSourceState& src) const {
-  if (src.counter_extremes.size() != src.store().counters.size()) src.counter_extremes.resize(src.store().counters.size());
-  const std::vector<double>& values = src.store().counters[counter].value;
-  present::RangeMinMax& index = src.counter_extremes[counter];
-  if (index.size() != values.size() || index.data() != values.data()) index = present::RangeMinMax(values);
+const TimelineSourceState::CounterIndex& CounterRow::index(TimelineSourceState& src, uint32_t counter) {
+  if (src.counters.size() != src.store().counters.size()) src.counters.resize(src.store().counters.size());
+  const CounterSeries& s = src.store().counters[counter];
+  TimelineSourceState::CounterIndex& index = src.counters[counter];
+  if (index.extremes.size() != s.value.size() || index.extremes.data() != s.value.data() || index.times.size() != s.ts.size()) {
+    index.extremes = present::RangeMinMax(s.value);
+    index.times = present::SampledKeys(s.ts.size(), [&](size_t p) { return s.ts[p]; });
+  }
   return index;
 }
 
@@ -251,20 +252,23 @@ void CounterRow::draw(RowContext& ctx, float y) const {
   const float x0 = map.x0, x1 = map.x1;
   auto x_at = [&](TimeNs t) { return map.x_of(src.view(t)); };
   const double shift = double(src.def.shift);
-  const present::RangeMinMax& extremes = this->extremes(src);
+  const TimelineSourceState::CounterIndex& index = CounterRow::index(src, counter);
+  const present::RangeMinMax& extremes = index.extremes;
+  auto ts_at = [&](size_t p) { return s.ts[p]; };
   auto [mn, mx] = extremes.all();
   double lo = std::min(0.0, mn), hi = std::max(mx, lo + 1e-12);
   float h = height - 4;
   auto y_of = [&](double v) { return y + 2 + h - float((v - lo) / (hi - lo)) * h; };
   ImU32 fill = IM_COL32(0, 114, 178, 150);
-  auto it = std::upper_bound(s.ts.begin(), s.ts.end(), TimeNs(map.t0 - shift));
-  size_t i = it == s.ts.begin() ? 0 : size_t(it - s.ts.begin()) - 1;
+  const TimeNs view_start = TimeNs(map.t0 - shift);
+  size_t first_after = index.times.partition_point(ts_at, [&](TimeNs t) { return t <= view_start; });
+  size_t i = first_after == 0 ? 0 : first_after - 1;
   for (float x = std::max(x0, x_at(s.ts[i])); x < x1 && i < s.ts.size(); x += 1) {
     double col_end = map.t_of(x + 1) - shift;  // the column's end on the store's clock
-    // The column's points: i and every later one before col_end (a galloping search and the
-    // extremes' blocks, so a zoomed-out column of many points costs no walk over them).
-    size_t j = size_t(present::gallop_partition_point(s.ts.begin() + i + 1, s.ts.end(), [&](TimeNs t) { return double(t) < col_end; }) -
-                      s.ts.begin()) - 1;
+    // The column's points: i and every later one before col_end (a search from i through the
+    // sampled times, and the extremes' blocks: a zoomed-out column of many points costs no walk
+    // over them).
+    size_t j = index.times.partition_point_from(i + 1, ts_at, [&](TimeNs t) { return double(t) < col_end; }) - 1;
     auto [vmin, vmax] = extremes.of(i, j + 1);
     ctx.dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y + 2 + h), fill);
     if (vmin != vmax) ctx.dl->AddRectFilled(ImVec2(x, y_of(vmax)), ImVec2(x + 1, y_of(vmin) + 1), IM_COL32(0, 80, 140, 255));
@@ -353,23 +357,26 @@ void LaneRow::draw_gaps(RowContext& ctx, float y, float height) const {
   const auto& gaps = src.gaps[track];
   const TimeMapping& map = ctx.map;
   const double lo = map.t0 - double(src.def.shift), hi = map.t1 - double(src.def.shift);
-  auto it = std::partition_point(gaps.begin(), gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < lo; });
+  const present::SampledKeys& ends = src.gap_ends[track];
+  auto end_at = [&](size_t p) { return gaps[p].end; };
+  size_t i = ends.partition_point(end_at, [&](TimeNs end) { return double(end) < lo; });
   ImGuiIO& io = ImGui::GetIO();
-  while (it != gaps.end() && double(it->start) <= hi) {
-    float a = std::max(map.x_of(src.view(it->start)), map.x0), b = std::min(map.x_of(src.view(it->end)), map.x1);
+  while (i < gaps.size() && double(gaps[i].start) <= hi) {
+    const IdleGapMark& gap = gaps[i];
+    float a = std::max(map.x_of(src.view(gap.start)), map.x0), b = std::min(map.x_of(src.view(gap.end)), map.x1);
     if (b - a < 1) {
       // Sub-pixel gaps: the track looks busy there, as it is. Every later gap that ends before
       // the next pixel is sub-pixel too (gaps are sorted and disjoint): skip them in one search,
       // so a zoomed-out frame costs per pixel, not per gap.
       const double next_px = map.t_of(a + 1) - double(src.def.shift);
-      it = present::gallop_partition_point(it + 1, gaps.end(), [&](const IdleGapMark& g) { return double(g.end) < next_px; });
+      i = ends.partition_point_from(i + 1, end_at, [&](TimeNs end) { return double(end) < next_px; });
       continue;
     }
-    ctx.dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(it->cause), 90));
+    ctx.dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + height), with_alpha(idle_cause_color(gap.cause), 90));
     ++ctx.stats.gaps_drawn;
     ++src.gaps_drawn[track];
-    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height) gap_tooltip(ctx, source, *it);
-    ++it;
+    if (io.MousePos.x >= a && io.MousePos.x < b && io.MousePos.y >= y && io.MousePos.y < y + height) gap_tooltip(ctx, source, gap);
+    ++i;
   }
 }
 
@@ -381,7 +388,6 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
   const TimelineSourceState& src = ctx.sources[source];
   const TraceStore& store = src.store();
   const Track& t = store.tracks[track];
-  const SliceColumns& c = t.slices;
   const TimeMapping& map = ctx.map;
   const float x0 = map.x0, x1 = map.x1, lane_height = ctx.lane_height;
   const double shift = double(src.def.shift), lo = map.t0 - shift, hi = map.t1 - shift;
@@ -394,43 +400,41 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
   if (lane == 0 && t.instants.size()) {  // instants as ticks at the top of the track
     const auto& ts = t.instants.ts;
     auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(lo));
-    float last_x = -1e9f;
-    for (; it != ts.end() && double(*it) <= hi; ++it) {
+    while (it != ts.end() && double(*it) <= hi) {
       float x = sx(*it);
-      if (x - last_x < 2) continue;
-      last_x = x;
       dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), light ? IM_COL32(90, 90, 90, 220) : IM_COL32(200, 200, 200, 220));
+      // The next tick at least 2 px on: instants closer than that share this one's (per pixel,
+      // not per instant, however many a zoomed-out view holds).
+      it = present::gallop_partition_point(it + 1, ts.end(), [&](TimeNs t) { return sx(t) - x < 2; });
     }
   }
-  if (lane >= src.lanes[track].rows.size()) return;
-  const auto& slices = src.lanes[track].rows[lane];
-  auto it = std::partition_point(slices.begin(), slices.end(), [&](uint32_t r) { return double(c.end(r)) < lo; });
-  size_t i = size_t(it - slices.begin());
+  const TimelineSourceState::LaneIndex& index = src.lanes[track];
+  if (lane >= index.rows.size()) return;
+  const auto& slices = index.rows[lane];
+  size_t i = index.first_ending(lane, [&](TimeNs t) { return double(t) < lo; });
   ImU32 border = light ? IM_COL32(0, 0, 0, 50) : IM_COL32(0, 0, 0, 120);
-  while (i < slices.size() && double(c.start[slices[i]]) <= hi) {
-    uint32_t r = slices[i];
-    float sx0 = sx(c.start[r]), sx1 = sx(c.end(r));
+  while (i < slices.size() && double(index.start(lane, i)) <= hi) {
+    const TimeNs start = index.start(lane, i);
+    float sx0 = sx(start), sx1 = sx(index.end(lane, i));
     if (sx1 - sx0 < kFoldPx) {
       // Fold: everything starting within the next kFoldPx pixels joins this block.
-      double limit = double(c.start[r]) + kFoldPx * map.ns_per_px;
-      auto end_it = present::gallop_partition_point(slices.begin() + i, slices.end(), [&](uint32_t q) { return double(c.start[q]) < limit; });
-      size_t j = size_t(end_it - slices.begin());
+      double limit = double(start) + kFoldPx * map.ns_per_px;
+      size_t j = index.first_starting(lane, [&](TimeNs t) { return double(t) < limit; }, i);
       // Slices on a row never overlap, so only the run's last slice can be wide: it is drawn
       // on its own next time round.
-      if (j - i > 1 && sx(c.end(slices[j - 1])) - sx(c.start[slices[j - 1]]) >= kFoldPx) --j;
-      uint32_t last = slices[j - 1];
-      float bx1 = std::max(sx(c.end(last)), sx0 + 1.f);
+      if (j - i > 1 && sx(index.end(lane, j - 1)) - sx(index.start(lane, j - 1)) >= kFoldPx) --j;
+      const TimeNs last_end = index.end(lane, j - 1);
+      float bx1 = std::max(sx(last_end), sx0 + 1.f);
       if (j - i == 1) {
-        SliceRef s{track, r};
+        SliceRef s{track, slices[i]};
         dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height - 1), slice_color(ctx, src, s));
         if (mouse_in_row && io.MousePos.x >= sx0 - 1 && io.MousePos.x <= bx1 + 1) ctx.hits.hovered = {source, s};
         ++ctx.stats.slices_drawn;
       } else {
         // A folded block is as tall as the run is busy: zoomed far out, a GPU stream reads as a
         // utilisation chart (prefix sums: no walk over the folded slices).
-        const auto& busy = src.lanes[track].busy[lane];
-        double span = double(std::max<TimeNs>(1, c.end(last) - c.start[r]));
-        float fraction = float(std::clamp(double(busy[j] - busy[i]) / span, 0.08, 1.0));
+        double span = double(std::max<TimeNs>(1, last_end - start));
+        float fraction = float(std::clamp(double(index.busy(lane, i, j)) / span, 0.08, 1.0));
         float top = y + 1 + (lane_height - 2) * (1 - fraction);
         dl->AddRectFilled(ImVec2(std::max(sx0, x0), y + 1), ImVec2(std::min(bx1, x1), y + lane_height - 1),
                           light ? IM_COL32(222, 224, 230, 255) : IM_COL32(52, 52, 58, 255));
@@ -438,15 +442,16 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
                           light ? IM_COL32(120, 124, 140, 255) : IM_COL32(130, 130, 145, 255));
         if (mouse_in_row && io.MousePos.x >= sx0 && io.MousePos.x <= bx1) {
           ctx.hits.fold_hovered = true;
-          ctx.hits.fold = {c.start[r] + src.def.shift, c.end(last) + src.def.shift, uint32_t(j - i)};
+          ctx.hits.fold = {start + src.def.shift, last_end + src.def.shift, uint32_t(j - i)};
           ImGui::SetTooltip("%s slices folded (%s, %s busy)\nclick to zoom in", human::count(int64_t(j - i)).c_str(),
-                            present::format_duration(double(c.end(last) - c.start[r])).c_str(), human::percent(fraction * 100).c_str());
+                            present::format_duration(double(last_end - start)).c_str(), human::percent(fraction * 100).c_str());
         }
         ++ctx.stats.folded_blocks;
       }
       i = j;
       continue;
     }
+    const uint32_t r = slices[i];
     SliceRef s{track, r};
     ImU32 fill = slice_color(ctx, src, s);
     ImVec2 a(std::max(sx0, x0), y + 1), b(std::min(sx1, x1), y + lane_height - 1);

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "core/present/range_min_max.h"
+#include "core/present/sampled_keys.h"
+#include "core/present/huge_pages.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 
@@ -106,9 +108,73 @@ public:
 
 // Everything a timeline keeps per source, indexed by its store's track / process numbers.
 struct TimelineSourceState {
+  // Per track, its visual rows as folding reads them. A zoomed-out frame folds rows of millions
+  // of slices into a few hundred blocks each: every block searches for its end, then reads the
+  // end of its last slice and the busy time inside it. Reading those from the store's columns
+  // through `rows` cost ~4 cold pages per block (rows, start, dur, busy prefix); here each row's
+  // starts and summed durations sit side by side, so a block reads one stretch of memory (plus
+  // the sampled starts, which stay cached), and the store is read only for slices drawn whole.
   struct LaneIndex {
-    std::vector<std::vector<uint32_t>> rows;  // per visual row: slice rows in time order
-    std::vector<std::vector<TimeNs>> busy;    // per visual row: durations summed up to each slice
+    struct Span {
+      TimeNs start;        // the slice's start
+      TimeNs busy_before;  // the durations of the row's earlier slices, summed
+    };
+    std::vector<std::vector<uint32_t>> rows;   // per visual row: slice rows in time order
+    std::vector<std::vector<Span>> spans;      // per visual row: one per slice, then one holding the total
+    std::vector<present::SampledKeys> starts;  // per visual row: every 64th start
+
+    LaneIndex() = default;
+    // `row_count` visual rows; slice i of `c` goes on row_of(i), in order.
+    template <class RowOf>
+    LaneIndex(const SliceColumns& c, uint32_t row_count, RowOf row_of) : rows(row_count), spans(row_count) {
+      std::vector<TimeNs> busy(row_count, 0);
+      std::vector<size_t> sizes(row_count, 0);
+      for (uint32_t i = 0; i < c.size(); ++i) ++sizes[row_of(i)];
+      for (uint32_t lane = 0; lane < row_count; ++lane) {
+        rows[lane].reserve(sizes[lane]), spans[lane].reserve(sizes[lane] + 1);
+        present::prefer_huge_pages(rows[lane].data(), rows[lane].capacity() * sizeof(uint32_t));
+        present::prefer_huge_pages(spans[lane].data(), spans[lane].capacity() * sizeof(Span));
+      }
+      for (uint32_t i = 0; i < c.size(); ++i) {
+        uint32_t lane = row_of(i);
+        rows[lane].push_back(i);
+        spans[lane].push_back({c.start[i], busy[lane]});
+        busy[lane] += c.dur[i];
+      }
+      for (uint32_t lane = 0; lane < row_count; ++lane) {
+        const auto& row = spans[lane];
+        starts.emplace_back(row.size(), [&](size_t p) { return row[p].start; });
+        spans[lane].push_back({row.empty() ? 0 : row.back().start + busy[lane] - row.back().busy_before, busy[lane]});
+      }
+    }
+
+    // Position p of a row (an index into rows[lane]): its slice's times, and [i, j)'s busy time.
+    TimeNs start(uint32_t lane, size_t p) const { return spans[lane][p].start; }
+    TimeNs end(uint32_t lane, size_t p) const { return spans[lane][p].start + busy(lane, p, p + 1); }
+    TimeNs busy(uint32_t lane, size_t i, size_t j) const { return spans[lane][j].busy_before - spans[lane][i].busy_before; }
+
+    // The first position of a row, from `from` on, whose start fails `before` (a predicate on
+    // times that holds up to some point).
+    template <class Before>
+    size_t first_starting(uint32_t lane, Before before, size_t from = 0) const {
+      const std::vector<Span>& row = spans[lane];
+      auto start_at = [&](size_t p) { return row[p].start; };
+      return from == 0 ? starts[lane].partition_point(start_at, before) : starts[lane].partition_point_from(from, start_at, before);
+    }
+    // The same for the slice's end. Slices on a row never overlap (each ends by the next one's
+    // start), so ends are sorted too and only the slice before the first start that fails can end
+    // later: the sampled starts answer this as well.
+    template <class Before>
+    size_t first_ending(uint32_t lane, Before before, size_t from = 0) const {
+      size_t first = first_starting(lane, before, from);
+      return first > from && !before(end(lane, first - 1)) ? first - 1 : first;
+    }
+  };
+  // A counter's indexes: extremes of any index range, and every 64th timestamp for the search
+  // of each pixel column's end.
+  struct CounterIndex {
+    present::RangeMinMax extremes;
+    present::SampledKeys times;
   };
   TimelineSource def;
   std::vector<LaneIndex> lanes;           // per track
@@ -116,6 +182,7 @@ struct TimelineSourceState {
   std::vector<uint8_t> pinned, hidden;     // per track
   std::vector<uint8_t> unfolded;           // per track: deep levels shown
   std::vector<std::vector<IdleGapMark>> gaps;  // per track, by start
+  std::vector<present::SampledKeys> gap_ends;  // per track: every 64th gap's end
   std::vector<double> idle_share;          // per track: idle / span of its activity
   std::vector<uint32_t> gaps_drawn;        // per track, last frame
   std::vector<float> track_y;              // per track: screen y of its first lane, last frame
@@ -127,7 +194,7 @@ struct TimelineSourceState {
   TimeNs data_start = 0, data_end = 0;     // store clock
   bool folded_away = false;                // the source's header folds all its rows
   float screen_y = NAN;                    // its first row, last frame
-  std::vector<present::RangeMinMax> counter_extremes;  // per counter, built when first drawn
+  std::vector<CounterIndex> counters;      // per counter, built with the view (rebuilt if a series changed)
   const TraceStore& store() const { return *def.store; }
   double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
 };
@@ -238,8 +305,8 @@ public:
   void draw(RowContext& ctx, float y) const;
   uint32_t counter;
 
-private:
-  const present::RangeMinMax& extremes(TimelineSourceState& src) const;
+  // The series' indexes, current: built with the view, again only if the series changed since.
+  static const TimelineSourceState::CounterIndex& index(TimelineSourceState& src, uint32_t counter);
 };
 
 // The fold of a deep track: "▸ N more levels" across the row; a click unfolds it.

@@ -152,6 +152,9 @@ public:
   bool show_flows = true;
   bool show_legend = true;  // off where a view draws its own (the diff view's header)
   const TimelineStats& stats() const { return stats_; }
+  // CPU ms this view spent preparing its sources for drawing (lane rows, sampled starts and ends,
+  // counter indexes, short names): the one-time work opening a trace pays so that no frame does.
+  double prepare_ms() const { return prepare_ms_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // source 0's idle gaps drawn on a track last frame
 
   // Deep stacks (Python with_stack traces nest twenty frames and more; 2 × kFoldedLevels levels
@@ -239,6 +242,7 @@ private:
   float pending_scroll_y_ = -1;
   uint32_t pending_scroll_source_ = kNone;
   TimelineStats stats_;
+  double prepare_ms_ = 0;
 };
 
 }  // namespace sl::views

@@ -6,6 +6,9 @@
 #include "views/timeline_view.h"
 #include "core/data_range.h"
 
+#include <limits>
+#include <random>
+
 using namespace sl;
 using namespace sl::views;
 using namespace sl::present;
@@ -163,4 +166,57 @@ TEST_CASE("timeline sources: each store's rows under its header, on the view clo
   CHECK_FALSE(tl.selection().valid());
   CHECK(tl.source_count() == 1);
   CHECK(tl.data_range() == std::pair<TimeNs, TimeNs>{0, 10000});
+}
+
+// A timeline lane's searches through its sampled starts, and the times it keeps beside them:
+// the same answers as the plain binary searches over the store's columns they replace, on random
+// rows of non-overlapping slices (zero-length slices, slices ending where the next starts), an
+// empty lane, and from every position (how folds and overview columns search).
+TEST_CASE("lane index: searches and times equal the plain ones over the store's columns") {
+  std::mt19937 rng(5);
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(8), size_t(9), size_t(64), size_t(65), size_t(700)}) {
+    SliceColumns c;
+    std::vector<uint32_t> row_of;
+    TimeNs t = 100;
+    // Two lanes interleaved in the columns, as depths are: lane 1 gets the slices the test checks,
+    // lane 2 stays empty.
+    for (size_t k = 0; k < n; ++k) {
+      c.start.push_back(t), c.dur.push_back(TimeNs(rng() % 3 == 0 ? 0 : rng() % 50)), row_of.push_back(1);
+      t = c.end(c.size() - 1) + TimeNs(rng() % 3 == 0 ? 0 : rng() % 40);  // touching or apart
+      if (rng() % 2) c.start.push_back(t), c.dur.push_back(1), row_of.push_back(0);
+    }
+    TimelineSourceState::LaneIndex index(c, 3, [&](uint32_t i) { return row_of[i]; });
+    REQUIRE(index.rows.size() == 3);
+    CHECK(index.rows[2].empty());
+    CHECK(index.first_ending(2, [](TimeNs) { return true; }) == 0);
+    const auto& row = index.rows[1];
+    REQUIRE(row.size() == n);
+    TimeNs busy = 0;
+    for (size_t p = 0; p < row.size(); ++p) {
+      REQUIRE(index.start(1, p) == c.start[row[p]]);
+      REQUIRE(index.end(1, p) == c.end(row[p]));
+      REQUIRE(index.busy(1, 0, p) == busy);
+      busy += c.dur[row[p]];
+    }
+    CHECK(index.busy(1, 0, n) == busy);
+    std::vector<TimeNs> cuts = {std::numeric_limits<TimeNs>::min(), 0, 100, t, t + 1};
+    for (uint32_t r : row) cuts.insert(cuts.end(), {c.start[r] - 1, c.start[r], c.end(r), c.end(r) + 1});
+    for (TimeNs cut : cuts) {
+      auto before = [&](TimeNs x) { return x < cut; };
+      auto before_or_at = [&](TimeNs x) { return x <= cut; };
+      auto plain_start = [&](auto pred) {
+        return size_t(std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return pred(c.start[r]); }) - row.begin());
+      };
+      auto plain_end = [&](auto pred) {
+        return size_t(std::partition_point(row.begin(), row.end(), [&](uint32_t r) { return pred(c.end(r)); }) - row.begin());
+      };
+      REQUIRE(index.first_starting(1, before) == plain_start(before));
+      REQUIRE(index.first_ending(1, before) == plain_end(before));
+      REQUIRE(index.first_ending(1, before_or_at) == plain_end(before_or_at));
+      for (size_t from = 0; from <= row.size(); ++from) {
+        REQUIRE(index.first_starting(1, before, from) == std::max(from, plain_start(before)));
+        REQUIRE(index.first_ending(1, before_or_at, from) == std::max(from, plain_end(before_or_at)));
+      }
+    }
+  }
 }
