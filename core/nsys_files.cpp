@@ -180,8 +180,15 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+// A path as one shell word: inside single quotes, where only a quote itself needs care ('\'').
+std::string shell_quoted(const std::string& path) {
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 std::string export_command(const std::string& rep, const std::string& out) {
-  return "nsys export --type sqlite --output '" + out + "' '" + rep + "'";
+  return "nsys export --type sqlite --output " + shell_quoted(out) + " " + shell_quoted(rep);
 }
 
 std::string read_small_file(const std::string& path) {

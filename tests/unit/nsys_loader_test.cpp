@@ -448,6 +448,18 @@ TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
     CHECK(r.error.message.find("nsys export --type sqlite --output '" + dir.file("report1.sqlite") + "' '" + path + "'") !=
           std::string::npos);
   }
+  SUBCASE("the command to run quotes a path holding a quote so that a shell reads it back") {
+    std::string path = dir.file("it's a run.nsys-rep");
+    std::ofstream(path) << "not really";
+    const char* old = std::getenv("PATH");
+    std::string saved = old ? old : "";
+    ::setenv("PATH", dir.path.c_str(), 1);
+    LoadResult r = load_trace(path);
+    ::setenv("PATH", saved.c_str(), 1);
+    REQUIRE_FALSE(r.ok());
+    std::string quoted = "'" + dir.path.string() + "/it'\\''s a run.nsys-rep'";
+    CHECK_MESSAGE(r.error.message.find("' " + quoted) != std::string::npos, r.error.message);
+  }
 }
 
 // The corpus reports against counts taken with plain SQL on the same file.
