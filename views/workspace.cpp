@@ -91,6 +91,8 @@ Workspace::Loaded Workspace::load(const std::string& path, LoadState& state) {
   }
   state.phase = "analysing";
   out.model = analyse_for_views(*r.store, out.gaps, [&] { opened.write.wait_store_unused(); });
+  state.phase = "indexing";
+  out.timeline = std::make_unique<TimelineView>(*r.store);
   out.store = std::move(r.store);
   out.write = std::move(opened.write);
   return out;
@@ -160,7 +162,7 @@ void Workspace::install(Loaded loaded) {
   origin_ = loaded.origin;
   notice_ = std::move(loaded.notice);
   if (loaded.write.running()) cache_writes_.push_back(std::move(loaded.write));
-  timeline_ = std::make_unique<TimelineView>(*store_);
+  timeline_ = loaded.timeline ? std::move(loaded.timeline) : std::make_unique<TimelineView>(*store_);
   timeline_->set_idle_gaps(std::move(loaded.gaps));
   panel_ = std::make_unique<AnalysisPanel>(*store_, *model_, *timeline_);
 }
