@@ -3,14 +3,32 @@
 // thread they run one after the other. Each must touch state the other does not write.
 #pragma once
 
+#include <atomic>
 #include <thread>
 #include <utility>
 
 namespace sl {
 
+// While one is alive, run_both runs its two pieces one after the other on the calling thread:
+// for tests that compare the two-thread result with the one-thread one.
+class OneThreadOnly {
+public:
+  OneThreadOnly() { ++count(); }
+  ~OneThreadOnly() { --count(); }
+  OneThreadOnly(const OneThreadOnly&) = delete;
+  OneThreadOnly& operator=(const OneThreadOnly&) = delete;
+  static bool active() { return count() > 0; }
+
+private:
+  static std::atomic<int>& count() {
+    static std::atomic<int> n{0};
+    return n;
+  }
+};
+
 template <class F, class G>
 void run_both(F&& first, G&& second) {
-  if (std::thread::hardware_concurrency() < 2) {
+  if (OneThreadOnly::active() || std::thread::hardware_concurrency() < 2) {
     first();
     second();
     return;

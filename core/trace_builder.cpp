@@ -5,6 +5,7 @@
 #include "core/args_blocks.h"
 #include "core/both_ways.h"
 #include "core/decimal.h"
+#include "core/huge_columns.h"
 #include "core/phase_timer.h"
 
 namespace sl {
@@ -86,7 +87,7 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
     CorrelationSlot& s = correlation_slots_[slot];
     if (s.row == kNone) {
       s = {id, uint32_t(store_.correlations.size())};
-      store_.correlations.push_back({id, {}, 0, 0});
+      push_back_huge(store_.correlations, Correlation{id, {}, 0, 0});
       return s.row;
     }
     if (s.id == id) return s.row;
@@ -97,7 +98,8 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
 void TraceBuilder::grow_correlations(size_t rows) {
   size_t size = std::max<size_t>(1024, correlation_slots_.size() * 2);
   while (size <= 2 * rows) size *= 2;
-  std::vector<CorrelationSlot> slots(size, {0, kNone});
+  std::vector<CorrelationSlot> slots;
+  assign_huge(slots, size, CorrelationSlot{0, kNone});
   size_t mask = slots.size() - 1;
   for (uint32_t row = 0; row < store_.correlations.size(); ++row) {
     int64_t id = store_.correlations[row].id;
@@ -111,12 +113,12 @@ void TraceBuilder::grow_correlations(size_t rows) {
 void TraceBuilder::append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
                                 uint32_t args, uint32_t corr_row) {
   SliceColumns& c = store_.tracks[track].slices;
-  c.start.push_back(start);
-  c.dur.push_back(dur);
-  c.name.push_back(name);
-  c.cat.push_back(cat);
-  c.args.push_back(args);
-  c.corr.push_back(corr_row);
+  push_back_huge(c.start, start);
+  push_back_huge(c.dur, dur);
+  push_back_huge(c.name, name);
+  push_back_huge(c.cat, cat);
+  push_back_huge(c.args, args);
+  push_back_huge(c.corr, corr_row);
   ++store_.counts.slices;
 }
 
@@ -128,7 +130,7 @@ void TraceBuilder::add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, Strin
 }
 
 uint32_t TraceBuilder::new_correlation(int64_t id) {
-  store_.correlations.push_back({id, {}, 0, 0});
+  push_back_huge(store_.correlations, Correlation{id, {}, 0, 0});
   return uint32_t(store_.correlations.size() - 1);
 }
 
@@ -140,7 +142,7 @@ void TraceBuilder::add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur
 }
 
 uint32_t TraceBuilder::add_args_record(const ArgsRange& range) {
-  store_.args_.push_back(range);
+  push_back_huge(store_.args_, range);
   return uint32_t(store_.args_.size() - 1);
 }
 
@@ -155,7 +157,7 @@ void each_input_column(SliceColumns& c, F&& f) {
 void TraceBuilder::reserve_slices(uint32_t track, size_t rows) {
   SliceColumns& c = store_.tracks[track].slices;
   size_t n = c.size() + rows;
-  each_input_column(c, [&](auto& column) { column.reserve(n); });
+  each_input_column(c, [&](auto& column) { reserve_huge(column, n); });
 }
 
 void TraceBuilder::release_unused(uint32_t track) {
@@ -218,7 +220,7 @@ void TraceBuilder::add_counter(uint32_t process, std::string_view series, TimeNs
 void TraceBuilder::add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
                                   bool enclosing, uint64_t offset) {
   see(abs_ts);
-  flow_points_.push_back({track, key, cat, phase, enclosing, abs_ts, order_++, offset, {}});
+  push_back_huge(flow_points_, FlowPoint{track, key, cat, phase, enclosing, abs_ts, order_++, offset, {}});
 }
 
 void TraceBuilder::set_process_sort_index(uint32_t process, int64_t index) {
@@ -330,7 +332,8 @@ void TraceBuilder::bind_targets() {
   std::vector<uint32_t> first(store_.tracks.size() + 1, 0);
   for (const FlowPoint& p : flow_points_) ++first[p.track + 1];
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
-  std::vector<Timed> timed(flow_points_.size());
+  std::vector<Timed> timed;
+  resize_huge(timed, flow_points_.size());
   {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t i = 0; i < flow_points_.size(); ++i) timed[fill[flow_points_[i].track]++] = {flow_points_[i].ts, i};
@@ -358,14 +361,16 @@ std::vector<uint32_t> TraceBuilder::flow_points_by_key() const {
     uint64_t key;
     uint32_t point;
   };
-  std::vector<Keyed> keyed(flow_points_.size());
+  std::vector<Keyed> keyed;
+  resize_huge(keyed, flow_points_.size());
   for (uint32_t i = 0; i < flow_points_.size(); ++i) keyed[i] = {flow_points_[i].key, i};
   std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
     const FlowPoint &x = flow_points_[a.point], &y = flow_points_[b.point];
     return std::tie(x.ts, x.order) < std::tie(y.ts, y.order);  // order: total
   });
-  std::vector<uint32_t> points(keyed.size());
+  std::vector<uint32_t> points;
+  resize_huge(points, keyed.size());
   for (size_t i = 0; i < keyed.size(); ++i) points[i] = keyed[i].point;
   return points;
 }
@@ -446,7 +451,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
   }
   uint32_t args_base = uint32_t(store_.args_.size());
   auto [offset_shift, block_shift] = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
-  store_.args_.reserve(store_.args_.size() + from.args_.size());
+  reserve_huge(store_.args_, store_.args_.size() + from.args_.size());
   for (ArgsRange a : from.args_) {
     a.offset += offset_shift;
     a.block += block_shift;
@@ -461,7 +466,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
   // Each column grows once, to its final size (growing by doubling would copy it several times
   // into fresh memory), and is filled column by column.
   auto append = [](auto& out, const auto& in, auto map) {
-    out.reserve(out.size() + in.size());
+    reserve_huge(out, out.size() + in.size());
     for (auto v : in) out.push_back(map(v));
   };
   auto same = [](auto v) { return v; };
@@ -503,7 +508,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
     if (a.track != kNone) a.track = track[a.track];
     async_.push_back(a);
   }
-  flow_points_.reserve(flow_points_.size() + later.flow_points_.size());
+  reserve_huge(flow_points_, flow_points_.size() + later.flow_points_.size());
   for (FlowPoint f : later.flow_points_) {
     f.order += base, f.track = track[f.track], f.cat = str[f.cat];
     flow_points_.push_back(f);
