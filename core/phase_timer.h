@@ -20,20 +20,21 @@ public:
   void mark(const char* phase) {
     if (!on_) return;
     auto now = std::chrono::steady_clock::now();
-    double cpu = thread_cpu_ms();
-    char text[96];
-    std::snprintf(text, sizeof text, " %s %.1f ms (cpu %.1f)", phase,
-                  std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
+    double cpu = cpu_ms(CLOCK_THREAD_CPUTIME_ID), all = cpu_ms(CLOCK_PROCESS_CPUTIME_ID);
+    char text[128];
+    std::snprintf(text, sizeof text, " %s %.1f ms (cpu %.1f, all threads %.1f)", phase,
+                  std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_, all - last_all_);
     line_ += text;
     last_ = now;
     last_cpu_ = cpu;
+    last_all_ = all;
   }
 
 private:
-  // This thread's CPU time: on a busy machine the wall time of a phase is mostly waiting.
-  static double thread_cpu_ms() {
+  // CPU time of this thread or of the process: on a busy machine wall time is mostly waiting.
+  static double cpu_ms(clockid_t clock) {
     timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(clock, &t);
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
   }
 
@@ -41,7 +42,8 @@ private:
   const char* what_;
   std::string line_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  double last_cpu_ = on_ ? thread_cpu_ms() : 0;
+  double last_cpu_ = on_ ? cpu_ms(CLOCK_THREAD_CPUTIME_ID) : 0;
+  double last_all_ = on_ ? cpu_ms(CLOCK_PROCESS_CPUTIME_ID) : 0;
 };
 
 }  // namespace sl

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/huge_columns.h"
-
 namespace sl {
 namespace {
 
@@ -158,10 +156,10 @@ uint32_t nest_slices_from(Track& track, uint32_t from, ImportIssues& issues) {
   SliceColumns& c = track.slices;
   size_t n = c.size();
   std::vector<std::vector<uint32_t>> stacks = stacks_before(track, from);
-  resize_huge(c.parent, n, kNone);
-  resize_huge(c.depth, n, uint16_t(0));
-  resize_huge(c.lane, n, uint16_t(0));
-  resize_huge(track.max_end_prefix, n);
+  c.parent.resize(n, kNone);
+  c.depth.resize(n, 0);
+  c.lane.resize(n, 0);
+  track.max_end_prefix.resize(n);
   uint32_t overlapping = 0;
   TimeNs max_end = from > 0 ? track.max_end_prefix[from - 1] : INT64_MIN;
   for (uint32_t row = from; row < n; ++row) {

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/huge_columns.h"
 #include "core/import_issues.h"
 #include "core/trace_store.h"
 
@@ -15,7 +14,7 @@ namespace sl {
 template <class T>
 void permute_from(std::vector<T>& column, size_t from, const std::vector<uint32_t>& order) {
   std::vector<T> sorted;
-  reserve_huge(sorted, order.size());
+  sorted.reserve(order.size());
   for (uint32_t row : order) sorted.push_back(column[row]);
   std::copy(sorted.begin(), sorted.end(), column.begin() + std::ptrdiff_t(from));
 }

@@ -5,7 +5,6 @@
 #include "core/args_blocks.h"
 #include "core/both_ways.h"
 #include "core/decimal.h"
-#include "core/huge_columns.h"
 #include "core/phase_timer.h"
 
 namespace sl {
@@ -87,7 +86,7 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
     CorrelationSlot& s = correlation_slots_[slot];
     if (s.row == kNone) {
       s = {id, uint32_t(store_.correlations.size())};
-      push_back_huge(store_.correlations, Correlation{id, {}, 0, 0});
+      store_.correlations.push_back({id, {}, 0, 0});
       return s.row;
     }
     if (s.id == id) return s.row;
@@ -98,8 +97,7 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
 void TraceBuilder::grow_correlations(size_t rows) {
   size_t size = std::max<size_t>(1024, correlation_slots_.size() * 2);
   while (size <= 2 * rows) size *= 2;
-  std::vector<CorrelationSlot> slots;
-  assign_huge(slots, size, CorrelationSlot{0, kNone});
+  std::vector<CorrelationSlot> slots(size, CorrelationSlot{0, kNone});
   size_t mask = slots.size() - 1;
   for (uint32_t row = 0; row < store_.correlations.size(); ++row) {
     int64_t id = store_.correlations[row].id;
@@ -113,12 +111,12 @@ void TraceBuilder::grow_correlations(size_t rows) {
 void TraceBuilder::append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
                                 uint32_t args, uint32_t corr_row) {
   SliceColumns& c = store_.tracks[track].slices;
-  push_back_huge(c.start, start);
-  push_back_huge(c.dur, dur);
-  push_back_huge(c.name, name);
-  push_back_huge(c.cat, cat);
-  push_back_huge(c.args, args);
-  push_back_huge(c.corr, corr_row);
+  c.start.push_back(start);
+  c.dur.push_back(dur);
+  c.name.push_back(name);
+  c.cat.push_back(cat);
+  c.args.push_back(args);
+  c.corr.push_back(corr_row);
   ++store_.counts.slices;
 }
 
@@ -130,7 +128,7 @@ void TraceBuilder::add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, Strin
 }
 
 uint32_t TraceBuilder::new_correlation(int64_t id) {
-  push_back_huge(store_.correlations, Correlation{id, {}, 0, 0});
+  store_.correlations.push_back({id, {}, 0, 0});
   return uint32_t(store_.correlations.size() - 1);
 }
 
@@ -142,7 +140,7 @@ void TraceBuilder::add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur
 }
 
 uint32_t TraceBuilder::add_args_record(const ArgsRange& range) {
-  push_back_huge(store_.args_, range);
+  store_.args_.push_back(range);
   return uint32_t(store_.args_.size() - 1);
 }
 
@@ -157,7 +155,7 @@ void each_input_column(SliceColumns& c, F&& f) {
 void TraceBuilder::reserve_slices(uint32_t track, size_t rows) {
   SliceColumns& c = store_.tracks[track].slices;
   size_t n = c.size() + rows;
-  each_input_column(c, [&](auto& column) { reserve_huge(column, n); });
+  each_input_column(c, [&](auto& column) { column.reserve(n); });
 }
 
 void TraceBuilder::release_unused(uint32_t track) {
@@ -220,7 +218,7 @@ void TraceBuilder::add_counter(uint32_t process, std::string_view series, TimeNs
 void TraceBuilder::add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
                                   bool enclosing, uint64_t offset) {
   see(abs_ts);
-  push_back_huge(flow_points_, FlowPoint{track, key, cat, phase, enclosing, abs_ts, order_++, offset, {}});
+  flow_points_.push_back({track, key, cat, phase, enclosing, abs_ts, order_++, offset, {}});
 }
 
 void TraceBuilder::set_process_sort_index(uint32_t process, int64_t index) {
@@ -332,8 +330,7 @@ void TraceBuilder::bind_targets() {
   std::vector<uint32_t> first(store_.tracks.size() + 1, 0);
   for (const FlowPoint& p : flow_points_) ++first[p.track + 1];
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
-  std::vector<Timed> timed;
-  resize_huge(timed, flow_points_.size());
+  std::vector<Timed> timed(flow_points_.size());
   {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t i = 0; i < flow_points_.size(); ++i) timed[fill[flow_points_[i].track]++] = {flow_points_[i].ts, i};
@@ -361,16 +358,14 @@ std::vector<uint32_t> TraceBuilder::flow_points_by_key() const {
     uint64_t key;
     uint32_t point;
   };
-  std::vector<Keyed> keyed;
-  resize_huge(keyed, flow_points_.size());
+  std::vector<Keyed> keyed(flow_points_.size());
   for (uint32_t i = 0; i < flow_points_.size(); ++i) keyed[i] = {flow_points_[i].key, i};
   std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
     const FlowPoint &x = flow_points_[a.point], &y = flow_points_[b.point];
     return std::tie(x.ts, x.order) < std::tie(y.ts, y.order);  // order: total
   });
-  std::vector<uint32_t> points;
-  resize_huge(points, keyed.size());
+  std::vector<uint32_t> points(keyed.size());
   for (size_t i = 0; i < keyed.size(); ++i) points[i] = keyed[i].point;
   return points;
 }
@@ -422,6 +417,46 @@ void TraceBuilder::bind_flows(const std::vector<uint32_t>& by_key) {
   flow_points_.shrink_to_fit();
 }
 
+// absorb(): the correlation rows of `from` and its tracks' slices and instants, appended to
+// this store's (`track`, `str`: where its tracks and strings went; args rows shifted by
+// `args_base`), each column grown once to its final size and filled column by column (growing
+// by doubling would copy it several times into fresh memory).
+void TraceBuilder::absorb_columns(TraceStore& from, const std::vector<uint32_t>& track,
+                                  const std::vector<StringId>& str, uint32_t args_base) {
+  std::vector<uint32_t> corr(from.correlations.size());
+  size_t correlations = store_.correlations.size() + corr.size();
+  if (correlations * 2 >= correlation_slots_.size()) grow_correlations(correlations);  // once, not by doubling
+  for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);
+  auto append = [](auto& out, const auto& in, auto map) {
+    out.reserve(out.size() + in.size());
+    for (auto v : in) out.push_back(map(v));
+  };
+  auto same = [](auto v) { return v; };
+  auto interned = [&](StringId s) { return str[s]; };
+  auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
+  auto correlation = [&](uint32_t c) { return c == kNone ? kNone : corr[c]; };
+  for (uint32_t i = 0; i < track.size(); ++i) {
+    SliceColumns& in = from.tracks[i].slices;
+    SliceColumns& out = store_.tracks[track[i]].slices;
+    append(out.start, in.start, same);
+    append(out.dur, in.dur, same);
+    append(out.name, in.name, interned);
+    append(out.cat, in.cat, interned);
+    append(out.args, in.args, args);
+    append(out.corr, in.corr, correlation);
+    store_.counts.slices += in.size();
+    InstantColumns& in_instants = from.tracks[i].instants;
+    InstantColumns& out_instants = store_.tracks[track[i]].instants;
+    append(out_instants.ts, in_instants.ts, same);
+    append(out_instants.name, in_instants.name, interned);
+    append(out_instants.cat, in_instants.cat, interned);
+    append(out_instants.args, in_instants.args, args);
+    append(out_instants.scope, in_instants.scope, same);
+    in = {};
+    in_instants = {};
+  }
+}
+
 void TraceBuilder::absorb(TraceBuilder& later) {
   TraceStore& from = later.store_;
   std::vector<StringId> str(from.strings.size());
@@ -450,70 +485,45 @@ void TraceBuilder::absorb(TraceBuilder& later) {
     if (t.has_sort_index) into.sort_index = t.sort_index, into.has_sort_index = true;
   }
   uint32_t args_base = uint32_t(store_.args_.size());
-  auto [offset_shift, block_shift] = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
-  reserve_huge(store_.args_, store_.args_.size() + from.args_.size());
-  for (ArgsRange a : from.args_) {
-    a.offset += offset_shift;
-    a.block += block_shift;
-    store_.args_.push_back(a);
-  }
+  auto shifts = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
+  uint64_t offset_shift = shifts.first;
+  uint32_t block_shift = shifts.second;
   auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
-  std::vector<uint32_t> corr(from.correlations.size());
-  size_t correlations = store_.correlations.size() + corr.size();
-  if (correlations * 2 >= correlation_slots_.size()) grow_correlations(correlations);  // once, not by doubling
-  for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);
-  from.args_ = {};  // `later` is spent: free each part once copied, to keep the peak low
-  // Each column grows once, to its final size (growing by doubling would copy it several times
-  // into fresh memory), and is filled column by column.
-  auto append = [](auto& out, const auto& in, auto map) {
-    reserve_huge(out, out.size() + in.size());
-    for (auto v : in) out.push_back(map(v));
-  };
-  auto same = [](auto v) { return v; };
-  auto interned = [&](StringId s) { return str[s]; };
-  auto correlation = [&](uint32_t c) { return c == kNone ? kNone : corr[c]; };
-  for (uint32_t i = 0; i < track.size(); ++i) {
-    SliceColumns& in = from.tracks[i].slices;
-    SliceColumns& out = store_.tracks[track[i]].slices;
-    append(out.start, in.start, same);
-    append(out.dur, in.dur, same);
-    append(out.name, in.name, interned);
-    append(out.cat, in.cat, interned);
-    append(out.args, in.args, args);
-    append(out.corr, in.corr, correlation);
-    store_.counts.slices += in.size();
-    InstantColumns& in_instants = from.tracks[i].instants;
-    InstantColumns& out_instants = store_.tracks[track[i]].instants;
-    append(out_instants.ts, in_instants.ts, same);
-    append(out_instants.name, in_instants.name, interned);
-    append(out_instants.cat, in_instants.cat, interned);
-    append(out_instants.args, in_instants.args, args);
-    append(out_instants.scope, in_instants.scope, same);
-    in = {};
-    in_instants = {};
-  }
+  uint64_t base = order_;
+  // Two parts that share nothing they write, on two threads: the correlations and the tracks'
+  // columns (which refer to them); the args table, the pending begin/end/async events and the
+  // flow points. `later` is spent: each part is freed once copied, to keep the peak low.
+  run_both([&] { absorb_columns(from, track, str, args_base); },
+           [&] {
+             store_.args_.reserve(store_.args_.size() + from.args_.size());
+             for (ArgsRange a : from.args_) {
+               a.offset += offset_shift;
+               a.block += block_shift;
+               store_.args_.push_back(a);
+             }
+             from.args_ = {};
+             for (auto& [t, list] : later.begins_)
+               for (PendingBegin b : list) {
+                 b.order += base, b.name = str[b.name], b.cat = str[b.cat], b.args = args(b.args);
+                 begins_[track[t]].push_back(b);
+               }
+             for (auto& [t, list] : later.ends_)
+               for (PendingEnd e : list) ends_[track[t]].push_back({e.ts, e.order + base, e.offset});
+             for (PendingAsync a : later.async_) {
+               a.order += base, a.name = str[a.name], a.cat = str[a.cat], a.args = args(a.args);
+               if (a.track != kNone) a.track = track[a.track];
+               async_.push_back(a);
+             }
+             flow_points_.reserve(flow_points_.size() + later.flow_points_.size());
+             for (FlowPoint f : later.flow_points_) {
+               f.order += base, f.track = track[f.track], f.cat = str[f.cat];
+               flow_points_.push_back(f);
+             }
+             later.flow_points_ = {};
+           });
   for (const CounterSeries& series : from.counters)
     for (size_t r = 0; r < series.ts.size(); ++r)
       add_counter(proc[series.process], from.strings.view(series.name), series.ts[r], series.value[r]);
-  uint64_t base = order_;
-  for (auto& [t, list] : later.begins_)
-    for (PendingBegin b : list) {
-      b.order += base, b.name = str[b.name], b.cat = str[b.cat], b.args = args(b.args);
-      begins_[track[t]].push_back(b);
-    }
-  for (auto& [t, list] : later.ends_)
-    for (PendingEnd e : list) ends_[track[t]].push_back({e.ts, e.order + base, e.offset});
-  for (PendingAsync a : later.async_) {
-    a.order += base, a.name = str[a.name], a.cat = str[a.cat], a.args = args(a.args);
-    if (a.track != kNone) a.track = track[a.track];
-    async_.push_back(a);
-  }
-  reserve_huge(flow_points_, flow_points_.size() + later.flow_points_.size());
-  for (FlowPoint f : later.flow_points_) {
-    f.order += base, f.track = track[f.track], f.cat = str[f.cat];
-    flow_points_.push_back(f);
-  }
-  later.flow_points_ = {};
   order_ += later.order_;
   min_ts_ = std::min(min_ts_, later.min_ts_);
   max_ts_ = std::max(max_ts_, later.max_ts_);

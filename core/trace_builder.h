@@ -139,6 +139,8 @@ private:
   void see(TimeNs abs_ts) { min_ts_ = std::min(min_ts_, abs_ts); max_ts_ = std::max(max_ts_, abs_ts); }
   void append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
                     uint32_t args, uint32_t corr_row);
+  void absorb_columns(TraceStore& from, const std::vector<uint32_t>& track, const std::vector<StringId>& str,
+                      uint32_t args_base);
   void match_begin_end();
   void match_async();
   void rebase();

@@ -13,7 +13,6 @@
 #include <tuple>
 
 #include "core/both_ways.h"
-#include "core/huge_columns.h"
 #include "core/phase_timer.h"
 #include "core/slice_order.h"
 
@@ -63,7 +62,7 @@ uint64_t TraceStore::slice_count() const {
 }
 
 uint32_t TraceStore::add_args(std::string_view json) {
-  push_back_huge(args_, args_blocks_->append(json));
+  args_.push_back(args_blocks_->append(json));
   return static_cast<uint32_t>(args_.size() - 1);
 }
 
@@ -264,7 +263,7 @@ void TraceStore::index_names() {
   for (const Track& t : tracks)
     for (StringId id : t.slices.name) ++name_offsets_[id + 1];
   for (size_t i = 1; i < name_offsets_.size(); ++i) name_offsets_[i] += name_offsets_[i - 1];
-  assign_huge(name_refs_, name_offsets_.back(), SliceRef{});
+  name_refs_.assign(name_offsets_.back(), SliceRef{});
   std::vector<uint32_t> fill(name_offsets_.begin(), name_offsets_.end() - 1);
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     const auto& names = tracks[t].slices.name;
@@ -294,7 +293,7 @@ void TraceStore::link_correlations() {
     correlations[i].activity_count = 0;
     offset += counts[i];
   }
-  assign_huge(correlation_activities_, offset, SliceRef{});
+  correlation_activities_.assign(offset, SliceRef{});
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     if (tracks[t].kind != TrackKind::GpuStream) continue;
     const SliceColumns& c = tracks[t].slices;
@@ -320,8 +319,7 @@ std::vector<uint32_t> flows_ordered_by(const std::vector<Flow>& flows, SliceRef 
     SliceRef at;
     uint32_t row;
   };
-  std::vector<Entry> entries;
-  resize_huge(entries, flows.size());
+  std::vector<Entry> entries(flows.size());
   for (uint32_t row = 0; row < flows.size(); ++row) entries[row] = {flows[row].*end, row};
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return std::tie(a.at, a.row) < std::tie(b.at, b.row); });
