@@ -53,6 +53,8 @@ public:
   size_t wait_for(size_t pos);
   // The bytes below `pos` will not be read again: the decompressor may run ahead of it.
   void consumed(size_t pos);
+  // The text is in 2 MB pages (a large file): a parser releases it in whole ones.
+  bool huge_pages() const { return huge_pages_; }
   // Where the second part's text begins (0 when the file is one part): a parser may start there.
   size_t second_part() const { return parts_.size() > 1 ? parts_[1]->base : 0; }
 
@@ -97,6 +99,7 @@ private:
   std::shared_ptr<TraceStore::Buffer> compressed_, text_;
   std::vector<std::unique_ptr<Part>> parts_;
   uint64_t indexed_size_ = 0;  // the text's size from the member index; 0 when not indexed
+  bool huge_pages_ = false;
 };
 
 // The gzip extra subfield make_synthetic_trace writes: "Sl", 4 bytes, the member's compressed

@@ -376,9 +376,9 @@ void KinetoLoader::restore_text() {
 void KinetoLoader::release_before(size_t pos) {
   if (!release_pages_) return;
   static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-  // A stream's text is in 2 MB pages (when large): releasing part of one splits it into 512
-  // small ones, freed one by one, so the text goes back in whole huge pages.
-  const uintptr_t unit = stream_ ? uintptr_t(2) << 20 : page;
+  // Releasing part of a 2 MB page splits it into 512 small ones, freed one by one: a text in
+  // huge pages goes back in whole ones.
+  const uintptr_t unit = stream_ && stream_->huge_pages() ? uintptr_t(2) << 20 : page;
   uintptr_t from = (reinterpret_cast<uintptr_t>(d_ + released_to_) + page - 1) / page * page;
   uintptr_t to = reinterpret_cast<uintptr_t>(d_ + pos) / unit * unit;
   if (stream_) stream_->consumed(pos);

@@ -493,7 +493,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
   // Two parts that share nothing they write, on two threads: the correlations and the tracks'
   // columns (which refer to them); the args table, the pending begin/end/async events and the
   // flow points. `later` is spent: each part is freed once copied, to keep the peak low.
-  run_both([&] { absorb_columns(from, track, str, args_base); },
+  run_both(from.counts.slices + later.flow_points_.size(), [&] { absorb_columns(from, track, str, args_base); },
            [&] {
              store_.args_.reserve(store_.args_.size() + from.args_.size());
              for (ArgsRange a : from.args_) {
@@ -549,6 +549,7 @@ void TraceBuilder::finish() {
   // store is sorted, nested and indexed and the points bound to their slices.
   std::vector<uint32_t> by_key;
   run_both(
+      store_.counts.slices + flow_points_.size(),
       [&] {
         store_.finalize();
         bind_targets();

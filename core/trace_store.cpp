@@ -253,7 +253,7 @@ void TraceStore::sort_and_nest_tracks() {
     }
   };
   ImportIssues found[2];
-  run_both([&] { work(found[0]); }, [&] { work(found[1]); });
+  run_both(slice_count(), [&] { work(found[0]); }, [&] { work(found[1]); });
   issues.merge(found[0]);
   issues.merge(found[1]);
 }
@@ -330,7 +330,8 @@ std::vector<uint32_t> flows_ordered_by(const std::vector<Flow>& flows, SliceRef 
 }  // namespace
 
 void TraceStore::finalize_flows() {
-  run_both([&] { flows_by_from_ = flows_ordered_by(flows, &Flow::from); },
+  run_both(
+      flows.size(), [&] { flows_by_from_ = flows_ordered_by(flows, &Flow::from); },
            [&] { flows_by_to_ = flows_ordered_by(flows, &Flow::to); });
 }
 
@@ -420,6 +421,7 @@ void TraceStore::finalize() {
   // Each pair writes what the other does not read: the name index and iterations; the
   // correlation table and the processes' track order.
   run_both(
+      slice_count(),
       [&] {
         index_names();
         find_iterations();

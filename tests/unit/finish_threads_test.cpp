@@ -1,6 +1,8 @@
 // Finishing a store on two threads (core/both_ways.h: tracks sorted and nested two at a time,
-// indexes built side by side, flow keys sorted beside the rest) gives the very store one thread
-// gives: the snapshot bytes (every column, index, flow and issue) are compared.
+// indexes built side by side, flow keys sorted beside the rest, the second half of a parse
+// absorbed in two parts) gives the very store one thread gives: the snapshot bytes (every
+// column, index, flow and issue) are compared. Threads are forced either way: on their own they
+// start only for large stores.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -15,8 +17,7 @@ namespace sl {
 namespace {
 
 std::string snapshot_of_load(const std::string& path, bool one_thread) {
-  std::optional<OneThreadOnly> only;
-  if (one_thread) only.emplace();
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
   LoadResult r = load_trace(path);
   INFO(path << ": " << r.error.to_string());
   REQUIRE(r.ok());
@@ -25,13 +26,10 @@ std::string snapshot_of_load(const std::string& path, bool one_thread) {
 
 // Many tracks of uneven sizes, written out of order, with partial overlaps (extra lane groups),
 // launches and kernels sharing correlation ids, and flows whose ends come before their starts,
-// lack a start or a slice: everything finish() sorts, nests, binds and indexes.
-std::unique_ptr<TraceStore> many_tracks(uint32_t seed, bool one_thread) {
-  std::optional<OneThreadOnly> only;
-  if (one_thread) only.emplace();
+// lack a start or a slice: everything finish() sorts, nests, binds and indexes. Events
+// [from, to) of the sequence `seed` gives.
+void add_events(TraceBuilder& b, TraceStore& store, uint32_t seed, int from, int to) {
   std::mt19937 rng(seed);
-  auto store = std::make_unique<TraceStore>();
-  TraceBuilder b(*store);
   uint32_t host = b.process("100", 100), gpu = b.process("0", 0);
   std::vector<uint32_t> threads, streams;
   for (int t = 0; t < 37; ++t) threads.push_back(b.thread_track(host, std::to_string(t + 1), t + 1));
@@ -39,26 +37,50 @@ std::unique_ptr<TraceStore> many_tracks(uint32_t seed, bool one_thread) {
     streams.push_back(b.thread_track(gpu, std::to_string(s + 7), s + 7));
     b.mark_gpu(streams.back(), 0, s + 7);
   }
-  StringId cpu_op = store->strings.intern("cpu_op"), kernel = store->strings.intern("kernel");
-  StringId ac2g = store->strings.intern("ac2g");
+  StringId cpu_op = store.strings.intern("cpu_op"), kernel = store.strings.intern("kernel");
+  StringId ac2g = store.strings.intern("ac2g");
   std::vector<StringId> names;
-  for (int n = 0; n < 50; ++n) names.push_back(store->strings.intern("op" + std::to_string(n)));
+  for (int n = 0; n < 50; ++n) names.push_back(store.strings.intern("op" + std::to_string(n)));
   const TimeNs base = 1'000'000'000;
-  for (int i = 0; i < 60000; ++i) {
+  for (int i = 0; i < to; ++i) {
     uint32_t t = threads[std::min<size_t>(rng() % 64, threads.size() - 1)];  // uneven: the last one is big
     TimeNs start = base + TimeNs(rng() % 5'000'000), dur = TimeNs(rng() % 20'000);
     bool launch = rng() % 4 == 0;
     int64_t id = int64_t(rng() % 20000);
-    b.add_slice(t, start, dur, names[rng() % names.size()], cpu_op, kNone, launch ? std::optional<int64_t>(id) : std::nullopt);
-    if (launch) {
-      uint32_t s = streams[rng() % streams.size()];
-      TimeNs k = start + TimeNs(rng() % 50'000);
-      b.add_slice(s, k, TimeNs(rng() % 9'000), names[rng() % names.size()], kernel, kNone, id);
-      uint64_t key = uint64_t(id) * 0x9E3779B97F4A7C15ull;
-      if (rng() % 8) b.add_flow_point(t, key, ac2g, 's', start + dur / 2, true, uint64_t(i) * 10);
-      if (rng() % 8) b.add_flow_point(s, key, ac2g, 'f', k - TimeNs(rng() % 3), rng() % 2, uint64_t(i) * 10 + 1);
-    }
+    StringId name = names[rng() % names.size()], kernel_name = names[rng() % names.size()];
+    uint32_t s = streams[rng() % streams.size()];
+    TimeNs k = start + TimeNs(rng() % 50'000), k_dur = TimeNs(rng() % 9'000), skew = TimeNs(rng() % 3);
+    bool has_start = rng() % 8, has_end = rng() % 8, enclosing = rng() % 2;
+    if (i < from) continue;
+    b.add_slice(t, start, dur, name, cpu_op, kNone, launch ? std::optional<int64_t>(id) : std::nullopt);
+    if (!launch) continue;
+    b.add_slice(s, k, k_dur, kernel_name, kernel, kNone, id);
+    uint64_t key = uint64_t(id) * 0x9E3779B97F4A7C15ull;
+    if (has_start) b.add_flow_point(t, key, ac2g, 's', start + dur / 2, true, uint64_t(i) * 10);
+    if (has_end) b.add_flow_point(s, key, ac2g, 'f', k - skew, enclosing, uint64_t(i) * 10 + 1);
   }
+}
+
+constexpr int kEvents = 60000;
+
+std::unique_ptr<TraceStore> many_tracks(uint32_t seed, bool one_thread) {
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
+  auto store = std::make_unique<TraceStore>();
+  TraceBuilder b(*store);
+  add_events(b, *store, seed, 0, kEvents);
+  b.finish();
+  return store;
+}
+
+// The same events parsed as two halves (as a large file is): the second absorbed into the first.
+std::unique_ptr<TraceStore> many_tracks_in_halves(uint32_t seed, bool one_thread) {
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
+  auto store = std::make_unique<TraceStore>();
+  TraceStore later_store;
+  TraceBuilder b(*store), later(later_store);
+  add_events(b, *store, seed, 0, kEvents / 2);
+  add_events(later, later_store, seed, kEvents / 2, kEvents);
+  b.absorb(later);
   b.finish();
   return store;
 }
@@ -79,6 +101,17 @@ TEST_CASE("finish on two threads: a store of many tracks is the one-thread store
       CHECK(std::count(to.begin(), to.end(), row) == 1);
     }
     CHECK(snapshot_bytes(*one) == snapshot_bytes(*two));
+  }
+}
+
+TEST_CASE("finish on two threads: a store parsed in two halves is the one-thread store and the one-part store") {
+  for (uint32_t seed : {4u, 5u}) {
+    auto one = many_tracks_in_halves(seed, true), two = many_tracks_in_halves(seed, false);
+    CHECK(one->flows.size() > 3000);
+    std::string bytes = snapshot_bytes(*one);
+    CHECK(bytes == snapshot_bytes(*two));
+    // Absorbing changes nothing either: the halves add up to the store of all events at once.
+    CHECK(bytes == snapshot_bytes(*many_tracks(seed, true)));
   }
 }
 
