@@ -95,7 +95,8 @@ std::string gzip_header_with_size(uint32_t compressed_size) {
 
 std::unique_ptr<GzipStream> GzipStream::start(std::shared_ptr<TraceStore::Buffer> compressed) {
   std::unique_ptr<GzipStream> stream(new GzipStream);
-  stream->text_ = reserve_text(compressed->size >= kHugePagesFrom);
+  stream->huge_pages_ = compressed->size >= kHugePagesFrom;
+  stream->text_ = reserve_text(stream->huge_pages_);
   if (!stream->text_) return nullptr;
   int shrink = compressed->size < kTinyCompressed ? 2 : compressed->size < kSmallCompressed ? 1 : 0;
   stream->lead_ >>= shrink;

@@ -59,6 +59,8 @@ public:
   // The bytes below `pos` will not be read again: the decompressor may run ahead of it.
   void consumed(size_t pos);
   size_t lead() const { return lead_; }  // kLead, or less for a small file
+  // The text is in 2 MB pages (a large file): a parser releases it in whole ones.
+  bool huge_pages() const { return huge_pages_; }
   // Where the second part's text begins (0 when the file is one part): a parser may start there.
   size_t second_part() const { return parts_.size() > 1 ? parts_[1]->base : 0; }
 
@@ -107,6 +109,7 @@ private:
   std::vector<std::unique_ptr<Part>> parts_;
   uint64_t indexed_size_ = 0;  // the text's size from the member index; 0 when not indexed
   size_t lead_ = kLead, inflate_step_ = kInflateStep;
+  bool huge_pages_ = false;
 };
 
 // The gzip extra subfield make_synthetic_trace writes: "Sl", 4 bytes, the member's compressed

@@ -52,6 +52,7 @@
 #include "core/file_reader.h"
 #include "core/json_repair.h"
 #include "core/nsys_loader.h"
+#include "core/phase_timer.h"
 #include "core/snapshot.h"
 #include "core/trace_builder.h"
 #include "core/trace_loader.h"
@@ -378,12 +379,15 @@ void KinetoLoader::restore_text() {
 void KinetoLoader::release_before(size_t pos) {
   if (!release_pages_) return;
   static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  // Releasing part of a 2 MB page splits it into 512 small ones, freed one by one: a text in
+  // huge pages goes back in whole ones.
+  const uintptr_t unit = stream_ && stream_->huge_pages() ? uintptr_t(2) << 20 : page;
   uintptr_t from = (reinterpret_cast<uintptr_t>(d_ + released_to_) + page - 1) / page * page;
-  uintptr_t to = reinterpret_cast<uintptr_t>(d_ + pos) / page * page;
+  uintptr_t to = reinterpret_cast<uintptr_t>(d_ + pos) / unit * unit;
+  if (stream_) stream_->consumed(pos);
   if (to <= from) return;
   ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
   released_to_ = size_t(to - reinterpret_cast<uintptr_t>(d_));
-  if (stream_) stream_->consumed(released_to_);
 }
 
 // The slow part of have(): waits for the decompressor to reach `pos` or end.
@@ -710,7 +714,10 @@ bool KinetoLoader::parse_from(size_t first, size_t limit, size_t& after) {
   constexpr size_t npos = std::string_view::npos;
   for (;;) {
     size_t separator = npos;
-    if (chunked_ && have(first + chunk_bytes_)) separator = find_boundary(first + chunk_bytes_);
+    // Past `limit` the text is the other half's, which its parser releases as it goes (zeros,
+    // in a stream): a chunk reaching beyond the limit ends at it without a look there.
+    bool limit_near = limit != npos && first + chunk_bytes_ >= limit;
+    if (chunked_ && !limit_near && have(first + chunk_bytes_)) separator = find_boundary(first + chunk_bytes_);
     if (limit != npos && (separator == npos || separator > limit)) separator = limit;
     size_t array_end = npos;
     try {
@@ -764,13 +771,16 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   // A stream's n_ is how far the part last asked for is readable: after peeking into the second
   // part (find_split, skip_ws above), what this thread reads in the first part is asked again.
   if (stream_) n_ = 0;
+  PhaseTimer timer("halves");
   try {
     size_t unused = 0;
     first_ok = parse_from(first, split, unused);
   } catch (const ChunkFailed&) {
     first_chunk_failed = true;
   }
+  timer.mark("first");
   worker.join();
+  timer.mark("wait_second");
   progress_in_ = nullptr;
   if (first_chunk_failed || second_chunk_failed) throw ChunkFailed{};
   sanitized_.merge(second.sanitized_);
@@ -778,6 +788,7 @@ bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   if (!first_ok) return false;
   if (!second_ok) return fail(second.error_.message, second.error_.byte_offset);
   builder_->absorb(*second.builder_);
+  timer.mark("absorb");
   after = second_after;
   return true;
 }

@@ -13,8 +13,9 @@ namespace sl {
 // column[from + i] = old column[order[i]] for every i; `order` holds rows >= from.
 template <class T>
 void permute_from(std::vector<T>& column, size_t from, const std::vector<uint32_t>& order) {
-  std::vector<T> sorted(order.size());
-  for (size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+  std::vector<T> sorted;
+  sorted.reserve(order.size());
+  for (uint32_t row : order) sorted.push_back(column[row]);
   std::copy(sorted.begin(), sorted.end(), column.begin() + std::ptrdiff_t(from));
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "core/args_blocks.h"
+#include "core/both_ways.h"
 #include "core/decimal.h"
+#include "core/phase_timer.h"
 
 namespace sl {
 
@@ -77,7 +79,8 @@ void TraceBuilder::mark_gpu(uint32_t track, std::optional<int64_t> device, std::
 
 // Open addressing over correlation ids: one lookup per launch and per GPU activity.
 uint32_t TraceBuilder::correlation_row(int64_t id) {
-  if (correlation_slots_.empty() || store_.correlations.size() * 2 >= correlation_slots_.size()) grow_correlations();
+  if (correlation_slots_.empty() || store_.correlations.size() * 2 >= correlation_slots_.size())
+    grow_correlations(store_.correlations.size());
   size_t mask = correlation_slots_.size() - 1;
   for (size_t slot = mix_id(id) & mask;; slot = (slot + 1) & mask) {
     CorrelationSlot& s = correlation_slots_[slot];
@@ -90,8 +93,11 @@ uint32_t TraceBuilder::correlation_row(int64_t id) {
   }
 }
 
-void TraceBuilder::grow_correlations() {
-  std::vector<CorrelationSlot> slots(std::max<size_t>(1024, correlation_slots_.size() * 2), {0, kNone});
+// At least doubles the table, and more until `rows` rows fit (under half full).
+void TraceBuilder::grow_correlations(size_t rows) {
+  size_t size = std::max<size_t>(1024, correlation_slots_.size() * 2);
+  while (size <= 2 * rows) size *= 2;
+  std::vector<CorrelationSlot> slots(size, CorrelationSlot{0, kNone});
   size_t mask = slots.size() - 1;
   for (uint32_t row = 0; row < store_.correlations.size(); ++row) {
     int64_t id = store_.correlations[row].id;
@@ -312,50 +318,81 @@ void TraceBuilder::rebase() {
 
 // Binds every flow point to its slice: `s`, `t` and `f` with bp "e" to the enclosing slice,
 // other `f` to the next slice starting at or after it. Points are visited per track in time
-// order with cursors, so this is a merge, not a binary search per point.
+// order with cursors, so this is a merge, not a binary search per point. (A point's target
+// depends on its time alone: the order of points at equal times does not matter.)
 void TraceBuilder::bind_targets() {
-  std::vector<uint32_t> order(flow_points_.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const FlowPoint &x = flow_points_[a], &y = flow_points_[b];
-    return std::tie(x.track, x.ts) < std::tie(y.track, y.ts);
-  });
-  uint32_t track = kNone;
-  size_t at_or_before = 0, before = 0;
-  for (uint32_t i : order) {
-    FlowPoint& p = flow_points_[i];
-    if (p.track != track) track = p.track, at_or_before = before = 0;
-    const auto& start = store_.tracks[track].slices.start;
-    while (at_or_before < start.size() && start[at_or_before] <= p.ts) ++at_or_before;
-    while (before < start.size() && start[before] < p.ts) ++before;
-    if (p.enclosing) p.target = store_.slice_at(track, p.ts, at_or_before);
-    else if (before < start.size()) p.target = {track, uint32_t(before)};
+  // Bucketed by track, then sorted by time as (time, point) pairs side by side: millions of
+  // points, and a sort that looked each point up would miss the cache at every comparison.
+  struct Timed {
+    TimeNs ts;
+    uint32_t point;
+  };
+  std::vector<uint32_t> first(store_.tracks.size() + 1, 0);
+  for (const FlowPoint& p : flow_points_) ++first[p.track + 1];
+  for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
+  std::vector<Timed> timed(flow_points_.size());
+  {
+    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    for (uint32_t i = 0; i < flow_points_.size(); ++i) timed[fill[flow_points_[i].track]++] = {flow_points_[i].ts, i};
   }
+  auto by_time = [](const Timed& a, const Timed& b) { return std::tie(a.ts, a.point) < std::tie(b.ts, b.point); };
+  for (uint32_t track = 0; track + 1 < first.size(); ++track) {
+    auto begin = timed.begin() + first[track], end = timed.begin() + first[track + 1];
+    if (!std::is_sorted(begin, end, by_time)) std::sort(begin, end, by_time);
+    const auto& start = store_.tracks[track].slices.start;
+    size_t at_or_before = 0, before = 0;
+    for (auto it = begin; it != end; ++it) {
+      FlowPoint& p = flow_points_[it->point];
+      while (at_or_before < start.size() && start[at_or_before] <= p.ts) ++at_or_before;
+      while (before < start.size() && start[before] < p.ts) ++before;
+      if (p.enclosing) p.target = store_.slice_at(track, p.ts, at_or_before);
+      else if (before < start.size()) p.target = {track, uint32_t(before)};
+    }
+  }
+}
+
+// The points in (key, time, order) order, as indexes into flow_points_. Sorted as (key, point)
+// pairs: points of one key (a flow's two or three) are few, so only their ties look further.
+std::vector<uint32_t> TraceBuilder::flow_points_by_key() const {
+  struct Keyed {
+    uint64_t key;
+    uint32_t point;
+  };
+  std::vector<Keyed> keyed(flow_points_.size());
+  for (uint32_t i = 0; i < flow_points_.size(); ++i) keyed[i] = {flow_points_[i].key, i};
+  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+    if (a.key != b.key) return a.key < b.key;
+    const FlowPoint &x = flow_points_[a.point], &y = flow_points_[b.point];
+    return std::tie(x.ts, x.order) < std::tie(y.ts, y.order);  // order: total
+  });
+  std::vector<uint32_t> points(keyed.size());
+  for (size_t i = 0; i < keyed.size(); ++i) points[i] = keyed[i].point;
+  return points;
 }
 
 // A flow is s → t… → f points sharing a key, in time order; each point binds to a slice on its
 // own thread. One start may fan out to several ends (a CUDA graph launch reaches every kernel of
 // the graph), so an `f` links from the latest `s`/`t` without closing it. Keys with ends but no
-// start, or a start but no end, are counted once each, never invented.
-void TraceBuilder::bind_flows() {
-  bind_targets();
-  std::sort(flow_points_.begin(), flow_points_.end(), [](const FlowPoint& a, const FlowPoint& b) {
-    return std::tie(a.key, a.ts, a.order) < std::tie(b.key, b.ts, b.order);  // order: total
-  });
-  for (size_t i = 0; i < flow_points_.size();) {
+// start, or a start but no end, are counted once each, never invented. `by_key`: the points in
+// (key, time, order) order (flow_points_by_key), their targets bound (bind_targets).
+void TraceBuilder::bind_flows(const std::vector<uint32_t>& by_key) {
+  auto point = [&](size_t k) -> const FlowPoint& { return flow_points_[by_key[k]]; };
+  for (size_t i = 0; i < by_key.size();) {
     size_t j = i;
     SliceRef previous;
     const FlowPoint *start = nullptr, *orphan_end = nullptr;
     bool ended = false;
-    while (j < flow_points_.size() && flow_points_[j].key == flow_points_[i].key) ++j;
+    while (j < by_key.size() && point(j).key == point(i).key) ++j;
+    // The points are scattered: ask for the ones a few groups on before they are needed.
+    for (size_t k = i + 16; k < j + 16 && k < by_key.size(); ++k) __builtin_prefetch(&flow_points_[by_key[k]]);
     // An end stamped before its start (host and device clocks drift) still belongs to it.
     for (size_t k = i; k < j && !start; ++k)
-      if (flow_points_[k].phase == 's') {
-        start = &flow_points_[k];
+      if (point(k).phase == 's') {
+        start = &point(k);
         previous = start->target;
       }
     for (size_t k = i; k < j; ++k) {
-      const FlowPoint& p = flow_points_[k];
+      const FlowPoint& p = point(k);
       SliceRef target = p.target;
       if (!target.valid()) store_.issues.add(IssueKind::FlowPointUnbound, p.offset);
       if (p.phase == 's') {
@@ -377,6 +414,47 @@ void TraceBuilder::bind_flows() {
     i = j;
   }
   flow_points_.clear();
+  flow_points_.shrink_to_fit();
+}
+
+// absorb(): the correlation rows of `from` and its tracks' slices and instants, appended to
+// this store's (`track`, `str`: where its tracks and strings went; args rows shifted by
+// `args_base`), each column grown once to its final size and filled column by column (growing
+// by doubling would copy it several times into fresh memory).
+void TraceBuilder::absorb_columns(TraceStore& from, const std::vector<uint32_t>& track,
+                                  const std::vector<StringId>& str, uint32_t args_base) {
+  std::vector<uint32_t> corr(from.correlations.size());
+  size_t correlations = store_.correlations.size() + corr.size();
+  if (correlations * 2 >= correlation_slots_.size()) grow_correlations(correlations);  // once, not by doubling
+  for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);
+  auto append = [](auto& out, const auto& in, auto map) {
+    out.reserve(out.size() + in.size());
+    for (auto v : in) out.push_back(map(v));
+  };
+  auto same = [](auto v) { return v; };
+  auto interned = [&](StringId s) { return str[s]; };
+  auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
+  auto correlation = [&](uint32_t c) { return c == kNone ? kNone : corr[c]; };
+  for (uint32_t i = 0; i < track.size(); ++i) {
+    SliceColumns& in = from.tracks[i].slices;
+    SliceColumns& out = store_.tracks[track[i]].slices;
+    append(out.start, in.start, same);
+    append(out.dur, in.dur, same);
+    append(out.name, in.name, interned);
+    append(out.cat, in.cat, interned);
+    append(out.args, in.args, args);
+    append(out.corr, in.corr, correlation);
+    store_.counts.slices += in.size();
+    InstantColumns& in_instants = from.tracks[i].instants;
+    InstantColumns& out_instants = store_.tracks[track[i]].instants;
+    append(out_instants.ts, in_instants.ts, same);
+    append(out_instants.name, in_instants.name, interned);
+    append(out_instants.cat, in_instants.cat, interned);
+    append(out_instants.args, in_instants.args, args);
+    append(out_instants.scope, in_instants.scope, same);
+    in = {};
+    in_instants = {};
+  }
 }
 
 void TraceBuilder::absorb(TraceBuilder& later) {
@@ -407,54 +485,45 @@ void TraceBuilder::absorb(TraceBuilder& later) {
     if (t.has_sort_index) into.sort_index = t.sort_index, into.has_sort_index = true;
   }
   uint32_t args_base = uint32_t(store_.args_.size());
-  auto [offset_shift, block_shift] = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
-  store_.args_.reserve(store_.args_.size() + from.args_.size());
-  for (ArgsRange a : from.args_) {
-    a.offset += offset_shift;
-    a.block += block_shift;
-    store_.args_.push_back(a);
-  }
+  auto shifts = store_.args_blocks_->absorb(std::move(*from.args_blocks_));
+  uint64_t offset_shift = shifts.first;
+  uint32_t block_shift = shifts.second;
   auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
-  std::vector<uint32_t> corr(from.correlations.size());
-  for (uint32_t i = 0; i < corr.size(); ++i) corr[i] = correlation_row(from.correlations[i].id);
-  from.args_ = {};  // `later` is spent: free each part once copied, to keep the peak low
-  for (uint32_t i = 0; i < track.size(); ++i) {
-    SliceColumns& c = from.tracks[i].slices;
-    for (size_t r = 0; r < c.size(); ++r)
-      append_slice(track[i], c.start[r], c.dur[r], str[c.name[r]], str[c.cat[r]], args(c.args[r]),
-                   c.corr[r] == kNone ? kNone : corr[c.corr[r]]);
-    InstantColumns& in = from.tracks[i].instants;
-    InstantColumns& out = store_.tracks[track[i]].instants;
-    for (size_t r = 0; r < in.size(); ++r) {
-      out.ts.push_back(in.ts[r]);
-      out.name.push_back(str[in.name[r]]);
-      out.cat.push_back(str[in.cat[r]]);
-      out.args.push_back(args(in.args[r]));
-      out.scope.push_back(in.scope[r]);
-    }
-    c = {};
-    from.tracks[i].instants = {};
-  }
+  uint64_t base = order_;
+  // Two parts that share nothing they write, on two threads: the correlations and the tracks'
+  // columns (which refer to them); the args table, the pending begin/end/async events and the
+  // flow points. `later` is spent: each part is freed once copied, to keep the peak low.
+  run_both(from.counts.slices + later.flow_points_.size(), [&] { absorb_columns(from, track, str, args_base); },
+           [&] {
+             store_.args_.reserve(store_.args_.size() + from.args_.size());
+             for (ArgsRange a : from.args_) {
+               a.offset += offset_shift;
+               a.block += block_shift;
+               store_.args_.push_back(a);
+             }
+             from.args_ = {};
+             for (auto& [t, list] : later.begins_)
+               for (PendingBegin b : list) {
+                 b.order += base, b.name = str[b.name], b.cat = str[b.cat], b.args = args(b.args);
+                 begins_[track[t]].push_back(b);
+               }
+             for (auto& [t, list] : later.ends_)
+               for (PendingEnd e : list) ends_[track[t]].push_back({e.ts, e.order + base, e.offset});
+             for (PendingAsync a : later.async_) {
+               a.order += base, a.name = str[a.name], a.cat = str[a.cat], a.args = args(a.args);
+               if (a.track != kNone) a.track = track[a.track];
+               async_.push_back(a);
+             }
+             flow_points_.reserve(flow_points_.size() + later.flow_points_.size());
+             for (FlowPoint f : later.flow_points_) {
+               f.order += base, f.track = track[f.track], f.cat = str[f.cat];
+               flow_points_.push_back(f);
+             }
+             later.flow_points_ = {};
+           });
   for (const CounterSeries& series : from.counters)
     for (size_t r = 0; r < series.ts.size(); ++r)
       add_counter(proc[series.process], from.strings.view(series.name), series.ts[r], series.value[r]);
-  uint64_t base = order_;
-  for (auto& [t, list] : later.begins_)
-    for (PendingBegin b : list) {
-      b.order += base, b.name = str[b.name], b.cat = str[b.cat], b.args = args(b.args);
-      begins_[track[t]].push_back(b);
-    }
-  for (auto& [t, list] : later.ends_)
-    for (PendingEnd e : list) ends_[track[t]].push_back({e.ts, e.order + base, e.offset});
-  for (PendingAsync a : later.async_) {
-    a.order += base, a.name = str[a.name], a.cat = str[a.cat], a.args = args(a.args);
-    if (a.track != kNone) a.track = track[a.track];
-    async_.push_back(a);
-  }
-  for (FlowPoint f : later.flow_points_) {
-    f.order += base, f.track = track[f.track], f.cat = str[f.cat];
-    flow_points_.push_back(f);
-  }
   order_ += later.order_;
   min_ts_ = std::min(min_ts_, later.min_ts_);
   max_ts_ = std::max(max_ts_, later.max_ts_);
@@ -471,12 +540,26 @@ void TraceBuilder::absorb(TraceBuilder& later) {
 }
 
 void TraceBuilder::finish() {
+  PhaseTimer timer("finish");
   match_begin_end();
   match_async();
   rebase();
-  store_.finalize();
-  bind_flows();
+  timer.mark("match+rebase");
+  // The flow points' order by key needs nothing else: it is sorted on a second core while the
+  // store is sorted, nested and indexed and the points bound to their slices.
+  std::vector<uint32_t> by_key;
+  run_both(
+      store_.counts.slices + flow_points_.size(),
+      [&] {
+        store_.finalize();
+        bind_targets();
+      },
+      [&] { by_key = flow_points_by_key(); });
+  timer.mark("finalize+targets|keys");
+  bind_flows(by_key);
+  timer.mark("bind_flows");
   store_.finalize_flows();
+  timer.mark("finalize_flows");
 }
 
 }  // namespace sl

@@ -134,16 +134,19 @@ private:
   };
 
   uint32_t correlation_row(int64_t id);
-  void grow_correlations();
+  void grow_correlations(size_t rows);
   static uint64_t mix_id(int64_t id) { return (uint64_t(id) * 0x9E3779B97F4A7C15ull) >> 17; }
   void see(TimeNs abs_ts) { min_ts_ = std::min(min_ts_, abs_ts); max_ts_ = std::max(max_ts_, abs_ts); }
   void append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
                     uint32_t args, uint32_t corr_row);
+  void absorb_columns(TraceStore& from, const std::vector<uint32_t>& track, const std::vector<StringId>& str,
+                      uint32_t args_base);
   void match_begin_end();
   void match_async();
   void rebase();
-  void bind_flows();
   void bind_targets();
+  std::vector<uint32_t> flow_points_by_key() const;
+  void bind_flows(const std::vector<uint32_t>& by_key);
   // finish_appended()'s steps (core/store_append.cpp).
   void rebase_appended();
   void shift_finished(TimeNs delta);

@@ -1,0 +1,128 @@
+// Finishing a store on two threads (core/both_ways.h: tracks sorted and nested two at a time,
+// indexes built side by side, flow keys sorted beside the rest, the second half of a parse
+// absorbed in two parts) gives the very store one thread gives: the snapshot bytes (every
+// column, index, flow and issue) are compared. Threads are forced either way: on their own they
+// start only for large stores.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include "core/both_ways.h"
+#include "core/snapshot.h"
+#include "core/trace_builder.h"
+#include "test_support.h"
+
+namespace sl {
+namespace {
+
+std::string snapshot_of_load(const std::string& path, bool one_thread) {
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
+  LoadResult r = load_trace(path);
+  INFO(path << ": " << r.error.to_string());
+  REQUIRE(r.ok());
+  return snapshot_bytes(*r.store);
+}
+
+// Many tracks of uneven sizes, written out of order, with partial overlaps (extra lane groups),
+// launches and kernels sharing correlation ids, and flows whose ends come before their starts,
+// lack a start or a slice: everything finish() sorts, nests, binds and indexes. Events
+// [from, to) of the sequence `seed` gives.
+void add_events(TraceBuilder& b, TraceStore& store, uint32_t seed, int from, int to) {
+  std::mt19937 rng(seed);
+  uint32_t host = b.process("100", 100), gpu = b.process("0", 0);
+  std::vector<uint32_t> threads, streams;
+  for (int t = 0; t < 37; ++t) threads.push_back(b.thread_track(host, std::to_string(t + 1), t + 1));
+  for (int s = 0; s < 11; ++s) {
+    streams.push_back(b.thread_track(gpu, std::to_string(s + 7), s + 7));
+    b.mark_gpu(streams.back(), 0, s + 7);
+  }
+  StringId cpu_op = store.strings.intern("cpu_op"), kernel = store.strings.intern("kernel");
+  StringId ac2g = store.strings.intern("ac2g");
+  std::vector<StringId> names;
+  for (int n = 0; n < 50; ++n) names.push_back(store.strings.intern("op" + std::to_string(n)));
+  const TimeNs base = 1'000'000'000;
+  for (int i = 0; i < to; ++i) {
+    uint32_t t = threads[std::min<size_t>(rng() % 64, threads.size() - 1)];  // uneven: the last one is big
+    TimeNs start = base + TimeNs(rng() % 5'000'000), dur = TimeNs(rng() % 20'000);
+    bool launch = rng() % 4 == 0;
+    int64_t id = int64_t(rng() % 20000);
+    StringId name = names[rng() % names.size()], kernel_name = names[rng() % names.size()];
+    uint32_t s = streams[rng() % streams.size()];
+    TimeNs k = start + TimeNs(rng() % 50'000), k_dur = TimeNs(rng() % 9'000), skew = TimeNs(rng() % 3);
+    bool has_start = rng() % 8, has_end = rng() % 8, enclosing = rng() % 2;
+    if (i < from) continue;
+    b.add_slice(t, start, dur, name, cpu_op, kNone, launch ? std::optional<int64_t>(id) : std::nullopt);
+    if (!launch) continue;
+    b.add_slice(s, k, k_dur, kernel_name, kernel, kNone, id);
+    uint64_t key = uint64_t(id) * 0x9E3779B97F4A7C15ull;
+    if (has_start) b.add_flow_point(t, key, ac2g, 's', start + dur / 2, true, uint64_t(i) * 10);
+    if (has_end) b.add_flow_point(s, key, ac2g, 'f', k - skew, enclosing, uint64_t(i) * 10 + 1);
+  }
+}
+
+constexpr int kEvents = 60000;
+
+std::unique_ptr<TraceStore> many_tracks(uint32_t seed, bool one_thread) {
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
+  auto store = std::make_unique<TraceStore>();
+  TraceBuilder b(*store);
+  add_events(b, *store, seed, 0, kEvents);
+  b.finish();
+  return store;
+}
+
+// The same events parsed as two halves (as a large file is): the second absorbed into the first.
+std::unique_ptr<TraceStore> many_tracks_in_halves(uint32_t seed, bool one_thread) {
+  ForceThreads force(one_thread ? Threads::One : Threads::Two);
+  auto store = std::make_unique<TraceStore>();
+  TraceStore later_store;
+  TraceBuilder b(*store), later(later_store);
+  add_events(b, *store, seed, 0, kEvents / 2);
+  add_events(later, later_store, seed, kEvents / 2, kEvents);
+  b.absorb(later);
+  b.finish();
+  return store;
+}
+
+}  // namespace
+
+TEST_CASE("finish on two threads: a store of many tracks is the one-thread store, byte for byte") {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    auto one = many_tracks(seed, true), two = many_tracks(seed, false);
+    // The store is not trivial: overlaps went to extra lanes, flows and launch links bound.
+    CHECK(one->issues.count(IssueKind::OverlappingSlice) > 1000);
+    CHECK(one->flows.size() > 3000);
+    CHECK(one->issues.count(IssueKind::FlowEndWithoutStart) > 100);
+    CHECK(one->launch_link_count() > 10000);
+    for (uint32_t row = 0; row < one->flows.size(); ++row) {
+      auto from = one->flows_from(one->flows[row].from), to = one->flows_to(one->flows[row].to);
+      CHECK(std::count(from.begin(), from.end(), row) == 1);
+      CHECK(std::count(to.begin(), to.end(), row) == 1);
+    }
+    CHECK(snapshot_bytes(*one) == snapshot_bytes(*two));
+  }
+}
+
+TEST_CASE("finish on two threads: a store parsed in two halves is the one-thread store and the one-part store") {
+  for (uint32_t seed : {4u, 5u}) {
+    auto one = many_tracks_in_halves(seed, true), two = many_tracks_in_halves(seed, false);
+    CHECK(one->flows.size() > 3000);
+    std::string bytes = snapshot_bytes(*one);
+    CHECK(bytes == snapshot_bytes(*two));
+    // Absorbing changes nothing either: the halves add up to the store of all events at once.
+    CHECK(bytes == snapshot_bytes(*many_tracks(seed, true)));
+  }
+}
+
+TEST_CASE("finish on two threads: corpus traces give the one-thread snapshot bytes") {
+  if (!test::have_shared()) return;
+  for (const char* name : {"hta_trace_diff_control_a100.json.gz", "kin_resnet50_nw0_run1.json.gz",
+                           "tl_vllm_graph_exec_full.json.gz", "hta_mtia_inference.json.gz",
+                           "catapult_flow_simple.json.gz"}) {
+    std::string path = (test::shared_dir() / "corpus" / name).string();
+    CHECK_MESSAGE(snapshot_of_load(path, true) == snapshot_of_load(path, false), name);
+  }
+}
+
+}  // namespace sl
