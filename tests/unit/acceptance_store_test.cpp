@@ -163,3 +163,20 @@ TEST_CASE("acceptance #14: a corpus report of a future schema version names the 
 }
 
 }  // namespace sl
+
+TEST_CASE("an empty .slsnap or .sqlite says what such a file starts with, not what JSON expects") {
+  char dir_template[] = "/tmp/sl_empty_XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  std::filesystem::path dir(dir_template);
+  for (const char* name : {"run.slsnap", "report.sqlite", "trace.json"}) {
+    std::string path = (dir / name).string();
+    std::ofstream{path};
+    sl::LoadResult r = sl::load_trace(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.file == path);
+    CHECK(r.error.message.starts_with("empty file: "));
+    bool json_message = r.error.message.find("JSON") != std::string::npos;
+    CHECK_MESSAGE(json_message == std::string_view(name).ends_with(".json"), r.error.message);
+  }
+  std::filesystem::remove_all(dir);
+}
