@@ -436,26 +436,25 @@ TEST_CASE("nsys: broken and foreign files give a clear error, never a crash") {
     CHECK(r.store->issues.count(IssueKind::MissingField) == 1);
     CHECK(count_cat(*r.store, "cuda_runtime") == 5);
   }
-  SUBCASE("a .nsys-rep without nsys on PATH names the command to run") {
-    std::string path = dir.file("report1.nsys-rep");
+  // A stand-in report loaded with nothing but the scratch folder on PATH: no `nsys` to run.
+  auto load_without_nsys = [&](const std::string& path) {
     std::ofstream(path) << "not really";
     const char* old = std::getenv("PATH");
     std::string saved = old ? old : "";
     ::setenv("PATH", dir.path.c_str(), 1);
     LoadResult r = load_trace(path);
     ::setenv("PATH", saved.c_str(), 1);
+    return r;
+  };
+  SUBCASE("a .nsys-rep without nsys on PATH names the command to run") {
+    std::string path = dir.file("report1.nsys-rep");
+    LoadResult r = load_without_nsys(path);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error.message.find("nsys export --type sqlite --output '" + dir.file("report1.sqlite") + "' '" + path + "'") !=
           std::string::npos);
   }
   SUBCASE("the command to run quotes a path holding a quote so that a shell reads it back") {
-    std::string path = dir.file("it's a run.nsys-rep");
-    std::ofstream(path) << "not really";
-    const char* old = std::getenv("PATH");
-    std::string saved = old ? old : "";
-    ::setenv("PATH", dir.path.c_str(), 1);
-    LoadResult r = load_trace(path);
-    ::setenv("PATH", saved.c_str(), 1);
+    LoadResult r = load_without_nsys(dir.file("it's a run.nsys-rep"));
     REQUIRE_FALSE(r.ok());
     std::string quoted = "'" + dir.path.string() + "/it'\\''s a run.nsys-rep'";
     CHECK_MESSAGE(r.error.message.find("' " + quoted) != std::string::npos, r.error.message);
