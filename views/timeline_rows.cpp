@@ -307,6 +307,7 @@ void LaneRow::draw(RowContext& ctx, float y) const {
   }
   draw_slices(ctx, y);
   draw_outlines(ctx, y);
+  draw_instant_ticks(ctx, y);
 }
 
 bool LaneRow::draws_header(const RowContext& ctx, float y) const {
@@ -380,6 +381,26 @@ void LaneRow::draw_gaps(RowContext& ctx, float y, float height) const {
   }
 }
 
+// A track's instants as ticks at the top of its first lane, over its slices (drawn under them,
+// the slices hid all but a pixel of each tick).
+void LaneRow::draw_instant_ticks(RowContext& ctx, float y) const {
+  const TimelineSourceState& src = ctx.sources[source];
+  const auto& ts = src.store().tracks[track].instants.ts;
+  if (lane != 0 || ts.empty()) return;
+  const TimeMapping& map = ctx.map;
+  const double shift = double(src.def.shift), lo = map.t0 - shift, hi = map.t1 - shift;
+  auto sx = [&](TimeNs t) { return map.x_of(double(t) + shift); };
+  const ImU32 color = ctx.light() ? IM_COL32(90, 90, 90, 220) : IM_COL32(200, 200, 200, 220);
+  auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(lo));
+  while (it != ts.end() && double(*it) <= hi) {
+    float x = sx(*it);
+    ctx.dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), color);
+    // The next tick at least 2 px on: instants closer than that share this one's (per pixel,
+    // not per instant, however many a zoomed-out view holds).
+    it = present::gallop_partition_point(it + 1, ts.end(), [&](TimeNs t) { return sx(t) - x < 2; });
+  }
+}
+
 // Slices of one lane. Runs narrower than kFoldPx fold into one block with a count, so the work
 // per row is bounded by its width in pixels whatever the number of slices. The lane's store has
 // its own clock: the view window is taken onto it once (lo, hi) and each x adds the shift back.
@@ -397,17 +418,6 @@ void LaneRow::draw_slices(RowContext& ctx, float y) const {
   ImGuiIO& io = ImGui::GetIO();
   bool mouse_in_row = io.MousePos.y >= y && io.MousePos.y < y + lane_height && io.MousePos.x >= x0 && io.MousePos.x < x1;
   std::shared_ptr<const ShortNames> names;  // fetched on the first label of the lane
-  if (lane == 0 && t.instants.size()) {  // instants as ticks at the top of the track
-    const auto& ts = t.instants.ts;
-    auto it = std::lower_bound(ts.begin(), ts.end(), TimeNs(lo));
-    while (it != ts.end() && double(*it) <= hi) {
-      float x = sx(*it);
-      dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), light ? IM_COL32(90, 90, 90, 220) : IM_COL32(200, 200, 200, 220));
-      // The next tick at least 2 px on: instants closer than that share this one's (per pixel,
-      // not per instant, however many a zoomed-out view holds).
-      it = present::gallop_partition_point(it + 1, ts.end(), [&](TimeNs t) { return sx(t) - x < 2; });
-    }
-  }
   const TimelineSourceState::LaneIndex& index = src.lanes[track];
   if (lane >= index.rows.size()) return;
   const auto& slices = index.rows[lane];

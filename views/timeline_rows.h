@@ -293,6 +293,7 @@ private:
   void draw_header(RowContext& ctx, float y) const;
   void draw_gaps(RowContext& ctx, float y, float height) const;
   void draw_slices(RowContext& ctx, float y) const;
+  void draw_instant_ticks(RowContext& ctx, float y) const;
   void draw_outlines(RowContext& ctx, float y) const;
   void outline_path(RowContext& ctx, float y) const;
 };
