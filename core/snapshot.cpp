@@ -8,6 +8,7 @@
 #include "core/snapshot.h"
 
 #include "core/args_blocks.h"
+#include "core/huge_pages.h"
 
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -106,10 +107,8 @@ void release_pages(const char* begin, const char* end) {
 // one per 2 MB, and populating ahead takes the fault out of the rest (the kernel still zeroes
 // them). Both are advice: an older kernel that refuses them only loses the speed.
 void prepare_column_memory(void* p, size_t bytes) {
-  constexpr uintptr_t kHuge = 2 << 20;
+  prefer_huge_pages(p, bytes);
   uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + bytes;
-  uintptr_t huge_from = (begin + kHuge - 1) & ~(kHuge - 1), huge_to = end & ~(kHuge - 1);
-  if (huge_to > huge_from) ::madvise(reinterpret_cast<void*>(huge_from), huge_to - huge_from, MADV_HUGEPAGE);
   uintptr_t from = (begin + kPageBytes - 1) & ~(kPageBytes - 1), to = end & ~(kPageBytes - 1);
 #ifdef MADV_POPULATE_WRITE
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);

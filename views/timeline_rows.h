@@ -22,7 +22,7 @@
 
 #include "core/present/range_min_max.h"
 #include "core/present/sampled_keys.h"
-#include "core/present/huge_pages.h"
+#include "core/huge_pages.h"
 #include "core/trace_store.h"
 #include "views/style.h"
 
@@ -132,8 +132,8 @@ struct TimelineSourceState {
       for (uint32_t i = 0; i < c.size(); ++i) ++sizes[row_of(i)];
       for (uint32_t lane = 0; lane < row_count; ++lane) {
         rows[lane].reserve(sizes[lane]), spans[lane].reserve(sizes[lane] + 1);
-        present::prefer_huge_pages(rows[lane].data(), rows[lane].capacity() * sizeof(uint32_t));
-        present::prefer_huge_pages(spans[lane].data(), spans[lane].capacity() * sizeof(Span));
+        prefer_huge_pages(rows[lane].data(), rows[lane].capacity() * sizeof(uint32_t));
+        prefer_huge_pages(spans[lane].data(), spans[lane].capacity() * sizeof(Span));
       }
       for (uint32_t i = 0; i < c.size(); ++i) {
         uint32_t lane = row_of(i);

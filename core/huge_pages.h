@@ -1,6 +1,6 @@
-// Large arrays read at random by drawing (a lane's spans of millions of slices) are cheaper on
-// 2 MB pages: a zoomed-out frame touches a new 4 KB page per folded block, and on a virtual
-// machine each TLB miss is a two-level page walk.
+// Large arrays are cheaper on 2 MB pages when faulted in at once (a snapshot's columns: one fault
+// per 2 MB) or read at random (a lane's spans, drawn: a zoomed-out frame touches a new 4 KB page
+// per folded block, and on a virtual machine each TLB miss is a two-level page walk).
 #pragma once
 
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace sl::present {
+namespace sl {
 
 // Asks the kernel to back the whole 2 MB pages inside [data, data + bytes) with huge pages (when
 // transparent huge pages are on "madvise"); call it before the memory is first written. Smaller
@@ -19,4 +19,4 @@ inline void prefer_huge_pages(void* data, size_t bytes) {
   if (data && end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-}  // namespace sl::present
+}  // namespace sl
