@@ -65,21 +65,9 @@ std::string ArgsBlocks::compress(std::string_view raw) {
 
 namespace {
 
-enum FieldKind : uint8_t { kInt = 0, kReal = 1, kText = 2, kTriple = 3 };
-
-// Characters std::to_chars writes for v.
-uint32_t decimal_size(int64_t v) {
-  static constexpr uint64_t kPowers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-                                         100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-                                         1000000000000ull, 10000000000000ull, 100000000000000ull,
-                                         1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-                                         1000000000000000000ull, 10000000000000000000ull};
-  uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
-  uint32_t bits = 64 - uint32_t(__builtin_clzll(u | 1));
-  uint32_t t = bits * 1233 >> 12;  // about bits × log10(2): the digits, or one more than they are
-  uint32_t digits = u == 0 ? 1 : t + (u >= kPowers[t]);
-  return digits + (v < 0);
-}
+using FieldKind = ArgsRecordWriter::FieldKind;
+constexpr FieldKind kInt = ArgsRecordWriter::kInt, kReal = ArgsRecordWriter::kReal, kText = ArgsRecordWriter::kText,
+                    kTriple = ArgsRecordWriter::kTriple;
 
 // As the text would have it: std::to_chars's shortest form, "null" where it fails.
 std::string_view real_text(double v, char (&tmp)[32]) {
@@ -121,83 +109,63 @@ uint8_t ArgsBlocks::add_key_text(std::string text) {
 }
 
 void ArgsBlocks::begin_record() {
-  record_used_ = 0;
-  record_fields_ = 0;
-  record_text_ = 2;  // the braces
+  record_writer_ = ArgsRecordWriter(key_sizes_, record_.data());
 }
 
 // Room for `bytes` more bytes of the record being written (one check per field, not per byte:
 // the loaders add millions of fields).
-char* ArgsBlocks::record_room(size_t bytes) {
-  if (record_used_ + bytes > record_.size()) record_.resize(std::max(2 * record_.size(), record_used_ + bytes + 256));
-  return record_.data() + record_used_;
+ArgsRecordWriter& ArgsBlocks::record_writer(size_t bytes) {
+  size_t used = record_writer_.bytes();
+  if (used + bytes > record_.size()) {
+    record_.resize(std::max(2 * record_.size(), used + bytes + 256));
+    record_writer_.moved_to(record_.data());
+  }
+  return record_writer_;
 }
 
-// The tag of a field, and the text its key adds: the comma before all but the first, "key":.
-char* ArgsBlocks::add_tag(char* out, uint8_t key, uint8_t kind) {
-  *out++ = char(kind << 6 | key);
-  record_text_ += (record_fields_ ? 1 : 0) + key_sizes_[key];
-  ++record_fields_;
-  return out;
-}
-
-namespace {
-
-// A zigzag varint (small negatives stay short): at most 10 bytes.
-char* put_varint(char* out, int64_t v) {
-  uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);
-  for (; u >= 0x80; u >>= 7) *out++ = char(u | 0x80);
-  *out++ = char(u);
-  return out;
-}
-
-}  // namespace
-
-void ArgsBlocks::add_int(uint8_t key, int64_t v) {
-  char* out = add_tag(record_room(11), key, kInt);
-  record_used_ = size_t(put_varint(out, v) - record_.data());
-  record_text_ += decimal_size(v);
-}
+void ArgsBlocks::add_int(uint8_t key, int64_t v) { record_writer(ArgsRecordWriter::kMaxIntBytes).add_int(key, v); }
 
 void ArgsBlocks::add_real(uint8_t key, double v) {
-  char* out = add_tag(record_room(1 + sizeof v), key, kReal);
+  ArgsRecordWriter& w = record_writer(1 + sizeof v);
+  char* out = w.tag(key, kReal);
   std::memcpy(out, &v, sizeof v);
-  record_used_ = size_t(out + sizeof v - record_.data());
   char tmp[32];
-  record_text_ += real_text(v, tmp).size();
+  w.wrote_value(out + sizeof v, real_text(v, tmp).size());
 }
 
 void ArgsBlocks::add_text(uint8_t key, std::string_view v) {
   std::string quoted;
   append_json_string(quoted, v);
-  char* out = add_tag(record_room(11 + quoted.size()), key, kText);
-  out = put_varint(out, int64_t(quoted.size()));
+  ArgsRecordWriter& w = record_writer(11 + quoted.size());
+  char* out = ArgsRecordWriter::put_varint(w.tag(key, kText), int64_t(quoted.size()));
   std::memcpy(out, quoted.data(), quoted.size());
-  record_used_ = size_t(out + quoted.size() - record_.data());
-  record_text_ += quoted.size();
+  w.wrote_value(out + quoted.size(), quoted.size());
 }
 
 void ArgsBlocks::add_triple(uint8_t key, int64_t a, int64_t b, int64_t c) {
-  char* out = add_tag(record_room(31), key, kTriple);
-  for (int64_t v : {a, b, c}) out = put_varint(out, v), record_text_ += decimal_size(v);
-  record_used_ = size_t(out - record_.data());
-  record_text_ += 4;  // [,,]
+  record_writer(ArgsRecordWriter::kMaxTripleBytes).add_triple(key, a, b, c);
 }
 
 ArgsRange ArgsBlocks::end_record() {
+  return append_record({record_.data(), record_writer_.bytes()}, record_writer_.fields(), record_writer_.text_size());
+}
+
+ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uint64_t text_size) {
   if (!open_.empty()) seal();  // a block holds text or records, not both
-  if (!open_records_.empty() && open_records_text_ + record_text_ > kBlockBytes) seal();
+  if (!open_records_.empty() && open_records_text_ + text_size > kBlockBytes) seal();
   if (open_records_.capacity() == 0) open_records_.reserve(kBlockBytes / 2);
   ArgsRange r;
   r.offset = end_;
-  r.length = uint32_t(record_text_);
+  r.length = uint32_t(text_size);
   r.block = uint32_t(blocks_.size());
-  uint64_t fields = record_fields_;
-  for (; fields >= 0x80; fields >>= 7) open_records_.push_back(char(fields | 0x80));
-  open_records_.push_back(char(fields));
-  open_records_.append(record_.data(), record_used_);
-  open_records_text_ += record_text_;
-  end_ += record_text_;
+  char count[5];
+  size_t n = 0;
+  for (; fields >= 0x80; fields >>= 7) count[n++] = char(fields | 0x80);
+  count[n++] = char(fields);
+  open_records_.append(count, n);
+  open_records_.append(bytes);
+  open_records_text_ += text_size;
+  end_ += text_size;
   any_records_ = true;
   return r;
 }

@@ -29,6 +29,79 @@
 
 namespace sl {
 
+// One record of args fields (ArgsBlocks::begin_record ... end_record), encoded into memory the
+// caller provides: per field a tag byte (kind << 6 | key) and the value (integers as zigzag
+// varints), with the field count and the text size the record stands for. Inline, so that a
+// loader's fixed run of fields compiles to straight-line code, and usable on any thread: the
+// Nsight loader encodes kernels' args on its decoding thread and ArgsBlocks::append_record takes
+// them on the loading thread.
+class ArgsRecordWriter {
+public:
+  enum FieldKind : uint8_t { kInt = 0, kReal = 1, kText = 2, kTriple = 3 };
+  static constexpr size_t kMaxIntBytes = 11, kMaxTripleBytes = 31;  // a tag byte and the varints
+
+  // `key_sizes`: the text each key adds ("key": as written), by key id (ArgsBlocks::key_sizes());
+  // `out`: room for every field to be added (the kMax*Bytes above each).
+  ArgsRecordWriter(const uint32_t* key_sizes, char* out) : key_sizes_(key_sizes), begin_(out), out_(out) {}
+
+  [[gnu::always_inline]] void add_int(uint8_t key, int64_t v) {
+    tag(key, kInt);
+    put_varint(v);
+    text_ += decimal_size(v);
+  }
+  [[gnu::always_inline]] void add_triple(uint8_t key, int64_t a, int64_t b, int64_t c) {
+    tag(key, kTriple);
+    put_varint(a), put_varint(b), put_varint(c);
+    text_ += decimal_size(a) + decimal_size(b) + decimal_size(c) + 4;  // [,,]
+  }
+  // The tag of a field, and the text its key adds: the comma before all but the first, "key":.
+  // Returns where the value goes (kinds written elsewhere: reals, text).
+  [[gnu::always_inline]] char* tag(uint8_t key, FieldKind kind) {
+    *out_++ = char(kind << 6 | key);
+    text_ += (fields_ ? 1 : 0) + key_sizes_[key];
+    ++fields_;
+    return out_;
+  }
+  void wrote_value(char* end, uint64_t text) { out_ = end, text_ += text; }
+  // The bytes written so far were moved to `begin` (a buffer that grew).
+  void moved_to(char* begin) { out_ = begin + bytes(), begin_ = begin; }
+
+  size_t bytes() const { return size_t(out_ - begin_); }
+  uint32_t fields() const { return fields_; }
+  uint64_t text_size() const { return text_; }  // with the braces
+
+  // Characters std::to_chars writes for v. (Always inlined, as the rest: a kernel's 16 fields
+  // cost 60 ns as calls, ~20 inline.)
+  [[gnu::always_inline]] static uint32_t decimal_size(int64_t v) {
+    static constexpr uint64_t kPowers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                           10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                           100000000000ull, 1000000000000ull, 10000000000000ull,
+                                           100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                           100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+    uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+    uint32_t bits = 64 - uint32_t(__builtin_clzll(u | 1));
+    uint32_t t = bits * 1233 >> 12;  // about bits × log10(2): the digits, or one more than they are
+    uint32_t digits = u == 0 ? 1 : t + (u >= kPowers[t]);
+    return digits + (v < 0);
+  }
+  // A zigzag varint (small negatives stay short): at most 10 bytes.
+  [[gnu::always_inline]] static char* put_varint(char* out, int64_t v) {
+    uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);
+    for (; u >= 0x80; u >>= 7) *out++ = char(u | 0x80);
+    *out++ = char(u);
+    return out;
+  }
+
+private:
+  [[gnu::always_inline]] void put_varint(int64_t v) { out_ = put_varint(out_, v); }
+
+  const uint32_t* key_sizes_;
+  char* begin_;
+  char* out_;
+  uint32_t fields_ = 0;
+  uint64_t text_ = 2;  // the braces
+};
+
 class ArgsBlocks {
 public:
   // Raw bytes per block. Larger blocks compress better; smaller ones make a cache miss (a hover
@@ -72,6 +145,12 @@ public:
   void add_text(uint8_t key, std::string_view v);
   void add_triple(uint8_t key, int64_t a, int64_t b, int64_t c);
   ArgsRange end_record();
+  // A record written by an ArgsRecordWriter (on any thread; this call on the appending one):
+  // `bytes` are its fields, as writer.bytes() counted them.
+  ArgsRange append_record(std::string_view bytes, uint32_t fields, uint64_t text_size);
+  // What each key adds to the text, by key id: for an ArgsRecordWriter. Keys registered later
+  // change it: register every key before writing records elsewhere.
+  const uint32_t* key_sizes() const { return key_sizes_; }
 
   uint64_t size() const { return end_; }  // bytes of args text
   // Every sealed block as a zstd frame (blocks of records are compressed on the first call).
@@ -103,8 +182,8 @@ private:
   uint64_t open_size() const { return open_records_.empty() ? open_.size() : open_records_text_; }
   bool write_records(std::string_view records, size_t text_size, std::string& out) const;
   uint8_t add_key_text(std::string text);  // "key": as written
-  char* record_room(size_t bytes);
-  char* add_tag(char* out, uint8_t key, uint8_t kind);
+  // The record being written (begin_record): room for `bytes` more bytes, and a writer there.
+  ArgsRecordWriter& record_writer(size_t bytes);
 
   std::vector<Block> blocks_;
   std::vector<std::unique_ptr<char[]>> owned_;         // frames and records this object holds
@@ -120,10 +199,8 @@ private:
   uint32_t key_sizes_[kMaxKeys] = {};
   std::string open_records_;
   uint64_t open_records_text_ = 0;
-  std::string record_;  // a buffer: its first record_used_ bytes are the record
-  size_t record_used_ = 0;
-  uint32_t record_fields_ = 0;
-  uint64_t record_text_ = 0;
+  std::string record_;  // a buffer: record_writer_ writes the record being written at its start
+  ArgsRecordWriter record_writer_{key_sizes_, nullptr};
   bool any_records_ = false;
   // sealed() with blocks of records: the same blocks with their frames, made on demand.
   mutable std::mutex frame_mutex_;

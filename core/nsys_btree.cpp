@@ -2,14 +2,18 @@
 // the start of the file.
 #include "core/nsys_btree.h"
 
+#include <array>
+#include <cerrno>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
+#include <map>
 #include <mutex>
 #include <new>
 #include <thread>
 
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 namespace sl::nsys {
 namespace {
@@ -45,10 +49,8 @@ size_t varint(const uint8_t* p, const uint8_t* end, uint64_t& out) {
 }
 
 // Bytes of a value of serial type `t` in the record body.
-uint64_t serial_size(uint64_t t) {
-  static constexpr uint8_t kInt[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0};
-  return t < 12 ? kInt[t] : (t - 12) / 2;
-}
+constexpr uint8_t kIntegerBytes[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0};
+constexpr uint64_t serial_size(uint64_t t) { return t < 12 ? kIntegerBytes[t] : (t - 12) / 2; }
 
 // A big-endian two's-complement integer of 1, 2, 3, 4, 6 or 8 bytes.
 int64_t be_int(const uint8_t* p, size_t n) {
@@ -76,8 +78,11 @@ void TableReader::select(const std::vector<int>& record_columns) {
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
+  size_t read = 0;
   for (size_t slot = 0; slot < record_columns.size(); ++slot)
-    if (record_columns[slot] >= 0) slot_of_record_[size_t(record_columns[slot])] = int(slot);
+    if (record_columns[slot] >= 0) read += slot_of_record_[size_t(record_columns[slot])] < 0,
+                                   slot_of_record_[size_t(record_columns[slot])] = int(slot);
+  every_slot_read_ = read == wanted_;
 }
 
 std::string TableReader::where(uint32_t page, size_t offset) const {
@@ -273,7 +278,13 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
   uint64_t header = 0;
   size_t n = varint(r, end, header);
   if (!n || header > payload.size() || header < n) return stop("record header outside its payload");
-  auto [values, present] = batch.next_row();
+  auto [values, present] = batch.next_row(false);
+  if (!every_slot_read_) batch.clear(values, present);
+  if (decode_plain_record(r, payload.size(), n, size_t(header), values, present)) {
+    batch.commit();
+    return true;
+  }
+  batch.clear(values, present);
   const uint8_t* types = r + n;
   const uint8_t* types_end = r + header;
   uint64_t body = header;
@@ -300,74 +311,145 @@ bool TableReader::decode_record(std::string_view payload, uint32_t page, size_t 
   return true;
 }
 
+namespace {
+
+// Bytes of a value of one-byte serial type t (t < 0x80); kNotPlain for the reserved types 10, 11.
+constexpr uint8_t kNotPlain = 0xFF;
+constexpr auto kPlainSizes = [] {
+  std::array<uint8_t, 0x80> sizes{};
+  for (uint32_t t = 0; t < 0x80; ++t) sizes[t] = t == 10 || t == 11 ? kNotPlain : uint8_t(serial_size(t));
+  return sizes;
+}();
+
+}  // namespace
+
+// The usual record, quickly: every serial type up to the last wanted column is one byte, the
+// wanted columns hold integers (or NULL, 0, 1), every value lies inside the payload. Otherwise
+// false, with the row half written: decode_record then takes the general path, which says what
+// is wrong when something is. (~2x faster: no varint per type, no clearing of the row first.)
+bool TableReader::decode_plain_record(const uint8_t* r, size_t size, size_t types_at, size_t header, int64_t* values,
+                                      uint8_t* present) const {
+  const size_t columns = slot_of_record_.size();
+  if (header - types_at < columns) return false;  // fewer columns (or wider types): the general path
+  const uint8_t* types = r + types_at;
+  uint64_t body = header;
+  for (size_t column = 0; column < columns; ++column) {
+    uint8_t t = types[column];
+    if (t >= 0x80) return false;
+    uint32_t bytes = kPlainSizes[t];
+    if (bytes == kNotPlain) return false;
+    if (int slot = slot_of_record_[column]; slot >= 0) {
+      if (t == 7 || t >= 12 || body + bytes > size) return false;
+      values[slot] = t >= 8 ? int64_t(t - 8) : bytes == 0 ? 0 : size - body >= 8 ? be_int8(r + body, bytes)
+                                                                               : be_int(r + body, bytes);
+      present[slot] = t != 0;
+    }
+    body += bytes;
+  }
+  return body <= size;
+}
+
+namespace {
+
+double thread_cpu_seconds() {
+  timespec cpu{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  return double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
+}
+
+// Decoding threads yield to the thread consuming their batches: there are more threads than the
+// two cores they were tuned for, and the consumer (building the store) is usually the slower
+// side, so it should keep a core while decoding fills the rest (nice +5: the kernel-heavy report
+// 0.203 → 0.182 s, the runtime-heavy one 0.43 → 0.39 s on the 2-core VM).
+void lower_priority() {
+  pid_t thread = ::gettid();
+  errno = 0;
+  int nice = ::getpriority(PRIO_PROCESS, id_t(thread));
+  if (errno == 0) ::setpriority(PRIO_PROCESS, id_t(thread), std::min(nice + 5, 19));
+}
+
+}  // namespace
+
+// Batch k covers leaves [k × pages_per_batch, (k + 1) × pages_per_batch). Decoding threads claim
+// batches in order, at most kAhead past the one `consume` waits for (bounded memory); decoded
+// batches wait in `done` for their turn. The first batch that stops ends the claiming: batches
+// after it are dropped.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
-                                 const std::function<bool(const RowBatch&)>& consume,
-                                 const std::function<bool()>& spare_work, double* worker_cpu_seconds) {
-  constexpr size_t kQueued = 4;  // batches decoded ahead: bounded memory
+                                 const std::function<bool(const RowBatch&)>& consume, const BackgroundDecoding& how) {
+  const size_t threads = std::max<size_t>(1, how.threads);
+  const size_t kAhead = 4 + threads;
+  const size_t batches = (reader.leaf_count() + pages_per_batch - 1) / pages_per_batch;
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<RowBatch> ready;
-  bool finished = false, cancelled = false;
+  std::map<size_t, RowBatch> done;
+  size_t next_claim = 0, next_consume = 0, stop_at = SIZE_MAX, running = threads;
+  bool cancelled = false;
   std::vector<RowBatch> spare;  // consumed batches, reused: their memory is already mapped
-  std::thread worker([&] {
-    for (size_t first = 0; first < reader.leaf_count(); first += pages_per_batch) {
-      RowBatch batch;
-      {
-        std::lock_guard lock(mutex);
-        if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
-      }
-      batch.columns = columns;
-      batch.count = 0;
-      try {
-        reader.decode(first, first + pages_per_batch, batch);
-      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
-        batch.stop = "out of memory while decoding";
-      }
-      bool stopped = !batch.stop.empty();
-      std::unique_lock lock(mutex);
-      // A full queue: the consumer is the slower side; spare work first, then sleep.
-      for (bool spare = bool(spare_work); spare && !cancelled && ready.size() >= kQueued;) {
+  auto decode = [&](size_t thread) {
+    lower_priority();
+    std::unique_lock lock(mutex);
+    for (;;) {
+      auto claimable = [&] { return next_claim < next_consume + kAhead; };
+      auto over = [&] { return cancelled || next_claim >= batches || next_claim > stop_at; };
+      // Far enough ahead: the consumer is the slower side; spare work first, then sleep.
+      for (bool more = thread == 0 && bool(how.spare_work); more && !over() && !claimable();) {
         lock.unlock();
-        spare = spare_work();
+        more = how.spare_work();
         lock.lock();
       }
-      changed.wait(lock, [&] { return cancelled || ready.size() < kQueued; });
-      if (cancelled) break;
-      ready.push_back(std::move(batch));
+      changed.wait(lock, [&] { return over() || claimable(); });
+      if (over()) break;
+      size_t index = next_claim++;
+      RowBatch batch;
+      if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
+      lock.unlock();
+      batch.columns = columns;
+      batch.count = 0;
+      batch.prepared_rows.clear();
+      try {
+        reader.decode(index * pages_per_batch, (index + 1) * pages_per_batch, batch);
+        if (how.prepare) how.prepare(batch);
+      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+        batch.stop = "out of memory while decoding";
+        batch.prepared_rows.clear();
+      }
+      lock.lock();
+      if (!batch.stop.empty()) stop_at = std::min(stop_at, index);
+      done.emplace(index, std::move(batch));
       changed.notify_all();
-      if (stopped) break;
     }
-    timespec cpu{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-    std::lock_guard lock(mutex);
-    if (worker_cpu_seconds) *worker_cpu_seconds += double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
-    finished = true;
+    if (how.cpu_seconds) *how.cpu_seconds += thread_cpu_seconds();
+    --running;
     changed.notify_all();
-  });
-  // Whatever way this returns (a throw from `consume` included), the worker is stopped and joined.
-  struct StopWorker {
+  };
+  std::vector<std::thread> workers;
+  // Whatever way this returns (a throw from `consume` included), the threads are stopped and joined.
+  struct StopWorkers {
     std::mutex& mutex;
     std::condition_variable& changed;
     bool& cancelled;
-    std::thread& worker;
-    ~StopWorker() {
+    std::vector<std::thread>& workers;
+    ~StopWorkers() {
       {
         std::lock_guard lock(mutex);
         cancelled = true;
         changed.notify_all();
       }
-      worker.join();
+      for (std::thread& w : workers) w.join();
     }
-  } stop_worker{mutex, changed, cancelled, worker};
+  } stop_workers{mutex, changed, cancelled, workers};
+  for (size_t t = 0; t < threads; ++t) workers.emplace_back(decode, t);
   std::string stop;
   for (;;) {
     RowBatch batch;
     {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return finished || !ready.empty(); });
-      if (ready.empty()) break;
-      batch = std::move(ready.front());
-      ready.pop_front();
+      changed.wait(lock, [&] { return running == 0 || done.count(next_consume); });
+      auto it = done.find(next_consume);
+      if (it == done.end()) break;
+      batch = std::move(it->second);
+      done.erase(it);
+      ++next_consume;
       changed.notify_all();
     }
     if (!consume(batch)) break;

@@ -30,8 +30,9 @@ struct RowBatch {
   int64_t last_rowid = 0;  // of the last row here (valid when rows() > 0)
   std::string stop;        // why decoding stopped after these rows; empty when it did not
   size_t rows() const { return count; }
-  // Room for one more row, cleared (NULL everywhere); commit() keeps it.
-  std::pair<int64_t*, uint8_t*> next_row() {
+  // Room for one more row, cleared (NULL everywhere) unless `cleared` is false (the caller then
+  // writes every column); commit() keeps it.
+  std::pair<int64_t*, uint8_t*> next_row(bool cleared = true) {
     size_t need = (count + 1) * columns;
     if (values.size() < need) {
       values.resize(std::max(need, values.size() * 2));
@@ -39,9 +40,12 @@ struct RowBatch {
     }
     int64_t* v = values.data() + count * columns;
     uint8_t* p = present.data() + count * columns;
+    if (cleared) clear(v, p);
+    return {v, p};
+  }
+  void clear(int64_t* v, uint8_t* p) const {
     std::fill(v, v + columns, 0);
     std::fill(p, p + columns, 0);
-    return {v, p};
   }
   void commit() { ++count; }
   void reserve_rows(size_t rows) {
@@ -49,15 +53,35 @@ struct RowBatch {
     values.resize(rows * columns);
     present.resize(rows * columns);
   }
+
+  // What a decoding thread's `prepare` (BackgroundDecoding) made of each row: for the Nsight
+  // loader, its args record. Row i's bytes end at prepared_rows[i].end in `prepared`, where row
+  // i - 1's end (0 for the first row). Sized to the most a batch needed: reused batches keep it.
+  struct Prepared {
+    uint32_t end, fields, text;
+  };
+  std::vector<char> prepared;
+  std::vector<Prepared> prepared_rows;
 };
 
 // One decoded row, with the accessors the loader's row functions use on a SQLite statement.
 struct BatchRow {
   const int64_t* v;
   const uint8_t* p;
+  const RowBatch* batch = nullptr;  // with `row`: where prepared() looks
+  size_t row = 0;
   bool null(int c) const { return !p[c]; }
   int64_t i64(int c) const { return v[c]; }
   std::optional<int64_t> opt(int c) const { return p[c] ? std::optional<int64_t>(v[c]) : std::nullopt; }
+  // What `prepare` made of this row, or nullptr when nothing was.
+  const RowBatch::Prepared* prepared() const {
+    return batch && row < batch->prepared_rows.size() ? &batch->prepared_rows[row] : nullptr;
+  }
+  std::string_view prepared_bytes() const {
+    const auto& rows = batch->prepared_rows;
+    uint32_t begin = row ? rows[row - 1].end : 0;
+    return {batch->prepared.data() + begin, rows[row].end - begin};
+  }
 };
 
 class TableReader {
@@ -70,13 +94,6 @@ public:
   // The columns decoded from now on (as `record_columns` above): one walk of the tree serves
   // every reading of the table.
   void select(const std::vector<int>& record_columns);
-
-  // After open(): only leaves [first, last) are this reader's from now on (leaf_count(),
-  // decode() and the rest count from `first`).
-  void keep_leaves(size_t first, size_t last) {
-    last = std::min(last, leaves_.size());
-    leaves_ = std::vector<uint32_t>(leaves_.begin() + std::min(first, last), leaves_.begin() + last);
-  }
 
   // Checks the file header and walks the interior pages down to the leaves. False, with why(),
   // when the image is not one this reader handles or is damaged.
@@ -101,6 +118,8 @@ private:
   bool walk(uint32_t page, int depth, std::vector<uint8_t>& seen);
   bool decode_leaf(uint32_t page, RowBatch& batch, std::string& scratch) const;
   bool decode_record(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
+  bool decode_plain_record(const uint8_t* r, size_t size, size_t types_at, size_t header, int64_t* values,
+                           uint8_t* present) const;
   bool gather_overflow(std::string_view local, uint64_t total, uint32_t first, uint32_t page, size_t offset,
                        std::string& out, RowBatch& batch) const;
 
@@ -109,22 +128,32 @@ private:
   int64_t root_;
   std::vector<int> slot_of_record_;  // record position → wanted column, -1 when not wanted
   size_t wanted_ = 0;
+  bool every_slot_read_ = false;  // each wanted column is a distinct column of the records
   uint32_t page_size_ = 0, usable_ = 0, pages_ = 0;
   std::vector<uint32_t> leaves_;
   std::string why_;
 };
 
-// Decodes the leaves on a second thread, `pages_per_batch` at a time, while `consume` handles
-// each batch on this one (two cores: decoding and building overlap). `consume` returns false to
-// stop early; the worker is stopped and joined before this returns. Returns the reason decoding
-// stopped early (a batch's `stop`), empty when every leaf was decoded.
-// `spare_work`, when given, is called on the worker whenever the batches decoded ahead are all
-// waiting for `consume` (the worker would otherwise sleep): a short piece of work each call,
-// returning false when there is none left for now. The worker's CPU time is added to
-// `*worker_cpu_seconds` when given.
+// How decode_in_background uses its threads.
+struct BackgroundDecoding {
+  // Decoding threads: batches are decoded side by side and handed over in order.
+  size_t threads = 1;
+  // Called on a decoding thread with each batch once decoded (the rows before a stop included).
+  std::function<void(RowBatch&)> prepare;
+  // Called on the first decoding thread whenever the batches decoded ahead are all waiting for
+  // `consume` (that thread would otherwise sleep): a short piece of work each call, returning
+  // false when there is none left for now.
+  std::function<bool()> spare_work;
+  // The decoding threads' CPU time is added here when given.
+  double* cpu_seconds = nullptr;
+};
+
+// Decodes the leaves on other threads, `pages_per_batch` at a time, while `consume` handles each
+// batch, in leaf order, on this one (decoding and building overlap). `consume` returns false to
+// stop early; the decoding threads are stopped and joined before this returns. Returns the
+// reason decoding stopped early (a batch's `stop`), empty when every leaf was decoded.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
                                  const std::function<bool(const RowBatch&)>& consume,
-                                 const std::function<bool()>& spare_work = {},
-                                 double* worker_cpu_seconds = nullptr);
+                                 const BackgroundDecoding& how = {});
 
 }  // namespace sl::nsys

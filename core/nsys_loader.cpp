@@ -107,6 +107,24 @@ public:
   void real(ArgKey k, double v) { blocks_.add_real(ids_[k], v); }
   void text(ArgKey k, std::string_view v) { blocks_.add_text(ids_[k], v); }
   void triple(ArgKey k, int64_t a, int64_t b, int64_t c) { blocks_.add_triple(ids_[k], a, b, c); }
+  // A record an ArgsRecordWriter wrote (on a decoding thread: Fields below).
+  uint32_t append(std::string_view bytes, uint32_t fields, uint64_t text_size) {
+    return builder_.add_args_record(blocks_.append_record(bytes, fields, text_size));
+  }
+
+  // The same calls as ArgsText's, into an ArgsRecordWriter: an encoding function of a row's args
+  // (kernel_args, api_args) writes through either, on the loading thread or a decoding one.
+  class Fields {
+  public:
+    Fields(const ArgsText& text, char* out) : writer_(text.blocks_.key_sizes(), out), ids_(text.ids_) {}
+    void number(ArgKey k, int64_t v) { writer_.add_int(ids_[k], v); }
+    void triple(ArgKey k, int64_t a, int64_t b, int64_t c) { writer_.add_triple(ids_[k], a, b, c); }
+    const ArgsRecordWriter& writer() const { return writer_; }
+
+  private:
+    ArgsRecordWriter writer_;
+    const uint8_t* ids_;
+  };
 
 private:
   ArgsBlocks& blocks_;
@@ -449,11 +467,11 @@ private:
   bool scan(std::string_view table, const std::string& sql, Row&& row);
   // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
   // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
-  // `tail_apart`: a scan of few columns whose rows are handled quickly (the GPU-work pre-scan),
-  // where decoding is the slower side: the second half of the leaves is decoded at the same time
-  // on a thread of its own, into one batch, and handled after the first half.
+  // `prepare`: work on each batch of rows on its decoding thread (BackgroundDecoding), e.g.
+  // encoding their args (prepare_args).
   template <size_t N, class Row>
-  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart = false);
+  bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row,
+                   const std::function<void(nsys::RowBatch&)>& prepare = {});
   std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n,
                                                  bool quiet = false);
   struct OpenedReader {
@@ -510,6 +528,36 @@ private:
     store_->issues.add_count(kind, 1);
     ++store_->counts.skipped;
   }
+  // The args of a row whose args are a function of it alone (`encode(row, out)`, writing
+  // through ArgsText or ArgsText::Fields, at most MaxBytes): encoded on its decoding thread by
+  // prepare_args, or here.
+  template <size_t MaxBytes, class Source, class Encode>
+  uint32_t row_args(const Source& s, const Encode& encode) {
+    if constexpr (std::is_same_v<Source, nsys::BatchRow>) {
+      if (const nsys::RowBatch::Prepared* r = s.prepared()) return args_->append(s.prepared_bytes(), r->fields, r->text);
+    }
+    char record[MaxBytes];
+    ArgsText::Fields fields(*args_, record);
+    encode(s, fields);
+    const ArgsRecordWriter& w = fields.writer();
+    return args_->append({record, w.bytes()}, w.fields(), w.text_size());
+  }
+  template <size_t N, size_t MaxBytes, class Encode>
+  std::function<void(nsys::RowBatch&)> prepare_args(const Encode& encode) const {
+    return [this, encode](nsys::RowBatch& b) {
+      size_t rows = b.rows();
+      if (b.prepared.size() < rows * MaxBytes) b.prepared.resize(rows * MaxBytes);
+      b.prepared_rows.resize(rows);
+      size_t used = 0;
+      for (size_t i = 0; i < rows; ++i) {
+        ArgsText::Fields fields(*args_, b.prepared.data() + used);
+        encode(nsys::BatchRow{&b.values[i * N], &b.present[i * N]}, fields);
+        const ArgsRecordWriter& w = fields.writer();
+        used += w.bytes();
+        b.prepared_rows[i] = {uint32_t(used), w.fields(), uint32_t(w.text_size())};
+      }
+    };
+  }
   bool find_gpu_work();
   bool read_runtime();
   bool read_osrt();
@@ -554,7 +602,7 @@ private:
   std::unordered_map<std::string, OpenedReader> readers_;  // by table, opened on first use
   std::string reader_notes_;              // how each big table was read (SIGHTLINE_TIMING)
   std::string direct_stop_;               // where the direct reader stopped, for error messages
-  double decoding_cpu_seconds_ = 0, tail_cpu_seconds_ = 0, thread_cpu_at_start_ = 0;  // SIGHTLINE_TIMING
+  double decoding_cpu_seconds_ = 0, thread_cpu_at_start_ = 0;  // SIGHTLINE_TIMING
   TimeNs session_ns_ = 0;  // UTC of the session start: nsys times are ns since it
   uint64_t rows_ = 0;
   const char* phase_ = "reading";
@@ -796,7 +844,8 @@ bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row)
 constexpr size_t kPagesPerBatch = 64;
 
 template <size_t N, class Row>
-bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row, bool tail_apart) {
+bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row,
+                             const std::function<void(nsys::RowBatch&)>& prepare) {
   std::string sql = select(table, columns);
   std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
   if (!reader) return scan(table, sql, row);
@@ -808,7 +857,7 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   int64_t last_rowid = 0;
   auto feed = [&](const nsys::RowBatch& batch) {
     for (size_t i = 0, rows = batch.rows(); i < rows; ++i) {
-      row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N]});
+      row(nsys::BatchRow{&batch.values[i * N], &batch.present[i * N], &batch, i});
       progress();
       if (!error_.message.empty()) return false;
     }
@@ -816,35 +865,14 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
     publish_reserved_columns();
     return true;
   };
-  // The tail held whole: only where it stays small (~32 MB of decoded rows).
-  tail_apart = tail_apart && reader->leaf_count() >= 2 * kPagesPerBatch &&
-               reader->row_bound() / 2 * N * (sizeof(int64_t) + 1) <= (32u << 20);
-  nsys::TableReader head = *reader, tail = *reader;
-  nsys::RowBatch tail_rows;
-  std::jthread tail_thread;
-  if (tail_apart) {
-    size_t half = reader->leaf_count() / 2;
-    head.keep_leaves(0, half);
-    tail.keep_leaves(half, reader->leaf_count());
-    tail_rows.columns = N;
-    tail_thread = std::jthread([&] {
-      try {
-        tail.decode(0, tail.leaf_count(), tail_rows);
-      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
-        tail_rows.stop = "out of memory while decoding";
-      }
-      timespec cpu{};
-      ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-      tail_cpu_seconds_ = double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
-    });
-  }
-  std::string stop = nsys::decode_in_background(head, N, kPagesPerBatch, feed, [&] { return pages_ahead_.fault_next(); },
-                                                &decoding_cpu_seconds_);
-  if (tail_apart) {
-    tail_thread.join();
-    decoding_cpu_seconds_ += tail_cpu_seconds_;
-    if (stop.empty() && error_.message.empty() && feed(tail_rows)) stop = tail_rows.stop;
-  }
+  // Two decoding threads: where decoding (and `prepare`) is the slower side, they share it; where
+  // the rows are, the second one mostly sleeps and the first faults in pages ahead.
+  nsys::BackgroundDecoding how;
+  how.threads = 2;
+  how.prepare = prepare;
+  how.spare_work = [&] { return pages_ahead_.fault_next(); };
+  how.cpu_seconds = &decoding_cpu_seconds_;
+  std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, feed, how);
   if (!error_.message.empty()) return false;
   if (stop.empty()) {
     ++tables_done_;
@@ -1297,6 +1325,48 @@ uint32_t NsysLoader::correlation_row(int64_t key) {
 
 // ---------------------------------------------------------------- rows
 
+// A GPU activity's stream id, -1 when it has none.
+int64_t stream_or_none(const std::optional<int64_t>& stream) {
+  return !stream || *stream == kNoId || *stream < 0 ? -1 : *stream;
+}
+
+template <class Out>
+void gpu_fields(Out& out, int64_t device, int64_t context, int64_t stream, const std::optional<int64_t>& correlation) {
+  out.number(kArgDevice, device);
+  out.number(kArgContext, context);
+  out.number(kArgStream, stream);
+  if (correlation) out.number(kArgCorrelation, *correlation);
+}
+
+// A kernel's args, Kineto's fields and order (gpu_args, then the launch's shape), from its row
+// (kKernelColumns) alone: written on a decoding thread (prepare_args) or the loading one.
+template <class Source, class Out>
+void kernel_args(const Source& s, Out& out) {
+  // i64() of a NULL is 0 on either source (as sqlite3_column_int64 gives).
+  auto n = [&](int c) { return s.i64(c); };
+  gpu_fields(out, n(2), n(3), stream_or_none(s.opt(4)), s.opt(5));
+  out.number(kArgRegistersPerThread, n(16));
+  out.number(kArgSharedMemory, wrapping_add(n(17), n(18)));
+  out.triple(kArgGrid, n(10), n(11), n(12));
+  out.triple(kArgBlock, n(13), n(14), n(15));
+  out.number(kArgStaticSharedMemory, n(17));
+  out.number(kArgDynamicSharedMemory, n(18));
+  out.number(kArgLocalMemoryPerThread, n(19));
+  out.number(kArgLocalMemoryTotal, n(20));
+  for (auto [column, key] : {std::pair{21, kArgSharedMemoryExecuted}, {22, kArgGridId}, {23, kArgGraphNodeId},
+                             {24, kArgLaunchType}})
+    if (!s.null(column)) out.number(key, n(column));
+}
+constexpr size_t kKernelArgsBytes = 14 * ArgsRecordWriter::kMaxIntBytes + 2 * ArgsRecordWriter::kMaxTripleBytes;
+
+// A CUDA API call's args from its row (kRuntimeColumns): its correlation id and return value.
+template <class Source, class Out>
+void api_args(const Source& s, Out& out) {
+  if (std::optional<int64_t> id = s.opt(4)) out.number(kArgCorrelation, *id);
+  if (std::optional<int64_t> result = s.opt(6)) out.number(kArgReturnValue, *result);
+}
+constexpr size_t kApiArgsBytes = 2 * ArgsRecordWriter::kMaxIntBytes;
+
 bool NsysLoader::absolute(int64_t t, TimeNs& out) {
   if (__builtin_add_overflow(t, session_ns_, &out) || out > kMaxAbsNs || out < -kMaxAbsNs) {
     skip_row(IssueKind::TimestampOutOfRange);
@@ -1329,7 +1399,7 @@ bool NsysLoader::find_gpu_work() {
     bool ok = scan_direct(table, kColumns, [&](const auto& s) {
       --rows_;  // not rows of the report's events: progress counts those once
       if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
-    }, true);
+    });
     if (!ok) return false;
   }
   gpu_work_.freeze();
@@ -1341,6 +1411,7 @@ bool NsysLoader::find_gpu_work() {
 bool NsysLoader::read_runtime() {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
+  auto encode = [](const auto& s, auto& out) { api_args(s, out); };
   return scan_direct(table, kRuntimeColumns, [&](const auto& s) {
     ++store_->counts.events;
     TimeNs start, dur;
@@ -1355,11 +1426,9 @@ bool NsysLoader::read_runtime() {
     bool runtime = event_class ? *event_class == 0 : store_->strings.view(name).starts_with("cuda");
     int64_t gtid = *thread;
     uint32_t track = thread_track(gtid);
-    std::optional<int64_t> id = s.opt(4), result = s.opt(6);
+    std::optional<int64_t> id = s.opt(4);
     uint32_t corr = kNone;
-    args_->begin();
     if (id) {
-      args_->number(kArgCorrelation, *id);
       // Only calls that launched GPU work join the correlation table: the links are the same,
       // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
       corr = correlation_row(correlation_key(pid_of(gtid), *id));
@@ -1368,10 +1437,9 @@ bool NsysLoader::read_runtime() {
         launches_.push_back({track, start, name});
       }
     }
-    if (result) args_->number(kArgReturnValue, *result);
-    uint32_t args = args_->end();
+    uint32_t args = row_args<kApiArgsBytes>(s, encode);
     builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
-  });
+  }, prepare_args<std::size(kRuntimeColumns), kApiArgsBytes>(encode));
 }
 
 bool NsysLoader::read_osrt() {
@@ -1481,8 +1549,7 @@ bool NsysLoader::gpu_row(const Source& s, GpuRow& row) {
   if (open) store_->issues.add_count(IssueKind::MissingField, 1);
   row.device = s.opt(2).value_or(0);
   row.context = s.opt(3).value_or(0);
-  std::optional<int64_t> stream = s.opt(4);
-  row.stream = !stream || *stream == kNoId || *stream < 0 ? -1 : *stream;
+  row.stream = stream_or_none(s.opt(4));
   row.correlation = s.opt(5);
   row.global_pid = s.opt(6).value_or(0);
   return true;
@@ -1491,10 +1558,7 @@ bool NsysLoader::gpu_row(const Source& s, GpuRow& row) {
 // The fields every Kineto GPU activity carries, in Kineto's order.
 void NsysLoader::gpu_args(const GpuRow& row) {
   args_->begin();
-  args_->number(kArgDevice, row.device);
-  args_->number(kArgContext, row.context);
-  args_->number(kArgStream, row.stream);
-  if (row.correlation) args_->number(kArgCorrelation, *row.correlation);
+  gpu_fields(*args_, row.device, row.context, row.stream, row.correlation);
 }
 
 void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_t args) {
@@ -1521,6 +1585,7 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
 bool NsysLoader::read_kernels() {
   const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!require(table, {"start", "end"})) return true;
+  auto encode = [](const auto& s, auto& out) { kernel_args(s, out); };
   return scan_direct(table, kKernelColumns, [&](const auto& s) {
     GpuRow row;
     if (!gpu_row(s, row)) return;
@@ -1528,24 +1593,8 @@ bool NsysLoader::read_kernels() {
     std::optional<int64_t> demangled = s.opt(7), short_name = demangled ? demangled : s.opt(8);
     StringId name = string_id(short_name ? short_name : s.opt(9));
     if (name == 0) name = store_->strings.intern("<unnamed kernel>");
-    gpu_args(row);
-    std::optional<int64_t> v[25];
-    for (int c = 10; c < 25; ++c) v[c] = s.opt(c);
-    auto n = [&](int c) { return v[c].value_or(0); };
-    args_->number(kArgRegistersPerThread, n(16));
-    args_->number(kArgSharedMemory, wrapping_add(n(17), n(18)));
-    args_->triple(kArgGrid, n(10), n(11), n(12));
-    args_->triple(kArgBlock, n(13), n(14), n(15));
-    args_->number(kArgStaticSharedMemory, n(17));
-    args_->number(kArgDynamicSharedMemory, n(18));
-    args_->number(kArgLocalMemoryPerThread, n(19));
-    args_->number(kArgLocalMemoryTotal, n(20));
-    if (v[21]) args_->number(kArgSharedMemoryExecuted, *v[21]);
-    if (v[22]) args_->number(kArgGridId, *v[22]);
-    if (v[23]) args_->number(kArgGraphNodeId, *v[23]);
-    if (v[24]) args_->number(kArgLaunchType, *v[24]);
-    add_gpu(row, name, cat_kernel_, args_->end());
-  });
+    add_gpu(row, name, cat_kernel_, row_args<kKernelArgsBytes>(s, encode));
+  }, prepare_args<std::size(kKernelColumns), kKernelArgsBytes>(encode));
 }
 
 // nsys numbers memory kinds from 0 = Pageable (ENUM_CUDA_MEM_KIND, 7 = Unknown); CUPTI, whose

@@ -1,6 +1,6 @@
 // libFuzzer target for the direct SQLite b-tree reader (core/nsys_btree.cpp) on its own: any
 // bytes as a database image, each of the first pages tried as a table's root, every leaf decoded
-// (on this thread and through the two-thread pipeline). It must stop with a reason or finish,
+// (on this thread and through the pipeline of two decoding threads). It must stop with a reason or finish,
 // never read outside the image, loop or crash.
 #include <cstddef>
 #include <cstdint>
@@ -18,10 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     batch.columns = 6;
     reader.decode(0, reader.leaf_count(), batch);
     size_t rows = 0;
+    sl::nsys::BackgroundDecoding two_threads;
+    two_threads.threads = 2;
     sl::nsys::decode_in_background(reader, 6, 3, [&](const sl::nsys::RowBatch& b) {
       rows += b.rows();
       return true;
-    });
+    }, two_threads);
   }
   return 0;
 }

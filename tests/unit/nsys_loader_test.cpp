@@ -923,22 +923,34 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   // Rowids without gaps: the bound from the first and last leaves is the leaves' count.
   CHECK(reader.row_count() == 990 * 60);
   CHECK(reader.row_bound() == 990 * 60);
-  // Two halves of the leaves (the pre-scan decodes them on two threads) give the same rows.
-  nsys::TableReader head = reader, tail = reader;
-  size_t half = reader.leaf_count() / 2;
-  head.keep_leaves(0, half);
-  tail.keep_leaves(half, reader.leaf_count());
-  CHECK(head.leaf_count() + tail.leaf_count() == reader.leaf_count());
-  nsys::RowBatch halves;
-  halves.columns = 5;
-  head.decode(0, head.leaf_count(), halves);
-  size_t head_rows = halves.rows();
-  CHECK(head_rows > 0);
-  CHECK(head_rows < batch.rows());
-  tail.decode(0, tail.leaf_count(), halves);
-  REQUIRE(halves.rows() == batch.rows());
-  CHECK(std::equal(batch.values.begin(), batch.values.begin() + 5 * batch.rows(), halves.values.begin()));
-  CHECK(halves.last_rowid == batch.last_rowid);
+  // Decoded in the background, on one thread or two, in batches of 3 leaves: the same rows in
+  // the same order, each batch prepared on its decoding thread (here: a row's start, noted).
+  for (size_t threads : {1, 2}) {
+    CAPTURE(threads);
+    std::vector<int64_t> rows;
+    size_t prepared = 0, batches = 0;
+    nsys::BackgroundDecoding how;
+    how.threads = threads;
+    how.prepare = [](nsys::RowBatch& b) {
+      b.prepared.assign(b.rows(), 'p');
+      b.prepared_rows.resize(b.rows());
+      for (size_t i = 0; i < b.rows(); ++i) b.prepared_rows[i] = {uint32_t(i + 1), 1, uint32_t(b.values[i * 5])};
+    };
+    std::string stop = nsys::decode_in_background(reader, 5, 3, [&](const nsys::RowBatch& b) {
+      ++batches;
+      for (size_t i = 0; i < b.rows(); ++i) {
+        nsys::BatchRow row{&b.values[i * 5], &b.present[i * 5], &b, i};
+        rows.insert(rows.end(), row.v, row.v + 5);
+        prepared += row.prepared() && row.prepared()->text == uint32_t(row.i64(0)) && row.prepared_bytes() == "p";
+      }
+      return true;
+    }, how);
+    CHECK(stop.empty());
+    CHECK(batches == (reader.leaf_count() + 2) / 3);
+    REQUIRE(rows.size() == 5 * batch.rows());
+    CHECK(std::equal(rows.begin(), rows.end(), batch.values.begin()));
+    CHECK(prepared == batch.rows());
+  }
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   sqlite3_stmt* st = nullptr;
