@@ -153,7 +153,6 @@ ArgsRange ArgsBlocks::end_record() {
 ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uint64_t text_size) {
   if (!open_.empty()) seal();  // a block holds text or records, not both
   if (!open_records_.empty() && open_records_text_ + text_size > kBlockBytes) seal();
-  if (open_records_.capacity() == 0) open_records_.reserve(kBlockBytes / 2);
   ArgsRange r;
   r.offset = end_;
   r.length = uint32_t(text_size);
@@ -162,8 +161,8 @@ ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uin
   size_t n = 0;
   for (; fields >= 0x80; fields >>= 7) count[n++] = char(fields | 0x80);
   count[n++] = char(fields);
-  open_records_.append(count, n);
-  open_records_.append(bytes);
+  open_records_.append({count, n}, owned_);
+  open_records_.append(bytes, owned_);
   open_records_text_ += text_size;
   end_ += text_size;
   any_records_ = true;
@@ -243,19 +242,30 @@ bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::
 
 // ---------------------------------------------------------------- blocks
 
+void ArgsBlocks::RecordChunks::append(std::string_view bytes, std::vector<std::unique_ptr<char[]>>& owned) {
+  if (size_t(end_ - begin_) - size_ < bytes.size()) {
+    size_t capacity = std::max(kChunkBytes, 2 * (size_ + bytes.size()));
+    std::unique_ptr<char[]> chunk(new char[capacity]);  // not zeroed: pages are touched as written
+    if (size_) std::memcpy(chunk.get(), begin_, size_);
+    begin_ = chunk.get();
+    end_ = begin_ + capacity;
+    owned.push_back(std::move(chunk));
+  }
+  std::memcpy(begin_ + size_, bytes.data(), bytes.size());
+  size_ += bytes.size();
+}
+
 void ArgsBlocks::seal() {
   if (!open_records_.empty()) {
-    std::unique_ptr<char[]> bytes(new char[open_records_.size()]);
-    std::memcpy(bytes.get(), open_records_.data(), open_records_.size());
+    std::string_view records = open_records_.seal();
     Block b;
     b.start = end_ - open_records_text_;
     b.raw_size = uint32_t(open_records_text_);
-    b.records = bytes.get();
-    b.records_size = uint32_t(open_records_.size());
-    owned_.push_back(std::move(bytes));
+    b.records = records.data();
+    b.records_size = uint32_t(records.size());
     blocks_.push_back(b);
-    open_records_.clear();
     open_records_text_ = 0;
+    open_text_of_ = SIZE_MAX;
     return;
   }
   if (open_.empty()) return;
@@ -310,7 +320,7 @@ std::string_view ArgsBlocks::open_text() const {
   // Written again only when records were added since (callers may hold the view meanwhile).
   if (open_text_of_ != open_records_.size()) {
     open_records_as_text_.clear();
-    if (!write_records(open_records_, open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
+    if (!write_records(open_records_.open(), open_records_text_, open_records_as_text_)) open_records_as_text_.clear();
     open_text_of_ = open_records_.size();
   }
   return open_records_as_text_;
@@ -428,7 +438,7 @@ bool ArgsBlocks::read(const ArgsRange& r, std::string& out) const {
       return true;
     }
     std::string text;  // rare (a store still being appended to): the whole open block, written here
-    if (!write_records(open_records_, open_records_text_, text)) return false;
+    if (!write_records(open_records_.open(), open_records_text_, text)) return false;
     out.assign(text, r.offset - (end_ - text.size()), r.length);
     return true;
   }
