@@ -157,12 +157,12 @@ ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uin
   r.offset = end_;
   r.length = uint32_t(text_size);
   r.block = uint32_t(blocks_.size());
-  char count[5];
-  size_t n = 0;
-  for (; fields >= 0x80; fields >>= 7) count[n++] = char(fields | 0x80);
-  count[n++] = char(fields);
-  open_records_.append({count, n}, owned_);
-  open_records_.append(bytes, owned_);
+  char* out = open_records_.room(5 + bytes.size(), owned_);  // the field count: a varint of at most 5 bytes
+  char* at = out;
+  for (; fields >= 0x80; fields >>= 7) *at++ = char(fields | 0x80);
+  *at++ = char(fields);
+  std::memcpy(at, bytes.data(), bytes.size());
+  open_records_.wrote(size_t(at - out) + bytes.size());
   open_records_text_ += text_size;
   end_ += text_size;
   any_records_ = true;
@@ -242,17 +242,13 @@ bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::
 
 // ---------------------------------------------------------------- blocks
 
-void ArgsBlocks::RecordChunks::append(std::string_view bytes, std::vector<std::unique_ptr<char[]>>& owned) {
-  if (size_t(end_ - begin_) - size_ < bytes.size()) {
-    size_t capacity = std::max(kChunkBytes, 2 * (size_ + bytes.size()));
-    std::unique_ptr<char[]> chunk(new char[capacity]);  // not zeroed: pages are touched as written
-    if (size_) std::memcpy(chunk.get(), begin_, size_);
-    begin_ = chunk.get();
-    end_ = begin_ + capacity;
-    owned.push_back(std::move(chunk));
-  }
-  std::memcpy(begin_ + size_, bytes.data(), bytes.size());
-  size_ += bytes.size();
+void ArgsBlocks::RecordChunks::new_chunk(size_t bytes, std::vector<std::unique_ptr<char[]>>& owned) {
+  size_t capacity = std::max(kChunkBytes, 2 * (size_ + bytes));
+  std::unique_ptr<char[]> chunk(new char[capacity]);  // not zeroed: pages are touched as written
+  if (size_) std::memcpy(chunk.get(), begin_, size_);
+  begin_ = chunk.get();
+  end_ = begin_ + capacity;
+  owned.push_back(std::move(chunk));
 }
 
 void ArgsBlocks::seal() {

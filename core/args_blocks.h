@@ -206,9 +206,13 @@ private:
     std::string_view open() const { return {begin_, size_}; }
     bool empty() const { return size_ == 0; }
     size_t size() const { return size_; }
-    // Appends `bytes` to the open block; a new chunk (held in `owned`) when the current one is
-    // full, the open block's bytes moved to it.
-    void append(std::string_view bytes, std::vector<std::unique_ptr<char[]>>& owned);
+    // Room for `bytes` more bytes of the open block (wrote() then counts them); a new chunk
+    // (held in `owned`) when the current one is full, the open block's bytes moved to it.
+    char* room(size_t bytes, std::vector<std::unique_ptr<char[]>>& owned) {
+      if (size_t(end_ - begin_) - size_ < bytes) new_chunk(bytes, owned);
+      return begin_ + size_;
+    }
+    void wrote(size_t bytes) { size_ += bytes; }
     // The open block's bytes, closed: the next block starts after them.
     std::string_view seal() {
       std::string_view b = open();
@@ -219,6 +223,7 @@ private:
     void clear() { begin_ = end_ = nullptr, size_ = 0; }
 
   private:
+    void new_chunk(size_t bytes, std::vector<std::unique_ptr<char[]>>& owned);
     char* begin_ = nullptr;  // the open block, in the current chunk
     size_t size_ = 0;
     char* end_ = nullptr;  // of the current chunk

@@ -660,6 +660,8 @@ private:
   std::unordered_map<int64_t, std::string> device_names_;
   std::unordered_map<int64_t, uint32_t> device_processes_;
   std::unordered_map<uint64_t, uint32_t> stream_tracks_;   // device << 32 ^ stream → track
+  uint64_t last_stream_key_ = 0;                           // the last found, as thread_track keeps
+  uint32_t last_stream_track_ = kNone;
   std::vector<bool> gpu_work_tracks_;                      // by track: a stream track with more than syncs
   struct StreamOwner {
     int64_t global_pid = 0, context = 0;
@@ -1262,8 +1264,9 @@ uint32_t NsysLoader::device_process(int64_t device) {
 
 uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
   uint64_t key = uint64_t(device) << 32 ^ uint64_t(stream);
+  if (key == last_stream_key_ && last_stream_track_ != kNone) return last_stream_track_;
   auto it = stream_tracks_.find(key);
-  if (it != stream_tracks_.end()) return it->second;
+  if (it != stream_tracks_.end()) return last_stream_key_ = key, last_stream_track_ = it->second;
   uint32_t track = builder_->thread_track(device_process(device), std::to_string(stream), stream);
   reserve_track(track, gpu_rows_);
   builder_->mark_gpu(track, device, stream);

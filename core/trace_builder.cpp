@@ -108,40 +108,11 @@ void TraceBuilder::grow_correlations(size_t rows) {
   correlation_slots_.swap(slots);
 }
 
-void TraceBuilder::append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
-                                uint32_t args, uint32_t corr_row) {
-  SliceColumns& c = store_.tracks[track].slices;
-  c.start.push_back(start);
-  c.dur.push_back(dur);
-  c.name.push_back(name);
-  c.cat.push_back(cat);
-  c.args.push_back(args);
-  c.corr.push_back(corr_row);
-  ++store_.counts.slices;
-}
-
 void TraceBuilder::add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
                              uint32_t args, std::optional<int64_t> correlation) {
   see(abs_start);
   see(abs_start + dur);
   append_slice(track, abs_start, dur, name, cat, args, correlation ? correlation_row(*correlation) : kNone);
-}
-
-uint32_t TraceBuilder::new_correlation(int64_t id) {
-  store_.correlations.push_back({id, {}, 0, 0});
-  return uint32_t(store_.correlations.size() - 1);
-}
-
-void TraceBuilder::add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
-                                    uint32_t args, uint32_t correlation_row) {
-  see(abs_start);
-  see(abs_start + dur);
-  append_slice(track, abs_start, dur, name, cat, args, correlation_row);
-}
-
-uint32_t TraceBuilder::add_args_record(const ArgsRange& range) {
-  store_.args_.push_back(range);
-  return uint32_t(store_.args_.size() - 1);
 }
 
 namespace {

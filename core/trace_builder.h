@@ -40,11 +40,22 @@ public:
   // before reading, where a hash probe per event costs a cache miss): a new row of the store's
   // correlation table, and add_slice with such a row (or kNone). An id given here must not also
   // be given to add_slice/add_begin by value: the builder's own table would not know it.
-  uint32_t new_correlation(int64_t id);
+  // Inline, as add_args_record: the Nsight loader calls them for millions of rows.
+  uint32_t new_correlation(int64_t id) {
+    store_.correlations.push_back({id, {}, 0, 0});
+    return uint32_t(store_.correlations.size() - 1);
+  }
   void add_linked_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
-                        uint32_t args, uint32_t correlation_row);
+                        uint32_t args, uint32_t correlation_row) {
+    see(abs_start);
+    see(abs_start + dur);
+    append_slice(track, abs_start, dur, name, cat, args, correlation_row);
+  }
   // Args given as fields into store().args_blocks() (begin_record ... end_record): a new args row.
-  uint32_t add_args_record(const ArgsRange& range);
+  uint32_t add_args_record(const ArgsRange& range) {
+    store_.args_.push_back(range);
+    return uint32_t(store_.args_.size() - 1);
+  }
   // Room for rows known to come (a loader that knows its tables' sizes), so the columns do not
   // grow by doubling: copies, and fresh pages faulted in for each copy. Only a hint: the memory
   // is reserved, not touched. release_unused() gives back what a track's reservation left unused
@@ -138,7 +149,16 @@ private:
   static uint64_t mix_id(int64_t id) { return (uint64_t(id) * 0x9E3779B97F4A7C15ull) >> 17; }
   void see(TimeNs abs_ts) { min_ts_ = std::min(min_ts_, abs_ts); max_ts_ = std::max(max_ts_, abs_ts); }
   void append_slice(uint32_t track, TimeNs start, TimeNs dur, StringId name, StringId cat,
-                    uint32_t args, uint32_t corr_row);
+                    uint32_t args, uint32_t corr_row) {
+    SliceColumns& c = store_.tracks[track].slices;
+    c.start.push_back(start);
+    c.dur.push_back(dur);
+    c.name.push_back(name);
+    c.cat.push_back(cat);
+    c.args.push_back(args);
+    c.corr.push_back(corr_row);
+    ++store_.counts.slices;
+  }
   void absorb_columns(TraceStore& from, const std::vector<uint32_t>& track, const std::vector<StringId>& str,
                       uint32_t args_base);
   void match_begin_end();
