@@ -117,8 +117,10 @@ public:
   class Fields {
   public:
     Fields(const ArgsText& text, char* out) : writer_(text.blocks_.key_sizes(), out), ids_(text.ids_) {}
-    void number(ArgKey k, int64_t v) { writer_.add_int(ids_[k], v); }
-    void triple(ArgKey k, int64_t a, int64_t b, int64_t c) { writer_.add_triple(ids_[k], a, b, c); }
+    [[gnu::always_inline]] void number(ArgKey k, int64_t v) { writer_.add_int(ids_[k], v); }
+    [[gnu::always_inline]] void triple(ArgKey k, int64_t a, int64_t b, int64_t c) {
+      writer_.add_triple(ids_[k], a, b, c);
+    }
     const ArgsRecordWriter& writer() const { return writer_; }
 
   private:
