@@ -118,6 +118,7 @@ private:
   bool walk(uint32_t page, int depth, std::vector<uint8_t>& seen);
   bool decode_leaf(uint32_t page, RowBatch& batch, std::string& scratch) const;
   bool decode_record(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
+  bool decode_record_in_full(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
   bool decode_plain_record(const uint8_t* r, size_t size, size_t types_at, size_t header, int64_t* values,
                            uint8_t* present) const;
   bool gather_overflow(std::string_view local, uint64_t total, uint32_t first, uint32_t page, size_t offset,
