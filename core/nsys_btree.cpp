@@ -118,7 +118,8 @@ bool TableReader::open() {
 // Collects the leaves under `page` in key order. Each page is visited once: a page reached twice
 // (a cycle, or two parents) is damage.
 bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
-  if (page < 1 || page > pages_) return fail(0, 0, "a child page number " + std::to_string(page) + " outside the file");
+  // Children were checked on their parent's page, where a wrong one is named: only a root here.
+  if (page < 1 || page > pages_) return fail(0, 0, "the root page number " + std::to_string(page) + " outside the file");
   if (seen[page]) return fail(page, 0, "page reached twice (a cycle in the tree)");
   if (depth > kMaxDepth) return fail(page, 0, "tree deeper than " + std::to_string(kMaxDepth) + " levels");
   seen[page] = 1;
@@ -135,24 +136,28 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
   size_t pointers = head + 12;
   if (pointers + 2 * size_t(cells) > usable_) return fail(page, head + 3, "more cells than the page holds");
   std::vector<uint32_t> children;
+  auto add_child = [&](size_t at) {  // `at`: where the page number is, named if it is wrong
+    uint32_t child = be32(p + at);
+    if (child < 1 || child > pages_) return fail(page, at, "a child page number " + std::to_string(child) + " outside the file");
+    children.push_back(child);
+    return true;
+  };
   for (uint32_t i = 0; i < cells; ++i) {
     uint32_t cell = be16(p + pointers + 2 * i);
     if (cell < pointers + 2 * cells || cell + 4 > usable_) return fail(page, pointers + 2 * i, "cell pointer outside the page");
-    children.push_back(be32(p + cell));
+    if (!add_child(cell)) return false;
   }
-  children.push_back(be32(p + head + 8));
+  if (!add_child(head + 8)) return false;
   // Every leaf of a b-tree is at the same depth: when the first child is a leaf, its siblings are
   // leaves too and are not read here (their pages are first touched by the decoding thread, which
   // checks each one's type: a sibling that is not a leaf stops it there).
   uint32_t first = children.front();
-  bool leaves = first >= 1 && first <= pages_ && !seen[first] &&
-                image_[size_t(first - 1) * page_size_ + (first == 1 ? kFileHeader : 0)] == char(kLeafTable);
+  bool leaves = !seen[first] && image_[size_t(first - 1) * page_size_ + (first == 1 ? kFileHeader : 0)] == char(kLeafTable);
   for (uint32_t child : children) {
     if (!leaves) {
       if (!walk(child, depth + 1, seen)) return false;
       continue;
     }
-    if (child < 1 || child > pages_) return fail(0, 0, "a child page number " + std::to_string(child) + " outside the file");
     if (seen[child]) return fail(child, 0, "page reached twice (a cycle in the tree)");
     seen[child] = 1;
     leaves_.push_back(child);

@@ -1044,7 +1044,11 @@ NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
   info.bind(1, table);
   if (info.step() != SQLITE_ROW || info.i64(0) != 0) return {std::nullopt, "a key, generated or defaulted column"};
   nsys::TableReader reader(image_->bytes(), table, root.i64(0), {});
-  if (!reader.open()) return {std::nullopt, reader.why()};
+  if (!reader.open()) {
+    // Where the tree is damaged, for the message should SQLite's API then fail on the table too.
+    if (direct_stop_.empty()) direct_stop_ = reader.why();
+    return {std::nullopt, reader.why()};
+  }
   return {std::move(reader), ""};
 }
 

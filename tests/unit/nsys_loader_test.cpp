@@ -1053,6 +1053,9 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
     nsys::TableReader reader(cut, table, root, {0, 1});
     CHECK_FALSE(reader.open());
     CHECK(reader.why().find("outside the file") != std::string::npos);
+    // Named where the wrong page number is: the interior page and the byte offset in the file.
+    CHECK(reader.why().find(": page ") != std::string::npos);
+    CHECK(reader.why().find("byte offset") != std::string::npos);
     LoadResult r = load_nsys_bytes(cut, "cut.sqlite");
     CHECK_FALSE(r.ok());
     CHECK(!r.error.message.empty());
