@@ -301,6 +301,54 @@ TEST_CASE("args blocks: fields given as records read as the same JSON text, acro
   CHECK(b.error().empty());
 }
 
+// The Nsight loader's way: records written by an ArgsRecordWriter into memory of its own (on a
+// decoding thread) and appended with append_record, over several 4 MB chunks of records (the
+// open block moved to a new chunk mid-way): the same text as the fields given one by one.
+TEST_CASE("args blocks: records written elsewhere read as the same text, across record chunks") {
+  ArgsBlocks by_fields, written;
+  for (ArgsBlocks* b : {&by_fields, &written}) b->key("id"), b->key("grid");
+  const uint8_t id = 0, grid = 1;
+  std::vector<ArgsRange> ranges;
+  size_t records = 0;
+  char buffer[ArgsRecordWriter::kMaxIntBytes + ArgsRecordWriter::kMaxTripleBytes];
+  // ~12 bytes a record: 1.2M records make ~14 MB, three chunk changes.
+  for (int64_t i = 0; i < 1200000; ++i, ++records) {
+    int64_t v = i * 7919 - 5000000, w = i % 11 - 5;
+    by_fields.begin_record();
+    by_fields.add_int(id, v);
+    by_fields.add_triple(grid, w, i, -i);
+    ArgsRange expected = by_fields.end_record();
+    ArgsRecordWriter writer(written.key_sizes(), buffer);
+    writer.add_int(id, v);
+    writer.add_triple(grid, w, i, -i);
+    ArgsRange got = written.append_record({buffer, writer.bytes()}, writer.fields(), writer.text_size());
+    REQUIRE(got.offset == expected.offset);
+    REQUIRE(got.length == expected.length);
+    REQUIRE(got.block == expected.block);
+    ranges.push_back(got);
+  }
+  CHECK(written.size() == by_fields.size());
+  CHECK(written.stored_bytes() > 3 * (size_t(4) << 20));
+  std::string a, b;
+  for (size_t i = 0; i < ranges.size(); i += 997) {  // blocks across every chunk, the open one last
+    REQUIRE(written.read(ranges[i], a));
+    REQUIRE(by_fields.read(ranges[i], b));
+    REQUIRE(a == b);
+  }
+  REQUIRE(written.read(ranges.back(), a));
+  const int64_t last = int64_t(records) - 1;
+  std::string expected = "{\"id\":";
+  expected.append(std::to_string(last * 7919 - 5000000)).append(",\"grid\":[").append(std::to_string(last % 11 - 5));
+  expected.append(",").append(std::to_string(last)).append(",").append(std::to_string(-last)).append("]}");
+  CHECK(a == expected);
+  written.seal(), by_fields.seal();
+  REQUIRE(written.sealed().size() == by_fields.sealed().size());
+  for (size_t i = 0; i < written.sealed().size(); i += 50)
+    CHECK(std::string_view(written.sealed()[i].stored, written.sealed()[i].stored_size) ==
+          std::string_view(by_fields.sealed()[i].stored, by_fields.sealed()[i].stored_size));
+  CHECK(written.error().empty());
+}
+
 TEST_CASE("args blocks: records and text mix block by block; a snapshot of a store with records round-trips") {
   ArgsBlocks b;
   uint8_t k = b.key("k");
