@@ -110,7 +110,10 @@ std::optional<int64_t> hta_rank_in_text(std::string_view text) {
     while (digits < end && isspace(*digits)) ++digits;
     if (digits == p || digits == end || !isdigit(*digits)) continue;
     int64_t v = 0;
-    while (digits < end && isdigit(*digits)) v = v * 10 + (*digits++ - '0');
+    for (; digits < end && isdigit(*digits); ++digits)
+      // HTA's Python takes any number; one past int64 is no rank a store can hold: none, as if
+      // the file named none (found by fuzzing: the product overflowed).
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *digits - '0', &v)) return std::nullopt;
     return v;
   }
 }

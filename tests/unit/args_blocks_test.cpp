@@ -172,6 +172,14 @@ TEST_CASE("args blocks: HTA's rank regex finds the first match at any offset, pa
     INFO("pad " << pad);
     CHECK(s->meta.hta.rank == 12);
   }
+  // A number past int64 is no rank (found by fuzzing: the digits overflowed); the largest is one.
+  for (auto [digits, rank] : {std::pair<std::string, std::optional<int64_t>>{"9223372036854775807", INT64_MAX},
+                              {"9223372036854775808", std::nullopt},
+                              {"1015997088676608442123", std::nullopt}}) {
+    auto s = test::load_ok(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"rank": )" +
+                           digits + "}}]}");
+    CHECK(s->meta.hta.rank == rank);
+  }
 }
 
 TEST_CASE("args blocks: a snapshot stores the compressed blocks; a damaged block is named when decoded") {
