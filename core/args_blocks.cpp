@@ -343,6 +343,7 @@ std::pair<uint64_t, uint32_t> ArgsBlocks::absorb(ArgsBlocks&& later) {
   for (auto& owner : later.owners_) owners_.push_back(std::move(owner));
   later.blocks_.clear();
   later.owned_.clear();
+  later.open_records_.clear();  // its last chunk is ours now: records it gets later go to a new one
   later.owners_.clear();
   later.end_ = 0;
   return shift;
