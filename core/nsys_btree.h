@@ -103,7 +103,8 @@ public:
   // Rows of the table by the leaves' cell counts (reads each leaf's header; 0 before open()).
   uint64_t row_count() const;
   // At least the table's rows, from the first and last rowids (exact without deleted rows):
-  // reads two leaves.
+  // reads two leaves; the leaves' cell counts (row_count) when those rowids promise more rows than
+  // the leaves have room for.
   uint64_t row_bound() const;
   uint32_t page_size() const { return page_size_; }
 

@@ -1007,6 +1007,30 @@ TEST_CASE("nsys: the direct reader decodes integers of every width and sign") {
   }
 }
 
+// A fuzzer's input (kept as a seed): a table whose last rowid promised far more rows than its
+// leaves hold, for which the loader reserved ~500 GB of columns (under ASan: an abort). The bound
+// is now what the leaves can hold at most, and the load ends in a clear error.
+TEST_CASE("nsys: a rowid span past what the leaves can hold reserves nothing absurd") {
+  std::string path = test::test_data("../fuzz/seeds_nsys/rowid_span.sqlite");
+  const std::string image = read_file(path);
+  REQUIRE(image.size() == 10752);
+  uint32_t page_size = uint32_t(uint8_t(image[16])) << 8 | uint8_t(image[17]);
+  size_t checked = 0;
+  for (const char* table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "NVTX_EVENTS"}) {
+    int64_t root = root_page(path, table);
+    if (root <= 0) continue;
+    nsys::TableReader reader(image, table, root, {0, 1});
+    if (!reader.open()) continue;
+    CAPTURE(table);
+    CHECK(reader.row_bound() <= reader.leaf_count() * (page_size - 8) / 2);
+    ++checked;
+  }
+  CHECK(checked > 0);
+  LoadResult r = load_nsys_bytes(image, "rowid_span.sqlite");
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.message.find("malformed") != std::string::npos);
+}
+
 // Damaged pages: a clear reason naming the table, page and byte offset, or SQLite's API takes
 // over; a load gives a store or a clear error, never a crash.
 TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
