@@ -512,7 +512,8 @@ private:
                                                  bool quiet = false);
   struct OpenedReader {
     std::optional<nsys::TableReader> reader;
-    std::string why;  // when there is none
+    std::string why;       // when there is none
+    bool damaged = false;  // why names damage in the table's tree (not a reason to leave it to SQLite)
   };
   OpenedReader open_reader(const char* table);
   void note_reader(std::string_view table, const std::string& how);
@@ -886,7 +887,11 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
                              const std::function<void(nsys::RowBatch&)>& prepare, bool quick_rows) {
   std::string sql = select(table, columns);
   std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
-  if (!reader) return scan(table, sql, row);
+  if (!reader) {
+    // Damage found in the tree is where SQLite's error on the table, if it fails too, points.
+    if (const OpenedReader& opened = readers_[table]; opened.damaged) direct_stop_ = opened.why;
+    return scan(table, sql, row);
+  }
   phase_ = table;
   report_progress();
   check_cancel();
@@ -1048,11 +1053,7 @@ NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
   info.bind(1, table);
   if (info.step() != SQLITE_ROW || info.i64(0) != 0) return {std::nullopt, "a key, generated or defaulted column"};
   nsys::TableReader reader(image_->bytes(), table, root.i64(0), {});
-  if (!reader.open()) {
-    // Where the tree is damaged, for the message should SQLite's API then fail on the table too.
-    if (direct_stop_.empty()) direct_stop_ = reader.why();
-    return {std::nullopt, reader.why()};
-  }
+  if (!reader.open()) return {std::nullopt, reader.why(), true};
   return {std::move(reader), ""};
 }
 

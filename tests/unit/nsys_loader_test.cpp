@@ -1051,8 +1051,12 @@ TEST_CASE("nsys: damaged b-tree pages stop the direct reader cleanly") {
     CHECK_FALSE(reader.open());
     CHECK(reader.why().find("reached twice") != std::string::npos);
     CHECK(reader.why().find("page " + std::to_string(root)) != std::string::npos);
-    LoadResult r = load_nsys_bytes(bad, "cycle.sqlite");  // SQLite's own verdict, not a crash
-    if (!r.ok()) CHECK(!r.error.message.empty());
+    // SQLite's own verdict, not a crash; its error says where the direct reader found the cycle.
+    LoadResult r = load_nsys_bytes(bad, "cycle.sqlite");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error.message.find("reading CUPTI_ACTIVITY_KIND_RUNTIME") != std::string::npos);
+    CHECK(r.error.message.find("the direct reader stopped at CUPTI_ACTIVITY_KIND_RUNTIME: page " + std::to_string(root)) !=
+          std::string::npos);
   }
   SUBCASE("a leaf's sibling that is not a leaf: found when decoding, SQLite's API goes on") {
     // The walk reads only the first child's type; the root's right-most child is a leaf too.
