@@ -70,8 +70,8 @@ public:
   uint32_t fields() const { return fields_; }
   uint64_t text_size() const { return text_; }  // with the braces
 
-  // Characters std::to_chars writes for v. (Always inlined, as the rest: a kernel's 16 fields
-  // cost 60 ns as calls, ~20 inline.)
+  // Characters std::to_chars writes for v. (Always inlined, as the rest: in a profile of the
+  // Nsight loader, calls were much of the time a kernel's 16 fields took.)
   [[gnu::always_inline]] static uint32_t decimal_size(int64_t v) {
     static constexpr uint64_t kPowers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
                                            10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
@@ -193,13 +193,13 @@ private:
   uint64_t end_ = 0;
   void* cctx_ = nullptr;  // ZSTD_CCtx, reused for every block
 
-  // Records: the keys' text ("key":), the open block's records and its text size, the record
-  // being written (its field count and text size so far).
+  // Records: the keys' text ("key":) and what each adds, the open block's records and its text
+  // size, the record being written (begin_record: a buffer and the writer in it).
   std::vector<std::string> keys_;
   uint32_t key_sizes_[kMaxKeys] = {};
   // The open block's records, written in place in chunks that the sealed blocks go on pointing
-  // into: sealing copies nothing (a copy per block, into a fresh allocation each, was ~15% of
-  // the Nsight loader's building thread on a kernel-heavy report).
+  // into: sealing copies nothing (a copy per block, into a fresh allocation each, was ~10% of
+  // the Nsight loader's building thread in a profile of a kernel-heavy report).
   class RecordChunks {
   public:
     static constexpr size_t kChunkBytes = 4 << 20;
