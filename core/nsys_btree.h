@@ -55,8 +55,9 @@ struct RowBatch {
   }
 
   // What a decoding thread's `prepare` (BackgroundDecoding) made of each row: for the Nsight
-  // loader, its args record. Row i's bytes end at prepared_rows[i].end in `prepared`, where row
-  // i - 1's end (0 for the first row). Sized to the most a batch needed: reused batches keep it.
+  // loader, its args record. Row i's bytes in `prepared` start where row i - 1's end (at 0 for
+  // the first row) and end at prepared_rows[i].end. Sized to the most a batch needed: reused
+  // batches keep it.
   struct Prepared {
     uint32_t end, fields, text;
   };
