@@ -550,7 +550,7 @@ private:
   uint32_t launch_of(uint32_t correlation_row) const {
     return correlation_row < launch_of_row_.size() ? launch_of_row_[correlation_row] : kNone;
   }
-  void reserve_track(uint32_t track, uint64_t rows);
+  void reserve_track(uint32_t track, uint64_t rows, bool& side_reserved);
   void publish_reserved_columns();
   void release_reserved();
   uint64_t table_rows(const char* table);
@@ -679,7 +679,8 @@ private:
   std::vector<uint32_t> launch_of_row_;                    // store correlation row → launches_ row
   std::vector<Launch> launches_;
   // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
-  uint64_t host_rows_ = 0, gpu_rows_ = 0, reserved_rows_ = 0;
+  uint64_t host_rows_ = 0, gpu_rows_ = 0;
+  bool host_track_reserved_ = false, gpu_track_reserved_ = false;
   std::vector<uint32_t> reserved_tracks_;
   PagesAhead pages_ahead_;  // the reserved columns' next pages, faulted in by the decoding thread
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
@@ -954,17 +955,18 @@ void NsysLoader::count_rows() {
 // A new track's columns get room for every row its side's tables hold, so they never grow by
 // doubling (a copy, and fresh pages faulted in, each time). Only address space is reserved:
 // pages are faulted in as rows arrive, and release_unused() gives back what stayed unused on
-// tracks that got few rows. In all, no more than the rows there are is reserved: in practice the
-// first thread to call CUDA (the main thread, which makes most calls) and the first stream. More
-// (every thread, or a few) was tried: the freed reservations of tracks with few rows fragment
-// malloc's heap, and repeated loads in one process peaked at 1.4x the memory.
+// tracks that got few rows. One track of each side gets a reservation, no more than the rows there
+// are: the first thread to call CUDA (the main thread, which makes most calls) and the first
+// stream. More (every thread, or a few) was tried: the freed reservations of tracks with few rows
+// fragment malloc's heap, and repeated loads in one process peaked at 1.4x the memory. (One
+// budget for both sides let a report's host threads use it up before its first stream: a
+// kernel-heavy report's stream then grew by doubling, with a copy each time: 0.147 → 0.140 s.)
 //
 // The columns finish() derives (parent, depth, lane, the max-end prefix: sized to the rows when
 // nesting) are reserved too, so that pages_ahead_ can fault their pages in while the tables are
 // read rather than finish() on this thread.
-void NsysLoader::reserve_track(uint32_t track, uint64_t rows) {
-  uint64_t budget = host_rows_ + gpu_rows_;
-  if (rows == 0 || reserved_rows_ + rows > budget) return;
+void NsysLoader::reserve_track(uint32_t track, uint64_t rows, bool& side_reserved) {
+  if (rows == 0 || side_reserved) return;
   try {
     builder_->reserve_slices(track, size_t(rows));
     Track& t = store_->tracks[track];
@@ -975,7 +977,7 @@ void NsysLoader::reserve_track(uint32_t track, uint64_t rows) {
   } catch (const std::bad_alloc&) {  // a hint only (strict overcommit may refuse the address space)
     return;
   }
-  reserved_rows_ += rows;
+  side_reserved = true;
   reserved_tracks_.push_back(track);
 }
 
@@ -1249,7 +1251,7 @@ uint32_t NsysLoader::thread_track(int64_t global_tid) {
   } else {
     int64_t tid = int64_t(uint64_t(global_tid) & 0xFFFFFF);
     track = builder_->thread_track(host_process(pid_of(global_tid)), std::to_string(tid), tid);
-    reserve_track(track, host_rows_);
+    reserve_track(track, host_rows_, host_track_reserved_);
     auto name = thread_names_.find(global_tid);
     if (name != thread_names_.end()) builder_->set_thread_name(track, string_id(name->second));
     thread_tracks_[global_tid] = track;
@@ -1279,7 +1281,7 @@ uint32_t NsysLoader::stream_track(int64_t device, int64_t stream) {
   auto it = stream_tracks_.find(key);
   if (it != stream_tracks_.end()) return last_stream_key_ = key, last_stream_track_ = it->second;
   uint32_t track = builder_->thread_track(device_process(device), std::to_string(stream), stream);
-  reserve_track(track, gpu_rows_);
+  reserve_track(track, gpu_rows_, gpu_track_reserved_);
   builder_->mark_gpu(track, device, stream);
   builder_->set_thread_name(track, store_->strings.intern(stream >= 0 ? "stream " + std::to_string(stream)
                                                                       : std::string("context-wide")));
