@@ -6,6 +6,7 @@
 #include "core/both_ways.h"
 #include "core/decimal.h"
 #include "core/phase_timer.h"
+#include "core/sort_by_key.h"
 
 namespace sl {
 
@@ -306,10 +307,10 @@ void TraceBuilder::bind_targets() {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t i = 0; i < flow_points_.size(); ++i) timed[fill[flow_points_[i].track]++] = {flow_points_[i].ts, i};
   }
-  auto by_time = [](const Timed& a, const Timed& b) { return std::tie(a.ts, a.point) < std::tie(b.ts, b.point); };
   for (uint32_t track = 0; track + 1 < first.size(); ++track) {
-    auto begin = timed.begin() + first[track], end = timed.begin() + first[track + 1];
-    if (!std::is_sorted(begin, end, by_time)) std::sort(begin, end, by_time);
+    // A track's points are in point order: sorted stably by time, they are in (time, point) order.
+    Timed *begin = timed.data() + first[track], *end = timed.data() + first[track + 1];
+    stable_sort_by_key(begin, end, [](const Timed& t) { return sortable_key(t.ts); });
     const auto& start = store_.tracks[track].slices.start;
     size_t at_or_before = 0, before = 0;
     for (auto it = begin; it != end; ++it) {
@@ -323,7 +324,7 @@ void TraceBuilder::bind_targets() {
 }
 
 // The points in (key, time, order) order, as indexes into flow_points_. Sorted as (key, point)
-// pairs: points of one key (a flow's two or three) are few, so only their ties look further.
+// pairs by key, then each key's points (a flow's two or three) by time and order.
 std::vector<uint32_t> TraceBuilder::flow_points_by_key() const {
   struct Keyed {
     uint64_t key;
@@ -331,11 +332,16 @@ std::vector<uint32_t> TraceBuilder::flow_points_by_key() const {
   };
   std::vector<Keyed> keyed(flow_points_.size());
   for (uint32_t i = 0; i < flow_points_.size(); ++i) keyed[i] = {flow_points_[i].key, i};
-  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
-    if (a.key != b.key) return a.key < b.key;
-    const FlowPoint &x = flow_points_[a.point], &y = flow_points_[b.point];
-    return std::tie(x.ts, x.order) < std::tie(y.ts, y.order);  // order: total
-  });
+  stable_sort_by_key(keyed, [](const Keyed& k) { return k.key; });
+  for (size_t i = 0, j; i < keyed.size(); i = j) {
+    for (j = i + 1; j < keyed.size() && keyed[j].key == keyed[i].key;) ++j;
+    auto before = [&](const Keyed& a, const Keyed& b) {
+      const FlowPoint &x = flow_points_[a.point], &y = flow_points_[b.point];
+      return std::tie(x.ts, x.order) < std::tie(y.ts, y.order);  // order: total
+    };
+    if (j - i == 2 && before(keyed[i + 1], keyed[i])) std::swap(keyed[i], keyed[i + 1]);
+    else if (j - i > 2) std::sort(keyed.begin() + std::ptrdiff_t(i), keyed.begin() + std::ptrdiff_t(j), before);
+  }
   std::vector<uint32_t> points(keyed.size());
   for (size_t i = 0; i < keyed.size(); ++i) points[i] = keyed[i].point;
   return points;

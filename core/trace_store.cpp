@@ -14,6 +14,7 @@
 
 #include "core/both_ways.h"
 #include "core/phase_timer.h"
+#include "core/sort_by_key.h"
 #include "core/slice_order.h"
 
 namespace sl {
@@ -321,8 +322,8 @@ std::vector<uint32_t> flows_ordered_by(const std::vector<Flow>& flows, SliceRef 
   };
   std::vector<Entry> entries(flows.size());
   for (uint32_t row = 0; row < flows.size(); ++row) entries[row] = {flows[row].*end, row};
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return std::tie(a.at, a.row) < std::tie(b.at, b.row); });
+  // In row order now: sorted stably by endpoint, rows of one endpoint stay in row order.
+  stable_sort_by_key(entries, [](const Entry& e) { return uint64_t(e.at.track) << 32 | e.at.index; });
   std::vector<uint32_t> rows(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) rows[i] = entries[i].row;
   return rows;
