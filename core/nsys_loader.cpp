@@ -685,7 +685,6 @@ private:
   PagesAhead pages_ahead_;  // the reserved columns' next pages, faulted in by the decoding thread
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
-  uint64_t flow_ids_ = 0;
   StringId cat_runtime_ = 0, cat_driver_ = 0, cat_kernel_ = 0, cat_memcpy_ = 0, cat_memset_ = 0, cat_sync_ = 0;
   StringId cat_annotation_ = 0, cat_osrt_ = 0, cat_graph_ = 0, cat_flow_ = 0;
 };
@@ -1625,9 +1624,7 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
   builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, corr);
   uint32_t launch = launch_of(corr);
   if (launch == kNone) return;
-  uint64_t id = ++flow_ids_;
-  builder_->add_flow_point(launches_[launch].track, id, cat_flow_, 's', launches_[launch].ts, true, 0);
-  builder_->add_flow_point(track, id, cat_flow_, 'f', row.start, true, 0);
+  builder_->add_known_flow(cat_flow_, launches_[launch].track, launches_[launch].ts, track, row.start);
   store_->counts.flows += 2;
 }
 
