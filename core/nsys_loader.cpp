@@ -1451,8 +1451,16 @@ bool NsysLoader::find_gpu_work() {
     if (!ok) return false;
   }
   gpu_work_.freeze();
-  builder_->reserve_correlations(gpu_work_.size());
-  launch_of_row_.reserve(gpu_work_.size());
+  // Room, not memory (pages are faulted in as rows come): a launch per key of GPU work at most,
+  // a launch flow per GPU activity. Grown by doubling, they were copied: ~15 MB each time on a
+  // report of a million launched kernels.
+  try {
+    builder_->reserve_correlations(gpu_work_.size());
+    launch_of_row_.reserve(gpu_work_.size());
+    launches_.reserve(gpu_work_.size());
+    builder_->reserve_known_flows(gpu_rows_);
+  } catch (const std::bad_alloc&) {  // a hint only (strict overcommit may refuse the address space)
+  }
   return true;
 }
 

@@ -63,6 +63,7 @@ public:
   void reserve_slices(uint32_t track, size_t rows);
   void reserve_args(size_t rows) { store_.args_.reserve(store_.args_.size() + rows); }
   void reserve_correlations(size_t rows) { store_.correlations.reserve(store_.correlations.size() + rows); }
+  void reserve_known_flows(size_t flows) { known_flows_.reserve(known_flows_.size() + flows); }
   void release_unused(uint32_t track);
   void add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
                  std::optional<int64_t> correlation, uint64_t offset);
