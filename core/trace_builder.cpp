@@ -292,8 +292,7 @@ void TraceBuilder::rebase() {
 // Binds every flow point to its slice: `s`, `t` and `f` with bp "e" to the enclosing slice,
 // other `f` to the next slice starting at or after it. Points are visited per track in time
 // order with cursors, so this is a merge, not a binary search per point. (A point's target
-// depends on its time alone: the order of points at equal times does not matter.) The ends of
-// known flows bind as enclosing points do; end e of them is point flow_points_.size() + e.
+// depends on its time alone: the order of points at equal times does not matter.)
 void TraceBuilder::bind_targets() {
   // Bucketed by track, then sorted by time as (time, point) pairs side by side: millions of
   // points, and a sort that looked each point up would miss the cache at every comparison.
@@ -301,26 +300,14 @@ void TraceBuilder::bind_targets() {
     TimeNs ts;
     uint32_t point;
   };
-  const uint32_t points = uint32_t(flow_points_.size()), ends = uint32_t(2 * known_flows_.size());
-  auto track_of = [&](uint32_t point) {
-    if (point < points) return flow_points_[point].track;
-    const KnownFlow& f = known_flows_[(point - points) / 2];
-    return (point - points) % 2 ? f.to_track : f.from_track;
-  };
-  auto time_of = [&](uint32_t point) {
-    if (point < points) return flow_points_[point].ts;
-    const KnownFlow& f = known_flows_[(point - points) / 2];
-    return (point - points) % 2 ? f.to_ts : f.from_ts;
-  };
   std::vector<uint32_t> first(store_.tracks.size() + 1, 0);
-  for (uint32_t i = 0; i < points + ends; ++i) ++first[track_of(i) + 1];
+  for (const FlowPoint& p : flow_points_) ++first[p.track + 1];
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
-  std::vector<Timed> timed(points + ends);
+  std::vector<Timed> timed(flow_points_.size());
   {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-    for (uint32_t i = 0; i < points + ends; ++i) timed[fill[track_of(i)]++] = {time_of(i), i};
+    for (uint32_t i = 0; i < flow_points_.size(); ++i) timed[fill[flow_points_[i].track]++] = {flow_points_[i].ts, i};
   }
-  known_targets_.assign(ends, SliceRef{});
   for (uint32_t track = 0; track + 1 < first.size(); ++track) {
     // A track's points are in point order: sorted stably by time, they are in (time, point) order.
     Timed *begin = timed.data() + first[track], *end = timed.data() + first[track + 1];
@@ -328,31 +315,44 @@ void TraceBuilder::bind_targets() {
     const auto& start = store_.tracks[track].slices.start;
     size_t at_or_before = 0, before = 0;
     for (auto it = begin; it != end; ++it) {
-      while (at_or_before < start.size() && start[at_or_before] <= it->ts) ++at_or_before;
-      while (before < start.size() && start[before] < it->ts) ++before;
-      if (it->point >= points) {
-        known_targets_[it->point - points] = store_.slice_at(track, it->ts, at_or_before);
-        continue;
-      }
       FlowPoint& p = flow_points_[it->point];
+      while (at_or_before < start.size() && start[at_or_before] <= p.ts) ++at_or_before;
+      while (before < start.size() && start[before] < p.ts) ++before;
       if (p.enclosing) p.target = store_.slice_at(track, p.ts, at_or_before);
       else if (before < start.size()) p.target = {track, uint32_t(before)};
     }
   }
 }
 
-// Known flows join the store's flows in the order added; an end with no slice is reported as an
-// unbound flow point would be, and drops the flow.
+// Known flows join the store's flows in the order added. Each end binds to the slice enclosing
+// its time, as bind_targets() binds an enclosing point, but in the order added, with a cursor per
+// track: the ends of a track come in about time order (a thread's launches, a stream's kernels),
+// so each moves the cursor on a little (galloping), and one that goes back costs a binary
+// search. No list of ends, no sort. An end with no slice is reported as an unbound flow point
+// would be, and drops the flow.
 void TraceBuilder::link_known_flows() {
+  std::vector<size_t> at_or_before(store_.tracks.size(), 0);  // slices starting at or before the last end
+  auto bind = [&](uint32_t track, TimeNs ts) {
+    const std::vector<TimeNs>& start = store_.tracks[track].slices.start;
+    size_t& at = at_or_before[track];
+    if (at > 0 && start[at - 1] > ts) {
+      at = size_t(std::upper_bound(start.begin(), start.begin() + std::ptrdiff_t(at), ts) - start.begin());
+    } else {
+      size_t step = 1;
+      while (at + step <= start.size() && start[at + step - 1] <= ts) at += step, step *= 2;
+      auto end = start.begin() + std::ptrdiff_t(std::min(start.size(), at + step));
+      at = size_t(std::upper_bound(start.begin() + std::ptrdiff_t(at), end, ts) - start.begin());
+    }
+    return store_.slice_at(track, ts, at);
+  };
   store_.flows.reserve(store_.flows.size() + known_flows_.size());
-  for (size_t f = 0; f < known_flows_.size(); ++f) {
-    SliceRef from = known_targets_[2 * f], to = known_targets_[2 * f + 1];
+  for (const KnownFlow& f : known_flows_) {
+    SliceRef from = bind(f.from_track, f.from_ts), to = bind(f.to_track, f.to_ts);
     if (!from.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
     if (!to.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
-    if (from.valid() && to.valid()) store_.flows.push_back({known_flows_[f].cat, from, to});
+    if (from.valid() && to.valid()) store_.flows.push_back({f.cat, from, to});
   }
   known_flows_ = {};
-  known_targets_ = {};
 }
 
 // The points in (key, time, order) order, as indexes into flow_points_. Sorted as (key, point)
@@ -563,7 +563,7 @@ void TraceBuilder::finish() {
   // store is sorted, nested and indexed and the points bound to their slices.
   std::vector<uint32_t> by_key;
   run_both(
-      store_.counts.slices + flow_points_.size() + 2 * known_flows_.size(),
+      store_.counts.slices + flow_points_.size(),
       [&] {
         store_.finalize();
         bind_targets();

@@ -211,7 +211,6 @@ private:
   std::vector<PendingAsync> async_;
   std::vector<FlowPoint> flow_points_;
   std::vector<KnownFlow> known_flows_;
-  std::vector<SliceRef> known_targets_;  // from, to of each known flow: bound by bind_targets()
 
   // finish_appended(): how much of each track and counter series is already in the finished
   // store (the rest was added since), and each flow key's state across batches.
