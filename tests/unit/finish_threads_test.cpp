@@ -24,19 +24,28 @@ std::string snapshot_of_load(const std::string& path, bool one_thread) {
   return snapshot_bytes(*r.store);
 }
 
+// Host threads "1".."threads" of process 100 and GPU streams 7.. of device 0.
+struct Tracks {
+  std::vector<uint32_t> threads, streams;
+};
+Tracks host_and_gpu_tracks(TraceBuilder& b, int threads, int streams) {
+  Tracks tracks;
+  uint32_t host = b.process("100", 100), gpu = b.process("0", 0);
+  for (int t = 0; t < threads; ++t) tracks.threads.push_back(b.thread_track(host, std::to_string(t + 1), t + 1));
+  for (int s = 0; s < streams; ++s) {
+    tracks.streams.push_back(b.thread_track(gpu, std::to_string(s + 7), s + 7));
+    b.mark_gpu(tracks.streams.back(), 0, s + 7);
+  }
+  return tracks;
+}
+
 // Many tracks of uneven sizes, written out of order, with partial overlaps (extra lane groups),
 // launches and kernels sharing correlation ids, and flows whose ends come before their starts,
 // lack a start or a slice: everything finish() sorts, nests, binds and indexes. Events
 // [from, to) of the sequence `seed` gives.
 void add_events(TraceBuilder& b, TraceStore& store, uint32_t seed, int from, int to) {
   std::mt19937 rng(seed);
-  uint32_t host = b.process("100", 100), gpu = b.process("0", 0);
-  std::vector<uint32_t> threads, streams;
-  for (int t = 0; t < 37; ++t) threads.push_back(b.thread_track(host, std::to_string(t + 1), t + 1));
-  for (int s = 0; s < 11; ++s) {
-    streams.push_back(b.thread_track(gpu, std::to_string(s + 7), s + 7));
-    b.mark_gpu(streams.back(), 0, s + 7);
-  }
+  auto [threads, streams] = host_and_gpu_tracks(b, 37, 11);
   StringId cpu_op = store.strings.intern("cpu_op"), kernel = store.strings.intern("kernel");
   StringId ac2g = store.strings.intern("ac2g");
   std::vector<StringId> names;
@@ -136,13 +145,7 @@ namespace {
 // (clock skew): those find no slice. Events [from, to) of the sequence `seed` gives.
 void add_launches(TraceBuilder& b, TraceStore& store, uint32_t seed, int from, int to, bool known) {
   std::mt19937 rng(seed);
-  uint32_t host = b.process("100", 100), gpu = b.process("0", 0);
-  std::vector<uint32_t> threads, streams;
-  for (int t = 0; t < 5; ++t) threads.push_back(b.thread_track(host, std::to_string(t + 1), t + 1));
-  for (int s = 0; s < 3; ++s) {
-    streams.push_back(b.thread_track(gpu, std::to_string(s + 7), s + 7));
-    b.mark_gpu(streams.back(), 0, s + 7);
-  }
+  auto [threads, streams] = host_and_gpu_tracks(b, 5, 3);
   StringId launch = store.strings.intern("cudaLaunchKernel"), kernel = store.strings.intern("kernel");
   StringId runtime = store.strings.intern("cuda_runtime"), ac2g = store.strings.intern("ac2g");
   const TimeNs base = 5'000'000'000;
