@@ -38,8 +38,8 @@ bool sort_by_insertion(Item* begin, Item* end, Key key, size_t budget) {
 // input is finished by insertion; the rest by a least significant digit radix sort, a byte per
 // pass, that skips the bytes every key shares (a trace's timestamps and slice rows use three to
 // six of the eight). std::sort, which this replaces for flow points and flows, fell back to
-// heapsort on the long sorted runs they come in: binding an Nsight report's 2M flow points took
-// 165 ms, now 40.
+// heapsort on the long sorted runs they come in: binding 2M flow points (a linked Nsight report's,
+// before its launch flows became known flows) took 165 ms, now 40.
 template <class Item, class Key>
 void stable_sort_by_key(Item* begin, Item* end, Key key) {
   const size_t n = size_t(end - begin);
