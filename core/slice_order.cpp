@@ -61,9 +61,21 @@ struct RunCopy {
   }
 };
 
-void move_row(SliceColumns& c, size_t to, size_t from) {
-  c.start[to] = c.start[from], c.dur[to] = c.dur[from], c.name[to] = c.name[from];
-  c.cat[to] = c.cat[from], c.args[to] = c.args[from], c.corr[to] = c.corr[from];
+// Rows [from, to) of the input columns to [at, at + (to - from)), at >= from (the ranges may overlap).
+void move_rows(SliceColumns& c, size_t from, size_t to, size_t at) {
+  if (to - from <= 8) {  // interleaved rows (nested calls recorded when they end): no memmove calls
+    for (size_t row = to; row-- > from;) {
+      size_t dest = at + (row - from);
+      c.start[dest] = c.start[row], c.dur[dest] = c.dur[row], c.name[dest] = c.name[row];
+      c.cat[dest] = c.cat[row], c.args[dest] = c.args[row], c.corr[dest] = c.corr[row];
+    }
+    return;
+  }
+  auto move = [&](auto& column) {
+    std::copy_backward(column.begin() + std::ptrdiff_t(from), column.begin() + std::ptrdiff_t(to),
+                       column.begin() + std::ptrdiff_t(at + (to - from)));
+  };
+  move(c.start), move(c.dur), move(c.name), move(c.cat), move(c.args), move(c.corr);
 }
 
 void put_row(SliceColumns& c, size_t to, const RunCopy& r, size_t from) {
@@ -73,6 +85,25 @@ void put_row(SliceColumns& c, size_t to, const RunCopy& r, size_t from) {
 
 bool before(TimeNs start_a, TimeNs dur_a, TimeNs start_b, TimeNs dur_b) {
   return start_a != start_b ? start_a < start_b : dur_a > dur_b;
+}
+
+// The first row in [base, end) of a sorted stretch that a row (start, dur) goes before: it goes
+// before every row from there to `end`. Gallops back from `end` (a late row usually lands near
+// it: a nested call recorded after its parent goes one row back), then a binary search.
+size_t first_row_after(const SliceColumns& c, size_t base, size_t end, TimeNs start, TimeNs dur) {
+  size_t lo = end, hi = end, step = 1;
+  while (lo > base && before(start, dur, c.start[lo - 1], c.dur[lo - 1])) {
+    hi = lo - 1;
+    lo = lo - base > step ? lo - step : base;
+    step *= 2;
+  }
+  // Here rows [hi, end) go after the row and row lo - 1 (if any, from base) does not.
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (before(start, dur, c.start[mid], c.dur[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 // Tracks filled from several tables (an Nsight thread's CUDA calls, then its OS runtime calls;
@@ -94,29 +125,21 @@ bool merge_sorted_runs(SliceColumns& c) {
       from = to;
       continue;
     }
-    // Rows of the prefix that the run's rows go before: those after its first row's place,
-    // found by galloping back from the prefix's end (a late row usually lands near it: a
-    // nested call recorded after its parent goes one row back), then a binary search.
-    size_t lo = from, hi = from, step = 1;
-    while (lo > 0 && before(c.start[from], c.dur[from], c.start[lo - 1], c.dur[lo - 1])) {
-      hi = lo - 1;
-      lo = lo > step ? lo - step : 0;
-      step *= 2;
-    }
-    // Here rows [hi, from) go after the run's first row and row lo - 1 (if any) does not.
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (before(c.start[from], c.dur[from], c.start[mid], c.dur[mid])) hi = mid;
-      else lo = mid + 1;
-    }
+    // Rows of the prefix that the run's rows go before: those after its first row's place.
+    size_t lo = first_row_after(c, 0, from, c.start[from], c.dur[from]);
     size_t moved = (from - lo) + (to - from);
     if (moved > budget) return false;
     budget -= moved;
     run.take(c, from, to);
-    size_t i = from, j = to - from, out = to;
-    while (j > 0) {
-      if (i > lo && before(run.start[j - 1], run.dur[j - 1], c.start[i - 1], c.dur[i - 1])) move_row(c, --out, --i);
-      else put_row(c, --out, run, --j);
+    // From the back: the prefix rows that go after each run row move up as one block per column
+    // (a few long blocks when a handful of copies is merged into a stream's kernels).
+    size_t i = from, out = to;
+    for (size_t j = to - from; j-- > 0;) {
+      size_t k = first_row_after(c, lo, i, run.start[j], run.dur[j]);
+      out -= i - k;
+      move_rows(c, k, i, out);
+      i = k;
+      put_row(c, --out, run, j);
     }
     from = to;
   }
