@@ -403,10 +403,10 @@ void lower_priority() {
 
 }  // namespace
 
-// Batch k covers leaves [k × pages_per_batch, (k + 1) × pages_per_batch). Decoding threads claim
-// batches in order, at most kAhead past the one `consume` waits for (bounded memory); decoded
-// batches wait in `done` for their turn. The first batch that stops ends the claiming: batches
-// after it are dropped.
+// Batch k covers leaves [k × pages_per_batch, (k + 1) × pages_per_batch). Decoding threads (and
+// the consumer, while it waits) claim batches in order, at most kAhead past the one `consume`
+// waits for (bounded memory); decoded batches wait in `done` for their turn. The first batch
+// that stops ends the claiming: batches after it are dropped.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
                                  const std::function<bool(const RowBatch&)>& consume, const BackgroundDecoding& how) {
   const size_t threads = std::max<size_t>(1, how.threads);
@@ -418,12 +418,33 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
   size_t next_claim = 0, next_consume = 0, stop_at = SIZE_MAX, running = threads;
   bool cancelled = false;
   std::vector<RowBatch> spare;  // consumed batches, reused: their memory is already mapped
+  auto claimable = [&] { return next_claim < next_consume + kAhead; };
+  auto over = [&] { return cancelled || next_claim >= batches || next_claim > stop_at; };
+  // Claims the next batch, decodes it with the lock released and files it in `done`.
+  auto decode_next = [&](std::unique_lock<std::mutex>& lock) {
+    size_t index = next_claim++;
+    RowBatch batch;
+    if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
+    lock.unlock();
+    batch.columns = columns;
+    batch.count = 0;
+    batch.prepared_rows.clear();
+    try {
+      reader.decode(index * pages_per_batch, (index + 1) * pages_per_batch, batch);
+      if (how.prepare) how.prepare(batch);
+    } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
+      batch.stop = "out of memory while decoding";
+      batch.prepared_rows.clear();
+    }
+    lock.lock();
+    if (!batch.stop.empty()) stop_at = std::min(stop_at, index);
+    done.emplace(index, std::move(batch));
+    changed.notify_all();
+  };
   auto decode = [&](size_t thread) {
     lower_priority();
     std::unique_lock lock(mutex);
     for (;;) {
-      auto claimable = [&] { return next_claim < next_consume + kAhead; };
-      auto over = [&] { return cancelled || next_claim >= batches || next_claim > stop_at; };
       // Far enough ahead: the consumer is the slower side; spare work first, then sleep.
       for (bool more = thread == 0 && bool(how.spare_work); more && !over() && !claimable();) {
         lock.unlock();
@@ -432,24 +453,7 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       }
       changed.wait(lock, [&] { return over() || claimable(); });
       if (over()) break;
-      size_t index = next_claim++;
-      RowBatch batch;
-      if (!spare.empty()) batch = std::move(spare.back()), spare.pop_back();
-      lock.unlock();
-      batch.columns = columns;
-      batch.count = 0;
-      batch.prepared_rows.clear();
-      try {
-        reader.decode(index * pages_per_batch, (index + 1) * pages_per_batch, batch);
-        if (how.prepare) how.prepare(batch);
-      } catch (const std::bad_alloc&) {  // the loader's own path then meets it, or not
-        batch.stop = "out of memory while decoding";
-        batch.prepared_rows.clear();
-      }
-      lock.lock();
-      if (!batch.stop.empty()) stop_at = std::min(stop_at, index);
-      done.emplace(index, std::move(batch));
-      changed.notify_all();
+      decode_next(lock);
     }
     if (how.cpu_seconds) *how.cpu_seconds += thread_cpu_seconds();
     --running;
@@ -477,7 +481,13 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
     RowBatch batch;
     {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return running == 0 || done.count(next_consume); });
+      // Waiting for its next batch, the consumer decodes a later one itself: its core would
+      // idle otherwise (decoding is the slower side: a kernel's 25 columns and args). Decoding
+      // threads beside a busy consumer only take turns with it on the cores.
+      while (!done.count(next_consume) && running > 0) {
+        if (!over() && claimable()) decode_next(lock);
+        else changed.wait(lock, [&] { return running == 0 || done.count(next_consume) || (!over() && claimable()); });
+      }
       auto it = done.find(next_consume);
       if (it == done.end()) break;
       batch = std::move(it->second);

@@ -152,9 +152,10 @@ struct BackgroundDecoding {
 };
 
 // Decodes the leaves on other threads, `pages_per_batch` at a time, while `consume` handles each
-// batch, in leaf order, on this one (decoding and building overlap). `consume` returns false to
-// stop early; the decoding threads are stopped and joined before this returns. Returns the
-// reason decoding stopped early (a batch's `stop`), empty when every leaf was decoded.
+// batch, in leaf order, on this one (decoding and building overlap); this thread, while it waits
+// for its next batch, decodes a later one itself (`prepare` then runs here too). `consume`
+// returns false to stop early; the decoding threads are stopped and joined before this returns.
+// Returns the reason decoding stopped early (a batch's `stop`), empty when every leaf was decoded.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
                                  const std::function<bool(const RowBatch&)>& consume,
                                  const BackgroundDecoding& how = {});

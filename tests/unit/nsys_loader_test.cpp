@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/analysis/common.h"
 #include "core/diff/trace_diff.h"
@@ -925,13 +927,17 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
   CHECK(reader.row_bound() == 990 * 60);
   // Decoded in the background, on one thread or two, in batches of 3 leaves: the same rows in
   // the same order, each batch prepared on its decoding thread (here: a row's start, noted).
+  // The consumer, quick here, decodes batches itself while it waits for the next one.
   for (size_t threads : {1, 2}) {
     CAPTURE(threads);
     std::vector<int64_t> rows;
     size_t prepared = 0, batches = 0;
+    std::atomic<size_t> decoded_by_consumer{0};
+    const std::thread::id consumer = std::this_thread::get_id();
     nsys::BackgroundDecoding how;
     how.threads = threads;
-    how.prepare = [](nsys::RowBatch& b) {
+    how.prepare = [&](nsys::RowBatch& b) {
+      decoded_by_consumer += std::this_thread::get_id() == consumer;
       b.prepared.assign(b.rows(), 'p');
       b.prepared_rows.resize(b.rows());
       for (size_t i = 0; i < b.rows(); ++i) b.prepared_rows[i] = {uint32_t(i + 1), 1, uint32_t(b.values[i * 5])};
@@ -947,6 +953,7 @@ TEST_CASE("nsys: the direct reader decodes every row of a three-level b-tree") {
     }, how);
     CHECK(stop.empty());
     CHECK(batches == (reader.leaf_count() + 2) / 3);
+    if (threads == 1) CHECK(decoded_by_consumer > 0);  // it would have waited ~100 times otherwise
     REQUIRE(rows.size() == 5 * batch.rows());
     CHECK(std::equal(rows.begin(), rows.end(), batch.values.begin()));
     CHECK(prepared == batch.rows());
