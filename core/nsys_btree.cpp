@@ -484,9 +484,10 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       // Waiting for its next batch, the consumer decodes a later one itself: its core would
       // idle otherwise (decoding is the slower side: a kernel's 25 columns and args). Decoding
       // threads beside a busy consumer only take turns with it on the cores.
+      auto can_claim = [&] { return !over() && claimable(); };
       while (!done.count(next_consume) && running > 0) {
-        if (!over() && claimable()) decode_next(lock);
-        else changed.wait(lock, [&] { return running == 0 || done.count(next_consume) || (!over() && claimable()); });
+        if (can_claim()) decode_next(lock);
+        else changed.wait(lock, [&] { return running == 0 || done.count(next_consume) || can_claim(); });
       }
       auto it = done.find(next_consume);
       if (it == done.end()) break;

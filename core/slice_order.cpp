@@ -110,7 +110,8 @@ size_t first_row_after(const SliceColumns& c, size_t base, size_t end, TimeNs st
 // a stream's kernels, then its copies) or with a few late rows are a handful of sorted runs.
 // Each run is merged into the sorted rows before it from the back, in place (only the run is
 // copied out), a row of a run going after the earlier rows it ties with: the same order as the
-// stable sort, in time linear in the rows moved, with no permutation or column copies. Gives up
+// stable sort, in time linear in the rows moved (plus a short search per run row, the prefix
+// rows after it moving as a block), with no permutation or column copies. Gives up
 // (false) once the rows moved pass a budget of a few times the track: the stable sort then
 // finishes. That is still right: the sorted prefix holds the first rows in stable order and the
 // rest are untouched, so the stable sort of this state is the stable sort of the original.
