@@ -73,8 +73,11 @@ TableReader::TableReader(std::string_view image, std::string table, int64_t root
   select(record_columns);
 }
 
-void TableReader::select(const std::vector<int>& record_columns) {
+void TableReader::select(const std::vector<int>& record_columns, const std::vector<ValueKind>& kinds) {
   wanted_ = record_columns.size();
+  kind_of_slot_.assign(wanted_, ValueKind::Integer);
+  std::copy_n(kinds.begin(), std::min(kinds.size(), wanted_), kind_of_slot_.begin());
+  integers_only_ = std::all_of(kind_of_slot_.begin(), kind_of_slot_.end(), [](ValueKind k) { return k == ValueKind::Integer; });
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
@@ -108,6 +111,8 @@ bool TableReader::open() {
   if (usable_ < 480) return fail(0, 0, "usable page size " + std::to_string(usable_));
   // The payload fractions are fixed by the format; anything else is not a file this reader knows.
   if (h[21] != 64 || h[22] != 32 || h[23] != 32) return fail(0, 0, "unexpected payload fractions");
+  text_encoding_ = be32(h + 56);  // 0 in a database that never held a table: SQLite's default, UTF-8
+  if (text_encoding_ == 0) text_encoding_ = 1;
   uint64_t file_pages = image_.size() / page_size_;
   uint32_t in_header = be32(h + 28);
   // The size in the header counts when it is current (change counter = version-valid-for).
@@ -209,6 +214,11 @@ uint64_t TableReader::row_bound() const {
 }
 
 void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
+  // SQLite hands out UTF-16 text converted to UTF-8: that conversion is left to it.
+  if (text_encoding_ != 1 && std::count(kind_of_slot_.begin(), kind_of_slot_.end(), ValueKind::Text)) {
+    batch.stop = table_ + ": text stored as UTF-16 (encoding " + std::to_string(text_encoding_) + ")";
+    return;
+  }
   // Room for every cell of these leaves at once: no regrowth while decoding.
   batch.reserve_rows(batch.count + size_t(cells(first, last)));
   std::string scratch;
@@ -236,14 +246,43 @@ constexpr auto kPlainSizes = [] {
 
 }  // namespace
 
+// A value of serial type t (its `bytes` at `value`, `left` bytes of payload from there) into a
+// wanted column, as the column's kind takes it; false when it does not (decode_record_in_full
+// then says what the value is).
+bool TableReader::store_value(uint64_t t, int slot, const uint8_t* value, uint64_t bytes, uint64_t left,
+                              int64_t* values, uint8_t* present, RowBatch& batch) const {
+  ValueKind kind = kind_of_slot_[size_t(slot)];
+  if (t == 0) {
+    values[slot] = 0, present[slot] = RowBatch::kNull;
+    return true;
+  }
+  if (t < 12 && t != 7 && kind != ValueKind::Text) {
+    // With 8 bytes of payload left, one load and a byte swap (the usual case); else byte by byte.
+    values[slot] = t >= 8 ? int64_t(t - 8) : left >= 8 ? be_int8(value, size_t(bytes)) : be_int(value, size_t(bytes));
+    present[slot] = RowBatch::kInteger;
+    return true;
+  }
+  if (t == 7 && kind == ValueKind::Real) {  // big-endian IEEE 754
+    values[slot] = be_int(value, 8), present[slot] = RowBatch::kReal;
+    return true;
+  }
+  if (t >= 13 && (t & 1) && kind == ValueKind::Text && bytes <= UINT32_MAX && batch.text.size() <= UINT32_MAX) {
+    values[slot] = int64_t(uint64_t(batch.text.size()) << 32 | bytes), present[slot] = RowBatch::kText;
+    batch.text.append(reinterpret_cast<const char*>(value), size_t(bytes));
+    return true;
+  }
+  return false;
+}
+
 // The usual record, quickly: every serial type up to the last wanted column is one byte, the
-// wanted columns hold integers (or NULL, 0, 1), every value lies inside the payload. Otherwise
-// false, with the row half written: decode_record then takes the general path, which says what
-// is wrong when something is. (No varint per type, no clearing of the row first: ~10% less
-// decoding on 25-column kernel rows.)
+// wanted columns hold what their kind takes (for integers only: integers, NULL, 0, 1), every
+// value lies inside the payload. Otherwise false, with the row half written: decode_record then
+// takes the general path, which says what is wrong when something is. (No varint per type, no
+// clearing of the row first: ~10% less decoding on 25-column kernel rows.)
+template <bool kIntegersOnly>
 [[gnu::always_inline]] inline bool TableReader::decode_plain_record(const uint8_t* r, size_t size, size_t types_at,
                                                                    size_t header, int64_t* values,
-                                                                   uint8_t* present) const {
+                                                                   uint8_t* present, RowBatch& batch) const {
   const size_t columns = slot_of_record_.size();
   if (header - types_at < columns) return false;  // fewer columns (or wider types): the general path
   const uint8_t* types = r + types_at;
@@ -254,10 +293,15 @@ constexpr auto kPlainSizes = [] {
     uint32_t bytes = kPlainSizes[t];
     if (bytes == kNotPlain) return false;
     if (int slot = slot_of_record_[column]; slot >= 0) {
-      if (t == 7 || t >= 12 || body + bytes > size) return false;
-      values[slot] = t >= 8 ? int64_t(t - 8) : bytes == 0 ? 0 : size - body >= 8 ? be_int8(r + body, bytes)
-                                                                               : be_int(r + body, bytes);
-      present[slot] = t != 0;
+      if (body + bytes > size) return false;
+      if constexpr (kIntegersOnly) {
+        if (t == 7 || t >= 12) return false;
+        values[slot] = t >= 8 ? int64_t(t - 8) : bytes == 0 ? 0 : size - body >= 8 ? be_int8(r + body, bytes)
+                                                                                 : be_int(r + body, bytes);
+        present[slot] = t != 0;
+      } else if (!store_value(t, slot, r + body, bytes, size - body, values, present, batch)) {
+        return false;
+      }
     }
     body += bytes;
   }
@@ -272,10 +316,13 @@ constexpr auto kPlainSizes = [] {
   if (!payload.empty() && r[0] >= 1 && r[0] < 0x80 && r[0] <= payload.size()) {
     auto [values, present] = batch.next_row(false);
     if (!every_slot_read_) batch.clear(values, present);
-    if (decode_plain_record(r, payload.size(), 1, r[0], values, present)) {
+    size_t text_before = batch.text.size();
+    if (integers_only_ ? decode_plain_record<true>(r, payload.size(), 1, r[0], values, present, batch)
+                       : decode_plain_record<false>(r, payload.size(), 1, r[0], values, present, batch)) {
       batch.commit();
       return true;
     }
+    batch.text.resize(text_before);  // the general path stores the row's text again
   }
   return decode_record_in_full(payload, page, offset, batch);
 }
@@ -366,14 +413,10 @@ bool TableReader::decode_record_in_full(std::string_view payload, uint32_t page,
     uint64_t bytes = serial_size(t);
     if (t == 10 || t == 11 || bytes > payload.size() - body) return stop("record value outside its payload");
     int slot = slot_of_record_[column];
-    if (slot >= 0 && t != 0) {
-      if (t == 7 || t >= 12)
-        return stop(std::string("a ") + (t == 7 ? "REAL" : t & 1 ? "TEXT" : "BLOB") + " value in column " +
-                    std::to_string(column) + " (integers only here)");
-      // With 8 bytes of payload left, one load and a byte swap (the usual case); else byte by byte.
-      values[slot] = t == 8 ? 0 : t == 9 ? 1 : payload.size() - body >= 8 ? be_int8(r + body, size_t(bytes))
-                                                                           : be_int(r + body, size_t(bytes));
-      present[slot] = 1;
+    if (slot >= 0 && !store_value(t, slot, r + body, bytes, payload.size() - body, values, present, batch)) {
+      static constexpr const char* kTakes[] = {"integers only here", "numbers only here", "text only here"};
+      return stop(std::string(t == 7 ? "a REAL" : t >= 12 ? (t & 1 ? "a TEXT" : "a BLOB") : "an integer") +
+                  " value in column " + std::to_string(column) + " (" + kTakes[int(kind_of_slot_[size_t(slot)])] + ")");
     }
     body += bytes;
   }
@@ -428,6 +471,7 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
     lock.unlock();
     batch.columns = columns;
     batch.count = 0;
+    batch.text.clear();
     batch.prepared_rows.clear();
     try {
       reader.decode(index * pages_per_batch, (index + 1) * pages_per_batch, batch);

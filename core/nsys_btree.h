@@ -1,16 +1,18 @@
 // A direct reader of SQLite table b-trees, for the big tables of Nsight exports (kernels, runtime
-// calls): it walks the table's pages in the database image and decodes only the integer columns
-// asked for, without SQLite's virtual machine (which costs more than half of a bare SELECT).
+// calls, NVTX ranges): it walks the table's pages in the database image and decodes only the
+// columns asked for, without SQLite's virtual machine (which costs more than half of a bare SELECT).
 //
 // It follows the public file format (sqlite.org/fileformat2.html): the 100-byte file header,
 // interior (0x05) and leaf (0x0D) table b-tree pages, cell pointer arrays, varints, record
 // headers with serial types, overflow pages. The image is untrusted: every read is bounds-checked
-// and every page is visited at most once. Whatever it does not handle (REAL, TEXT or BLOB values
-// in the columns read, index b-trees, odd headers) stops it with a reason; the loader then goes
-// on through SQLite's API from the row after the last one decoded, so the result is the same.
+// and every page is visited at most once. Whatever it does not handle (a value of another kind
+// than its column's, a BLOB, text in UTF-16, index b-trees, odd headers) stops it with a reason;
+// the loader then goes on through SQLite's API from the row after the last one decoded, so the
+// result is the same.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -20,12 +22,21 @@
 
 namespace sl::nsys {
 
+// What a wanted column holds, as its declared type says (SQLite's type affinity): the values the
+// reader takes there. Integer: integers only. Real: integers or REALs (sqlite3_column_double
+// reads either). Text: TEXT (SQLite stores numbers given to a TEXT column as text).
+enum class ValueKind : uint8_t { Integer, Real, Text };
+
 // Rows decoded from a run of leaf pages: the wanted columns of each row, row-major. A NULL reads
 // as 0 (as sqlite3_column_int64 gives) with its `present` flag clear.
 struct RowBatch {
+  // `present` of a value: which kind of value `values` holds.
+  static constexpr uint8_t kNull = 0, kInteger = 1, kReal = 2, kText = 3;
   size_t columns = 0;
-  std::vector<int64_t> values;   // rows() × columns used; grown by doubling
+  std::vector<int64_t> values;   // rows() × columns used; grown by doubling. A REAL: its bits. A
+                                 // TEXT: its offset in `text` << 32 | its length.
   std::vector<uint8_t> present;
+  std::string text;              // the bytes of the TEXT values
   size_t count = 0;
   int64_t last_rowid = 0;  // of the last row here (valid when rows() > 0)
   std::string stop;        // why decoding stopped after these rows; empty when it did not
@@ -74,6 +85,13 @@ struct BatchRow {
   bool null(int c) const { return !p[c]; }
   int64_t i64(int c) const { return v[c]; }
   std::optional<int64_t> opt(int c) const { return p[c] ? std::optional<int64_t>(v[c]) : std::nullopt; }
+  // Of a Real column: its REAL, or its integer as a double (as sqlite3_column_double gives).
+  double f64(int c) const { return p[c] == RowBatch::kReal ? std::bit_cast<double>(v[c]) : double(v[c]); }
+  // Of a Text column: its bytes ("" when NULL).
+  std::string_view text(int c) const {
+    if (p[c] != RowBatch::kText) return {};
+    return std::string_view(batch->text).substr(size_t(uint64_t(v[c]) >> 32), size_t(uint32_t(v[c])));
+  }
   // What `prepare` made of this row, or nullptr when nothing was.
   const RowBatch::Prepared* prepared() const {
     return batch && row < batch->prepared_rows.size() ? &batch->prepared_rows[row] : nullptr;
@@ -92,9 +110,9 @@ public:
   // table lacks it, read as NULL). `table` names the table in messages.
   TableReader(std::string_view image, std::string table, int64_t root, std::vector<int> record_columns);
 
-  // The columns decoded from now on (as `record_columns` above): one walk of the tree serves
-  // every reading of the table.
-  void select(const std::vector<int>& record_columns);
+  // The columns decoded from now on (as `record_columns` above), each of the kind given in
+  // `kinds` (none given: all Integer): one walk of the tree serves every reading of the table.
+  void select(const std::vector<int>& record_columns, const std::vector<ValueKind>& kinds = {});
 
   // Checks the file header and walks the interior pages down to the leaves. False, with why(),
   // when the image is not one this reader handles or is damaged.
@@ -121,8 +139,11 @@ private:
   bool decode_leaf(uint32_t page, RowBatch& batch, std::string& scratch) const;
   bool decode_record(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
   bool decode_record_in_full(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
+  template <bool kIntegersOnly>
   bool decode_plain_record(const uint8_t* r, size_t size, size_t types_at, size_t header, int64_t* values,
-                           uint8_t* present) const;
+                           uint8_t* present, RowBatch& batch) const;
+  bool store_value(uint64_t t, int slot, const uint8_t* value, uint64_t bytes, uint64_t left, int64_t* values,
+                   uint8_t* present, RowBatch& batch) const;
   bool gather_overflow(std::string_view local, uint64_t total, uint32_t first, uint32_t page, size_t offset,
                        std::string& out, RowBatch& batch) const;
 
@@ -130,9 +151,12 @@ private:
   std::string table_;
   int64_t root_;
   std::vector<int> slot_of_record_;  // record position → wanted column, -1 when not wanted
+  std::vector<ValueKind> kind_of_slot_;
+  bool integers_only_ = true;        // every wanted column is Integer: the plain path checks no kind
   size_t wanted_ = 0;
   bool every_slot_read_ = false;  // each wanted column is a distinct column of the records
   uint32_t page_size_ = 0, usable_ = 0, pages_ = 0;
+  uint32_t text_encoding_ = 1;  // 1 UTF-8, 2 UTF-16le, 3 UTF-16be
   std::vector<uint32_t> leaves_;
   std::string why_;
 };

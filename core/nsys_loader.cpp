@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -190,6 +191,20 @@ private:
   std::string_view bytes_;
   std::string why_;
 };
+
+// The values the direct reader takes in a column, by the affinity SQLite gives its declared type
+// (sqlite.org/datatype3.html, 3.1): TEXT and REAL columns hold what their affinity made of the
+// values stored; the others are read for integers, and any other value there stops the reader.
+nsys::ValueKind value_kind(std::string_view declared) {
+  std::string type(declared);
+  for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+  auto has = [&](const char* part) { return type.find(part) != std::string::npos; };
+  if (has("INT")) return nsys::ValueKind::Integer;
+  if (has("CHAR") || has("CLOB") || has("TEXT")) return nsys::ValueKind::Text;
+  if (has("BLOB") || type.empty()) return nsys::ValueKind::Integer;
+  if (has("REAL") || has("FLOA") || has("DOUB")) return nsys::ValueKind::Real;
+  return nsys::ValueKind::Integer;
+}
 
 // The direct reader is on unless SIGHTLINE_NSYS_READER=sqlite (tests compare the two paths).
 bool direct_reading_enabled() {
@@ -501,7 +516,8 @@ private:
   template <class Row>
   bool scan(std::string_view table, const std::string& sql, Row&& row);
   // The same rows as scan(table, select(table, columns), row), through the direct b-tree reader
-  // when it can (integer columns only), SQLite's API otherwise or from where it stopped.
+  // when it can (values of their columns' declared kinds), SQLite's API otherwise or from where it
+  // stopped.
   // `prepare`: work on each batch of rows on its decoding thread (BackgroundDecoding), e.g.
   // encoding their args (prepare_args). `quick_rows`: `row` does little (the GPU-work pre-scan),
   // so decoding is the slower side and gets every core.
@@ -632,6 +648,7 @@ private:
   std::unique_ptr<TraceBuilder> builder_;
   std::unique_ptr<ArgsText> args_;
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
+  std::unordered_map<std::string, std::vector<nsys::ValueKind>> column_kinds_;  // by its declared type
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
   std::string schema_unknown_;            // why the export's schema version is not known ("" if it is)
@@ -809,11 +826,15 @@ bool NsysLoader::read_schema() {
   while ((rc = tables.step()) == SQLITE_ROW) table_order_.emplace_back(tables.text(0));
   if (rc != SQLITE_DONE) return sql_fail("reading the list of tables");
   for (const std::string& t : table_order_) {
-    Statement columns(db_, "SELECT name FROM pragma_table_info(?1)");
+    Statement columns(db_, "SELECT name, type FROM pragma_table_info(?1)");
     if (!columns.prepared()) return sql_fail("reading the columns of " + t);
     columns.bind(1, t);
     auto& list = columns_[t];
-    while ((rc = columns.step()) == SQLITE_ROW) list.emplace_back(columns.text(0));
+    auto& kinds = column_kinds_[t];
+    while ((rc = columns.step()) == SQLITE_ROW) {
+      list.emplace_back(columns.text(0));
+      kinds.push_back(value_kind(columns.text(1)));
+    }
     if (rc != SQLITE_DONE) return sql_fail("reading the columns of " + t);
   }
   return true;
@@ -1030,13 +1051,16 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
   if (added) opened->second = open_reader(table);
   if (!opened->second.reader) return refuse(opened->second.why);
   const std::vector<std::string>& have = columns_.at(table);
+  const std::vector<nsys::ValueKind>& have_kinds = column_kinds_.at(table);
   std::vector<int> record_columns;
+  std::vector<nsys::ValueKind> kinds;
   for (size_t i = 0; i < n; ++i) {
     auto at = std::find(have.begin(), have.end(), columns[i]);
     record_columns.push_back(at == have.end() ? -1 : int(at - have.begin()));
+    kinds.push_back(at == have.end() ? nsys::ValueKind::Integer : have_kinds[size_t(at - have.begin())]);
   }
   nsys::TableReader reader = *opened->second.reader;
-  reader.select(record_columns);
+  reader.select(record_columns, kinds);
   return reader;
 }
 
@@ -1520,9 +1544,11 @@ bool NsysLoader::read_osrt() {
 
 // Domain and category names are rows of NVTX_EVENTS themselves; read them before the ranges.
 bool NsysLoader::read_nvtx_names() {
-  std::string sql = select("NVTX_EVENTS", {"eventType", "domainId", "category", "text", "textId"}) +
-                    " WHERE eventType IN (33, 64, 75)";
-  return scan("NVTX_EVENTS", sql, [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"eventType", "domainId", "category", "text", "textId"};
+  return scan_direct("NVTX_EVENTS", kColumns, [&](const auto& s) {
+    --rows_;  // read again for the ranges: progress counts the rows there
+    int64_t type = s.i64(0);
+    if (type != kNvtxDomainCreate && type != kNvtxCategory && type != kNvtxtCategory) return;
     std::string name(s.null(3) ? store_->strings.view(string_id(s.opt(4))) : s.text(3));
     uint64_t domain = uint64_t(s.opt(1).value_or(0));
     if (s.i64(0) == kNvtxDomainCreate) nvtx_domains_[domain] = name;
@@ -1534,11 +1560,11 @@ bool NsysLoader::read_nvtx() {
   const char* table = "NVTX_EVENTS";
   if (!require(table, {"start", "eventType"})) return true;
   if (!read_nvtx_names()) return false;
-  std::string sql = select(table, {"start", "end", "eventType", "globalTid", "text", "textId", "domainId", "category",
-                                   "color", "int64Value", "uint64Value", "doubleValue", "int32Value",
-                                   "uint32Value", "floatValue", "rangeId"});
+  static constexpr const char* kColumns[] = {"start", "end", "eventType", "globalTid", "text", "textId",
+                                             "domainId", "category", "color", "int64Value", "uint64Value",
+                                             "doubleValue", "int32Value", "uint32Value", "floatValue", "rangeId"};
   uint64_t row = 0;
-  return scan(table, sql, [&](const Statement& s) {
+  return scan_direct(table, kColumns, [&](const auto& s) {
     ++row;
     int64_t type = s.opt(2).value_or(-1);
     if (type == kNvtxCategory || type == kNvtxtCategory || type == kNvtxDomainCreate || type == kNvtxThread ||

@@ -1014,6 +1014,111 @@ TEST_CASE("nsys: the direct reader decodes integers of every width and sign") {
   }
 }
 
+// TEXT and REAL columns (NVTX ranges' names and payloads): the values SQLite's API gives, row for
+// row. Short text has a one-byte serial type (the plain path), longer text a varint one (the
+// general path), and text past the page spills to overflow pages; a REAL column holds integral
+// values as integers. A value of another kind than its column's stops the reader, naming it.
+TEST_CASE("nsys: the direct reader reads TEXT and REAL columns as SQLite's API does") {
+  ScratchDir dir;
+  std::string path = dir.file("kinds.sqlite");
+  write_db(path, R"(
+CREATE TABLE t (n INTEGER, s TEXT, r REAL, x);
+INSERT INTO t VALUES (1, 'load', 2.5, 7), (2, '', -0.125, 7), (3, NULL, NULL, 7), (4, 'ñ→✓ utf-8', 3, 7),
+  (5, printf('%.*c', 300, 'm'), 1e300, 7), (6, printf('%.*c', 20000, 'o'), -7, 7), (7, 'last', 0.1, 7);
+)");
+  std::string image = read_file(path);
+  using K = nsys::ValueKind;
+  nsys::TableReader reader(image, "t", root_page(path, "t"), {});
+  REQUIRE_MESSAGE(reader.open(), reader.why());
+  reader.select({0, 1, 2}, {K::Integer, K::Text, K::Real});
+  nsys::RowBatch batch;
+  batch.columns = 3;
+  reader.decode(0, reader.leaf_count(), batch);
+  REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
+  REQUIRE(batch.rows() == 7);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT n, s, r FROM t", -1, &st, nullptr) == SQLITE_OK);
+  for (size_t i = 0; sqlite3_step(st) == SQLITE_ROW; ++i) {
+    CAPTURE(i);
+    nsys::BatchRow row{&batch.values[i * 3], &batch.present[i * 3], &batch, i};
+    CHECK(row.i64(0) == sqlite3_column_int64(st, 0));
+    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+    CHECK(row.null(1) == (text == nullptr));
+    CHECK(row.text(1) == std::string_view(text ? text : "", size_t(sqlite3_column_bytes(st, 1))));
+    CHECK(row.null(2) == (sqlite3_column_type(st, 2) == SQLITE_NULL));
+    CHECK(row.f64(2) == sqlite3_column_double(st, 2));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  CHECK(batch.present[3 * 3 + 2] == nsys::RowBatch::kInteger);  // 3 in the REAL column, stored as an integer
+  CHECK(nsys::BatchRow{&batch.values[15], &batch.present[15], &batch, 5}.text(1).size() == 20000);
+
+  // Another kind than the column's: stopped at that row, the rows before it kept.
+  auto stop_of = [&](std::vector<int> columns, std::vector<K> kinds) {
+    reader.select(columns, kinds);
+    nsys::RowBatch b;
+    b.columns = columns.size();
+    reader.decode(0, reader.leaf_count(), b);
+    return std::pair(b.rows(), b.stop);
+  };
+  auto [rows, stop] = stop_of({3}, {K::Text});
+  CHECK(rows == 0);
+  CHECK(stop.find("an integer value in column 3 (text only here)") != std::string::npos);
+  std::tie(rows, stop) = stop_of({1}, {K::Integer});
+  CHECK(stop.find("a TEXT value in column 1 (integers only here)") != std::string::npos);
+  std::tie(rows, stop) = stop_of({0, 2}, {K::Integer, K::Integer});
+  CHECK(rows == 0);
+  CHECK(stop.find("a REAL value in column 2 (integers only here)") != std::string::npos);
+  std::tie(rows, stop) = stop_of({1}, {K::Real});
+  CHECK(rows == 0);
+  CHECK(stop.find("a TEXT value in column 1 (numbers only here)") != std::string::npos);
+
+  // Text stored as UTF-16: SQLite converts it; the direct reader leaves it to SQLite.
+  std::string utf16 = dir.file("utf16.sqlite");
+  write_db(utf16, "PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('a');");
+  std::string image16 = read_file(utf16);
+  nsys::TableReader reader16(image16, "t", root_page(utf16, "t"), {});
+  REQUIRE(reader16.open());
+  reader16.select({0}, {K::Text});
+  nsys::RowBatch b16;
+  b16.columns = 1;
+  reader16.decode(0, reader16.leaf_count(), b16);
+  CHECK(b16.rows() == 0);
+  CHECK(b16.stop == "t: text stored as UTF-16 (encoding 2)");
+}
+
+// NVTX ranges through the direct reader: names of every length, payloads of every kind, and a
+// BLOB where a name should be (the reader stops there, SQLite's API goes on) give the store
+// SQLite's API gives; so does a report whose text is UTF-16.
+TEST_CASE("nsys: NVTX ranges read directly give the store SQLite's API gives") {
+  ScratchDir dir;
+  const std::string gtid = global_tid(100, 101);
+  std::string more = R"(
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, doubleValue) VALUES (3000, 3100, 59, 'ñ→✓', )" + gtid + R"(, 0.25);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, floatValue) VALUES (3200, 3300, 59, printf('%.*c', 300, 'n'), )" + gtid + R"(, -1.5);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, doubleValue) VALUES (3400, 3500, 59, printf('%.*c', 9000, 'o'), )" + gtid + R"(, 4);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (0, NULL, 75, '', )" + gtid + R"(, 4);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (3600, 3700, 59, 'in an unnamed domain', )" + gtid + R"(, 4);
+)";
+  std::string texts = dir.file("nvtx_texts.sqlite");
+  write_db(texts, tiny_report(true) + more);
+  check_same_store(texts);
+  std::string blob = dir.file("nvtx_blob.sqlite");
+  write_db(blob, tiny_report(true) + more + R"(
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (3800, 3900, 59, X'00ff41', )" + gtid + R"();
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (4000, 4100, 59, 'after the blob', )" + gtid + R"();
+)");
+  check_same_store(blob);
+  LoadResult r = load_with(blob, true);
+  REQUIRE(r.ok());
+  CHECK(r.store->strings.find("after the blob") != 0);
+  std::string utf16 = dir.file("nvtx_utf16.sqlite");
+  write_db(utf16, "PRAGMA encoding = 'UTF-16le';" + tiny_report(false) + more);
+  check_same_store(utf16);
+}
+
 // A fuzzer's input (kept as a seed): a table whose last rowid promised far more rows than its
 // leaves hold, for which the loader reserved ~500 GB of columns (under ASan: an abort). The bound
 // is now what the leaves can hold at most, and the load ends in a clear error.
