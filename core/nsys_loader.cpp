@@ -1525,7 +1525,8 @@ bool NsysLoader::read_runtime() {
 bool NsysLoader::read_osrt() {
   const char* table = "OSRT_API";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
-  return scan(table, select(table, {"start", "end", "globalTid", "nameId", "returnValue"}), [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"start", "end", "globalTid", "nameId", "returnValue"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     ++store_->counts.events;
     TimeNs start, dur;
     bool open;
@@ -1812,7 +1813,8 @@ bool NsysLoader::read_gpu_metrics() {
   }
   std::unordered_map<int64_t, uint32_t> processes;
   std::unordered_map<uint64_t, std::string> fallback_names;
-  return scan(table, select(table, {"timestamp", "typeId", "metricId", "value"}), [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"timestamp", "typeId", "metricId", "value"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
     ++store_->counts.events;
     TimeNs ts;
     if (s.null(0) || s.null(2)) return skip_row(IssueKind::MissingField);

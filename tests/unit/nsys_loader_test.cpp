@@ -1089,10 +1089,11 @@ INSERT INTO t VALUES (1, 'load', 2.5, 7), (2, '', -0.125, 7), (3, NULL, NULL, 7)
   CHECK(b16.stop == "t: text stored as UTF-16 (encoding 2)");
 }
 
-// NVTX ranges through the direct reader: names of every length, payloads of every kind, and a
-// BLOB where a name should be (the reader stops there, SQLite's API goes on) give the store
-// SQLite's API gives; so does a report whose text is UTF-16.
-TEST_CASE("nsys: NVTX ranges read directly give the store SQLite's API gives") {
+// NVTX ranges, OS runtime calls and GPU metrics through the direct reader: names of every length,
+// payloads of every kind, a BLOB where a name should be and a REAL among a metric's integers (the
+// reader stops there, SQLite's API goes on) give the store SQLite's API gives; so does a report
+// whose text is UTF-16.
+TEST_CASE("nsys: NVTX, OS runtime and GPU metrics read directly give the store SQLite's API gives") {
   ScratchDir dir;
   const std::string gtid = global_tid(100, 101);
   std::string more = R"(
@@ -1101,6 +1102,8 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, floatValue) VAL
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, doubleValue) VALUES (3400, 3500, 59, printf('%.*c', 9000, 'o'), )" + gtid + R"(, 4);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (0, NULL, 75, '', )" + gtid + R"(, 4);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (3600, 3700, 59, 'in an unnamed domain', )" + gtid + R"(, 4);
+INSERT INTO OSRT_API VALUES (9500, 9600, 27, )" + gtid + R"(, 0, 11, NULL, 0, NULL);
+INSERT INTO GPU_METRICS VALUES (4000, 65536, 2, 2.5), (5000, 65536, 1, 9);
 )";
   std::string texts = dir.file("nvtx_texts.sqlite");
   write_db(texts, tiny_report(true) + more);
