@@ -119,18 +119,18 @@ bool TableReader::open() {
   bool current = in_header != 0 && be32(h + 24) == be32(h + 92);
   pages_ = uint32_t(std::min<uint64_t>(current ? std::min<uint64_t>(in_header, file_pages) : file_pages, UINT32_MAX));
   if (root_ < 1 || root_ > int64_t(pages_)) return fail(0, 0, "root page " + std::to_string(root_) + " outside the file");
-  std::vector<uint8_t> seen(pages_ + 1, 0);
+  std::vector<bool> seen(pages_ + 1, false);  // a bit a page: every table of a 10 GB report opens one
   return walk(uint32_t(root_), 0, seen);
 }
 
 // Collects the leaves under `page` in key order. Each page is visited once: a page reached twice
 // (a cycle, or two parents) is damage.
-bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
+bool TableReader::walk(uint32_t page, int depth, std::vector<bool>& seen) {
   // Children were checked on their parent's page, where a wrong one is named: only a root here.
   if (page < 1 || page > pages_) return fail(0, 0, "the root page number " + std::to_string(page) + " outside the file");
   if (seen[page]) return fail(page, 0, "page reached twice (a cycle in the tree)");
   if (depth > kMaxDepth) return fail(page, 0, "tree deeper than " + std::to_string(kMaxDepth) + " levels");
-  seen[page] = 1;
+  seen[page] = true;
   const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(page - 1) * page_size_;
   size_t head = page == 1 ? kFileHeader : 0;
   uint8_t type = p[head];
@@ -167,7 +167,7 @@ bool TableReader::walk(uint32_t page, int depth, std::vector<uint8_t>& seen) {
       continue;
     }
     if (seen[child]) return fail(child, 0, "page reached twice (a cycle in the tree)");
-    seen[child] = 1;
+    seen[child] = true;
     leaves_.push_back(child);
   }
   return true;
@@ -184,6 +184,18 @@ uint64_t TableReader::cells(size_t first, size_t last) const {
 }
 
 uint64_t TableReader::row_count() const { return cells(0, leaves_.size()); }
+
+std::optional<uint64_t> TableReader::exact_row_count() const {
+  uint64_t n = 0;
+  for (uint32_t leaf : leaves_) {
+    const auto* p = reinterpret_cast<const uint8_t*>(image_.data()) + size_t(leaf - 1) * page_size_;
+    size_t head = leaf == 1 ? kFileHeader : 0;
+    uint32_t cells = be16(p + head + 3);
+    if (p[head] != kLeafTable || head + 8 + 2 * size_t(cells) > usable_) return std::nullopt;
+    n += cells;
+  }
+  return n;
+}
 
 // Rowids are unique, so a table holds at most last - first + 1 rows: exactly that many when no
 // row was ever deleted (as in an Nsight export). Two leaves read, where row_count() reads them all.

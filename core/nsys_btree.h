@@ -125,6 +125,10 @@ public:
   // reads two leaves; the leaves' cell counts (row_count) when those rowids promise more rows than
   // the leaves have room for.
   uint64_t row_bound() const;
+  // The table's rows from every leaf's cell count, as SQLite's count(*) gives them (one page header
+  // read per leaf); nullopt when a page listed as a leaf is not one or lists more cells than fit
+  // (damage, which SQLite's count(*) then names).
+  std::optional<uint64_t> exact_row_count() const;
   uint32_t page_size() const { return page_size_; }
 
   // Appends the rows of leaves [first, last) to `batch` (whose `columns` must be set); stops at
@@ -135,7 +139,7 @@ private:
   uint64_t cells(size_t first, size_t last) const;
   bool fail(uint32_t page, size_t offset, const std::string& what);
   std::string where(uint32_t page, size_t offset) const;
-  bool walk(uint32_t page, int depth, std::vector<uint8_t>& seen);
+  bool walk(uint32_t page, int depth, std::vector<bool>& seen);
   bool decode_leaf(uint32_t page, RowBatch& batch, std::string& scratch) const;
   bool decode_record(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;
   bool decode_record_in_full(std::string_view payload, uint32_t page, size_t offset, RowBatch& batch) const;

@@ -1122,6 +1122,32 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (4000, 4
   check_same_store(utf16);
 }
 
+// Tables Sightline does not map are listed with their rows, counted from the leaves' headers
+// (count(*) read every page): exact where rowids have gaps (an INTEGER PRIMARY KEY, deleted rows),
+// where the table spans many pages, and (through count(*)) for a WITHOUT ROWID table.
+TEST_CASE("nsys: unmapped tables are counted exactly") {
+  ScratchDir dir;
+  std::string path = dir.file("unmapped.sqlite");
+  write_db(path, tiny_report(true) + R"(
+CREATE TABLE COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER);
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 2999)
+  INSERT INTO COMPOSITE_EVENTS SELECT i * 2, i * 1000, i % 64 FROM k;
+DELETE FROM COMPOSITE_EVENTS WHERE id % 3 = 0;
+CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, stackDepth INTEGER NOT NULL);
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 49999)
+  INSERT INTO SAMPLING_CALLCHAINS SELECT i / 20, 1000 + i % 977, i % 20 FROM k;
+CREATE TABLE CUDA_GRAPH_NODE_EVENTS (graphNodeId INTEGER PRIMARY KEY, graphId INTEGER) WITHOUT ROWID;
+INSERT INTO CUDA_GRAPH_NODE_EVENTS VALUES (1, 1), (2, 1), (5, 2);
+)");
+  for (bool direct : {false, true}) {
+    CAPTURE(direct);
+    LoadResult r = load_with(path, direct);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    CHECK(info_text(*r.store).find("not mapped      COMPOSITE_EVENTS (2000 rows), CUDA_GRAPH_NODE_EVENTS (3 rows), "
+                                   "SAMPLING_CALLCHAINS (50000 rows), SCHED_EVENTS (2 rows)") != std::string::npos);
+  }
+}
+
 // A fuzzer's input (kept as a seed): a table whose last rowid promised far more rows than its
 // leaves hold, for which the loader reserved ~500 GB of columns (under ASan: an abort). The bound
 // is now what the leaves can hold at most, and the load ends in a clear error.
