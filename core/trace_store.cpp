@@ -9,6 +9,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <tuple>
 
@@ -221,42 +222,55 @@ size_t TraceStore::store_bytes() const {
 
 namespace {
 // Slices nest by time; see nest_slices_from (core/slice_order.cpp).
-void sort_and_nest_track(Track& track, ImportIssues& issues) {
-  sort_slices(track.slices);
+void nest_track(Track& track, ImportIssues& issues) {
   track.lane_depths.clear();
   track.overlapping = nest_slices_from(track, 0, issues);
   if (track.overlapping) issues.add_count(IssueKind::OverlappingSlice, track.overlapping);
-  sort_instants(track.instants);
+}
+
+// Pieces of work with their sizes, on two threads (run_both over `rows`): largest first, so that
+// neither thread is left with a big one at the end. What each finds is only counted (overlaps,
+// depth overflows), so adding up the two tallies gives what one thread would.
+using Piece = std::pair<size_t, std::function<void(ImportIssues&)>>;
+void run_largest_first(std::vector<Piece>& pieces, size_t rows, ImportIssues& issues) {
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.first > b.first; });
+  std::atomic<size_t> next{0};
+  auto work = [&](ImportIssues& found) {
+    for (size_t i = next++; i < pieces.size(); i = next++) pieces[i].second(found);
+  };
+  ImportIssues found[2];
+  run_both(rows, [&] { work(found[0]); }, [&] { work(found[1]); });
+  issues.merge(found[0]);
+  issues.merge(found[1]);
 }
 }  // namespace
 
-// Tracks and counter series are independent of each other: two threads take them, largest
-// first so that neither is left with a big one at the end. What each finds is only counted
-// (overlaps, depth overflows), so adding up the two tallies gives what one thread would.
-void TraceStore::sort_and_nest_tracks() {
-  std::vector<uint32_t> items(tracks.size() + counters.size());
-  std::iota(items.begin(), items.end(), 0u);
-  auto rows = [&](uint32_t item) {
-    return item < tracks.size() ? tracks[item].slices.size() + tracks[item].instants.size()
-                                : counters[item - tracks.size()].ts.size();
-  };
-  std::stable_sort(items.begin(), items.end(), [&](uint32_t a, uint32_t b) { return rows(a) > rows(b); });
-  std::atomic<size_t> next{0};
-  auto work = [&](ImportIssues& found) {
-    for (size_t i = next++; i < items.size(); i = next++) {
-      uint32_t item = items[i];
-      if (item < tracks.size()) {
-        sort_and_nest_track(tracks[item], found);
-      } else {
-        CounterSeries& s = counters[item - tracks.size()];
-        sort_series(s.ts, s.value);
-      }
-    }
-  };
-  ImportIssues found[2];
-  run_both(slice_count(), [&] { work(found[0]); }, [&] { work(found[1]); });
-  issues.merge(found[0]);
-  issues.merge(found[1]);
+// Tracks and counter series are sorted independently of each other. Then each track's nesting
+// and the store's indexes share the two threads: nesting writes only the derived columns (parent,
+// depth, lane, the max-end prefix), and the indexes (names, iterations, correlations, track
+// order) read only what the sort left in place. (Nesting before the indexes, a report whose rows
+// were mostly one stream's, 900k kernels, kept one thread nesting while the other waited.)
+void TraceStore::sort_nest_and_index() {
+  std::vector<Piece> sorts;
+  for (Track& t : tracks)
+    sorts.emplace_back(t.slices.size() + t.instants.size(), [&t](ImportIssues&) {
+      sort_slices(t.slices);
+      sort_instants(t.instants);
+    });
+  for (CounterSeries& c : counters) sorts.emplace_back(c.ts.size(), [&c](ImportIssues&) { sort_series(c.ts, c.value); });
+  run_largest_first(sorts, slice_count(), issues);
+  // Sizes in nesting's cost: a row nested costs about what two rows indexed do.
+  std::vector<Piece> rest;
+  for (Track& t : tracks) rest.emplace_back(2 * t.slices.size(), [&t](ImportIssues& found) { nest_track(t, found); });
+  rest.emplace_back(slice_count(), [this](ImportIssues&) {
+    index_names();
+    find_iterations();
+  });
+  rest.emplace_back(slice_count(), [this](ImportIssues&) {
+    link_correlations();
+    order_tracks();
+  });
+  run_largest_first(rest, slice_count(), issues);
 }
 
 void TraceStore::index_names() {
@@ -416,22 +430,9 @@ void TraceStore::adopt_device_tracks() {
 void TraceStore::finalize() {
   PhaseTimer timer("finalize");
   adopt_device_tracks();
-  sort_and_nest_tracks();
+  sort_nest_and_index();
   end_ns = latest_end(*this);
-  timer.mark("sort_nest");
-  // Each pair writes what the other does not read: the name index and iterations; the
-  // correlation table and the processes' track order.
-  run_both(
-      slice_count(),
-      [&] {
-        index_names();
-        find_iterations();
-      },
-      [&] {
-        link_correlations();
-        order_tracks();
-      });
-  timer.mark("indexes");
+  timer.mark("sort, nest and index");
 }
 
 }  // namespace sl

@@ -259,7 +259,7 @@ private:
   std::vector<uint32_t> flows_by_from_, flows_by_to_;
   uint64_t launch_links_ = 0, gpu_activities_ = 0, kernels_ = 0;
 
-  void sort_and_nest_tracks();
+  void sort_nest_and_index();
   void index_names();
   void link_correlations();
   void find_iterations();
