@@ -464,9 +464,11 @@ void lower_priority() {
 // that stops ends the claiming: batches after it are dropped.
 std::string decode_in_background(const TableReader& reader, size_t columns, size_t pages_per_batch,
                                  const std::function<bool(const RowBatch&)>& consume, const BackgroundDecoding& how) {
-  const size_t threads = std::max<size_t>(1, how.threads);
-  const size_t kAhead = 4 + threads;
   const size_t batches = (reader.leaf_count() + pages_per_batch - 1) / pages_per_batch;
+  // No more threads than batches the consumer does not decode itself: a small table (most of a
+  // report's) is decoded here, without starting a thread (~40 us each, a dozen tables a report).
+  const size_t threads = std::min(std::max<size_t>(1, how.threads), batches > 0 ? batches - 1 : 0);
+  const size_t kAhead = 4 + std::max<size_t>(threads, 1);
   std::mutex mutex;
   std::condition_variable changed;
   std::map<size_t, RowBatch> done;
@@ -541,9 +543,10 @@ std::string decode_in_background(const TableReader& reader, size_t columns, size
       // idle otherwise (decoding is the slower side: a kernel's 25 columns and args). Decoding
       // threads beside a busy consumer only take turns with it on the cores.
       auto can_claim = [&] { return !over() && claimable(); };
-      while (!done.count(next_consume) && running > 0) {
+      while (!done.count(next_consume)) {
         if (can_claim()) decode_next(lock);
-        else changed.wait(lock, [&] { return running == 0 || done.count(next_consume) || can_claim(); });
+        else if (running > 0) changed.wait(lock, [&] { return running == 0 || done.count(next_consume) || can_claim(); });
+        else break;
       }
       auto it = done.find(next_consume);
       if (it == done.end()) break;

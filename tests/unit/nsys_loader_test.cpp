@@ -1012,6 +1012,20 @@ TEST_CASE("nsys: the direct reader decodes integers of every width and sign") {
     CHECK(batch.values[6 * i + 5] == widths[i]);
     CHECK(batch.present[6 * i + 5] == 1);
   }
+  // One batch: decoded by the consumer, no thread started (a thread adds its CPU time).
+  REQUIRE(reader.leaf_count() <= 64);
+  double thread_seconds = 0;
+  nsys::BackgroundDecoding how;
+  how.threads = 2;
+  how.cpu_seconds = &thread_seconds;
+  size_t rows = 0;
+  std::string stop = nsys::decode_in_background(reader, 3, 64, [&](const nsys::RowBatch& b) {
+    rows += b.rows();
+    return true;
+  }, how);
+  CHECK(stop.empty());
+  CHECK(rows == 2 * std::size(widths));
+  CHECK(thread_seconds == 0);
 }
 
 // TEXT and REAL columns (NVTX ranges' names and payloads): the values SQLite's API gives, row for
