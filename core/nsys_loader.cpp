@@ -1571,7 +1571,7 @@ bool NsysLoader::read_nvtx_names() {
     if (type != kNvtxDomainCreate && type != kNvtxCategory && type != kNvtxtCategory) return;
     std::string name(s.null(3) ? store_->strings.view(string_id(s.opt(4))) : s.text(3));
     uint64_t domain = uint64_t(s.opt(1).value_or(0));
-    if (s.i64(0) == kNvtxDomainCreate) nvtx_domains_[domain] = name;
+    if (type == kNvtxDomainCreate) nvtx_domains_[domain] = name;
     else nvtx_categories_[domain << 32 ^ uint64_t(s.opt(2).value_or(0))] = name;
   });
 }
