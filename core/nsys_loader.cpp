@@ -664,9 +664,21 @@ private:
   const char* phase_ = "reading";
   uint64_t event_tables_ = 0, tables_done_ = 0;  // scans of event tables, for progress
 
-  // StringIds: dense ids in a vector, sparse ones in a map.
+  // StringIds: dense ids in a vector, sparse ones in a map. Each string is interned when a row
+  // first names it (string_id_slow): until then, its bytes wait in raw_strings_. A report's
+  // StringIds also holds what Sightline does not show (CPU sampling's symbols and modules, often
+  // most of it): interning 500k such strings took 0.1 s, and they stayed in the store.
   std::vector<StringId> strings_;
   std::unordered_map<int64_t, StringId> sparse_strings_;
+  struct RawString {
+    const char* data = nullptr;
+    uint32_t size = kNone;  // kNone: no such id
+  };
+  std::vector<std::unique_ptr<char[]>> raw_blocks_;  // 4 MB each (or one string's), never moved
+  char* raw_next_ = nullptr;                         // the free bytes at the end of the last block
+  size_t raw_left_ = 0;
+  std::vector<RawString> raw_dense_;                 // by id, like strings_
+  std::unordered_map<int64_t, RawString> raw_sparse_;
   std::unordered_map<int64_t, StringId> api_names_;
   std::vector<StringId> api_dense_;  // by StringIds id, like strings_
 
@@ -1147,30 +1159,50 @@ bool NsysLoader::check_export() {
 
 bool NsysLoader::read_strings() {
   if (!require("StringIds", {"id", "value"})) return fail("StringIds lacks its id or value column");
-  std::vector<std::pair<int64_t, StringId>> all;
-  int64_t max_id = -1;
+  uint64_t count = 0;
   bool ok = scan("StringIds", "SELECT id, value FROM StringIds", [&](const Statement& s) {
-    all.emplace_back(s.i64(0), store_->strings.intern(s.text(1)));
-    max_id = std::max(max_id, s.i64(0));
+    std::string_view value = s.text(1).substr(0, kNone - 1);
+    if (value.size() > raw_left_) {
+      raw_left_ = std::max<size_t>(value.size(), 4 << 20);
+      raw_blocks_.push_back(std::make_unique_for_overwrite<char[]>(raw_left_));
+      raw_next_ = raw_blocks_.back().get();
+    }
+    std::memcpy(raw_next_, value.data(), value.size());
+    RawString raw{raw_next_, uint32_t(value.size())};
+    raw_next_ += value.size(), raw_left_ -= value.size();
+    // Ids are dense from 0 in every export seen: by id in a vector (checked below), others in a map.
+    int64_t id = s.i64(0);
+    if (id >= 0 && uint64_t(id) <= 4 * count + 1024) {
+      if (uint64_t(id) >= raw_dense_.size()) raw_dense_.resize(std::max<size_t>(size_t(id) + 1, 2 * raw_dense_.size()));
+      raw_dense_[size_t(id)] = raw;
+    } else {
+      raw_sparse_[id] = raw;
+    }
+    ++count;
   });
   if (!ok) return false;
-  // Ids are dense from 0 in every export seen; anything else goes to a map.
-  bool dense = max_id < int64_t(4 * all.size() + 1024);
-  if (dense) strings_.assign(size_t(max_id + 1), StringPool::kNotFound);
-  api_dense_.assign(strings_.size(), StringPool::kNotFound);
-  for (auto [id, sid] : all) {
-    if (dense && id >= 0) strings_[size_t(id)] = sid;
-    else sparse_strings_[id] = sid;
+  if (raw_dense_.size() > 4 * count + 1024) {  // ids far apart after all
+    for (size_t id = 0; id < raw_dense_.size(); ++id)
+      if (raw_dense_[id].size != kNone) raw_sparse_.emplace(int64_t(id), raw_dense_[id]);
+    raw_dense_.clear();
   }
+  strings_.assign(raw_dense_.size(), StringPool::kNotFound);
+  api_dense_.assign(strings_.size(), StringPool::kNotFound);
   return true;
 }
 
 StringId NsysLoader::string_id_slow(const std::optional<int64_t>& id) {
   if (!id) return 0;
+  auto text = [](RawString raw) { return std::string_view(raw.data, raw.size); };
+  bool in_dense = *id >= 0 && uint64_t(*id) < raw_dense_.size();
+  if (in_dense && raw_dense_[size_t(*id)].size != kNone)
+    return strings_[size_t(*id)] = store_->strings.intern(text(raw_dense_[size_t(*id)]));
   auto it = sparse_strings_.find(*id);
   if (it != sparse_strings_.end()) return it->second;
+  auto raw = raw_sparse_.find(*id);  // ids are not in order: one far ahead went here
   // A dangling id: keep the event, named by the id.
-  StringId sid = store_->strings.intern("<string " + std::to_string(*id) + ">");
+  StringId sid = raw != raw_sparse_.end() ? store_->strings.intern(text(raw->second))
+                                          : store_->strings.intern("<string " + std::to_string(*id) + ">");
   sparse_strings_[*id] = sid;
   return sid;
 }

@@ -1130,10 +1130,41 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (4000, 4
   check_same_store(blob);
   LoadResult r = load_with(blob, true);
   REQUIRE(r.ok());
-  CHECK(r.store->strings.find("after the blob") != 0);
+  CHECK(r.store->strings.find("after the blob") != StringPool::kNotFound);
   std::string utf16 = dir.file("nvtx_utf16.sqlite");
   write_db(utf16, "PRAGMA encoding = 'UTF-16le';" + tiny_report(false) + more);
   check_same_store(utf16);
+}
+
+// StringIds is read whole, but a string enters the store only when a row names it: a report's
+// string table is mostly what Sightline does not show (CPU sampling's symbols). Ids out of order
+// and far apart (a map rather than the vector) resolve as well; an id nothing holds names its row.
+TEST_CASE("nsys: strings enter the store when a row names them") {
+  ScratchDir dir;
+  std::string path = dir.file("strings.sqlite");
+  const std::string gtid = global_tid(100, 101);
+  write_db(path, tiny_report(true) + R"(
+INSERT INTO StringIds VALUES (900000000000, 'pthread_cond_wait far away'), (3000, 'poll, past the others');
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 1999)
+  INSERT INTO StringIds SELECT 12 + i, printf('unused symbol %d', i) FROM k;
+INSERT INTO OSRT_API VALUES (9500, 9600, 27, )" + gtid + R"(, 0, 900000000000, 0, 0, NULL),
+  (9700, 9800, 27, )" + gtid + R"(, 0, 3000, 0, 0, NULL), (9850, 9860, 27, )" + gtid + R"(, 0, 777777, 0, 0, NULL);
+)");
+  for (bool direct : {false, true}) {
+    CAPTURE(direct);
+    LoadResult r = load_with(path, direct);
+    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+    const TraceStore& s = *r.store;
+    CHECK(test::find_slice(s, "pthread_cond_wait far away").valid());
+    CHECK(test::find_slice(s, "poll, past the others").valid());
+    CHECK(test::find_slice(s, "<string 777777>").valid());
+    CHECK(test::find_slice(s, "add").valid() == false);  // the kernel is named by its demangled name
+    CHECK(test::find_slice(s, "void add<float>(float*, float const*)").valid());
+    CHECK(s.strings.find("unused symbol 0") == StringPool::kNotFound);
+    CHECK(s.strings.find("unused symbol 1999") == StringPool::kNotFound);
+    CHECK(s.strings.size() < 100);
+  }
+  check_same_store(path);
 }
 
 // Tables Sightline does not map are listed with their rows, counted from the leaves' headers
