@@ -77,7 +77,10 @@ void TableReader::select(const std::vector<int>& record_columns, const std::vect
   wanted_ = record_columns.size();
   kind_of_slot_.assign(wanted_, ValueKind::Integer);
   std::copy_n(kinds.begin(), std::min(kinds.size(), wanted_), kind_of_slot_.begin());
-  integers_only_ = std::all_of(kind_of_slot_.begin(), kind_of_slot_.end(), [](ValueKind k) { return k == ValueKind::Integer; });
+  integers_only_ = std::all_of(kind_of_slot_.begin(), kind_of_slot_.end(),
+                               [](ValueKind k) { return k == ValueKind::Integer || k == ValueKind::Rowid; });
+  auto rowid = std::find(kind_of_slot_.begin(), kind_of_slot_.end(), ValueKind::Rowid);
+  rowid_slot_ = rowid == kind_of_slot_.end() ? -1 : int(rowid - kind_of_slot_.begin());
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
@@ -377,6 +380,10 @@ bool TableReader::decode_leaf(uint32_t page, RowBatch& batch, std::string& scrat
       payload = scratch;
     }
     if (!decode_record(payload, page, cell, batch)) return false;
+    if (rowid_slot_ >= 0) {  // the row just committed: a rowid alias is NULL in the record
+      size_t at = (batch.count - 1) * batch.columns + size_t(rowid_slot_);
+      if (batch.present[at] == RowBatch::kNull) batch.values[at] = int64_t(rowid), batch.present[at] = RowBatch::kInteger;
+    }
     batch.last_rowid = int64_t(rowid);
   }
   return true;
@@ -426,7 +433,8 @@ bool TableReader::decode_record_in_full(std::string_view payload, uint32_t page,
     if (t == 10 || t == 11 || bytes > payload.size() - body) return stop("record value outside its payload");
     int slot = slot_of_record_[column];
     if (slot >= 0 && !store_value(t, slot, r + body, bytes, payload.size() - body, values, present, batch)) {
-      static constexpr const char* kTakes[] = {"integers only here", "numbers only here", "text only here"};
+      static constexpr const char* kTakes[] = {"integers only here", "numbers only here", "text only here",
+                                               "integers only here"};
       return stop(std::string(t == 7 ? "a REAL" : t >= 12 ? (t & 1 ? "a TEXT" : "a BLOB") : "an integer") +
                   " value in column " + std::to_string(column) + " (" + kTakes[int(kind_of_slot_[size_t(slot)])] + ")");
     }

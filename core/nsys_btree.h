@@ -24,8 +24,10 @@ namespace sl::nsys {
 
 // What a wanted column holds, as its declared type says (SQLite's type affinity): the values the
 // reader takes there. Integer: integers only. Real: integers or REALs (sqlite3_column_double
-// reads either). Text: TEXT (SQLite stores numbers given to a TEXT column as text).
-enum class ValueKind : uint8_t { Integer, Real, Text };
+// reads either). Text: TEXT (SQLite stores numbers given to a TEXT column as text). Rowid: an
+// INTEGER PRIMARY KEY, which the record holds as NULL: its value is the row's rowid (a value
+// stored there anyway is read as an integer).
+enum class ValueKind : uint8_t { Integer, Real, Text, Rowid };
 
 // Rows decoded from a run of leaf pages: the wanted columns of each row, row-major. A NULL reads
 // as 0 (as sqlite3_column_int64 gives) with its `present` flag clear.
@@ -156,7 +158,8 @@ private:
   int64_t root_;
   std::vector<int> slot_of_record_;  // record position → wanted column, -1 when not wanted
   std::vector<ValueKind> kind_of_slot_;
-  bool integers_only_ = true;        // every wanted column is Integer: the plain path checks no kind
+  bool integers_only_ = true;        // every wanted column is Integer or Rowid: the plain path checks no kind
+  int rowid_slot_ = -1;              // the wanted column of kind Rowid, if any
   size_t wanted_ = 0;
   bool every_slot_read_ = false;  // each wanted column is a distinct column of the records
   uint32_t page_size_ = 0, usable_ = 0, pages_ = 0;

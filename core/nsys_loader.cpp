@@ -478,6 +478,10 @@ constexpr const char* kReferenceTables[] = {"StringIds", "PROCESSES", "ThreadNam
                                             "TARGET_INFO_SESSION_START_TIME", "TARGET_INFO_CUDA_CONTEXT_INFO",
                                             "META_DATA_EXPORT", "TARGET_INFO_GPU_METRICS"};
 
+bool is_event_table(std::string_view table) {
+  return std::find(std::begin(kEventTables), std::end(kEventTables), table) != std::end(kEventTables);
+}
+
 class NsysLoader {
 public:
   NsysLoader(sqlite3* db, std::string file, uint64_t bytes, const LoadOptions& options)
@@ -651,6 +655,7 @@ private:
   std::unique_ptr<ArgsText> args_;
   std::unordered_map<std::string, std::vector<std::string>> columns_;  // table → its columns
   std::unordered_map<std::string, std::vector<nsys::ValueKind>> column_kinds_;  // by its declared type
+  std::unordered_set<std::string> keyed_tables_;  // with a key that is not the rowid
   std::vector<std::string> table_order_;
   std::vector<std::string> unreadable_;  // tables skipped for want of a column, with why
   std::string schema_unknown_;            // why the export's schema version is not known ("" if it is)
@@ -839,17 +844,37 @@ bool NsysLoader::read_schema() {
   int rc;
   while ((rc = tables.step()) == SQLITE_ROW) table_order_.emplace_back(tables.text(0));
   if (rc != SQLITE_DONE) return sql_fail("reading the list of tables");
-  // Every table's columns in one statement (one per table took 1.3 ms on a report of 80 tables).
-  Statement columns(db_, "SELECT m.name, c.name, c.type FROM sqlite_master AS m, pragma_table_info(m.name) AS c "
-                         "WHERE m.type = 'table' ORDER BY m.name, c.cid");
+  // Every table's columns in one statement (one per table took 1.3 ms on a report of 80 tables),
+  // with their keys: a rowid table's one INTEGER PRIMARY KEY is its rowid (StringIds' id), any
+  // other key keeps the direct reader off the table.
+  Statement columns(db_, "SELECT m.name, c.name, c.type, c.pk, t.wr FROM sqlite_master AS m, "
+                         "pragma_table_info(m.name) AS c, pragma_table_list AS t "
+                         "WHERE m.type = 'table' AND t.schema = 'main' AND t.name = m.name ORDER BY m.name, c.cid");
   if (!columns.prepared()) return sql_fail("reading the columns of the tables");
   for (const std::string& t : table_order_) columns_[t], column_kinds_[t];  // tables without columns too
+  struct Key {
+    size_t column;
+    std::string type;
+  };
+  std::unordered_map<std::string, std::vector<Key>> keys;  // table → its key columns
+  std::unordered_set<std::string> without_rowid;
   while ((rc = columns.step()) == SQLITE_ROW) {
-    std::string table(columns.text(0));
+    std::string table(columns.text(0)), type(columns.text(2));
+    auto& kinds = column_kinds_[table];
+    for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+    if (columns.i64(3) != 0) keys[table].push_back({kinds.size(), type});
+    if (columns.i64(4) != 0) without_rowid.insert(table);
     columns_[table].emplace_back(columns.text(1));
-    column_kinds_[table].push_back(value_kind(columns.text(2)));
+    kinds.push_back(value_kind(type));
   }
   if (rc != SQLITE_DONE) return sql_fail("reading the columns of the tables");
+  // "INTEGER" exactly: an INT PRIMARY KEY is no rowid alias.
+  for (const auto& [table, key] : keys) {
+    if (key.size() == 1 && key[0].type == "INTEGER" && !without_rowid.count(table))
+      column_kinds_[table][key[0].column] = nsys::ValueKind::Rowid;
+    else
+      keyed_tables_.insert(table);
+  }
   return true;
 }
 
@@ -896,7 +921,7 @@ template <class Row>
 bool NsysLoader::scan(std::string_view table, const std::string& sql, Row&& row) {
   Statement s(db_, sql);
   if (!s.prepared()) return sql_fail("reading " + std::string(table));
-  bool events = std::find(std::begin(kEventTables), std::end(kEventTables), table) != std::end(kEventTables);
+  bool events = is_event_table(table);
   if (events) {
     phase_ = table.data();  // every caller passes a literal
     report_progress();
@@ -926,7 +951,8 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
     if (const OpenedReader& opened = readers_[table]; opened.damaged) direct_stop_ = opened.why;
     return scan(table, sql, row);
   }
-  phase_ = table;
+  bool events = is_event_table(table);
+  if (events) phase_ = table;
   report_progress();
   check_cancel();
   if (!error_.message.empty()) return false;
@@ -955,7 +981,7 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   std::string stop = nsys::decode_in_background(*reader, N, kPagesPerBatch, feed, how);
   if (!error_.message.empty()) return false;
   if (stop.empty()) {
-    ++tables_done_;
+    tables_done_ += events;
     note_reader(table, "direct, " + std::to_string(fed) + " rows of " + std::to_string(N) + " columns from " +
                            std::to_string(reader->leaf_count()) + " leaf pages");
     return true;
@@ -1084,10 +1110,11 @@ NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
   if (image_->bytes().empty()) return {std::nullopt, image_->why()};
   std::optional<int64_t> root = root_page(table);
   if (!root) return {std::nullopt, "no root page"};
-  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk != 0 OR hidden != 0 OR dflt_value IS NOT NULL");
+  Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden != 0 OR dflt_value IS NOT NULL");
   if (!info.prepared()) return {std::nullopt, "cannot read the columns"};
   info.bind(1, table);
-  if (info.step() != SQLITE_ROW || info.i64(0) != 0) return {std::nullopt, "a key, generated or defaulted column"};
+  if (info.step() != SQLITE_ROW || info.i64(0) != 0 || keyed_tables_.count(table))
+    return {std::nullopt, "a key other than the rowid, a generated or a defaulted column"};
   nsys::TableReader reader(image_->bytes(), table, *root, {});
   if (!reader.open()) return {std::nullopt, reader.why(), true};
   return {std::move(reader), ""};
@@ -1160,7 +1187,8 @@ bool NsysLoader::check_export() {
 bool NsysLoader::read_strings() {
   if (!require("StringIds", {"id", "value"})) return fail("StringIds lacks its id or value column");
   uint64_t count = 0;
-  bool ok = scan("StringIds", "SELECT id, value FROM StringIds", [&](const Statement& s) {
+  static constexpr const char* kColumns[] = {"id", "value"};
+  bool ok = scan_direct("StringIds", kColumns, [&](const auto& s) {
     std::string_view value = s.text(1).substr(0, kNone - 1);
     if (value.size() > raw_left_) {
       raw_left_ = std::max<size_t>(value.size(), 4 << 20);

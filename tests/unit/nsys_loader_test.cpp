@@ -1165,6 +1165,64 @@ INSERT INTO OSRT_API VALUES (9500, 9600, 27, )" + gtid + R"(, 0, 900000000000, 0
     CHECK(s.strings.size() < 100);
   }
   check_same_store(path);
+  // StringIds' id as a rowid alias is read from the rowids (above); as another kind of key it is
+  // left to SQLite's API (INT PRIMARY KEY is no alias; DESC is one SQLite stores; WITHOUT ROWID).
+  std::string report = tiny_report(true);
+  const std::string table = "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);";
+  REQUIRE(report.find(table) != std::string::npos);
+  for (const char* other : {"CREATE TABLE StringIds (id INT PRIMARY KEY, value TEXT NOT NULL);",
+                            "CREATE TABLE StringIds (id INTEGER, value TEXT NOT NULL, PRIMARY KEY (id DESC));",
+                            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"}) {
+    CAPTURE(other);
+    std::string keyed = dir.file("keyed.sqlite");
+    write_db(keyed, std::string(report).replace(report.find(table), table.size(), other));
+    check_same_store(keyed);
+    LoadResult r = load_with(keyed, true);
+    REQUIRE(r.ok());
+    CHECK(test::find_slice(*r.store, "void add<float>(float*, float const*)").valid());
+  }
+}
+
+// A rowid table's INTEGER PRIMARY KEY is held as NULL in its records: the reader gives the rowid.
+// A key declared DESC is no alias: SQLite stores its values, and the reader reads them.
+TEST_CASE("nsys: the direct reader reads an INTEGER PRIMARY KEY as the rowid") {
+  ScratchDir dir;
+  std::string path = dir.file("rowid.sqlite");
+  write_db(path, R"(
+CREATE TABLE alias (id INTEGER PRIMARY KEY, v TEXT);
+INSERT INTO alias VALUES (3, 'three'), (70000, 'far'), (-5, 'negative'), (4, NULL);
+CREATE TABLE stored (id INTEGER PRIMARY KEY DESC, v TEXT);
+INSERT INTO stored VALUES (3, 'three'), (70000, 'far');
+)");
+  std::string image = read_file(path);
+  using K = nsys::ValueKind;
+  for (const char* table : {"alias", "stored"}) {
+    CAPTURE(table);
+    nsys::TableReader reader(image, table, root_page(path, table), {});
+    REQUIRE(reader.open());
+    reader.select({0, 1}, {K::Rowid, K::Text});
+    nsys::RowBatch batch;
+    batch.columns = 2;
+    reader.decode(0, reader.leaf_count(), batch);
+    REQUIRE_MESSAGE(batch.stop.empty(), batch.stop);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, ("SELECT id, v FROM " + std::string(table) + " ORDER BY rowid").c_str(), -1, &st,
+                               nullptr) == SQLITE_OK);
+    size_t i = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; ++i) {
+      REQUIRE(i < batch.rows());
+      nsys::BatchRow row{&batch.values[i * 2], &batch.present[i * 2], &batch, i};
+      CHECK(row.i64(0) == sqlite3_column_int64(st, 0));
+      CHECK_FALSE(row.null(0));
+      const char* v = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+      CHECK(row.text(1) == std::string_view(v ? v : ""));
+    }
+    CHECK(i == batch.rows());
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
 }
 
 // Tables Sightline does not map are listed with their rows, counted from the leaves' headers
