@@ -9,6 +9,7 @@ WHAT is any of:
   metrics=N   GPU_METRICS: N samples of 20 metrics (N / 20 timestamps, 100 us apart), with their names
   sampling=N  SAMPLING_CALLCHAINS of N frames and COMPOSITE_EVENTS of N / 20 samples: CPU sampling,
               on by default, tables Sightline does not map but lists with their row counts
+  strings=N   N more StringIds (~80-byte mangled names) that no row names, as CPU sampling's symbols
 """
 import shutil
 import sqlite3
@@ -57,8 +58,12 @@ if 'sampling' in wants:
               "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL)")
     c.execute(f"{numbers(n // 20)} INSERT INTO COMPOSITE_EVENTS SELECT i, {t0} + i * 1000000, i % 64, 1, {gtid}, "
               "1000000 FROM k")
+if 'strings' in wants:
+    base = c.execute("SELECT max(id) FROM StringIds").fetchone()[0]
+    c.execute(f"{numbers(wants['strings'])} INSERT INTO StringIds SELECT {base} + 1 + i, "
+              "printf('_ZN5torch8autograd9generated%dBackward0applyERKSt6vectorIN2at6TensorESaIS4_EE', i) FROM k")
 c.commit()
-for t in ('NVTX_EVENTS', 'OSRT_API', 'GPU_METRICS', 'SAMPLING_CALLCHAINS'):
+for t in ('NVTX_EVENTS', 'OSRT_API', 'GPU_METRICS', 'SAMPLING_CALLCHAINS', 'StringIds'):
     if c.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", (t,)).fetchone()[0]:
         print(t, c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
 c.close()
