@@ -1,8 +1,9 @@
 // libFuzzer target for the direct SQLite b-tree reader (core/nsys_btree.cpp) on its own: any
 // bytes as a database image, each of the first pages tried as a table's root, every leaf decoded
 // (on this thread and through the pipeline of two decoding threads), for integers only and for
-// columns of every kind (TEXT and REAL as NVTX ranges ask). It must stop with a reason or finish,
-// never read outside the image, loop or crash; text read stays inside its batch's bytes.
+// columns of every kind (TEXT and REAL as NVTX ranges ask, the rowid as StringIds' id). It must
+// stop with a reason or finish, never read outside the image, loop or crash; text read stays
+// inside its batch's bytes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!reader.open()) continue;
     using K = sl::nsys::ValueKind;
     for (bool mixed : {false, true}) {
-      if (mixed) reader.select({0, 1, 5, 2, -1, 40}, {K::Text, K::Real, K::Text, K::Integer, K::Text, K::Real});
+      if (mixed) reader.select({0, 1, 5, 2, -1, 40}, {K::Rowid, K::Real, K::Text, K::Integer, K::Text, K::Real});
       sl::nsys::RowBatch batch;
       batch.columns = 6;
       reader.decode(0, reader.leaf_count(), batch);
