@@ -1195,7 +1195,7 @@ bool NsysLoader::read_strings() {
       raw_blocks_.push_back(std::make_unique_for_overwrite<char[]>(raw_left_));
       raw_next_ = raw_blocks_.back().get();
     }
-    std::memcpy(raw_next_, value.data(), value.size());
+    if (!value.empty()) std::memcpy(raw_next_, value.data(), value.size());  // no block yet for ""
     RawString raw{raw_next_, uint32_t(value.size())};
     raw_next_ += value.size(), raw_left_ -= value.size();
     // Ids are dense from 0 in every export seen: by id in a vector (checked below), others in a map.
