@@ -81,6 +81,7 @@ void TableReader::select(const std::vector<int>& record_columns, const std::vect
                                [](ValueKind k) { return k == ValueKind::Integer || k == ValueKind::Rowid; });
   auto rowid = std::find(kind_of_slot_.begin(), kind_of_slot_.end(), ValueKind::Rowid);
   rowid_slot_ = rowid == kind_of_slot_.end() ? -1 : int(rowid - kind_of_slot_.begin());
+  text_wanted_ = std::count(kind_of_slot_.begin(), kind_of_slot_.end(), ValueKind::Text) > 0;
   int last = -1;
   for (int r : record_columns) last = std::max(last, r);
   slot_of_record_.assign(size_t(last + 1), -1);
@@ -230,7 +231,7 @@ uint64_t TableReader::row_bound() const {
 
 void TableReader::decode(size_t first, size_t last, RowBatch& batch) const {
   // SQLite hands out UTF-16 text converted to UTF-8: that conversion is left to it.
-  if (text_encoding_ != 1 && std::count(kind_of_slot_.begin(), kind_of_slot_.end(), ValueKind::Text)) {
+  if (text_encoding_ != 1 && text_wanted_) {
     batch.stop = table_ + ": text stored as UTF-16 (encoding " + std::to_string(text_encoding_) + ")";
     return;
   }

@@ -160,6 +160,7 @@ private:
   std::vector<ValueKind> kind_of_slot_;
   bool integers_only_ = true;        // every wanted column is Integer or Rowid: the plain path checks no kind
   int rowid_slot_ = -1;              // the wanted column of kind Rowid, if any
+  bool text_wanted_ = false;         // a wanted column of kind Text
   size_t wanted_ = 0;
   bool every_slot_read_ = false;  // each wanted column is a distinct column of the records
   uint32_t page_size_ = 0, usable_ = 0, pages_ = 0;

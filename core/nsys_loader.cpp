@@ -193,12 +193,11 @@ private:
 };
 
 // The values the direct reader takes in a column, by the affinity SQLite gives its declared type
-// (sqlite.org/datatype3.html, 3.1): TEXT and REAL columns hold what their affinity made of the
-// values stored; the others are read for integers, and any other value there stops the reader.
-nsys::ValueKind value_kind(std::string_view declared) {
-  std::string type(declared);
-  for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
-  auto has = [&](const char* part) { return type.find(part) != std::string::npos; };
+// (sqlite.org/datatype3.html, 3.1; `type` in capitals): TEXT and REAL columns hold what their
+// affinity made of the values stored; the others are read for integers, and any other value there
+// stops the reader.
+nsys::ValueKind value_kind(std::string_view type) {
+  auto has = [&](const char* part) { return type.find(part) != std::string_view::npos; };
   if (has("INT")) return nsys::ValueKind::Integer;
   if (has("CHAR") || has("CLOB") || has("TEXT")) return nsys::ValueKind::Text;
   if (has("BLOB") || type.empty()) return nsys::ValueKind::Integer;
