@@ -535,7 +535,7 @@ private:
     bool damaged = false;  // why names damage in the table's tree (not a reason to leave it to SQLite)
   };
   OpenedReader open_reader(const char* table);
-  std::optional<int64_t> root_page(const std::string& table);
+  OpenedReader walk_tree(const std::string& table);
   std::optional<uint64_t> direct_row_count(const std::string& table);
   void note_reader(std::string_view table, const std::string& how);
   bool check_export();
@@ -1104,39 +1104,34 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
 
 // The table's tree walked once (count_rows, the GPU-work pre-scan and the rows all read it).
 NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
-  if (!direct_reading_enabled()) return {std::nullopt, "SIGHTLINE_NSYS_READER=sqlite"};
-  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
-  if (image_->bytes().empty()) return {std::nullopt, image_->why()};
-  std::optional<int64_t> root = root_page(table);
-  if (!root) return {std::nullopt, "no root page"};
   Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden != 0 OR dflt_value IS NOT NULL");
   if (!info.prepared()) return {std::nullopt, "cannot read the columns"};
   info.bind(1, table);
   if (info.step() != SQLITE_ROW || info.i64(0) != 0 || keyed_tables_.count(table))
     return {std::nullopt, "a key other than the rowid, a generated or a defaulted column"};
-  nsys::TableReader reader(image_->bytes(), table, *root, {});
-  if (!reader.open()) return {std::nullopt, reader.why(), true};
-  return {std::move(reader), ""};
+  return walk_tree(table);
 }
 
-std::optional<int64_t> NsysLoader::root_page(const std::string& table) {
+// The table's b-tree found in the file's bytes and walked down to its leaves, or why not.
+NsysLoader::OpenedReader NsysLoader::walk_tree(const std::string& table) {
+  if (!direct_reading_enabled()) return {std::nullopt, "SIGHTLINE_NSYS_READER=sqlite"};
+  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
+  if (image_->bytes().empty()) return {std::nullopt, image_->why()};
   Statement root(db_, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1");
-  if (!root.prepared()) return std::nullopt;
+  if (!root.prepared()) return {std::nullopt, "no root page"};
   root.bind(1, table);
-  if (root.step() != SQLITE_ROW || root.null(0)) return std::nullopt;
-  return root.i64(0);
+  if (root.step() != SQLITE_ROW || root.null(0)) return {std::nullopt, "no root page"};
+  nsys::TableReader reader(image_->bytes(), table, root.i64(0), {});
+  if (!reader.open()) return {std::nullopt, reader.why(), true};
+  return {std::move(reader), ""};
 }
 
 // A table's rows from its leaves' headers, where count(*) reads every page through SQLite's pager
 // (a report's CPU-sampling call chains, often its biggest table, took ~11 ms per million rows).
 // Any rowid table will do (its columns are not read); nullopt leaves it to count(*).
 std::optional<uint64_t> NsysLoader::direct_row_count(const std::string& table) {
-  if (!direct_reading_enabled()) return std::nullopt;
-  if (!image_) image_ = std::make_unique<DatabaseImage>(db_);
-  std::optional<int64_t> root = root_page(table);
-  if (image_->bytes().empty() || !root) return std::nullopt;
-  nsys::TableReader reader(image_->bytes(), table, *root, {});
-  return reader.open() ? reader.exact_row_count() : std::nullopt;
+  OpenedReader tree = walk_tree(table);
+  return tree.reader ? tree.reader->exact_row_count() : std::nullopt;
 }
 
 // An Nsight export has StringIds (every name) and event tables. Without either it is not one: the

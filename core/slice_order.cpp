@@ -63,15 +63,11 @@ struct RunCopy {
 
 // Rows [from, to) of the input columns to [at, at + (to - from)), at >= from (the ranges may overlap).
 void move_rows(SliceColumns& c, size_t from, size_t to, size_t at) {
-  if (to - from <= 8) {  // interleaved rows (nested calls recorded when they end): no memmove calls
-    for (size_t row = to; row-- > from;) {
-      size_t dest = at + (row - from);
-      c.start[dest] = c.start[row], c.dur[dest] = c.dur[row], c.name[dest] = c.name[row];
-      c.cat[dest] = c.cat[row], c.args[dest] = c.args[row], c.corr[dest] = c.corr[row];
-    }
-    return;
-  }
   auto move = [&](auto& column) {
+    if (to - from <= 8) {  // interleaved rows (nested calls recorded when they end): no memmove call
+      for (size_t row = to; row-- > from;) column[at + (row - from)] = column[row];
+      return;
+    }
     std::copy_backward(column.begin() + std::ptrdiff_t(from), column.begin() + std::ptrdiff_t(to),
                        column.begin() + std::ptrdiff_t(at + (to - from)));
   };
