@@ -1,6 +1,7 @@
 #include "core/trace_builder.h"
 
 #include <algorithm>
+#include <array>
 
 #include "core/args_blocks.h"
 #include "core/both_ways.h"
@@ -345,9 +346,23 @@ void TraceBuilder::link_known_flows() {
     }
     return store_.slice_at(track, ts, at);
   };
+  // A CUDA graph's launch starts a flow to each of its kernels, and launches of several graphs
+  // take turns: the starts bound last are remembered (a small cache, by time), so that each
+  // does not cost a binary search back.
+  struct Bound {
+    uint32_t track = kNone;
+    TimeNs ts = 0;
+    SliceRef slice;
+  };
+  std::array<Bound, 64> starts;
+  auto bind_start = [&](uint32_t track, TimeNs ts) {
+    Bound& b = starts[(uint64_t(ts) * 0x9E3779B97F4A7C15ull + track) >> 58];
+    if (b.track != track || b.ts != ts) b = {track, ts, bind(track, ts)};
+    return b.slice;
+  };
   store_.flows.reserve(store_.flows.size() + known_flows_.size());
   for (const KnownFlow& f : known_flows_) {
-    SliceRef from = bind(f.from_track, f.from_ts), to = bind(f.to_track, f.to_ts);
+    SliceRef from = bind_start(f.from_track, f.from_ts), to = bind(f.to_track, f.to_ts);
     if (!from.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
     if (!to.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
     if (from.valid() && to.valid()) store_.flows.push_back({f.cat, from, to});

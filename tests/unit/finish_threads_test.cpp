@@ -222,3 +222,54 @@ TEST_CASE("known flows: appended batches (live capture) link them as the flow po
 }
 
 }  // namespace sl
+
+namespace sl {
+
+// CUDA graphs: each launch starts a flow to every kernel of its graph, and the launches' kernels
+// take turns on the stream. Two of the launches start at the same time on two threads (the
+// bound starts are remembered by time: the thread must tell them apart). With `other_slices`,
+// flows are few beside the slices (the index is sorted another way than with many).
+TEST_CASE("known flows: launches of CUDA graphs, their flows in the order added, with few slices or many") {
+  for (int other_slices : {0, 40000}) {
+    CAPTURE(other_slices);
+    TraceStore store;
+    TraceBuilder b(store);
+    auto [threads, streams] = host_and_gpu_tracks(b, 3, 1);
+    StringId launch = store.strings.intern("cudaGraphLaunch"), kernel = store.strings.intern("kernel");
+    StringId runtime = store.strings.intern("cuda_runtime"), ac2g = store.strings.intern("ac2g");
+    const TimeNs base = 1'000'000'000;
+    const std::pair<uint32_t, TimeNs> launches[] = {
+        {threads[0], base}, {threads[1], base}, {threads[0], base + 100}, {threads[1], base + 300}};
+    for (auto [thread, at] : launches) b.add_slice(thread, at, 50, launch, runtime, kNone, std::nullopt);
+    for (int i = 0; i < other_slices; ++i) b.add_slice(threads[2], base + i * 10, 5, launch, runtime, kNone, std::nullopt);
+    const int kKernels = 4000;
+    for (int k = 0; k < kKernels; ++k) {
+      TimeNs at = base + 1000 + k * 10;
+      b.add_slice(streams[0], at, 5, kernel, kernel, kNone, std::nullopt);
+      auto [thread, launched_at] = launches[k % 4];
+      b.add_known_flow(ac2g, thread, launched_at + 1, streams[0], at);
+    }
+    b.finish();
+    REQUIRE(store.flows.size() == size_t(kKernels));
+    for (int l = 0; l < 4; ++l) {
+      CAPTURE(l);
+      TimeNs at = launches[l].second - store.origin_ns;  // the store's times start at 0
+      SliceRef from = store.slice_at(launches[l].first, at + 1);
+      REQUIRE(from.valid());
+      CHECK(store.start(from) == at);
+      std::span<const uint32_t> rows = store.flows_from(from);
+      REQUIRE(rows.size() == size_t(kKernels / 4));
+      for (size_t i = 0; i < rows.size(); ++i) {
+        CHECK(rows[i] == uint32_t(l + 4 * i));  // in the order added, kernel by kernel
+        CHECK(store.flows[rows[i]].from == from);
+      }
+    }
+    for (uint32_t row = 0; row < kKernels; ++row) {
+      std::span<const uint32_t> to = store.flows_to({streams[0], row});
+      REQUIRE(to.size() == 1);
+      CHECK(to[0] == row);
+    }
+  }
+}
+
+}  // namespace sl
