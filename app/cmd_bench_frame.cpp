@@ -12,6 +12,7 @@
 
 #include "app/commands.h"
 #include "core/json_writer.h"
+#include "views/details_panel.h"
 #include "views/job_view.h"
 #include "views/workspace.h"
 
@@ -55,6 +56,28 @@ double timed_frame(const ImGuiIO& io, View& view) {
   ImGui::End();
   ImGui::Render();
   return thread_cpu_ms() - t0;
+}
+
+// The timeline over the top 70% of the window and the details panel below it, as the GUI lays
+// out a tab with a selection (`bench frame --select`: the selection's arrows and its links list).
+struct TimelineAndDetails {
+  views::TimelineView& timeline;
+  const TraceStore& store;
+  void draw(ImVec2 size) {
+    timeline.draw(ImVec2(size.x, size.y * 0.7f));
+    ImGui::BeginChild("details", ImVec2(size.x, 0));
+    views::draw_details_panel(store, timeline);
+    ImGui::EndChild();
+  }
+};
+
+// The first slice by start named `name`, or an invalid ref.
+SliceRef first_named(const TraceStore& store, const std::string& name) {
+  StringId id = store.strings.find(name);
+  if (id == StringPool::kNotFound) return {};
+  auto refs = store.slices_named(id);
+  auto first = std::min_element(refs.begin(), refs.end(), [&](SliceRef x, SliceRef y) { return store.start(x) < store.start(y); });
+  return first == refs.end() ? SliceRef{} : *first;
 }
 
 std::vector<std::pair<double, double>> zoom_script(double span) {
@@ -103,12 +126,15 @@ void register_bench_frame(CLI::App& bench) {
     std::string format = "text";
     int width = 1600, height = 1000;
     bool critical_path = false;
+    std::string select;
     std::vector<int64_t> expand;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file, or a job folder (the rank overview)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--critical-path", options->critical_path, "With the critical-path overlay on (first ProfilerStep)");
+  cmd->add_option("--select", options->select,
+                  "Select the first slice (by start) of this name: frames draw its arrows and the details panel");
   cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
   cmd->callback([options] {
     if (is_job_dir(options->file)) {
@@ -143,13 +169,23 @@ void register_bench_frame(CLI::App& bench) {
     ImGuiIO& io = headless_context(options->width, options->height);
     views::TimelineView& tl = *ws.timeline();
     if (options->critical_path && ws.panel()) ws.panel()->set_critical_path_overlay(true);
+    if (!options->select.empty()) {
+      SliceRef selected = first_named(*ws.store(), options->select);
+      if (!selected.valid()) {
+        std::fprintf(stderr, "sightline: no slice named '%s'\n", options->select.c_str());
+        exit_code = 1;
+        return;
+      }
+      tl.select(selected);
+    }
+    TimelineAndDetails with_details{tl, *ws.store()};
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
     std::vector<std::pair<double, double>> views_to_draw = zoom_script(span);
     std::vector<double> ms;
     uint32_t max_commands = 0, max_vertices = 0;
     for (auto [a, b] : views_to_draw) {
       tl.zoom_to(a, b);
-      ms.push_back(timed_frame(io, tl));
+      ms.push_back(options->select.empty() ? timed_frame(io, tl) : timed_frame(io, with_details));
       max_commands = std::max(max_commands, uint32_t(ImGui::GetDrawData()->CmdListsCount ? tl.stats().draw_commands : 0));
       max_vertices = std::max(max_vertices, uint32_t(ImGui::GetDrawData()->TotalVtxCount));
     }
@@ -166,6 +202,8 @@ void register_bench_frame(CLI::App& bench) {
       return;
     }
     std::string overlay = options->critical_path ? " (critical-path overlay: " + std::to_string(tl.path_slices().size()) + " slices)" : "";
+    if (!options->select.empty())
+      overlay += " (selected: " + options->select + ", " + std::to_string(tl.selection_links().all().size()) + " links)";
     std::printf("file            %s%s\n", options->file.c_str(), overlay.c_str());
     std::printf("frames          %zu (zoom levels from the whole trace down to ~1 us, with pans)\n", ms.size());
     std::printf("frame ms        p50 %.3f   p99 %.3f   max %.3f   first %.3f\n", pct(0.5), pct(0.99), sorted.back(), ms.front());

@@ -807,7 +807,8 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
       SliceRef launch = s.is_gpu(sel) ? s.launch_of(sel) : SliceRef{};
       w.key("launch");
       launch.valid() ? w.value(s.name(launch)) : w.null();
-      w.field("activities", uint64_t(s.activities_of(sel).size())).end_object();
+      w.field("activities", uint64_t(s.activities_of(sel).size()));
+      w.field("links", uint64_t(tl->selection_links().all().size())).end_object();
     } else {
       w.null();
     }
@@ -820,6 +821,7 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
           .field("dur_ns", s.dur(p)).end_object();
     w.end_array();
     w.field("path_outlined", st.path_outlined).field("path_links_drawn", st.path_links_drawn);
+    w.field("flow_links_drawn", st.flow_links_drawn);
     // The highlighted slices themselves (capped), so tests can compare them with an analysis.
     w.key("highlighted").begin_array();
     for (size_t i = 0; i < tl->highlights().size() && i < 20000; ++i) {

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <utility>
+
 #include "core/analysis/launch_stats.h"
 #include "core/short_names.h"
 #include "core/track_names.h"
@@ -25,6 +27,17 @@ void link_button(const TraceStore& store, TimelineView& timeline, const char* ro
                       present::format_duration(double(store.dur(target))) + ")";
   if (ImGui::SmallButton(label.c_str())) timeline.select(target, true);
   ImGui::PopID();
+}
+
+// After a GPU activity's "launched by": how long after its launch it started, and for a CUDA
+// graph's launch why that is not a launch latency.
+void launch_note(const TraceStore& store, SliceRef activity, SliceRef launch) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("launch → start %s", present::format_duration(double(store.start(activity) - store.start(launch))).c_str());
+  if (analysis::is_graph_launch_name(store.name(launch)))  // one call, many kernels: its latency is not this kernel's
+    ImGui::TextDisabled("replayed by a CUDA graph launch (one call for %zu activities); the launch statistics measure "
+                        "kernel → kernel inside the graph",
+                        store.activities_of(launch).size());
 }
 
 }  // namespace
@@ -55,20 +68,20 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     ImGui::EndTable();
   }
   int id = 0;
-  if (SliceRef launch = store.is_gpu(s) ? store.launch_of(s) : SliceRef{}; launch.valid()) {
-    link_button(store, timeline, "launched by", launch, id++);
-    ImGui::SameLine();
-    ImGui::TextDisabled("launch → start %s", present::format_duration(double(store.start(s) - store.start(launch))).c_str());
-    if (analysis::is_graph_launch_name(store.name(launch)))  // one call, many kernels: its latency is not this kernel's
-      ImGui::TextDisabled("replayed by a CUDA graph launch (one call for %zu activities); the launch statistics measure "
-                          "kernel → kernel inside the graph",
-                          store.activities_of(launch).size());
+  // Links in their far end's time order, each pair once (a launch's flow to its kernel is its
+  // "runs" link), the first few of each kind: a CUDA graph's launch runs thousands of kernels.
+  using Kind = present::SliceLinks::Kind;
+  const present::SliceLinks& links = timeline.selection_links();
+  for (auto [kind, role] : {std::pair{Kind::LaunchedBy, "launched by"}, {Kind::Runs, "runs"}, {Kind::FlowFrom, "flow from"},
+                            {Kind::FlowTo, "flow to"}}) {
+    for (uint32_t i : links.first(kind)) {
+      SliceRef far = links.all()[i].far();
+      link_button(store, timeline, role, far, id++);
+      if (kind == Kind::LaunchedBy) launch_note(store, s, far);
+    }
+    if (links.count(kind) > links.first(kind).size())
+      ImGui::TextDisabled("… %zu more", links.count(kind) - links.first(kind).size());
   }
-  auto activities = store.is_gpu(s) ? std::span<const SliceRef>{} : store.activities_of(s);
-  for (size_t i = 0; i < activities.size() && i < 32; ++i) link_button(store, timeline, "runs", activities[i], id++);
-  if (activities.size() > 32) ImGui::TextDisabled("… %zu more", activities.size() - 32);
-  for (uint32_t f : store.flows_to(s)) link_button(store, timeline, "flow from", store.flows[f].from, id++);
-  for (uint32_t f : store.flows_from(s)) link_button(store, timeline, "flow to", store.flows[f].to, id++);
   {
     const SliceColumns& c = store.slices(s.track);
     std::vector<SliceRef> children;

@@ -41,6 +41,7 @@ struct TimelineStats {
   uint32_t rows_drawn = 0, slices_drawn = 0, folded_blocks = 0, gaps_drawn = 0, counter_columns = 0;
   uint32_t draw_commands = 0, draw_vertices = 0;
   uint32_t path_outlined = 0, path_links_drawn = 0;  // the path overlay, last frame
+  uint32_t flow_links_drawn = 0;                      // the selection's launch and flow arrows, last frame
 };
 
 // A path drawn over the rows (the critical path): its slices outlined, its links between slices

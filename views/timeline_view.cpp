@@ -816,30 +816,46 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
   }
 }
 
+const present::SliceLinks& TimelineView::selection_links() {
+  if (selected_.valid() && selected_.source < sources_.size())
+    selection_links_.update(sources_[selected_.source].store(), selected_.ref, sources_version_);
+  else
+    selection_links_ = {};
+  return selection_links_;
+}
+
 // Arrows for the selection only: its launch → GPU activities, or the launch of a GPU activity,
 // plus trace flows into and out of it. Flows stay within the selection's source. An end off
-// screen is drawn to the edge.
+// screen is drawn to the edge. Bounded by pixels: a CUDA graph's launch has an arrow per kernel
+// (thousands), so past the budget only the arrows whose far end is in view are drawn, with the
+// nearest one out of view on each side, a sample of them when even those are too many, and an
+// arrow whose ends fall on the 2-px cells of one already drawn is skipped.
 void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
-  if (!selected_.valid() || selected_.source >= sources_.size()) return;
+  const present::SliceLinks& links = selection_links();
+  if (links.all().empty()) return;
   const Source& src = sources_[selected_.source];
   const TraceStore& store = src.store();
-  SliceRef sel = selected_.ref;
-  std::vector<std::pair<SliceRef, SliceRef>> links;
-  if (store.is_gpu(sel)) {
-    if (SliceRef l = store.launch_of(sel); l.valid()) links.push_back({l, sel});
-  } else {
-    for (SliceRef a : store.activities_of(sel)) links.push_back({sel, a});
+  constexpr size_t kBudget = 256, kLooked = 4 * kBudget;
+  std::span<const present::SliceLinks::Link> shown = links.all();
+  if (shown.size() > kBudget) {
+    const double shift = double(src.def.shift);
+    auto [begin, end] = links.around(TimeNs(std::floor(t0_ - shift)), TimeNs(std::ceil(t1_ - shift)));
+    shown = shown.subspan(begin, end - begin);
   }
-  for (uint32_t f : store.flows_from(sel)) links.push_back({store.flows[f].from, store.flows[f].to});
-  for (uint32_t f : store.flows_to(sel)) links.push_back({store.flows[f].from, store.flows[f].to});
   ImU32 ink = IM_COL32(213, 94, 0, 230);
-  int budget = 256;
-  for (auto [from, to] : links) {
-    if (budget-- == 0) break;
-    float ya = row_y_of(selected_.source, from), yb = row_y_of(selected_.source, to);
+  std::unordered_set<uint64_t> drawn;
+  auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
+  const size_t looked = std::min(shown.size(), kLooked);
+  for (size_t k = 0, budget = kBudget; k < looked && budget > 0; ++k) {
+    // Evenly through the range when it is longer than kLooked, its first and last included.
+    const auto& l = shown[looked < shown.size() ? k * (shown.size() - 1) / (looked - 1) : k];
+    float ya = row_y_of(selected_.source, l.from), yb = row_y_of(selected_.source, l.to);
     if (std::isnan(ya) || std::isnan(yb)) continue;
-    ImVec2 a(std::clamp(x_of(src.view(store.start(from))), x0, x1), ya + lane_height_ * 0.5f);
-    ImVec2 b(std::clamp(x_of(src.view(store.start(to))), x0, x1), yb + lane_height_ * 0.5f);
+    ImVec2 a(std::clamp(x_of(src.view(store.start(l.from))), x0, x1), ya + lane_height_ * 0.5f);
+    ImVec2 b(std::clamp(x_of(src.view(store.start(l.to))), x0, x1), yb + lane_height_ * 0.5f);
+    if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
+    --budget;
+    ++stats_.flow_links_drawn;
     float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
     dl->AddBezierCubic(a, ImVec2(a.x + bend, a.y), ImVec2(b.x - bend, b.y), b, ink, 1.8f);
     dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - 7, b.y - 4), ImVec2(b.x - 7, b.y + 4), ink);

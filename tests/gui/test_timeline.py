@@ -97,7 +97,31 @@ if os.path.exists(big):
 else:
     print("skipped: ../shared is absent, large-trace check not run")
 
-# 6. The import-issues badge alarms only on issues worth a look, as `info` counts them: a trace
+# 6. A CUDA graph's launch (vLLM, 421 kernels, each also an ac2g flow): zoomed in on kernels far
+# into the graph, the arrows go to the kernels in view (and the nearest one on each side), where
+# the first 256 of them (all out of view) used to be drawn, piled at the view's left edge.
+graph = os.path.join(SHARED, "tl_vllm_graph_exec_full.json.gz")
+if os.path.exists(graph):
+    import gzip
+    events = json.load(gzip.open(graph))["traceEvents"]
+    origin = min(float(e["ts"]) for e in events if "ts" in e and e.get("ph") != "M")
+    launch = next(e for e in events if e.get("name") == "hipGraphLaunch")
+    corr = launch["args"]["correlation"]
+    kernels = [float(e["ts"]) - origin for e in events if e.get("ph") == "X" and e is not launch
+               and e.get("args", {}).get("correlation") == corr]
+    lo, hi = 17000, 17200  # µs from the trace start
+    in_view = sum(1 for k in kernels if lo <= k <= hi)
+    rc, err, state, png = run(graph, ["select hipGraphLaunch", f"zoom {lo}us {hi}us"])
+    check(rc == 0, f"graph launch: rc={rc} {err}")
+    if rc == 0:
+        sel = state["selected"] or {}
+        check(len(kernels) == 421 and sel.get("links") == len(kernels), f"graph launch: {sel}, {len(kernels)} kernels")
+        check(in_view >= 10 and in_view <= state["flow_links_drawn"] <= in_view + 2,
+              f"graph launch: {state['flow_links_drawn']} arrows drawn, {in_view} kernels in view")
+else:
+    print("skipped: ../shared is absent, CUDA graph launch arrows not checked")
+
+# 7. The import-issues badge alarms only on issues worth a look, as `info` counts them: a trace
 # with only Kineto's half launch flows reads "import: normal".
 for trace, label in ((os.path.join(HERE, "..", "data", "kin_docs_after_fix_h100.json.gz"), "import: normal"),
                      (SAMPLE, None)):
