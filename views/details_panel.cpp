@@ -12,15 +12,6 @@
 namespace sl::views {
 namespace {
 
-TimeNs self_time(const TraceStore& store, SliceRef s) {
-  const SliceColumns& c = store.slices(s.track);
-  TimeNs children = 0;
-  // Direct children follow the slice in start order until the slice ends.
-  for (uint32_t r = s.index + 1; r < c.size() && c.start[r] < c.end(s.index); ++r)
-    if (c.parent[r] == s.index) children += c.dur[r];
-  return c.dur[s.index] - children;
-}
-
 void link_button(const TraceStore& store, TimelineView& timeline, const char* role, SliceRef target, int id) {
   ImGui::PushID(id);
   std::string label = std::string(role) + ": " + (*store_short_names(store))(store.name(target)) + "  (" +
@@ -48,6 +39,7 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     ImGui::TextDisabled("Click a slice to see its details. Shift-drag selects a time range.");
     return;
   }
+  const present::SliceChildren& children = timeline.selection_children();
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(std::string(store.name(s)).c_str());
   ImGui::PopTextWrapPos();
@@ -62,7 +54,7 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     row("category", std::string(store.cat(s)));
     row("start", present::format_duration(double(store.start(s))) + " from trace start");
     row("duration", present::format_duration(double(store.dur(s))));
-    row("self time", present::format_duration(double(self_time(store, s))));
+    row("self time", present::format_duration(double(children.self_time())));
     row("track", track_full_name(store, s.track) + "  (" + track_raw_ids(store, s.track) + ")");
     if (auto c = store.correlation_id(s)) row("correlation", std::to_string(*c));
     ImGui::EndTable();
@@ -82,15 +74,9 @@ void draw_details_panel(const TraceStore& store, TimelineView& timeline) {
     if (links.count(kind) > links.first(kind).size())
       ImGui::TextDisabled("… %zu more", links.count(kind) - links.first(kind).size());
   }
-  {
-    const SliceColumns& c = store.slices(s.track);
-    std::vector<SliceRef> children;
-    for (uint32_t r = s.index + 1; r < c.size() && c.start[r] < c.end(s.index); ++r)
-      if (c.parent[r] == s.index) children.push_back({s.track, r});
-    if (!children.empty() && ImGui::CollapsingHeader(("Children (" + std::to_string(children.size()) + ")").c_str())) {
-      for (size_t i = 0; i < children.size() && i < 64; ++i) link_button(store, timeline, "child", children[i], id++);
-      if (children.size() > 64) ImGui::TextDisabled("… %zu more", children.size() - 64);
-    }
+  if (children.count() > 0 && ImGui::CollapsingHeader(("Children (" + std::to_string(children.count()) + ")").c_str())) {
+    for (SliceRef child : children.first()) link_button(store, timeline, "child", child, id++);
+    if (children.count() > children.first().size()) ImGui::TextDisabled("… %zu more", children.count() - children.first().size());
   }
   if (ImGui::CollapsingHeader("Parents", ImGuiTreeNodeFlags_DefaultOpen)) {
     int depth = 0;

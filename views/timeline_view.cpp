@@ -816,13 +816,17 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
   }
 }
 
-const present::SliceLinks& TimelineView::selection_links() {
+// What is found once per selection (SliceLinks, SliceChildren), brought up to date.
+template <class Facts>
+const Facts& TimelineView::of_selection(Facts& facts) {
   if (selected_.valid() && selected_.source < sources_.size())
-    selection_links_.update(sources_[selected_.source].store(), selected_.ref, sources_version_);
+    facts.update(sources_[selected_.source].store(), selected_.ref, sources_version_);
   else
-    selection_links_ = {};
-  return selection_links_;
+    facts = {};
+  return facts;
 }
+const present::SliceLinks& TimelineView::selection_links() { return of_selection(selection_links_); }
+const present::SliceChildren& TimelineView::selection_children() { return of_selection(selection_children_); }
 
 // Arrows for the selection only: its launch → GPU activities, or the launch of a GPU activity,
 // plus trace flows into and out of it. Flows stay within the selection's source. An end off

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/present/range_min_max.h"
+#include "core/present/slice_children.h"
 #include "core/present/slice_links.h"
 #include "core/trace_store.h"
 #include "views/style.h"
@@ -97,8 +98,9 @@ public:
   void select(SourceSlice slice, bool frame_it = false);
   SliceRef selected() const { return selected_.source == 0 ? selected_.ref : SliceRef{}; }  // source 0's
   SourceSlice selection() const { return selected_; }
-  // The selection's launch, activity and flow links, gathered once per selection.
+  // The selection's launch, activity and flow links, and its children, found once per selection.
   const present::SliceLinks& selection_links();
+  const present::SliceChildren& selection_children();
   void set_highlights(std::vector<SliceRef> slices) { set_highlights(0, std::move(slices)); }
   void set_highlights(uint32_t source, std::vector<SliceRef> slices);
   const std::vector<SliceRef>& highlights() const { return highlights(0); }
@@ -236,6 +238,9 @@ private:
   float content_height_ = 0;
   SourceSlice selected_;
   present::SliceLinks selection_links_;
+  present::SliceChildren selection_children_;
+  template <class Facts>
+  const Facts& of_selection(Facts& facts);
   RowHits hits_;  // what the rows found under the mouse (hover, fold, menu, close box)
   std::vector<SourceSlice> matches_;  // every source's highlights by view time: what step_match walks
   size_t match_cursor_ = 0;

@@ -1,10 +1,13 @@
-// The selection's arrows (core/present/slice_links.h): a CUDA graph's launch with a flow to each
-// of its kernels gives each pair once, in the far ends' time order, the first few of each kind
-// listed, and the range a timeline draws for a window of time.
+// What the details panel and the timeline show of a selection, found once per selection. Its
+// arrows (core/present/slice_links.h): a CUDA graph's launch with a flow to each of its kernels
+// gives each pair once, in the far ends' time order, the first few of each kind listed, and the
+// range a timeline draws for a window of time. Its children and self time
+// (core/present/slice_children.h).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
+#include "core/present/slice_children.h"
 #include "core/present/slice_links.h"
 #include "core/trace_builder.h"
 
@@ -99,6 +102,43 @@ TEST_CASE("slice links: a kernel's launch and its flows, each pair once; nothing
   links.update(g.store, SliceRef{}, 1);
   CHECK(links.all().empty());
   for (Kind k : {Kind::LaunchedBy, Kind::Runs, Kind::FlowFrom, Kind::FlowTo}) CHECK(links.count(k) == 0);
+}
+
+TEST_CASE("slice children: a step's direct children in start order, the first 64 listed, and its self time") {
+  TraceStore store;
+  TraceBuilder b(store);
+  uint32_t thread = b.thread_track(b.process("1", 1), "1", 1);
+  StringId step = store.strings.intern("ProfilerStep#1"), op = store.strings.intern("op");
+  StringId inner = store.strings.intern("inner"), cat = store.strings.intern("cpu_op");
+  const TimeNs base = 1'000'000;
+  const int kOps = 100;
+  b.add_slice(thread, base, 10'000'000, step, cat, kNone, std::nullopt);  // ends at 10 ms
+  for (int i = 0; i < kOps; ++i) {
+    b.add_slice(thread, base + 1'000 + i * 50'000, 40'000, op, cat, kNone, std::nullopt);
+    b.add_slice(thread, base + 2'000 + i * 50'000, 10'000, inner, cat, kNone, std::nullopt);  // a grandchild
+  }
+  b.add_slice(thread, base + 20'000'000, 5'000, op, cat, kNone, std::nullopt);  // after the step
+  b.finish();
+  present::SliceChildren children;
+  children.update(store, {thread, 0}, 0);
+  CHECK(children.count() == size_t(kOps));
+  REQUIRE(children.first().size() == present::SliceChildren::kListed);
+  for (size_t i = 0; i < children.first().size(); ++i) {
+    CHECK(store.name(children.first()[i]) == "op");
+    CHECK(store.start(children.first()[i]) == 1'000 + TimeNs(i) * 50'000);
+  }
+  CHECK(children.self_time() == 10'000'000 - kOps * 40'000);
+  // An op: one child (its inner), self time 30 µs; the inner: none, all of it its own.
+  SliceRef first_op = children.first()[0];
+  children.update(store, first_op, 0);
+  CHECK(children.count() == 1);
+  CHECK(children.self_time() == 30'000);
+  children.update(store, {first_op.track, first_op.index + 1}, 0);
+  CHECK(children.count() == 0);
+  CHECK(children.self_time() == 10'000);
+  children.update(store, SliceRef{}, 0);
+  CHECK(children.count() == 0);
+  CHECK(children.first().empty());
 }
 
 }  // namespace sl
