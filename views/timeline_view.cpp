@@ -48,6 +48,18 @@ double thread_cpu_ms() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
+
+// The arrows a frame drew, by the 2-px cells of their ends: zoomed out, hundreds of arrows land
+// on one spot, and drawing one of them shows them all.
+class ArrowCells {
+public:
+  // True for the first arrow with ends in these cells.
+  bool first(ImVec2 a, ImVec2 b) { return drawn_.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second; }
+
+private:
+  static uint64_t cell(float v) { return uint64_t(uint16_t(int(v) / 2)); }
+  std::unordered_set<uint64_t> drawn_;
+};
 }  // namespace
 
 uint32_t TimelineView::add_source(TimelineSource def, uint32_t at) {
@@ -847,8 +859,7 @@ void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
     shown = shown.subspan(begin, end - begin);
   }
   ImU32 ink = IM_COL32(213, 94, 0, 230);
-  std::unordered_set<uint64_t> drawn;
-  auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
+  ArrowCells cells;
   const size_t looked = std::min(shown.size(), kLooked);
   for (size_t k = 0, budget = kBudget; k < looked && budget > 0; ++k) {
     // Evenly through the range when it is longer than kLooked, its first and last included.
@@ -857,7 +868,7 @@ void TimelineView::draw_flows(ImDrawList* dl, float x0, float x1) {
     if (std::isnan(ya) || std::isnan(yb)) continue;
     ImVec2 a(std::clamp(x_of(src.view(store.start(l.from))), x0, x1), ya + lane_height_ * 0.5f);
     ImVec2 b(std::clamp(x_of(src.view(store.start(l.to))), x0, x1), yb + lane_height_ * 0.5f);
-    if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
+    if (!cells.first(a, b)) continue;
     --budget;
     ++stats_.flow_links_drawn;
     float bend = std::max(20.f, std::fabs(b.x - a.x) * 0.3f);
@@ -876,8 +887,7 @@ void TimelineView::draw_path_links(ImDrawList* dl, uint32_t source, float x0, fl
   auto min_ts = [](const PathOverlay::Link& l) { return std::min(l.from_ts, l.to_ts); };
   TimeNs from = TimeNs(lo) - src.path_max_span;
   auto it = std::partition_point(src.path.links.begin(), src.path.links.end(), [&](const auto& l) { return min_ts(l) < from; });
-  std::unordered_set<uint64_t> drawn;
-  auto cell = [](float v) { return uint64_t(uint16_t(int(v) / 2)); };
+  ArrowCells cells;
   int budget = 600;
   for (; it != src.path.links.end() && double(min_ts(*it)) <= hi && budget > 0; ++it) {
     const PathOverlay::Link& l = *it;
@@ -887,7 +897,7 @@ void TimelineView::draw_path_links(ImDrawList* dl, uint32_t source, float x0, fl
     ImVec2 a(std::clamp(x_of(src.view(l.from_ts)), x0, x1), ya + lane_height_ * 0.5f);
     ImVec2 b(std::clamp(x_of(src.view(l.to_ts)), x0, x1), yb + lane_height_ * 0.5f);
     if (std::fabs(b.x - a.x) < 1 && std::fabs(b.y - a.y) < 1) continue;
-    if (!drawn.insert(cell(a.x) << 48 | cell(a.y) << 32 | cell(b.x) << 16 | cell(b.y)).second) continue;
+    if (!cells.first(a, b)) continue;
     --budget;
     ++stats_.path_links_drawn;
     if (a.y == b.y || std::fabs(b.x - a.x) < 4) {

@@ -15,8 +15,8 @@ void SliceLinks::update(const TraceStore& store, SliceRef selected, uint64_t ver
   for (Listed& l : listed_) l.count = 0;
   if (!selected.valid()) return;
   auto add = [&](SliceRef from, SliceRef to, Kind kind) {
-    SliceRef far = kind == Kind::LaunchedBy || kind == Kind::FlowFrom ? from : to;
-    links_.push_back({from, to, store.start(far), kind});
+    Link& l = links_.emplace_back(Link{from, to, 0, kind});
+    l.far_start = store.start(l.far());
   };
   if (gpu) {
     if (SliceRef launch = store.launch_of(selected); launch.valid()) add(launch, selected, Kind::LaunchedBy);
