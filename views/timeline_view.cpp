@@ -721,7 +721,8 @@ void TimelineView::draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max) {
     if (x < min.x) continue;
     dl->AddLine(ImVec2(x, max.y - 6), ImVec2(x, max.y), ink);
     std::string label = present::format_tick(shown, step);
-    dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
+    // A label the edge would cut ("3.0" for "3.00 ms") is left out; its tick stays.
+    if (x + 3 + ImGui::CalcTextSize(label.c_str()).x <= max.x) dl->AddText(ImVec2(x + 3, min.y + 3), ink, label.c_str());
   }
   // Dragging on the ruler selects a time range (as shift-drag does on the rows).
   ImGuiIO& io = ImGui::GetIO();
