@@ -322,11 +322,7 @@ std::string job_info_text(const Job& job, double load_seconds) {
   std::string o = "job             " + (job.source.empty() ? std::string("(files)") : job.source) + "\n";
   o += "ranks           " + std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) +
        " loaded, " + std::to_string(job.ranks.size() - job.loaded_count()) + " failed)\n";
-  if (load_seconds >= 0) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3f s", load_seconds);
-    o += "loaded in       " + std::string(buf) + "\n";
-  }
+  if (load_seconds >= 0) o += "loaded in       " + load_time_text(load_seconds) + "\n";
   o += "\nrank  source                status      events  kernels    iters        span_us  file\n";
   for (const JobRank& r : job.ranks) {
     char head[96];

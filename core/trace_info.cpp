@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/issue_classes.h"
 #include "core/json_writer.h"
 #include "core/nsys_loader.h"
@@ -118,11 +119,7 @@ std::string info_text(const TraceStore& store, double load_seconds) {
     line("iterations", {num(store.iterations.size()), " (ProfilerStep#", std::to_string(store.iterations.front().number),
                         " .. #", std::to_string(store.iterations.back().number), ")"});
   out += nsys_info_text(m);
-  if (load_seconds >= 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f s", load_seconds);
-    line("loaded in", {buf});
-  }
+  if (load_seconds >= 0) line("loaded in", {load_time_text(load_seconds)});
   if (store.issues.total() == 0) return out + "issues          none\n";
   uint64_t attention = attention_issues(store.issues);
   out += "issues:         ";
@@ -148,5 +145,7 @@ std::string info_text(const TraceStore& store, double load_seconds) {
   }
   return out;
 }
+
+std::string load_time_text(double seconds) { return human::duration(seconds * 1e9); }
 
 }  // namespace sl

@@ -17,5 +17,8 @@ TraceSummary summarize(const TraceStore& store);
 std::string info_json(const TraceStore& store, double load_seconds = -1);
 // Aligned text for people, with the import issues and their first byte offsets.
 std::string info_text(const TraceStore& store, double load_seconds = -1);
+// The `loaded in` value of info_text (and a job's): "4.62 ms", "310 µs" (a snapshot opens in
+// less than a millisecond, which "%.3f s" showed as 0.000 s).
+std::string load_time_text(double seconds);
 
 }  // namespace sl
