@@ -59,9 +59,12 @@ std::string ArgsBlocks::compress(std::string_view raw) {
 
 // ---------------------------------------------------------------- records
 //
-// A record: its field count (varint), then per field a tag byte (kind << 6 | key) and the value:
-// an integer as a zigzag varint, a real as its 8 bytes, text as a varint length and the JSON
-// string (quoted, escaped), a triple as three zigzag varints.
+// A record: a header varint, then its fields, per field a tag byte (kind << 6 | key) and the
+// value: an integer as a zigzag varint, a real as its 8 bytes, text as a varint length and the
+// JSON string (quoted, escaped), a triple as three zigzag varints. The header of a record in
+// full is its field count × 2; that of a repeat (append_repeat) is its replaced fields × 2 + 1,
+// followed by a varint: how many records back in the block its base is. Records live only in
+// memory (a snapshot stores their text), so the format is free to change.
 
 namespace {
 
@@ -157,15 +160,33 @@ ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uin
   r.offset = end_;
   r.length = uint32_t(text_size);
   r.block = uint32_t(blocks_.size());
-  char* out = open_records_.room(5 + bytes.size(), owned_);  // the field count: a varint of at most 5 bytes
-  char* at = out;
-  for (; fields >= 0x80; fields >>= 7) *at++ = char(fields | 0x80);
-  *at++ = char(fields);
+  char* out = open_records_.room(5 + bytes.size(), owned_);  // the header: a varint of at most 5 bytes
+  char* at = ArgsRecordWriter::put_unsigned(out, uint64_t(fields) << 1);
   std::memcpy(at, bytes.data(), bytes.size());
   open_records_.wrote(size_t(at - out) + bytes.size());
   open_records_text_ += text_size;
+  ++open_record_count_;
   end_ += text_size;
   any_records_ = true;
+  return r;
+}
+
+std::optional<ArgsRange> ArgsBlocks::append_repeat(RecordPlace base, std::string_view bytes, uint32_t replaced,
+                                                   uint64_t text_size) {
+  if (open_records_.empty() || open_records_text_ + text_size > kBlockBytes) return std::nullopt;
+  if (base.block != blocks_.size() || base.index >= open_record_count_) return std::nullopt;
+  ArgsRange r;
+  r.offset = end_;
+  r.length = uint32_t(text_size);
+  r.block = uint32_t(blocks_.size());
+  char* out = open_records_.room(10 + bytes.size(), owned_);
+  char* at = ArgsRecordWriter::put_unsigned(out, uint64_t(replaced) << 1 | 1);
+  at = ArgsRecordWriter::put_unsigned(at, open_record_count_ - base.index);
+  std::memcpy(at, bytes.data(), bytes.size());
+  open_records_.wrote(size_t(at - out) + bytes.size());
+  open_records_text_ += text_size;
+  ++open_record_count_;
+  end_ += text_size;
   return r;
 }
 
@@ -190,48 +211,112 @@ bool ArgsBlocks::write_records(std::string_view records, size_t text_size, std::
   };
   const auto* p = reinterpret_cast<const uint8_t*>(records.data());
   const uint8_t* end = p + records.size();
-  bool ok = true;
   char tmp[32];
+  // A field's value (of its tag's kind) at q, written; q moves past it.
+  auto write_value = [&](uint8_t tag, const uint8_t*& q) {
+    uint64_t u = 0;
+    switch (tag >> 6) {
+      case kInt:
+        return read_varint(q, end, u) && put_decimal(u);
+      case kReal: {
+        double v;
+        if (end - q < ptrdiff_t(sizeof v)) return false;
+        std::memcpy(&v, q, sizeof v);
+        q += sizeof v;
+        std::string_view text = real_text(v, tmp);
+        return put(text.data(), text.size());
+      }
+      case kText: {
+        if (!read_varint(q, end, u)) return false;
+        uint64_t bytes = uint64_t(unzigzag(u));  // written by put_varint, as every number
+        if (bytes > uint64_t(end - q) || !put(reinterpret_cast<const char*>(q), size_t(bytes))) return false;
+        q += bytes;
+        return true;
+      }
+      default: {
+        bool ok = put("[", 1);
+        for (int i = 0; ok && i < 3; ++i) ok = read_varint(q, end, u) && (!i || put(",", 1)) && put_decimal(u);
+        return ok && put("]", 1);
+      }
+    }
+  };
+  // The same, skipped (a value a repeat replaces, or a replacement found before it is written).
+  auto skip_value = [&](uint8_t tag, const uint8_t*& q) {
+    uint64_t u = 0;
+    switch (tag >> 6) {
+      case kInt:
+        return read_varint(q, end, u);
+      case kReal:
+        if (end - q < 8) return false;
+        q += 8;
+        return true;
+      case kText:
+        if (!read_varint(q, end, u) || uint64_t(unzigzag(u)) > uint64_t(end - q)) return false;
+        q += unzigzag(u);
+        return true;
+      default:
+        return read_varint(q, end, u) && read_varint(q, end, u) && read_varint(q, end, u);
+    }
+  };
+  auto key_text = [&](uint8_t tag, bool first) {
+    uint8_t key = tag & 0x3F;
+    return key < keys_.size() && (first || put(",", 1)) && put(keys_[key].data(), keys_[key].size());
+  };
+  struct Full {
+    const uint8_t* fields;  // the first field's tag, or nullptr for a repeat (never a base)
+    uint64_t count;
+  };
+  std::vector<Full> records_so_far;
+  struct Replacement {
+    uint8_t tag;
+    const uint8_t* value;
+    bool used;
+  };
+  constexpr uint64_t kMaxReplaced = 8;
+  bool ok = true;
   while (ok && p < end) {
-    uint64_t fields = 0;
-    ok = read_varint(p, end, fields) && put("{", 1);
-    for (uint64_t f = 0; ok && f < fields; ++f) {
-      if (p == end) {
-        ok = false;
-        break;
+    uint64_t header = 0;
+    ok = read_varint(p, end, header) && put("{", 1);
+    if (!ok) break;
+    if (!(header & 1)) {
+      records_so_far.push_back({p, header >> 1});
+      for (uint64_t f = 0; ok && f < header >> 1; ++f) {
+        if (p == end) {
+          ok = false;
+          break;
+        }
+        uint8_t tag = *p++;
+        ok = key_text(tag, f == 0) && write_value(tag, p);
       }
-      uint8_t tag = *p++, key = tag & 0x3F;
-      ok = key < keys_.size() && (!f || put(",", 1)) && put(keys_[key].data(), keys_[key].size());
-      uint64_t u = 0;
+    } else {
+      uint64_t back = 0, replaced = header >> 1;
+      ok = read_varint(p, end, back) && back >= 1 && back <= records_so_far.size() && replaced <= kMaxReplaced;
       if (!ok) break;
-      switch (tag >> 6) {
-        case kInt:
-          ok = read_varint(p, end, u) && put_decimal(u);
-          break;
-        case kReal: {
-          double v;
-          if (end - p < ptrdiff_t(sizeof v)) {
-            ok = false;
-            break;
-          }
-          std::memcpy(&v, p, sizeof v);
-          p += sizeof v;
-          std::string_view text = real_text(v, tmp);
-          ok = put(text.data(), text.size());
-          break;
-        }
-        case kText: {
-          ok = read_varint(p, end, u);
-          uint64_t bytes = uint64_t(unzigzag(u));  // written by put_varint, as every number
-          ok = ok && bytes <= uint64_t(end - p) && put(reinterpret_cast<const char*>(p), size_t(bytes));
-          p += ok ? bytes : 0;
-          break;
-        }
-        default:
-          ok = put("[", 1);
-          for (int i = 0; ok && i < 3; ++i) ok = read_varint(p, end, u) && (!i || put(",", 1)) && put_decimal(u);
-          ok = ok && put("]", 1);
+      Full base = records_so_far[records_so_far.size() - back];
+      records_so_far.push_back({nullptr, 0});
+      ok = base.fields != nullptr;
+      Replacement with[kMaxReplaced];
+      for (uint64_t i = 0; ok && i < replaced; ++i) {
+        ok = p != end;
+        if (!ok) break;
+        with[i] = {*p, p + 1, false};
+        ++p;
+        ok = skip_value(with[i].tag, p);
       }
+      const uint8_t* b = base.fields;
+      for (uint64_t f = 0; ok && f < base.count; ++f) {
+        uint8_t tag = *b++;
+        Replacement* r = std::find_if(with, with + replaced, [&](const Replacement& x) { return (x.tag & 0x3F) == (tag & 0x3F); });
+        if (r == with + replaced) {
+          ok = key_text(tag, f == 0) && write_value(tag, b);
+          continue;
+        }
+        const uint8_t* value = r->value;
+        ok = !r->used && key_text(r->tag, f == 0) && write_value(r->tag, value) && skip_value(tag, b);
+        r->used = true;
+      }
+      // Every replacement names a field of the base, once.
+      ok = ok && std::all_of(with, with + replaced, [](const Replacement& x) { return x.used; });
     }
     ok = ok && put("}", 1);
   }
@@ -261,6 +346,7 @@ void ArgsBlocks::seal() {
     b.records_size = uint32_t(records.size());
     blocks_.push_back(b);
     open_records_text_ = 0;
+    open_record_count_ = 0;
     open_text_of_ = SIZE_MAX;
     return;
   }

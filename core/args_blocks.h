@@ -14,12 +14,15 @@
 // text is written only when the block is read. The ranges are those the same text appended with
 // append() would get (offsets count text bytes, blocks break at the same places), and the text
 // is byte for byte the same; sealed() compresses such blocks into zstd frames on first call (the
-// snapshot writer's view), so loading pays for neither writing the text nor compressing it.
+// snapshot writer's view), so loading pays for neither writing the text nor compressing it. A
+// record may also repeat an earlier one of its block but for a few values (append_repeat): the
+// Nsight loader's kernels of one launch shape, ~12 bytes each where the record in full is ~45.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,7 +89,9 @@ public:
   }
   // A zigzag varint (small negatives stay short): at most 10 bytes.
   [[gnu::always_inline]] static char* put_varint(char* out, int64_t v) {
-    uint64_t u = uint64_t(v) << 1 ^ uint64_t(v >> 63);
+    return put_unsigned(out, uint64_t(v) << 1 ^ uint64_t(v >> 63));
+  }
+  [[gnu::always_inline]] static char* put_unsigned(char* out, uint64_t u) {
     for (; u >= 0x80; u >>= 7) *out++ = char(u | 0x80);
     *out++ = char(u);
     return out;
@@ -148,6 +153,19 @@ public:
   // A record written by an ArgsRecordWriter (on any thread; this call on the appending one):
   // `bytes` are its fields, as writer.bytes() counted them.
   ArgsRange append_record(std::string_view bytes, uint32_t fields, uint64_t text_size);
+  // Where the last record appended went: its block and its ordinal there.
+  struct RecordPlace {
+    uint32_t block = UINT32_MAX, index = 0;
+  };
+  RecordPlace last_record() const { return {uint32_t(blocks_.size()), open_record_count_ - 1}; }
+  // A record that repeats an earlier one of the open block (`base`, written by append_record)
+  // but for `replaced` fields (`bytes`, as an ArgsRecordWriter writes them, keys the base has):
+  // a loader's rows whose args differ from an earlier row's by an id or two (Nsight kernels of
+  // one launch shape: grid, block, registers, shared memory, all the same). Its text is the
+  // base's with those values, `text_size` bytes. Nothing is appended, and nullopt returned, when
+  // `base` is not in the open block or this record would start a new one: the caller then
+  // appends it in full.
+  std::optional<ArgsRange> append_repeat(RecordPlace base, std::string_view bytes, uint32_t replaced, uint64_t text_size);
   // What each key adds to the text, by key id: for an ArgsRecordWriter. Keys registered later
   // change it: register every key before writing records elsewhere.
   const uint32_t* key_sizes() const { return key_sizes_; }
@@ -230,6 +248,7 @@ private:
   };
   RecordChunks open_records_;
   uint64_t open_records_text_ = 0;
+  uint32_t open_record_count_ = 0;  // records in the open block
   std::string record_;  // a buffer: record_writer_ writes the record being written at its start
   ArgsRecordWriter record_writer_{key_sizes_, nullptr};
   bool any_records_ = false;

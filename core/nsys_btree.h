@@ -73,6 +73,7 @@ struct RowBatch {
   // batches keep it.
   struct Prepared {
     uint32_t end, fields, text;
+    uint32_t base = UINT32_MAX;  // a repeat of this row's record (ArgsBlocks::append_repeat): `fields` replaced
   };
   std::vector<char> prepared;
   std::vector<Prepared> prepared_rows;

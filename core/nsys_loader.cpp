@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <array>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -111,6 +112,12 @@ public:
   // A record an ArgsRecordWriter wrote (on a decoding thread: Fields below).
   uint32_t append(std::string_view bytes, uint32_t fields, uint64_t text_size) {
     return builder_.add_args_record(blocks_.append_record(bytes, fields, text_size));
+  }
+  ArgsBlocks::RecordPlace last_record() const { return blocks_.last_record(); }
+  // A repeat of the record at `base` (ArgsBlocks::append_repeat); kNone when it cannot be one.
+  uint32_t append_repeat(ArgsBlocks::RecordPlace base, std::string_view bytes, uint32_t replaced, uint64_t text_size) {
+    std::optional<ArgsRange> r = blocks_.append_repeat(base, bytes, replaced, text_size);
+    return r ? builder_.add_args_record(*r) : kNone;
   }
 
   // The same calls as ArgsText's, into an ArgsRecordWriter: an encoding function of a row's args
@@ -592,13 +599,40 @@ private:
   template <size_t MaxBytes, class Source, class Encode>
   uint32_t row_args(const Source& s, const Encode& encode) {
     if constexpr (std::is_same_v<Source, nsys::BatchRow>) {
-      if (const nsys::RowBatch::Prepared* r = s.prepared()) return args_->append(s.prepared_bytes(), r->fields, r->text);
+      if (const nsys::RowBatch::Prepared* r = s.prepared()) {
+        std::vector<ArgsBlocks::RecordPlace>& places = record_places(s);
+        if (r->base == UINT32_MAX) {
+          uint32_t args = args_->append(s.prepared_bytes(), r->fields, r->text);
+          places[s.row] = args_->last_record();
+          return args;
+        }
+        // A repeat of an earlier row's record, when that record is in the open block; else this
+        // row's record in full, and the base of the rows that repeat the same one after it.
+        uint32_t args = args_->append_repeat(places[r->base], s.prepared_bytes(), r->fields, r->text);
+        if (args != kNone) return args;
+        args = full_args<MaxBytes>(s, encode);
+        places[r->base] = args_->last_record();
+        return args;
+      }
     }
+    return full_args<MaxBytes>(s, encode);
+  }
+  template <size_t MaxBytes, class Source, class Encode>
+  uint32_t full_args(const Source& s, const Encode& encode) {
     char record[MaxBytes];
     ArgsText::Fields fields(*args_, record);
     encode(s, fields);
     const ArgsRecordWriter& w = fields.writer();
     return args_->append({record, w.bytes()}, w.fields(), w.text_size());
+  }
+  // Where each row of a batch put its args record (for the repeats after it), reset at every
+  // batch: rows come in order, and a batch's last rowid is not another batch's.
+  std::vector<ArgsBlocks::RecordPlace>& record_places(const nsys::BatchRow& s) {
+    if (s.batch != places_batch_ || s.batch->last_rowid != places_rowid_) {
+      places_batch_ = s.batch, places_rowid_ = s.batch->last_rowid;
+      record_places_.assign(s.batch->rows(), ArgsBlocks::RecordPlace{});
+    }
+    return record_places_;
   }
   template <size_t N, size_t MaxBytes, class Encode>
   std::function<void(nsys::RowBatch&)> prepare_args(const Encode& encode) const {
@@ -616,6 +650,7 @@ private:
       }
     };
   }
+  std::function<void(nsys::RowBatch&)> prepare_kernel_args() const;
   bool find_gpu_work();
   bool read_runtime();
   bool read_osrt();
@@ -718,6 +753,9 @@ private:
   bool host_track_reserved_ = false, gpu_track_reserved_ = false;
   std::vector<uint32_t> reserved_tracks_;
   PagesAhead pages_ahead_;  // the reserved columns' next pages, faulted in by the decoding thread
+  std::vector<ArgsBlocks::RecordPlace> record_places_;  // row_args: by row of the batch being read
+  const nsys::RowBatch* places_batch_ = nullptr;
+  int64_t places_rowid_ = 0;
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
   StringId cat_runtime_ = 0, cat_driver_ = 0, cat_kernel_ = 0, cat_memcpy_ = 0, cat_memset_ = 0, cat_sync_ = 0;
@@ -1505,6 +1543,22 @@ void kernel_args(const Source& s, Out& out) {
 }
 constexpr size_t kKernelArgsBytes = 14 * ArgsRecordWriter::kMaxIntBytes + 2 * ArgsRecordWriter::kMaxTripleBytes;
 
+// Kernels of one launch shape: every column of kernel_args the same, and the same present, but
+// the correlation and grid ids (columns 5 and 22, which only their presence must share).
+bool same_kernel_shape(const int64_t* a, const uint8_t* a_present, const int64_t* b, const uint8_t* b_present) {
+  return std::memcmp(a + 2, b + 2, 3 * sizeof *a) == 0 && std::memcmp(a + 10, b + 10, 12 * sizeof *a) == 0 &&
+         std::memcmp(a + 23, b + 23, 2 * sizeof *a) == 0 && std::memcmp(a_present + 2, b_present + 2, 4) == 0 &&
+         std::memcmp(a_present + 10, b_present + 10, 15) == 0;
+}
+// A few fields of a kernel's shape, mixed: the slot of its shape in prepare_kernel_args's table.
+size_t kernel_shape_slot(const int64_t* v, int bits) {
+  uint64_t h = uint64_t(v[10]) * 0x9E3779B97F4A7C15ull + uint64_t(v[11]) * 0xC2B2AE3D27D4EB4Full +
+               uint64_t(v[13]) * 0x165667B19E3779F9ull + uint64_t(v[16]) * 0x27D4EB2F165667C5ull +
+               uint64_t(v[18]) * 0x94D049BB133111EBull + uint64_t(v[4]) * 0xBF58476D1CE4E5B9ull +
+               uint64_t(v[23]) * 0xD6E8FEB86659FD93ull;
+  return size_t((h ^ h >> 29) * 0x9E3779B97F4A7C15ull >> (64 - bits));
+}
+
 // A CUDA API call's args from its row (kRuntimeColumns): its correlation id and return value.
 template <class Source, class Out>
 void api_args(const Source& s, Out& out) {
@@ -1749,7 +1803,55 @@ bool NsysLoader::read_kernels() {
     StringId name = string_id(short_name ? short_name : s.opt(9));
     if (name == 0) name = store_->strings.intern("<unnamed kernel>");
     add_gpu(row, name, cat_kernel_, row_args<kKernelArgsBytes>(s, encode));
-  }, prepare_args<std::size(kKernelColumns), kKernelArgsBytes>(encode));
+  }, prepare_kernel_args());
+}
+
+// A kernel's args on its decoding thread. Kernels of one launch shape (same_kernel_shape: device,
+// stream, grid, block, registers, shared and local memory, graph node, launch type) have the
+// same args but for the correlation and grid ids, and a run repeats a few hundred shapes: a
+// kernel whose shape an earlier kernel of the batch had is written as a repeat of that kernel's
+// record with the two ids (row_args, ArgsBlocks::append_repeat): ~12 bytes where the record in
+// full takes ~45, and no encoding of the 14 other fields. The text is the same either way.
+// Shapes are remembered in a small table by a hash of a few fields, the last of each slot kept.
+std::function<void(nsys::RowBatch&)> NsysLoader::prepare_kernel_args() const {
+  return [this](nsys::RowBatch& b) {
+    constexpr size_t N = std::size(kKernelColumns);
+    constexpr int kSlotBits = 6;
+    struct Shape {
+      uint32_t row = UINT32_MAX;  // the last kernel of this slot written in full
+      uint32_t text = 0;
+    };
+    std::array<Shape, size_t(1) << kSlotBits> shapes{};
+    size_t rows = b.rows();
+    if (b.prepared.size() < rows * kKernelArgsBytes) b.prepared.resize(rows * kKernelArgsBytes);
+    b.prepared_rows.resize(rows);
+    size_t used = 0;
+    for (size_t i = 0; i < rows; ++i) {
+      const int64_t* v = &b.values[i * N];
+      const uint8_t* p = &b.present[i * N];
+      Shape& shape = shapes[kernel_shape_slot(v, kSlotBits)];
+      ArgsText::Fields fields(*args_, b.prepared.data() + used);
+      if (shape.row != UINT32_MAX && same_kernel_shape(v, p, &b.values[shape.row * N], &b.present[shape.row * N])) {
+        const int64_t* base = &b.values[shape.row * N];
+        int64_t text = shape.text;
+        uint32_t replaced = 0;
+        for (auto [column, key] : {std::pair{5, kArgCorrelation}, {22, kArgGridId}}) {
+          if (!p[column]) continue;
+          fields.number(key, v[column]);
+          text += int64_t(ArgsRecordWriter::decimal_size(v[column])) - ArgsRecordWriter::decimal_size(base[column]);
+          ++replaced;
+        }
+        used += fields.writer().bytes();
+        b.prepared_rows[i] = {uint32_t(used), replaced, uint32_t(text), shape.row};
+        continue;
+      }
+      kernel_args(nsys::BatchRow{v, p}, fields);
+      const ArgsRecordWriter& w = fields.writer();
+      used += w.bytes();
+      b.prepared_rows[i] = {uint32_t(used), w.fields(), uint32_t(w.text_size())};
+      shape = {uint32_t(i), uint32_t(w.text_size())};
+    }
+  };
 }
 
 // nsys numbers memory kinds from 0 = Pageable (ENUM_CUDA_MEM_KIND, 7 = Unknown); CUPTI, whose

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -355,6 +356,125 @@ TEST_CASE("args blocks: records written elsewhere read as the same text, across 
     CHECK(std::string_view(written.sealed()[i].stored, written.sealed()[i].stored_size) ==
           std::string_view(by_fields.sealed()[i].stored, by_fields.sealed()[i].stored_size));
   CHECK(written.error().empty());
+}
+
+// The Nsight loader's kernels of one launch shape: a record in full now and then, the rows after
+// it repeats of it with a few values replaced (ArgsBlocks::append_repeat). Each reads as the
+// record in full with those values, with the same ranges and the same frames; a repeat whose
+// base is not in the open block (or would start a new one) is refused, and written in full.
+TEST_CASE("args blocks: a repeat of an earlier record reads as it with the replaced values") {
+  ArgsBlocks full, repeats;
+  for (ArgsBlocks* b : {&full, &repeats}) b->key("device"), b->key("correlation"), b->key("grid"), b->key("kind"), b->key("bw");
+  enum : uint8_t { kDevice, kCorrelation, kGrid, kKind, kBandwidth };
+  struct Row {
+    int64_t device, correlation, grid;
+    std::string kind;
+    double bandwidth;
+  };
+  auto write = [](ArgsRecordWriter& w, const Row& r, bool correlation, bool grid, bool kind, bool bandwidth) {
+    char* out;
+    if (correlation) w.add_int(kCorrelation, r.correlation);
+    if (grid) w.add_triple(kGrid, r.grid, 1, -r.grid);
+    if (kind) {
+      std::string quoted;
+      append_json_string(quoted, r.kind);
+      out = ArgsRecordWriter::put_varint(w.tag(kKind, ArgsRecordWriter::kText), int64_t(quoted.size()));
+      std::memcpy(out, quoted.data(), quoted.size());
+      w.wrote_value(out + quoted.size(), quoted.size());
+    }
+    if (bandwidth) {
+      out = w.tag(kBandwidth, ArgsRecordWriter::kReal);
+      std::memcpy(out, &r.bandwidth, sizeof r.bandwidth);
+      w.wrote_value(out + sizeof r.bandwidth, 0);  // the text is counted by `full`
+    }
+  };
+  std::vector<std::pair<ArgsRange, uint64_t>> ranges;  // with the row
+  ArgsBlocks::RecordPlace base;
+  Row base_row{};
+  size_t repeated = 0, refused = 0;
+  char buffer[512];
+  for (uint64_t i = 0; i < 150000; ++i) {
+    // A repeat's row differs from its base's in the replaced fields only.
+    int mode = int(i % 3);
+    Row fresh{int64_t(i / 5000), int64_t(i * 977) - 3000000, int64_t(i % 13) * 100000,
+              "Stream \"" + std::to_string(i % 7) + "\"", double(i % 11) / 3.0};
+    Row r = base_row;
+    if (i % 40 == 0) r = fresh;
+    if (mode != 2) r.correlation = fresh.correlation;
+    if (mode == 1) r.grid = fresh.grid;
+    if (mode == 2) r.kind = fresh.kind, r.bandwidth = fresh.bandwidth;
+    full.begin_record();
+    full.add_int(kDevice, r.device), full.add_int(kCorrelation, r.correlation);
+    full.add_triple(kGrid, r.grid, 1, -r.grid), full.add_text(kKind, r.kind), full.add_real(kBandwidth, r.bandwidth);
+    ArgsRange expected = full.end_record();
+    std::optional<ArgsRange> got;
+    if (i % 40 != 0) {
+      // Replaced: the correlation alone, the grid too, or the text and the real.
+      ArgsRecordWriter w(repeats.key_sizes(), buffer);
+      write(w, r, mode != 2, mode == 1, mode == 2, mode == 2);
+      got = repeats.append_repeat(base, {buffer, w.bytes()}, w.fields(), expected.length);
+      repeated += got.has_value();
+    }
+    if (!got) {
+      refused += i % 40 != 0;
+      ArgsRecordWriter w(repeats.key_sizes(), buffer);
+      w.add_int(kDevice, r.device);
+      write(w, r, true, true, true, true);
+      got = repeats.append_record({buffer, w.bytes()}, w.fields(), expected.length);
+      base = repeats.last_record();
+      base_row = r;
+    }
+    REQUIRE(got->offset == expected.offset);
+    REQUIRE(got->length == expected.length);
+    REQUIRE(got->block == expected.block);
+    ranges.emplace_back(*got, i);
+  }
+  CHECK(repeated > 140000);
+  CHECK(refused > 10);  // a base left behind by a block break
+  CHECK(repeats.stored_bytes() * 2 < full.stored_bytes());
+  std::string a, b;
+  for (size_t i = 0; i < ranges.size(); i += 101) {
+    REQUIRE(repeats.read(ranges[i].first, a));
+    REQUIRE(full.read(ranges[i].first, b));
+    REQUIRE(a == b);
+  }
+  REQUIRE(repeats.read(ranges.back().first, a));  // the open block
+  REQUIRE(full.read(ranges.back().first, b));
+  CHECK(a == b);
+  CHECK(a.find("\"kind\":\"Stream \\\"3\\\"\"") != std::string::npos);  // row 149999's own kind
+  // Refused: a base in a sealed block, a base past the open block's records; nothing is appended.
+  ArgsBlocks::RecordPlace last = repeats.last_record();
+  uint64_t size = repeats.size();
+  ArgsRecordWriter w(repeats.key_sizes(), buffer);
+  w.add_int(kCorrelation, 5);
+  CHECK_FALSE(repeats.append_repeat({last.block, last.index + 1}, {buffer, w.bytes()}, 1, 100));
+  repeats.seal(), full.seal();
+  CHECK_FALSE(repeats.append_repeat(last, {buffer, w.bytes()}, 1, 100));
+  CHECK(repeats.size() == size);
+  REQUIRE(repeats.sealed().size() == full.sealed().size());
+  for (size_t i = 0; i < full.sealed().size(); ++i)
+    REQUIRE(std::string_view(repeats.sealed()[i].stored, repeats.sealed()[i].stored_size) ==
+            std::string_view(full.sealed()[i].stored, full.sealed()[i].stored_size));
+  CHECK(repeats.error().empty());
+}
+
+// Damaged records never come from a file (they are written in memory), but a caller's mistake
+// must read as an error, not as wrong text: a repeat replacing a key its base lacks.
+TEST_CASE("args blocks: a repeat naming a field its base lacks reads as damaged, not as other text") {
+  ArgsBlocks b;
+  uint8_t device = b.key("device"), other = b.key("other");
+  char buffer[64];
+  ArgsRecordWriter base(b.key_sizes(), buffer);
+  base.add_int(device, 1);
+  b.append_record({buffer, base.bytes()}, base.fields(), base.text_size());
+  ArgsRecordWriter w(b.key_sizes(), buffer);
+  w.add_int(other, 2);
+  std::optional<ArgsRange> r = b.append_repeat(b.last_record(), {buffer, w.bytes()}, 1, 12);
+  REQUIRE(r);
+  b.append("{\"x\":1}");  // seals the block of records
+  std::string out;
+  CHECK_FALSE(b.read(*r, out));
+  CHECK(b.error().find("args block 0 has damaged records") != std::string::npos);
 }
 
 TEST_CASE("args blocks: records and text mix block by block; a snapshot of a store with records round-trips") {

@@ -901,6 +901,24 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
   demangledName) SELECT 9996, 9998, 0, 1, 7, 5, globalPid, 6 FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1;
 )");
   check_same_store(big);
+  // 6000 kernels of a few dozen launch shapes taking turns (grid, block, registers, graph node,
+  // a correlation id or none), over several batches and args blocks, and a row skipped for its
+  // time among them: the direct reader writes most of their args as repeats of an earlier
+  // kernel's record (ArgsBlocks::append_repeat), SQLite's API each in full; the text is the same.
+  std::string shapes = dir.file("shapes.sqlite");
+  write_db(shapes, tiny_report(false) + R"(
+WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 6000)
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000 + i * 100, 10050 + i * 100, 0, 1, 0, 7 + i % 2,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE 1000 + i END, globalPid, 6, 8, 7, 0, 32 + i % 3 * 8, 1 + i % 5, 1, 1,
+  32 * (1 + i / 7 % 3), 1, 1, 1024, i % 4 * 512, CASE WHEN i % 6 = 0 THEN NULL ELSE i % 4 END
+FROM k, (SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1);
+UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 9000000000000000000 WHERE correlationId = 1500;
+)");
+  check_same_store(shapes);
+  LoadResult shaped = load_with(shapes, true);
+  REQUIRE(shaped.ok());
+  CHECK(shaped.store->kernel_count() == 2 + 6000 - 1);
+  CHECK(shaped.store->issues.count(IssueKind::TimestampOutOfRange) == 1);
   if (!test::have_shared()) return;
   for (const char* name : {"fuser_nsys_h200_electsync", "fuser_nsys_h200_regsteal", "fuser_nsys_h200_xent"})
     check_same_store((test::shared_dir() / "corpus" / (std::string(name) + ".sqlite.gz")).string());
