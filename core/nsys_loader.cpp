@@ -1545,10 +1545,20 @@ constexpr size_t kKernelArgsBytes = 14 * ArgsRecordWriter::kMaxIntBytes + 2 * Ar
 
 // Kernels of one launch shape: every column of kernel_args the same, and the same present, but
 // the correlation and grid ids (columns 5 and 22, which only their presence must share).
+// Branch-free: the differences of every value and presence byte compared, or'ed together.
 bool same_kernel_shape(const int64_t* a, const uint8_t* a_present, const int64_t* b, const uint8_t* b_present) {
-  return std::memcmp(a + 2, b + 2, 3 * sizeof *a) == 0 && std::memcmp(a + 10, b + 10, 12 * sizeof *a) == 0 &&
-         std::memcmp(a + 23, b + 23, 2 * sizeof *a) == 0 && std::memcmp(a_present + 2, b_present + 2, 4) == 0 &&
-         std::memcmp(a_present + 10, b_present + 10, 15) == 0;
+  uint64_t differ = 0;
+  for (int c : {2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24}) differ |= uint64_t(a[c] ^ b[c]);
+  auto bytes8 = [](const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  // Presence of columns 2-5 (and 6-9: the process and names, alike in practice) and 10-24.
+  differ |= bytes8(a_present + 2) ^ bytes8(b_present + 2);
+  differ |= bytes8(a_present + 10) ^ bytes8(b_present + 10);
+  differ |= bytes8(a_present + 17) ^ bytes8(b_present + 17);
+  return differ == 0;
 }
 // A few fields of a kernel's shape, mixed: the slot of its shape in prepare_kernel_args's table.
 size_t kernel_shape_slot(const int64_t* v, int bits) {
