@@ -156,12 +156,18 @@ ArgsRange ArgsBlocks::end_record() {
 ArgsRange ArgsBlocks::append_record(std::string_view bytes, uint32_t fields, uint64_t text_size) {
   if (!open_.empty()) seal();  // a block holds text or records, not both
   if (!open_records_.empty() && open_records_text_ + text_size > kBlockBytes) seal();
+  return add_open_record({uint64_t(fields) << 1}, bytes, text_size);
+}
+
+// A record at the end of the open block: its header varints, then its fields.
+ArgsRange ArgsBlocks::add_open_record(std::initializer_list<uint64_t> header, std::string_view bytes, uint64_t text_size) {
   ArgsRange r;
   r.offset = end_;
   r.length = uint32_t(text_size);
   r.block = uint32_t(blocks_.size());
-  char* out = open_records_.room(5 + bytes.size(), owned_);  // the header: a varint of at most 5 bytes
-  char* at = ArgsRecordWriter::put_unsigned(out, uint64_t(fields) << 1);
+  char* out = open_records_.room(10 * header.size() + bytes.size(), owned_);  // a varint: at most 10 bytes
+  char* at = out;
+  for (uint64_t h : header) at = ArgsRecordWriter::put_unsigned(at, h);
   std::memcpy(at, bytes.data(), bytes.size());
   open_records_.wrote(size_t(at - out) + bytes.size());
   open_records_text_ += text_size;
@@ -175,19 +181,7 @@ std::optional<ArgsRange> ArgsBlocks::append_repeat(RecordPlace base, std::string
                                                    uint64_t text_size) {
   if (open_records_.empty() || open_records_text_ + text_size > kBlockBytes) return std::nullopt;
   if (base.block != blocks_.size() || base.index >= open_record_count_) return std::nullopt;
-  ArgsRange r;
-  r.offset = end_;
-  r.length = uint32_t(text_size);
-  r.block = uint32_t(blocks_.size());
-  char* out = open_records_.room(10 + bytes.size(), owned_);
-  char* at = ArgsRecordWriter::put_unsigned(out, uint64_t(replaced) << 1 | 1);
-  at = ArgsRecordWriter::put_unsigned(at, open_record_count_ - base.index);
-  std::memcpy(at, bytes.data(), bytes.size());
-  open_records_.wrote(size_t(at - out) + bytes.size());
-  open_records_text_ += text_size;
-  ++open_record_count_;
-  end_ += text_size;
-  return r;
+  return add_open_record({uint64_t(replaced) << 1 | 1, open_record_count_ - base.index}, bytes, text_size);
 }
 
 // The text of a block of records, appended to `out`; false when the records are damaged or do

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -199,6 +200,7 @@ private:
   void note_error(std::string message) const;
   uint64_t open_size() const { return open_records_.empty() ? open_.size() : open_records_text_; }
   bool write_records(std::string_view records, size_t text_size, std::string& out) const;
+  ArgsRange add_open_record(std::initializer_list<uint64_t> header, std::string_view bytes, uint64_t text_size);
   uint8_t add_key_text(std::string text);  // "key": as written
   // The record being written (begin_record): room for `bytes` more bytes, and a writer there.
   ArgsRecordWriter& record_writer(size_t bytes);
