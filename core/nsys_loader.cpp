@@ -305,170 +305,100 @@ private:
 
 // ---------------------------------------------------------------- the loader
 
-struct Launch {
-  uint32_t track;
-  TimeNs ts;
-  StringId name;
+// A slice as appended: its track and row there (finish() sorts the rows later).
+struct SlicePlace {
+  uint32_t track = kNone, row = kNone;
 };
 
-// int64 key → uint32 row, open addressing with keys inline: one cache miss per lookup where
-// std::unordered_map costs an allocation per entry (millions of API calls).
-class FlatIndex {
+// Values by correlation key, for keys that come in about increasing order in each process. CUPTI
+// counts ids up from 1 in each process, and a table's rows come in about that order (a thread's
+// calls in call order, a stream's activities in launch order; threads and streams interleave a
+// little), so each process's keys are kept in a sorted array: a key past the last is appended, one
+// a little before it is moved in place, and a search starts where the last one ended. Keys far
+// out of order, negative, or of more processes than kMaxSpaces go through a hash. Ids are sparse
+// (kernels among API calls; a report's API calls among all of a process's): an array indexed by id
+// populated 460 MB on the kernel-heavy benchmark report, and a hash costs a cache miss per key.
+template <class Value>
+class CorrelationKeys {
 public:
-  uint32_t find(int64_t key) const {
-    if (rows_.empty()) return kNone;
-    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
-      if (rows_[slot] == kNone || keys_[slot] == key) return rows_[slot];
+  // The value of a key, or nullptr.
+  Value* find(int64_t key) {
+    if (Space* s = space_of(key, false); s && !s->ids.empty() && uint32_t(key) <= s->ids.back()) {
+      size_t at = s->search(uint32_t(key));
+      if (at < s->ids.size() && s->ids[at] == uint32_t(key)) return &s->values[at];
     }
+    if (others_.empty()) return nullptr;
+    auto it = others_.find(key);
+    return it == others_.end() ? nullptr : &it->second;
   }
-  // Keeps the first row given for a key.
-  void insert(int64_t key, uint32_t row) {
-    if ((size_ + 1) * 2 > rows_.size()) grow();
-    for (size_t slot = mix(key) & mask_;; slot = (slot + 1) & mask_) {
-      if (rows_[slot] == kNone) {
-        keys_[slot] = key;
-        rows_[slot] = row;
-        ++size_;
-        return;
-      }
-      if (keys_[slot] == key) return;
+  // False, and the value kept, when the key is there already.
+  bool insert(int64_t key, const Value& value) {
+    Space* s = space_of(key, true);
+    if (s && (s->ids.empty() || uint32_t(key) > s->ids.back())) {
+      s->ids.push_back(uint32_t(key));
+      s->values.push_back(value);
+      return true;
     }
-  }
-
-private:
-  static uint64_t mix(int64_t key) {
-    uint64_t x = uint64_t(key) * 0x9E3779B97F4A7C15ull;
-    return x ^ (x >> 29);
-  }
-  void grow() {
-    std::vector<int64_t> keys = std::move(keys_);
-    std::vector<uint32_t> rows = std::move(rows_);
-    size_t n = std::max<size_t>(1024, rows.size() * 2);
-    keys_.assign(n, 0);
-    rows_.assign(n, kNone);
-    mask_ = n - 1;
-    size_ = 0;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (rows[i] != kNone) insert(keys[i], rows[i]);
-  }
-  std::vector<int64_t> keys_;
-  std::vector<uint32_t> rows_;
-  size_t mask_ = 0, size_ = 0;
-};
-
-// Words that start as zero, in pages of their own: grown with mremap (page tables move, new pages
-// come zeroed from the kernel), so neither growing nor starting writes a byte (a vector's resize
-// zero-fills: 14 MB of bitmap on the kernel-heavy benchmark report, ~4 ms).
-class ZeroedWords {
-public:
-  ZeroedWords() = default;
-  ZeroedWords(const ZeroedWords&) = delete;
-  ZeroedWords& operator=(const ZeroedWords&) = delete;
-  ZeroedWords(ZeroedWords&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  ~ZeroedWords() {
-    if (data_) ::munmap(data_, bytes(size_));
-  }
-  size_t size() const { return size_; }
-  uint64_t& operator[](size_t i) { return data_[i]; }
-  uint64_t operator[](size_t i) const { return data_[i]; }
-  // At least `words` words (more: whole pages); throws std::bad_alloc when the kernel refuses.
-  void grow(size_t words) {
-    if (words <= size_) return;
-    size_t have = bytes(size_), want = bytes(words);
-    void* p = data_ ? ::mremap(data_, have, want, MREMAP_MAYMOVE)
-                    : ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    data_ = static_cast<uint64_t*>(p);
-    size_ = want / sizeof(uint64_t);
-  }
-
-private:
-  static size_t bytes(size_t words) {
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    return (words * sizeof(uint64_t) + page - 1) / page * page;
-  }
-  uint64_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-// The correlation keys of GPU work, found by a pre-scan of the GPU tables, each with its row of
-// the store's correlation table once made (TraceBuilder::new_correlation). CUPTI counts ids from
-// 1 in each process and rows come in about id order, so a key's slot is its rank among the keys
-// of its process, from a bitmap and prefix counts per 64-byte line of it: a few nearly sequential
-// reads where a hash table of millions of keys costs a cache miss per event. Keys beyond the
-// bitmaps' budget (negative, past 2^28 in their process, or too many processes) go through a hash.
-class CorrelationIndex {
-public:
-  void insert(int64_t key) {
-    if (uint64_t word; dense_word(key, true, word)) {
-      Space& s = spaces_[size_t(uint64_t(key) >> 32)];
-      s.bits[word] |= uint64_t(1) << (key & 63);
-    } else if (others_.find(key) == kNone) {
-      others_.insert(key, uint32_t(other_keys_++));
-    }
-  }
-  // After the last insert: ranks, and a slot per key.
-  void freeze() {
-    uint32_t rank = 0;
-    for (Space& s : spaces_) {
-      s.rank.resize((s.bits.size() + kLineWords - 1) / kLineWords);
-      for (size_t w = 0; w < s.bits.size(); ++w) {
-        if (w % kLineWords == 0) s.rank[w / kLineWords] = rank;
-        rank += uint32_t(__builtin_popcountll(s.bits[w]));
+    if (s) {
+      size_t at = s->search(uint32_t(key));
+      if (at < s->ids.size() && s->ids[at] == uint32_t(key)) return false;
+      if (s->ids.size() - at <= kMovedAtMost && !others_.count(key)) {
+        s->ids.insert(s->ids.begin() + ptrdiff_t(at), uint32_t(key));
+        s->values.insert(s->values.begin() + ptrdiff_t(at), value);
+        return true;
       }
     }
-    dense_keys_ = rank;
-    rows_.assign(size_t(dense_keys_) + other_keys_, kNone);
+    return others_.try_emplace(key, value).second;
   }
-  size_t size() const { return rows_.size(); }
-  // The slot of a key inserted before freeze() (kNone until its row is made), or nullptr.
-  uint32_t* slot(int64_t key) {
-    if (uint64_t word; dense_word(key, false, word)) {
-      const Space& s = spaces_[size_t(uint64_t(key) >> 32)];
-      uint64_t bits = s.bits[word], bit = uint64_t(1) << (key & 63);
-      if (!(bits & bit)) return nullptr;
-      uint32_t rank = s.rank[word / kLineWords] + uint32_t(__builtin_popcountll(bits & (bit - 1)));
-      for (uint64_t w = word & ~uint64_t(kLineWords - 1); w < word; ++w) rank += uint32_t(__builtin_popcountll(s.bits[w]));
-      return &rows_[rank];
-    }
-    uint32_t other = others_.find(key);
-    return other == kNone ? nullptr : &rows_[size_t(dense_keys_) + other];
+
+  // Room for this many keys of the first process (most reports have one), not grown by doubling
+  // (a copy, and fresh pages, each time). Address space only: pages are faulted in as keys come.
+  void reserve(size_t keys) {
+    Space* s = space_of(0, true);
+    s->ids.reserve(keys);
+    s->values.reserve(keys);
   }
-  bool contains(int64_t key) { return slot(key) != nullptr; }
 
 private:
-  struct Space {
-    ZeroedWords bits;
-    std::vector<uint32_t> rank;  // keys of this process before each line of kLineWords words
-  };
-  static constexpr size_t kLineWords = 8;                    // a cache line
-  static constexpr uint64_t kDenseIds = uint64_t(1) << 28;  // per process
-  static constexpr size_t kMaxWords = size_t(1) << 22;     // 32 MB of bits in all
   static constexpr size_t kMaxSpaces = 4096;
-  // The bitmap word of a key in the dense part; `grow` makes room for it (insert), within budget.
-  bool dense_word(int64_t key, bool grow, uint64_t& word) {
-    if (key < 0) return false;
-    uint64_t space = uint64_t(key) >> 32, id = uint64_t(key) & 0xFFFFFFFF;
-    if (id >= kDenseIds || space >= kMaxSpaces) return false;
-    word = id >> 6;
-    if (space < spaces_.size() && word < spaces_[space].bits.size()) return true;
-    if (!grow) return false;
-    size_t have = space < spaces_.size() ? spaces_[space].bits.size() : 0;
-    size_t want = std::max<size_t>(size_t(word) + 1, have * 2);
-    if (words_ + (want - have) > kMaxWords) want = size_t(word) + 1;
-    if (words_ + (want - have) > kMaxWords) return false;
-    if (space >= spaces_.size()) spaces_.resize(space + 1);
-    spaces_[space].bits.grow(want);
-    words_ += spaces_[space].bits.size() - have;
-    return true;
+  static constexpr size_t kMovedAtMost = 64;  // keys moved up to put one in order
+  struct Space {
+    std::vector<uint32_t> ids;  // ascending
+    std::vector<Value> values;
+    size_t cursor = 0;          // where the last search ended
+    // The first position whose id is not below `id`: steps of doubling length from the cursor,
+    // then a binary search within the last step.
+    size_t search(uint32_t id) {
+      size_t n = ids.size(), lo, hi;
+      if (cursor >= n) cursor = n - 1;
+      if (ids[cursor] < id) {
+        size_t step = 1;
+        lo = cursor + 1;
+        while (lo + step - 1 < n && ids[lo + step - 1] < id) lo += step, step *= 2;
+        hi = std::min(n, lo + step - 1);
+      } else {
+        size_t step = 1;
+        hi = cursor;
+        while (hi >= step && ids[hi - step] >= id) hi -= step, step *= 2;
+        lo = hi >= step ? hi - step + 1 : 0;
+      }
+      cursor = size_t(std::lower_bound(ids.begin() + ptrdiff_t(lo), ids.begin() + ptrdiff_t(hi), id) - ids.begin());
+      return cursor;
+    }
+  };
+  // The space of a key: the process ordinal in its high half (NsysLoader::correlation_key).
+  Space* space_of(int64_t key, bool make) {
+    if (key < 0) return nullptr;
+    size_t space = size_t(uint64_t(key) >> 32);
+    if (space >= kMaxSpaces) return nullptr;
+    if (space >= spaces_.size()) {
+      if (!make) return nullptr;
+      spaces_.resize(space + 1);
+    }
+    return &spaces_[space];
   }
-
   std::vector<Space> spaces_;
-  size_t words_ = 0;
-  FlatIndex others_;  // key → ordinal among the keys not in a bitmap
-  size_t other_keys_ = 0;
-  uint32_t dense_keys_ = 0;
-  std::vector<uint32_t> rows_;
+  std::unordered_map<int64_t, Value> others_;
 };
 
 // Tables whose rows become events.
@@ -529,11 +459,10 @@ private:
   // when it can (values of their columns' declared kinds), SQLite's API otherwise or from where it
   // stopped.
   // `prepare`: work on each batch of rows on its decoding thread (BackgroundDecoding), e.g.
-  // encoding their args (prepare_args). `quick_rows`: `row` does little (the GPU-work pre-scan),
-  // so decoding is the slower side and gets every core.
+  // encoding their args (prepare_args).
   template <size_t N, class Row>
   bool scan_direct(const char* table, const char* const (&columns)[N], Row&& row,
-                   const std::function<void(nsys::RowBatch&)>& prepare = {}, bool quick_rows = false);
+                   const std::function<void(nsys::RowBatch&)>& prepare = {});
   std::optional<nsys::TableReader> direct_reader(const char* table, const char* const* columns, size_t n,
                                                  bool quiet = false);
   struct OpenedReader {
@@ -574,10 +503,9 @@ private:
   uint32_t device_process(int64_t device);
   uint32_t stream_track(int64_t device, int64_t stream);
   int64_t correlation_key(int64_t global_pid, int64_t id);
-  uint32_t correlation_row(int64_t key);
-  uint32_t launch_of(uint32_t correlation_row) const {
-    return correlation_row < launch_of_row_.size() ? launch_of_row_[correlation_row] : kNone;
-  }
+  uint32_t launched_correlation(int64_t key, SlicePlace launch);
+  uint32_t unlaunched_correlation(int64_t key);
+  void seed_correlation_spaces();
   void reserve_track(uint32_t track, uint64_t rows, bool& side_reserved);
   void publish_reserved_columns();
   void release_reserved();
@@ -651,7 +579,6 @@ private:
     };
   }
   std::function<void(nsys::RowBatch&)> prepare_kernel_args() const;
-  bool find_gpu_work();
   bool read_runtime();
   bool read_osrt();
   bool read_nvtx_names();
@@ -745,9 +672,9 @@ private:
   std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> shared_streams_;  // (track, owner) → its own track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
-  CorrelationIndex gpu_work_;                              // correlation keys of GPU activities
-  std::vector<uint32_t> launch_of_row_;                    // store correlation row → launches_ row
-  std::vector<Launch> launches_;
+  CorrelationKeys<SlicePlace> launches_;                   // correlation key → its first API call
+  std::unordered_multimap<int64_t, SlicePlace> more_launches_;  // its other API calls (rare)
+  CorrelationKeys<uint32_t> unlaunched_;                   // correlation key → row, with no API call
   // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
   uint64_t host_rows_ = 0, gpu_rows_ = 0;
   bool host_track_reserved_ = false, gpu_track_reserved_ = false;
@@ -806,14 +733,12 @@ bool NsysLoader::load() {
   cat_flow_ = s.intern("ac2g");
 
   if (!read_schema() || !check_export()) return false;
-  // Every scan of an event table: each once, the GPU tables' correlation pre-scan, NVTX's names.
+  // Every scan of an event table: each once, NVTX's names.
   for (const char* t : kEventTables) event_tables_ += has_table(t) * (std::string_view(t) == "NVTX_EVENTS" ? 2 : 1);
-  for (const char* t : kGpuTables) event_tables_ += has_column(t, "correlationId");
   if (!read_strings() || !read_session_start() || !read_devices() || !read_processes() || !read_threads()) return false;
   count_rows();
   // Host side first (launches must be known before the GPU rows that name them).
-  auto t0 = std::chrono::steady_clock::now();
-  if (!find_gpu_work()) return false;
+  seed_correlation_spaces();
   auto t1 = std::chrono::steady_clock::now();
   if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
   auto t2 = std::chrono::steady_clock::now();
@@ -840,9 +765,9 @@ bool NsysLoader::load() {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     timespec cpu{};
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-    std::fprintf(stderr, "%snsys: schema and reference tables %.1f ms, GPU work pre-scan %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n"
+    std::fprintf(stderr, "%snsys: schema and reference tables %.1f ms, host tables %.1f ms, GPU tables %.1f ms, finish %.1f ms\n"
                  "nsys: CPU of this thread %.1f ms, of the decoding threads %.1f ms\n",
-                 reader_notes_.c_str(), ms(started, t0), ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()),
+                 reader_notes_.c_str(), ms(started, t1), ms(t1, t2), ms(t2, t3), ms(t4, std::chrono::steady_clock::now()),
                  (double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9 - thread_cpu_at_start_) * 1e3,
                  decoding_cpu_seconds_ * 1e3);
   }
@@ -981,7 +906,7 @@ constexpr size_t kPagesPerBatch = 64;
 
 template <size_t N, class Row>
 bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N], Row&& row,
-                             const std::function<void(nsys::RowBatch&)>& prepare, bool quick_rows) {
+                             const std::function<void(nsys::RowBatch&)>& prepare) {
   std::string sql = select(table, columns);
   std::optional<nsys::TableReader> reader = direct_reader(table, columns, N);
   if (!reader) {
@@ -1009,10 +934,10 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   // A decoding thread per core but the one building the store (at least one, at most three):
   // more, and batches wait for one another's turn (handed over in order) while the threads take
   // turns on the cores (two decoding threads on 2 cores: the kernel-heavy report's kernels 4%
-  // slower). The pre-scan, whose rows take no time, decodes on every core.
+  // slower).
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   nsys::BackgroundDecoding how;
-  how.threads = std::clamp<size_t>(quick_rows ? cores : cores - 1, 1, quick_rows ? 4 : 3);
+  how.threads = std::clamp<size_t>(cores - 1, 1, 3);
   how.prepare = prepare;
   how.spare_work = [&] { return pages_ahead_.fault_next(); };
   how.cpu_seconds = &decoding_cpu_seconds_;
@@ -1043,8 +968,15 @@ uint64_t NsysLoader::table_rows(const char* table) {
 void NsysLoader::count_rows() {
   for (const char* t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API", "NVTX_EVENTS"}) host_rows_ += table_rows(t);
   for (const char* t : kGpuTables) gpu_rows_ += table_rows(t);
+  // Room, not memory (pages are faulted in as rows come): a correlation row and a launch flow per
+  // GPU activity at most. Grown by doubling, they were copied: ~15 MB each time on a report of a
+  // million launched kernels.
   try {
     builder_->reserve_args(host_rows_ + gpu_rows_);
+    builder_->reserve_correlations(gpu_rows_);
+    builder_->reserve_known_flows(gpu_rows_);
+    launches_.reserve(table_rows("CUPTI_ACTIVITY_KIND_RUNTIME"));
+    unlaunched_.reserve(gpu_rows_);
   } catch (const std::bad_alloc&) {  // a hint only
   }
 }
@@ -1496,15 +1428,39 @@ int64_t NsysLoader::correlation_key(int64_t global_pid, int64_t id) {
   return last_space_ == 0 ? id : (last_space_ << 32) | (id & 0xFFFFFFFF);
 }
 
-// The store's correlation row of a key of GPU work, made on first use; kNone for other keys.
-uint32_t NsysLoader::correlation_row(int64_t key) {
-  uint32_t* slot = gpu_work_.slot(key);
-  if (!slot) return kNone;
-  if (*slot == kNone) {
-    *slot = builder_->new_correlation(key);
-    if (*slot >= launch_of_row_.size()) launch_of_row_.resize(size_t(*slot) + 1, kNone);
+// The correlation row of a key whose first API call is `launch`: made when its first GPU
+// activity comes, and given to the API calls of the key then (their slices were appended without
+// one). Only calls that launched GPU work join the correlation table: the links are the same, and
+// millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
+uint32_t NsysLoader::launched_correlation(int64_t key, SlicePlace launch) {
+  uint32_t& corr = store_->tracks[launch.track].slices.corr[launch.row];
+  if (corr != kNone) return corr;
+  uint32_t row = builder_->new_correlation(key);
+  corr = row;
+  if (!more_launches_.empty()) {
+    auto [first, last] = more_launches_.equal_range(key);
+    for (auto it = first; it != last; ++it) store_->tracks[it->second.track].slices.corr[it->second.row] = row;
   }
-  return *slot;
+  return row;
+}
+
+// The correlation row of a key no API call has, made on first use.
+uint32_t NsysLoader::unlaunched_correlation(int64_t key) {
+  if (const uint32_t* row = unlaunched_.find(key)) return *row;
+  uint32_t row = builder_->new_correlation(key);
+  unlaunched_.insert(key, row);
+  return row;
+}
+
+// Correlation spaces are numbered by the processes' first rows: the process of the first GPU
+// activity of each GPU table first (read here, one row each), so that it keeps its ids whatever
+// process calls CUDA first; then each process as its first API call or GPU activity comes.
+void NsysLoader::seed_correlation_spaces() {
+  for (const char* table : kGpuTables) {
+    if (!has_column(table, "correlationId")) continue;
+    Statement first(db_, select(table, {"globalPid"}) + " WHERE correlationId IS NOT NULL LIMIT 1");
+    if (first.prepared() && first.step() == SQLITE_ROW) correlation_key(first.opt(0).value_or(0), 0);
+  }
 }
 
 // ---------------------------------------------------------------- rows
@@ -1601,31 +1557,6 @@ bool NsysLoader::time_span(const Source& s, int start_col, TimeNs& start, TimeNs
   return true;
 }
 
-// The correlation keys of every GPU activity, from a scan of two columns per table.
-bool NsysLoader::find_gpu_work() {
-  for (const char* table : kGpuTables) {
-    if (!has_column(table, "correlationId")) continue;
-    static constexpr const char* kColumns[] = {"correlationId", "globalPid"};
-    bool ok = scan_direct(table, kColumns, [&](const auto& s) {
-      --rows_;  // not rows of the report's events: progress counts those once
-      if (!s.null(0)) gpu_work_.insert(correlation_key(s.opt(1).value_or(0), s.i64(0)));
-    }, {}, true);
-    if (!ok) return false;
-  }
-  gpu_work_.freeze();
-  // Room, not memory (pages are faulted in as rows come): a launch per key of GPU work at most,
-  // a launch flow per GPU activity. Grown by doubling, they were copied: ~15 MB each time on a
-  // report of a million launched kernels.
-  try {
-    builder_->reserve_correlations(gpu_work_.size());
-    launch_of_row_.reserve(gpu_work_.size());
-    launches_.reserve(gpu_work_.size());
-    builder_->reserve_known_flows(gpu_rows_);
-  } catch (const std::bad_alloc&) {  // a hint only (strict overcommit may refuse the address space)
-  }
-  return true;
-}
-
 bool NsysLoader::read_runtime() {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!require(table, {"start", "end", "globalTid", "nameId"})) return true;
@@ -1645,18 +1576,13 @@ bool NsysLoader::read_runtime() {
     int64_t gtid = *thread;
     uint32_t track = thread_track(gtid);
     std::optional<int64_t> id = s.opt(4);
-    uint32_t corr = kNone;
     if (id) {
-      // Only calls that launched GPU work join the correlation table: the links are the same,
-      // and millions of other calls (cudaMalloc, cuGetProcAddress, ...) cost nothing there.
-      corr = correlation_row(correlation_key(pid_of(gtid), *id));
-      if (corr != kNone && launch_of(corr) == kNone) {
-        launch_of_row_[corr] = uint32_t(launches_.size());
-        launches_.push_back({track, start, name});
-      }
+      // Its correlation row comes with its first GPU activity (launched_correlation).
+      SlicePlace place{track, uint32_t(store_->tracks[track].slices.size())};
+      if (int64_t key = correlation_key(pid_of(gtid), *id); !launches_.insert(key, place)) more_launches_.emplace(key, place);
     }
     uint32_t args = row_args<kApiArgsBytes>(s, encode);
-    builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, corr);
+    builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, kNone);
   }, prepare_args<std::size(kRuntimeColumns), kApiArgsBytes>(encode));
 }
 
@@ -1790,14 +1716,10 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
   }
   if (!row.correlation) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, kNone);
   int64_t key = correlation_key(row.global_pid, *row.correlation);
-  uint32_t corr = correlation_row(key);
-  // Every GPU activity's key was seen by the pre-scan of the same rows; were one not, the
-  // builder's own table takes it (it has no launch: launches are found through the pre-scan).
-  if (corr == kNone) return builder_->add_slice(track, row.start, row.dur, name, cat, args, key);
-  builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, corr);
-  uint32_t launch = launch_of(corr);
-  if (launch == kNone) return;
-  builder_->add_known_flow(cat_flow_, launches_[launch].track, launches_[launch].ts, track, row.start);
+  const SlicePlace* launch = launches_.find(key);
+  if (!launch) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, unlaunched_correlation(key));
+  builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, launched_correlation(key, *launch));
+  builder_->add_known_flow(cat_flow_, launch->track, store_->tracks[launch->track].slices.start[launch->row], track, row.start);
   store_->counts.flows += 2;
 }
 
@@ -1947,9 +1869,8 @@ bool NsysLoader::read_sync() {
     if (!gpu_row(s, row)) return;
     std::string_view api;
     if (row.correlation) {
-      uint32_t* slot = gpu_work_.slot(correlation_key(row.global_pid, *row.correlation));
-      uint32_t launch = slot && *slot != kNone ? launch_of(*slot) : kNone;
-      if (launch != kNone) api = store_->strings.view(launches_[launch].name);
+      if (const SlicePlace* launch = launches_.find(correlation_key(row.global_pid, *row.correlation)))
+        api = store_->strings.view(store_->tracks[launch->track].slices.name[launch->row]);
     }
     std::string_view kind = sync_kind(api, s.opt(7).value_or(s.opt(8).value_or(0)));
     args_->begin();

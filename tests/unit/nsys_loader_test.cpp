@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "core/analysis/common.h"
@@ -1453,6 +1454,76 @@ INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7,
   REQUIRE(launch.valid());
   CHECK(s.name(launch) == "cudaGraphLaunch");
   CHECK(s.flows_from(launch).size() == 1);
+}
+
+// Correlation keys are kept per process in arrays sorted as they come (NsysLoader's
+// CorrelationKeys): a key a little out of order is moved in place, one far out of order goes
+// through a hash, and searches start where the last ended. Whatever order the API calls and the
+// GPU activities come in, each activity links to the first call of its id, and the activities of
+// an id no call has share one correlation row.
+TEST_CASE("nsys: launches are found whatever order the calls and activities come in") {
+  ScratchDir dir;
+  std::string path = dir.file("orders.sqlite");
+  const std::string gpid = global_pid(100), gtid = global_tid(100, 101);
+  // Launch ids 100-399: ascending in groups of four, each group descending, and 150-159 held back
+  // to the end (far out of order).
+  std::vector<int> calls;
+  for (int group = 100; group < 400; group += 4)
+    for (int id = group + 3; id >= group; --id)
+      if (id < 150 || id >= 160) calls.push_back(id);
+  for (int id = 150; id < 160; ++id) calls.push_back(id);
+  std::string sql = tiny_report(false) + "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ";
+  for (size_t i = 0; i < calls.size(); ++i)
+    sql += (i ? ", (" : "(") + std::to_string(20000 + 10 * i) + ", " + std::to_string(20005 + 10 * i) + ", 0, " + gtid +
+           ", " + std::to_string(calls[i]) + ", 1, 0, NULL)";
+  // A driver call with a launch's id, after it: the launch stays the runtime call.
+  sql += ", (30000, 30001, 1, " + gtid + ", 200, 21, 0, NULL);\nINSERT INTO StringIds VALUES (21, 'cuLaunchKernelEx');\n";
+  // Kernels of ids 399 down to 100 (every search goes back from the last), then ids no call has:
+  // 1001 before 1000 twice (moved in place), 2000-2099 ascending, 1500 after them twice (far: a
+  // hash), 1001 again.
+  std::vector<int> kernels;
+  for (int id = 399; id >= 100; --id) kernels.push_back(id);
+  kernels.insert(kernels.end(), {1001, 1000, 1000});
+  for (int id = 2000; id < 2100; ++id) kernels.push_back(id);
+  kernels.insert(kernels.end(), {1500, 1500, 1001});
+  sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, "
+         "demangledName) VALUES ";
+  for (size_t i = 0; i < kernels.size(); ++i)
+    sql += (i ? ", (" : "(") + std::to_string(40000 + 10 * i) + ", " + std::to_string(40005 + 10 * i) + ", 0, 1, 7, " +
+           std::to_string(kernels[i]) + ", " + gpid + ", 8)";
+  write_db(path, sql + ";\n");
+  LoadResult r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), r.error.to_string());
+  const TraceStore& s = *r.store;
+  std::map<int64_t, std::vector<SliceRef>> by_id;  // the kernels added here, by correlation id
+  StringId add = s.strings.find("add");
+  for (uint32_t t = 0; t < s.tracks.size(); ++t)
+    for (uint32_t i = 0; i < s.tracks[t].slices.size(); ++i)
+      if (s.tracks[t].slices.name[i] == add) by_id[s.correlation_id({t, i}).value_or(-1)].push_back({t, i});
+  REQUIRE(by_id.size() == 300 + 103);
+  for (int id = 100; id < 400; ++id) {
+    INFO("id " << id);
+    REQUIRE(by_id[id].size() == 1);
+    SliceRef launch = s.launch_of(by_id[id][0]);
+    REQUIRE(launch.valid());
+    CHECK(s.name(launch) == "cudaLaunchKernel");
+    CHECK(s.correlation_id(launch) == id);
+    CHECK(s.flows_from(launch).size() == 1);
+  }
+  // The driver call shares id 200's row: its correlation, not a launch of its own.
+  SliceRef driver = test::find_slice(s, "cuLaunchKernelEx");
+  REQUIRE(driver.valid());
+  CHECK(s.correlation_id(driver) == 200);
+  CHECK(s.activities_of(driver).size() == 1);
+  for (int id : {1000, 1001, 1500}) {
+    INFO("id " << id);
+    REQUIRE(by_id[id].size() == 2);
+    CHECK_FALSE(s.launch_of(by_id[id][0]).valid());
+    CHECK(s.activities_of(by_id[id][0]).size() == 2);  // one row for both
+  }
+  // One correlation row per id with GPU work: the tiny report's five (1-4, 5 has none: 3), the
+  // 300 launched and 103 unlaunched here.
+  CHECK(s.correlations.size() == load_tiny(dir, false)->correlations.size() + 300 + 103);
 }
 
 // Two processes sharing a GPU: CUPTI numbers streams (and correlation ids) per process, so both
