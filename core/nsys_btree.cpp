@@ -453,8 +453,8 @@ double thread_cpu_seconds() {
   return double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
 }
 
-// Decoding threads yield to the thread consuming their batches: they share cores with it (the
-// pre-scan decodes on every core; with few cores, so do the tables), and the consumer, building
+// Decoding threads yield to the thread consuming their batches: they share cores with it (with
+// few cores), and the consumer, building
 // the store, is usually the slower side, so it should keep a core while decoding fills the rest
 // (nice +5, with two decoding threads on the 2-core VM: the kernel-heavy report 0.203 → 0.182 s,
 // the runtime-heavy one 0.43 → 0.39 s).

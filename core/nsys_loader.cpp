@@ -1073,7 +1073,7 @@ std::optional<nsys::TableReader> NsysLoader::direct_reader(const char* table, co
   return reader;
 }
 
-// The table's tree walked once (count_rows, the GPU-work pre-scan and the rows all read it).
+// The table's tree walked once (count_rows and the rows both read it).
 NsysLoader::OpenedReader NsysLoader::open_reader(const char* table) {
   Statement info(db_, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden != 0 OR dflt_value IS NOT NULL");
   if (!info.prepared()) return {std::nullopt, "cannot read the columns"};

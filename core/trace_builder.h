@@ -36,8 +36,8 @@ public:
   void add_slice(uint32_t track, TimeNs abs_start, TimeNs dur, StringId name, StringId cat,
                  uint32_t args, std::optional<int64_t> correlation);
 
-  // For a loader that resolves correlation ids itself (Nsight: a dense index over the ids known
-  // before reading, where a hash probe per event costs a cache miss): a new row of the store's
+  // For a loader that resolves correlation ids itself (Nsight: sorted arrays of the ids searched
+  // from the last one found, where a hash probe per event costs a cache miss): a new row of the store's
   // correlation table, and add_slice with such a row (or kNone). An id given here must not also
   // be given to add_slice/add_begin by value: the builder's own table would not know it.
   // Inline, as add_args_record: the Nsight loader calls them for millions of rows.
