@@ -305,100 +305,188 @@ private:
 
 // ---------------------------------------------------------------- the loader
 
-// A slice as appended: its track and row there (finish() sorts the rows later).
+// A slice as appended: its track and row there (finish() sorts the rows later). A key's calls are
+// on one thread, whose rows come in order: the lower place is the earlier call.
 struct SlicePlace {
   uint32_t track = kNone, row = kNone;
+  friend auto operator<=>(const SlicePlace&, const SlicePlace&) = default;
 };
 
-// Values by correlation key, for keys that come in about increasing order in each process. CUPTI
-// counts ids up from 1 in each process, and a table's rows come in about that order (a thread's
-// calls in call order, a stream's activities in launch order; threads and streams interleave a
-// little), so each process's keys are kept in a sorted array: a key past the last is appended, one
-// a little before it is moved in place, and a search starts where the last one ended. Keys far
-// out of order, negative, or of more processes than kMaxSpaces go through a hash. Ids are sparse
-// (kernels among API calls; a report's API calls among all of a process's): an array indexed by id
-// populated 460 MB on the kernel-heavy benchmark report, and a hash costs a cache miss per key.
+// Correlation keys are a process's ordinal in the high half and CUPTI's id in the low
+// (NsysLoader::correlation_key): per process ("space"), ids in arrays. Keys outside them
+// (negative, or of more than kMaxSpaces processes) go through a hash.
+constexpr size_t kMaxSpaces = 4096;
+bool split_key(int64_t key, size_t& space, uint32_t& id) {
+  if (key < 0 || (uint64_t(key) >> 32) >= kMaxSpaces) return false;
+  space = size_t(uint64_t(key) >> 32), id = uint32_t(key);
+  return true;
+}
+int64_t join_key(size_t space, uint32_t id) { return int64_t(uint64_t(space) << 32 | id); }
+
+// A space's ids in ascending order with a value each. CUPTI counts ids up from 1 in a process and
+// a table's rows come in about that order (a thread's calls, a stream's activities), so a search
+// starts where the last one ended: steps of doubling length, then a binary search within the last.
+// Ids are sparse (kernels among API calls; a report's API calls among all of a process's): an
+// array indexed by id populated 460 MB on the kernel-heavy benchmark report, and a hash costs a
+// cache miss per key.
 template <class Value>
-class CorrelationKeys {
-public:
-  // The value of a key, or nullptr.
-  Value* find(int64_t key) {
-    if (Space* s = space_of(key, false); s && !s->ids.empty() && uint32_t(key) <= s->ids.back()) {
-      size_t at = s->search(uint32_t(key));
-      if (at < s->ids.size() && s->ids[at] == uint32_t(key)) return &s->values[at];
+struct SortedIds {
+  std::vector<uint32_t> ids;
+  std::vector<Value> values;
+  size_t cursor = 0;  // where the last search ended
+
+  Value* find(uint32_t id) {
+    if (ids.empty() || id > ids.back()) return nullptr;
+    size_t at = search(id);
+    return ids[at] == id ? &values[at] : nullptr;
+  }
+  // The first position whose id is not below `id` (ids.size() when none is).
+  size_t search(uint32_t id) {
+    size_t n = ids.size(), lo, hi;
+    if (cursor >= n) cursor = n - 1;
+    if (ids[cursor] < id) {
+      size_t step = 1;
+      lo = cursor + 1;
+      while (lo + step - 1 < n && ids[lo + step - 1] < id) lo += step, step *= 2;
+      hi = std::min(n, lo + step - 1);
+    } else {
+      size_t step = 1;
+      hi = cursor;
+      while (hi >= step && ids[hi - step] >= id) hi -= step, step *= 2;
+      lo = hi >= step ? hi - step + 1 : 0;
     }
-    if (others_.empty()) return nullptr;
+    cursor = size_t(std::lower_bound(ids.begin() + ptrdiff_t(lo), ids.begin() + ptrdiff_t(hi), id) - ids.begin());
+    return cursor;
+  }
+  void reserve(size_t n) {
+    ids.reserve(n);
+    values.reserve(n);
+  }
+};
+
+// The first API call of each correlation key. Calls are added as the table is read, then sealed
+// before the GPU tables. A key past its process's last is appended; any other waits in a list
+// that seal() sorts and merges in: threads' calls interleave, and a report may write a thread's
+// calls in blocks after another's (a hash probe per such key made those 2.5x slower to load).
+class LaunchKeys {
+public:
+  // False when the key is known to have an earlier call already (seal() finds the others).
+  bool add(int64_t key, SlicePlace place) {
+    size_t space;
+    uint32_t id;
+    if (!split_key(key, space, id)) return others_.try_emplace(key, place).second;
+    if (space >= spaces_.size()) spaces_.resize(space + 1);
+    Space& s = spaces_[space];
+    if (s.sorted.ids.empty() || id > s.sorted.ids.back()) {
+      s.sorted.ids.push_back(id);
+      s.sorted.values.push_back(place);
+      return true;
+    }
+    if (id == s.sorted.ids.back()) return false;
+    s.late.push_back({id, place});
+    return true;
+  }
+  // After the last add: each key once, with its first call; the later calls of a key that add()
+  // took are given to `more(key, place)`.
+  template <class More>
+  void seal(More&& more) {
+    for (size_t space = 0; space < spaces_.size(); ++space) {
+      Space& s = spaces_[space];
+      if (s.late.empty()) continue;
+      std::sort(s.late.begin(), s.late.end());
+      SortedIds<SlicePlace> merged;
+      merged.reserve(s.sorted.ids.size() + s.late.size());
+      auto take = [&](uint32_t id, SlicePlace place) {
+        if (!merged.ids.empty() && merged.ids.back() == id) return more(join_key(space, id), place);
+        merged.ids.push_back(id);
+        merged.values.push_back(place);
+      };
+      size_t i = 0, j = 0;
+      while (i < s.sorted.ids.size() || j < s.late.size()) {
+        bool sorted_first = j == s.late.size() ||
+                            (i < s.sorted.ids.size() && Late{s.sorted.ids[i], s.sorted.values[i]} < s.late[j]);
+        if (sorted_first) take(s.sorted.ids[i], s.sorted.values[i]), ++i;
+        else take(s.late[j].id, s.late[j].place), ++j;
+      }
+      s.sorted = std::move(merged);
+      std::vector<Late>().swap(s.late);
+    }
+  }
+  const SlicePlace* find(int64_t key) {
+    size_t space;
+    uint32_t id;
+    if (split_key(key, space, id)) return space < spaces_.size() ? spaces_[space].sorted.find(id) : nullptr;
     auto it = others_.find(key);
     return it == others_.end() ? nullptr : &it->second;
   }
-  // False, and the value kept, when the key is there already.
-  bool insert(int64_t key, const Value& value) {
-    Space* s = space_of(key, true);
-    if (s && (s->ids.empty() || uint32_t(key) > s->ids.back())) {
-      s->ids.push_back(uint32_t(key));
-      s->values.push_back(value);
-      return true;
-    }
-    if (s) {
-      size_t at = s->search(uint32_t(key));
-      if (at < s->ids.size() && s->ids[at] == uint32_t(key)) return false;
-      if (s->ids.size() - at <= kMovedAtMost && !others_.count(key)) {
-        s->ids.insert(s->ids.begin() + ptrdiff_t(at), uint32_t(key));
-        s->values.insert(s->values.begin() + ptrdiff_t(at), value);
-        return true;
-      }
-    }
-    return others_.try_emplace(key, value).second;
-  }
-
-  // Room for this many keys of the first process (most reports have one), not grown by doubling
-  // (a copy, and fresh pages, each time). Address space only: pages are faulted in as keys come.
-  void reserve(size_t keys) {
-    Space* s = space_of(0, true);
-    s->ids.reserve(keys);
-    s->values.reserve(keys);
+  // Room for this many calls of the first process (most reports have one), so that the arrays
+  // do not grow by doubling (a copy, and fresh pages, each time). Address space only: pages are
+  // faulted in as calls come.
+  void reserve(size_t calls) {
+    if (spaces_.empty()) spaces_.resize(1);
+    spaces_[0].sorted.reserve(calls);
   }
 
 private:
-  static constexpr size_t kMaxSpaces = 4096;
-  static constexpr size_t kMovedAtMost = 64;  // keys moved up to put one in order
-  struct Space {
-    std::vector<uint32_t> ids;  // ascending
-    std::vector<Value> values;
-    size_t cursor = 0;          // where the last search ended
-    // The first position whose id is not below `id`: steps of doubling length from the cursor,
-    // then a binary search within the last step.
-    size_t search(uint32_t id) {
-      size_t n = ids.size(), lo, hi;
-      if (cursor >= n) cursor = n - 1;
-      if (ids[cursor] < id) {
-        size_t step = 1;
-        lo = cursor + 1;
-        while (lo + step - 1 < n && ids[lo + step - 1] < id) lo += step, step *= 2;
-        hi = std::min(n, lo + step - 1);
-      } else {
-        size_t step = 1;
-        hi = cursor;
-        while (hi >= step && ids[hi - step] >= id) hi -= step, step *= 2;
-        lo = hi >= step ? hi - step + 1 : 0;
-      }
-      cursor = size_t(std::lower_bound(ids.begin() + ptrdiff_t(lo), ids.begin() + ptrdiff_t(hi), id) - ids.begin());
-      return cursor;
-    }
+  struct Late {
+    uint32_t id;
+    SlicePlace place;
+    friend auto operator<=>(const Late&, const Late&) = default;
   };
-  // The space of a key: the process ordinal in its high half (NsysLoader::correlation_key).
-  Space* space_of(int64_t key, bool make) {
-    if (key < 0) return nullptr;
-    size_t space = size_t(uint64_t(key) >> 32);
-    if (space >= kMaxSpaces) return nullptr;
-    if (space >= spaces_.size()) {
-      if (!make) return nullptr;
-      spaces_.resize(space + 1);
-    }
-    return &spaces_[space];
-  }
+  struct Space {
+    SortedIds<SlicePlace> sorted;
+    std::vector<Late> late;  // ids that came after a larger one
+  };
   std::vector<Space> spaces_;
-  std::unordered_map<int64_t, Value> others_;
+  std::unordered_map<int64_t, SlicePlace> others_;
+};
+
+// The correlation rows of keys no API call has (GPU activities whose call the report lacks),
+// found and added while the GPU tables are read: an id past its process's last is appended, one a
+// little before it (up to 64 places) moved in, one further back goes through a hash. Such
+// activities are rare in a report that traced the CUDA API, and come in about id order.
+class UnlaunchedKeys {
+public:
+  // The row of a key, or kNone.
+  uint32_t find(int64_t key) {
+    size_t space;
+    uint32_t id;
+    if (split_key(key, space, id) && space < spaces_.size())
+      if (const uint32_t* row = spaces_[space].find(id)) return *row;
+    if (others_.empty()) return kNone;
+    auto it = others_.find(key);
+    return it == others_.end() ? kNone : it->second;
+  }
+  // A key find() did not find.
+  void insert(int64_t key, uint32_t row) {
+    size_t space;
+    uint32_t id;
+    if (split_key(key, space, id)) {
+      if (space >= spaces_.size()) spaces_.resize(space + 1);
+      SortedIds<uint32_t>& s = spaces_[space];
+      if (s.ids.empty() || id > s.ids.back()) {
+        s.ids.push_back(id);
+        s.values.push_back(row);
+        return;
+      }
+      if (size_t at = s.search(id); s.ids.size() - at <= kMovedAtMost) {
+        s.ids.insert(s.ids.begin() + ptrdiff_t(at), id);
+        s.values.insert(s.values.begin() + ptrdiff_t(at), row);
+        return;
+      }
+    }
+    others_.emplace(key, row);
+  }
+  // As LaunchKeys::reserve.
+  void reserve(size_t keys) {
+    if (spaces_.empty()) spaces_.resize(1);
+    spaces_[0].reserve(keys);
+  }
+
+private:
+  static constexpr size_t kMovedAtMost = 64;
+  std::vector<SortedIds<uint32_t>> spaces_;
+  std::unordered_map<int64_t, uint32_t> others_;
 };
 
 // Tables whose rows become events.
@@ -672,9 +760,9 @@ private:
   std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> shared_streams_;  // (track, owner) → its own track
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
-  CorrelationKeys<SlicePlace> launches_;                   // correlation key → its first API call
+  LaunchKeys launches_;                                    // correlation key → its first API call
   std::unordered_multimap<int64_t, SlicePlace> more_launches_;  // its other API calls (rare)
-  CorrelationKeys<uint32_t> unlaunched_;                   // correlation key → row, with no API call
+  UnlaunchedKeys unlaunched_;                              // correlation key → row, with no API call
   // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
   uint64_t host_rows_ = 0, gpu_rows_ = 0;
   bool host_track_reserved_ = false, gpu_track_reserved_ = false;
@@ -741,6 +829,7 @@ bool NsysLoader::load() {
   seed_correlation_spaces();
   auto t1 = std::chrono::steady_clock::now();
   if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
+  launches_.seal([&](int64_t key, SlicePlace place) { more_launches_.emplace(key, place); });
   auto t2 = std::chrono::steady_clock::now();
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!read_gpu_metrics()) return false;
@@ -1446,9 +1535,8 @@ uint32_t NsysLoader::launched_correlation(int64_t key, SlicePlace launch) {
 
 // The correlation row of a key no API call has, made on first use.
 uint32_t NsysLoader::unlaunched_correlation(int64_t key) {
-  if (const uint32_t* row = unlaunched_.find(key)) return *row;
-  uint32_t row = builder_->new_correlation(key);
-  unlaunched_.insert(key, row);
+  uint32_t row = unlaunched_.find(key);
+  if (row == kNone) unlaunched_.insert(key, row = builder_->new_correlation(key));
   return row;
 }
 
@@ -1579,7 +1667,7 @@ bool NsysLoader::read_runtime() {
     if (id) {
       // Its correlation row comes with its first GPU activity (launched_correlation).
       SlicePlace place{track, uint32_t(store_->tracks[track].slices.size())};
-      if (int64_t key = correlation_key(pid_of(gtid), *id); !launches_.insert(key, place)) more_launches_.emplace(key, place);
+      if (int64_t key = correlation_key(pid_of(gtid), *id); !launches_.add(key, place)) more_launches_.emplace(key, place);
     }
     uint32_t args = row_args<kApiArgsBytes>(s, encode);
     builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, kNone);

@@ -1456,11 +1456,12 @@ INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10200, 12200, 0, 1, NULL, 7,
   CHECK(s.flows_from(launch).size() == 1);
 }
 
-// Correlation keys are kept per process in arrays sorted as they come (NsysLoader's
-// CorrelationKeys): a key a little out of order is moved in place, one far out of order goes
-// through a hash, and searches start where the last ended. Whatever order the API calls and the
-// GPU activities come in, each activity links to the first call of its id, and the activities of
-// an id no call has share one correlation row.
+// Correlation keys are kept per process in sorted arrays (NsysLoader's LaunchKeys, UnlaunchedKeys):
+// an API call's key that comes after a larger one waits to be sorted and merged in before the GPU
+// tables; an unlaunched key a little out of order is moved in place, one far out of order goes
+// through a hash; searches start where the last ended. Whatever order the API calls and the GPU
+// activities come in, each activity links to the first call of its id, and the activities of an
+// id no call has share one correlation row.
 TEST_CASE("nsys: launches are found whatever order the calls and activities come in") {
   ScratchDir dir;
   std::string path = dir.file("orders.sqlite");
@@ -1476,8 +1477,10 @@ TEST_CASE("nsys: launches are found whatever order the calls and activities come
   for (size_t i = 0; i < calls.size(); ++i)
     sql += (i ? ", (" : "(") + std::to_string(20000 + 10 * i) + ", " + std::to_string(20005 + 10 * i) + ", 0, " + gtid +
            ", " + std::to_string(calls[i]) + ", 1, 0, NULL)";
-  // A driver call with a launch's id, after it: the launch stays the runtime call.
-  sql += ", (30000, 30001, 1, " + gtid + ", 200, 21, 0, NULL);\nINSERT INTO StringIds VALUES (21, 'cuLaunchKernelEx');\n";
+  // Driver calls with a launch's id, after it: the launch stays the runtime call. Id 200 came
+  // late (merged in), id 399 is the last in order.
+  sql += ", (30000, 30001, 1, " + gtid + ", 200, 21, 0, NULL), (30010, 30011, 1, " + gtid +
+         ", 399, 21, 0, NULL);\nINSERT INTO StringIds VALUES (21, 'cuLaunchKernelEx');\n";
   // Kernels of ids 399 down to 100 (every search goes back from the last), then ids no call has:
   // 1001 before 1000 twice (moved in place), 2000-2099 ascending, 1500 after them twice (far: a
   // hash), 1001 again.
@@ -1510,11 +1513,16 @@ TEST_CASE("nsys: launches are found whatever order the calls and activities come
     CHECK(s.correlation_id(launch) == id);
     CHECK(s.flows_from(launch).size() == 1);
   }
-  // The driver call shares id 200's row: its correlation, not a launch of its own.
-  SliceRef driver = test::find_slice(s, "cuLaunchKernelEx");
-  REQUIRE(driver.valid());
-  CHECK(s.correlation_id(driver) == 200);
-  CHECK(s.activities_of(driver).size() == 1);
+  // The driver calls share their ids' rows: their correlation, not launches of their own.
+  std::vector<int64_t> driver_ids;
+  StringId driver = s.strings.find("cuLaunchKernelEx");
+  for (uint32_t t = 0; t < s.tracks.size(); ++t)
+    for (uint32_t i = 0; i < s.tracks[t].slices.size(); ++i)
+      if (s.tracks[t].slices.name[i] == driver) {
+        driver_ids.push_back(s.correlation_id({t, i}).value_or(-1));
+        CHECK(s.activities_of({t, i}).size() == 1);
+      }
+  CHECK(driver_ids == std::vector<int64_t>{200, 399});
   for (int id : {1000, 1001, 1500}) {
     INFO("id " << id);
     REQUIRE(by_id[id].size() == 2);
