@@ -335,6 +335,13 @@ struct SortedIds {
   std::vector<Value> values;
   size_t cursor = 0;  // where the last search ended
 
+  // Appends an id past the last; false (nothing added) for any other.
+  bool append(uint32_t id, const Value& value) {
+    if (!ids.empty() && id <= ids.back()) return false;
+    ids.push_back(id);
+    values.push_back(value);
+    return true;
+  }
   Value* find(uint32_t id) {
     if (ids.empty() || id > ids.back()) return nullptr;
     size_t at = search(id);
@@ -377,11 +384,7 @@ public:
     if (!split_key(key, space, id)) return others_.try_emplace(key, place).second;
     if (space >= spaces_.size()) spaces_.resize(space + 1);
     Space& s = spaces_[space];
-    if (s.sorted.ids.empty() || id > s.sorted.ids.back()) {
-      s.sorted.ids.push_back(id);
-      s.sorted.values.push_back(place);
-      return true;
-    }
+    if (s.sorted.append(id, place)) return true;
     if (id == s.sorted.ids.back()) return false;
     s.late.push_back({id, place});
     return true;
@@ -397,9 +400,7 @@ public:
       SortedIds<SlicePlace> merged;
       merged.reserve(s.sorted.ids.size() + s.late.size());
       auto take = [&](uint32_t id, SlicePlace place) {
-        if (!merged.ids.empty() && merged.ids.back() == id) return more(join_key(space, id), place);
-        merged.ids.push_back(id);
-        merged.values.push_back(place);
+        if (!merged.append(id, place)) more(join_key(space, id), place);  // a later call of the key
       };
       size_t i = 0, j = 0;
       while (i < s.sorted.ids.size() || j < s.late.size()) {
@@ -464,11 +465,7 @@ public:
     if (split_key(key, space, id)) {
       if (space >= spaces_.size()) spaces_.resize(space + 1);
       SortedIds<uint32_t>& s = spaces_[space];
-      if (s.ids.empty() || id > s.ids.back()) {
-        s.ids.push_back(id);
-        s.values.push_back(row);
-        return;
-      }
+      if (s.append(id, row)) return;
       if (size_t at = s.search(id); s.ids.size() - at <= kMovedAtMost) {
         s.ids.insert(s.ids.begin() + ptrdiff_t(at), id);
         s.values.insert(s.values.begin() + ptrdiff_t(at), row);
