@@ -377,22 +377,21 @@ struct SortedIds {
 // calls in blocks after another's (a hash probe per such key made those 2.5x slower to load).
 class LaunchKeys {
 public:
-  // False when the key is known to have an earlier call already (seal() finds the others).
-  bool add(int64_t key, SlicePlace place) {
+  void add(int64_t key, SlicePlace place) {
     size_t space;
     uint32_t id;
-    if (!split_key(key, space, id)) return others_.try_emplace(key, place).second;
+    if (!split_key(key, space, id)) {
+      if (!others_.try_emplace(key, place).second) later_.emplace(key, place);
+      return;
+    }
     if (space >= spaces_.size()) spaces_.resize(space + 1);
     Space& s = spaces_[space];
-    if (s.sorted.append(id, place)) return true;
-    if (id == s.sorted.ids.back()) return false;
-    s.late.push_back({id, place});
-    return true;
+    if (s.sorted.append(id, place)) return;
+    if (id == s.sorted.ids.back()) later_.emplace(key, place);  // the call just before had the key
+    else s.late.push_back({id, place});
   }
-  // After the last add: each key once, with its first call; the later calls of a key that add()
-  // took are given to `more(key, place)`.
-  template <class More>
-  void seal(More&& more) {
+  // After the last add: each key once, with its first call; its later calls in later_calls().
+  void seal() {
     for (size_t space = 0; space < spaces_.size(); ++space) {
       Space& s = spaces_[space];
       if (s.late.empty()) continue;
@@ -400,7 +399,7 @@ public:
       SortedIds<SlicePlace> merged;
       merged.reserve(s.sorted.ids.size() + s.late.size());
       auto take = [&](uint32_t id, SlicePlace place) {
-        if (!merged.append(id, place)) more(join_key(space, id), place);  // a later call of the key
+        if (!merged.append(id, place)) later_.emplace(join_key(space, id), place);
       };
       size_t i = 0, j = 0;
       while (i < s.sorted.ids.size() || j < s.late.size()) {
@@ -412,6 +411,14 @@ public:
       s.sorted = std::move(merged);
       std::vector<Late>().swap(s.late);
     }
+  }
+  // The calls of a key after its first (a driver call inside the runtime call that has its id).
+  std::vector<SlicePlace> later_calls(int64_t key) const {
+    std::vector<SlicePlace> calls;
+    if (later_.empty()) return calls;
+    auto [first, last] = later_.equal_range(key);
+    for (auto it = first; it != last; ++it) calls.push_back(it->second);
+    return calls;
   }
   const SlicePlace* find(int64_t key) {
     size_t space;
@@ -440,6 +447,7 @@ private:
   };
   std::vector<Space> spaces_;
   std::unordered_map<int64_t, SlicePlace> others_;
+  std::unordered_multimap<int64_t, SlicePlace> later_;  // a key's calls after its first (rare)
 };
 
 // The correlation rows of keys no API call has (GPU activities whose call the report lacks),
@@ -758,7 +766,6 @@ private:
   std::unordered_map<int64_t, int64_t> correlation_space_; // globalPid → ordinal
   int64_t last_space_pid_ = 0, last_space_ = -1;
   LaunchKeys launches_;                                    // correlation key → its first API call
-  std::unordered_multimap<int64_t, SlicePlace> more_launches_;  // its other API calls (rare)
   UnlaunchedKeys unlaunched_;                              // correlation key → row, with no API call
   // Rows the event tables hold (leaf cell counts), for reserving the store's columns up front.
   uint64_t host_rows_ = 0, gpu_rows_ = 0;
@@ -826,7 +833,7 @@ bool NsysLoader::load() {
   seed_correlation_spaces();
   auto t1 = std::chrono::steady_clock::now();
   if (!read_runtime() || !read_osrt() || !read_nvtx()) return false;
-  launches_.seal([&](int64_t key, SlicePlace place) { more_launches_.emplace(key, place); });
+  launches_.seal();
   auto t2 = std::chrono::steady_clock::now();
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
   if (!read_gpu_metrics()) return false;
@@ -1523,10 +1530,7 @@ uint32_t NsysLoader::launched_correlation(int64_t key, SlicePlace launch) {
   if (corr != kNone) return corr;
   uint32_t row = builder_->new_correlation(key);
   corr = row;
-  if (!more_launches_.empty()) {
-    auto [first, last] = more_launches_.equal_range(key);
-    for (auto it = first; it != last; ++it) store_->tracks[it->second.track].slices.corr[it->second.row] = row;
-  }
+  for (SlicePlace later : launches_.later_calls(key)) store_->tracks[later.track].slices.corr[later.row] = row;
   return row;
 }
 
@@ -1664,7 +1668,7 @@ bool NsysLoader::read_runtime() {
     if (id) {
       // Its correlation row comes with its first GPU activity (launched_correlation).
       SlicePlace place{track, uint32_t(store_->tracks[track].slices.size())};
-      if (int64_t key = correlation_key(pid_of(gtid), *id); !launches_.add(key, place)) more_launches_.emplace(key, place);
+      launches_.add(correlation_key(pid_of(gtid), *id), place);
     }
     uint32_t args = row_args<kApiArgsBytes>(s, encode);
     builder_->add_linked_slice(track, start, dur, name, runtime ? cat_runtime_ : cat_driver_, args, kNone);
