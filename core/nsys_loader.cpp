@@ -778,7 +778,7 @@ private:
   std::unordered_map<uint64_t, std::string> nvtx_domains_, nvtx_categories_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> nvtx_async_;  // (process, domain) → track
   StringId cat_runtime_ = 0, cat_driver_ = 0, cat_kernel_ = 0, cat_memcpy_ = 0, cat_memset_ = 0, cat_sync_ = 0;
-  StringId cat_annotation_ = 0, cat_osrt_ = 0, cat_graph_ = 0, cat_flow_ = 0;
+  StringId cat_annotation_ = 0, cat_osrt_ = 0, cat_graph_ = 0;
 };
 
 LoadResult NsysLoader::run() {
@@ -822,7 +822,7 @@ bool NsysLoader::load() {
   cat_annotation_ = s.intern("user_annotation");
   cat_osrt_ = s.intern("os_runtime");
   cat_graph_ = s.intern("cuda_graph");
-  cat_flow_ = s.intern("ac2g");
+  builder_->flows_from_launches(s.intern("ac2g"));  // a launch's flows, as Kineto's
 
   if (!read_schema() || !check_export()) return false;
   // Every scan of an event table: each once, NVTX's names.
@@ -1061,13 +1061,12 @@ uint64_t NsysLoader::table_rows(const char* table) {
 void NsysLoader::count_rows() {
   for (const char* t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API", "NVTX_EVENTS"}) host_rows_ += table_rows(t);
   for (const char* t : kGpuTables) gpu_rows_ += table_rows(t);
-  // Room, not memory (pages are faulted in as rows come): a correlation row and a launch flow per
-  // GPU activity at most. Grown by doubling, they were copied: ~15 MB each time on a report of a
-  // million launched kernels.
+  // Room, not memory (pages are faulted in as rows come): a correlation row per GPU activity at
+  // most. Grown by doubling, it was copied: ~15 MB each time on a report of a million launched
+  // kernels.
   try {
     builder_->reserve_args(host_rows_ + gpu_rows_);
     builder_->reserve_correlations(gpu_rows_);
-    builder_->reserve_known_flows(gpu_rows_);
     launches_.reserve(table_rows("CUPTI_ACTIVITY_KIND_RUNTIME"));
     unlaunched_.reserve(gpu_rows_);
   } catch (const std::bad_alloc&) {  // a hint only
@@ -1808,8 +1807,7 @@ void NsysLoader::add_gpu(const GpuRow& row, StringId name, StringId cat, uint32_
   const SlicePlace* launch = launches_.find(key);
   if (!launch) return builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, unlaunched_correlation(key));
   builder_->add_linked_slice(track, row.start, row.dur, name, cat, args, launched_correlation(key, *launch));
-  builder_->add_known_flow(cat_flow_, launch->track, store_->tracks[launch->track].slices.start[launch->row], track, row.start);
-  store_->counts.flows += 2;
+  store_->counts.flows += 2;  // its flow is made from the link (TraceBuilder::flows_from_launches)
 }
 
 bool NsysLoader::read_kernels() {

@@ -71,7 +71,6 @@ void TraceBuilder::rebase_appended() {
     for (size_t r = finished_counters_[s]; r < ts.size(); ++r) ts[r] -= origin;
   }
   for (FlowPoint& f : flow_points_) f.ts -= origin;
-  for (KnownFlow& f : known_flows_) f.from_ts -= origin, f.to_ts -= origin;
 }
 
 void TraceBuilder::shift_finished(TimeNs delta) {
@@ -169,7 +168,6 @@ void TraceBuilder::pair_appended_flows() {
     }
   }
   flow_points_.clear();
-  link_known_flows();
 }
 
 void TraceBuilder::index_appended_flows(size_t first_new) {

@@ -287,7 +287,6 @@ void TraceBuilder::rebase() {
   for (CounterSeries& c : store_.counters)
     for (TimeNs& s : c.ts) s -= origin;
   for (FlowPoint& f : flow_points_) f.ts -= origin;
-  for (KnownFlow& f : known_flows_) f.from_ts -= origin, f.to_ts -= origin;
 }
 
 // Binds every flow point to its slice: `s`, `t` and `f` with bp "e" to the enclosing slice,
@@ -323,51 +322,6 @@ void TraceBuilder::bind_targets() {
       else if (before < start.size()) p.target = {track, uint32_t(before)};
     }
   }
-}
-
-// Known flows join the store's flows in the order added. Each end binds to the slice enclosing
-// its time, as bind_targets() binds an enclosing point, but in the order added, with a cursor per
-// track: the ends of a track come in about time order (a thread's launches, a stream's kernels),
-// so each moves the cursor on a little (galloping), and one that goes back costs a binary
-// search. No list of ends, no sort. An end with no slice is reported as an unbound flow point
-// would be, and drops the flow.
-void TraceBuilder::link_known_flows() {
-  std::vector<size_t> at_or_before(store_.tracks.size(), 0);  // slices starting at or before the last end
-  auto bind = [&](uint32_t track, TimeNs ts) {
-    const std::vector<TimeNs>& start = store_.tracks[track].slices.start;
-    size_t& at = at_or_before[track];
-    if (at > 0 && start[at - 1] > ts) {
-      at = size_t(std::upper_bound(start.begin(), start.begin() + std::ptrdiff_t(at), ts) - start.begin());
-    } else {
-      size_t step = 1;
-      while (at + step <= start.size() && start[at + step - 1] <= ts) at += step, step *= 2;
-      auto end = start.begin() + std::ptrdiff_t(std::min(start.size(), at + step));
-      at = size_t(std::upper_bound(start.begin() + std::ptrdiff_t(at), end, ts) - start.begin());
-    }
-    return store_.slice_at(track, ts, at);
-  };
-  // A CUDA graph's launch starts a flow to each of its kernels, and launches of several graphs
-  // take turns: the starts bound last are remembered (a small cache, by time), so that each
-  // does not cost a binary search back.
-  struct Bound {
-    uint32_t track = kNone;
-    TimeNs ts = 0;
-    SliceRef slice;
-  };
-  std::array<Bound, 64> starts;
-  auto bind_start = [&](uint32_t track, TimeNs ts) {
-    Bound& b = starts[(uint64_t(ts) * 0x9E3779B97F4A7C15ull + track) >> 58];
-    if (b.track != track || b.ts != ts) b = {track, ts, bind(track, ts)};
-    return b.slice;
-  };
-  store_.flows.reserve(store_.flows.size() + known_flows_.size());
-  for (const KnownFlow& f : known_flows_) {
-    SliceRef from = bind_start(f.from_track, f.from_ts), to = bind(f.to_track, f.to_ts);
-    if (!from.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
-    if (!to.valid()) store_.issues.add(IssueKind::FlowPointUnbound, 0);
-    if (from.valid() && to.valid()) store_.flows.push_back({f.cat, from, to});
-  }
-  known_flows_ = {};
 }
 
 // The points in (key, time, order) order, as indexes into flow_points_. Sorted as (key, point)
@@ -544,16 +498,12 @@ void TraceBuilder::absorb(TraceBuilder& later) {
                flow_points_.push_back(f);
              }
              later.flow_points_ = {};
-             for (KnownFlow f : later.known_flows_) {
-               f.cat = str[f.cat], f.from_track = track[f.from_track], f.to_track = track[f.to_track];
-               known_flows_.push_back(f);
-             }
-             later.known_flows_ = {};
            });
   for (const CounterSeries& series : from.counters)
     for (size_t r = 0; r < series.ts.size(); ++r)
       add_counter(proc[series.process], from.strings.view(series.name), series.ts[r], series.value[r]);
   order_ += later.order_;
+  if (later.launch_flow_cat_) launch_flow_cat_ = str[*later.launch_flow_cat_];
   min_ts_ = std::min(min_ts_, later.min_ts_);
   max_ts_ = std::max(max_ts_, later.max_ts_);
   // append_slice and add_counter counted the absorbed slices again; the events were counted once.
@@ -580,15 +530,15 @@ void TraceBuilder::finish() {
   run_both(
       store_.counts.slices + flow_points_.size(),
       [&] {
-        store_.finalize();
+        store_.finalize(launch_flow_cat_);
         bind_targets();
       },
       [&] { by_key = flow_points_by_key(); });
   timer.mark("finalize+targets|keys");
+  size_t launch_flows = store_.flows.size();  // made and indexed by finalize (flows_from_launches)
   bind_flows(by_key);
-  link_known_flows();
   timer.mark("bind_flows");
-  store_.finalize_flows();
+  if (store_.flows.size() > launch_flows) store_.finalize_flows();
   timer.mark("finalize_flows");
 }
 

@@ -63,7 +63,6 @@ public:
   void reserve_slices(uint32_t track, size_t rows);
   void reserve_args(size_t rows) { store_.args_.reserve(store_.args_.size() + rows); }
   void reserve_correlations(size_t rows) { store_.correlations.reserve(store_.correlations.size() + rows); }
-  void reserve_known_flows(size_t flows) { known_flows_.reserve(known_flows_.size() + flows); }
   void release_unused(uint32_t track);
   void add_begin(uint32_t track, TimeNs abs_ts, StringId name, StringId cat, uint32_t args,
                  std::optional<int64_t> correlation, uint64_t offset);
@@ -80,17 +79,12 @@ public:
   // (category and id); `enclosing` is true for `s`, `t` and for `f` with bp "e".
   void add_flow_point(uint32_t track, uint64_t key, StringId cat, char phase, TimeNs abs_ts,
                       bool enclosing, uint64_t offset);
-  // A flow whose two ends are known as it is added (an Nsight report's CUDA call and the GPU
-  // activity it launched, linked by correlation id): each end binds to the slice enclosing its
-  // time on its track, as an `s` point and an `f` point with bp "e" of a key of their own would,
-  // and the flow follows those of flow points, in the order added (as such keys would be).
-  // 32 bytes where the two points took 112, and no sort by key: with millions of kernels the
-  // points were a third of loading a report.
-  void add_known_flow(StringId cat, uint32_t from_track, TimeNs from_abs_ts, uint32_t to_track, TimeNs to_abs_ts) {
-    see(from_abs_ts);
-    see(to_abs_ts);
-    known_flows_.push_back({cat, from_track, to_track, from_abs_ts, to_abs_ts});
-  }
+  // Launch flows without flow points (an Nsight report: its CUDA calls and the GPU work they
+  // launched share correlation ids): finish() gives each GPU activity whose correlation has a
+  // launch a flow of category `cat` from that launch, read off the correlation links. Known
+  // ends, so no points to keep, sort or bind by time. finish() only: appended batches (live
+  // capture) link with flow points.
+  void flows_from_launches(StringId cat) { launch_flow_cat_ = cat; }
 
   void set_process_name(uint32_t process, StringId name) { store_.processes[process].name = name; }
   void set_process_labels(uint32_t process, StringId l) { store_.processes[process].labels = l; }
@@ -155,11 +149,6 @@ private:
     uint64_t offset;
     SliceRef target;  // bound by bind_targets()
   };
-  struct KnownFlow {
-    StringId cat;
-    uint32_t from_track, to_track;
-    TimeNs from_ts, to_ts;
-  };
 
   uint32_t correlation_row(int64_t id);
   void grow_correlations(size_t rows);
@@ -184,7 +173,6 @@ private:
   void bind_targets();
   std::vector<uint32_t> flow_points_by_key() const;
   void bind_flows(const std::vector<uint32_t>& by_key);
-  void link_known_flows();
   // finish_appended()'s steps (core/store_append.cpp).
   void rebase_appended();
   void shift_finished(TimeNs delta);
@@ -210,7 +198,7 @@ private:
   std::unordered_map<uint32_t, std::vector<PendingEnd>> ends_;
   std::vector<PendingAsync> async_;
   std::vector<FlowPoint> flow_points_;
-  std::vector<KnownFlow> known_flows_;
+  std::optional<StringId> launch_flow_cat_;  // flows_from_launches
 
   // finish_appended(): how much of each track and counter series is already in the finished
   // store (the rest was added since), and each flow key's state across batches.

@@ -248,9 +248,10 @@ void run_largest_first(std::vector<Piece>& pieces, size_t rows, ImportIssues& is
 // Tracks and counter series are sorted independently of each other. Then each track's nesting
 // and the store's indexes share the two threads: nesting writes only the derived columns (parent,
 // depth, lane, the max-end prefix), and the indexes (names, iterations, correlations, track
-// order) read only what the sort left in place. (Nesting before the indexes, a report whose rows
-// were mostly one stream's, 900k kernels, kept one thread nesting while the other waited.)
-void TraceStore::sort_nest_and_index() {
+// order, launch flows) read only what the sort left in place. (Nesting before the indexes, a
+// report whose rows were mostly one stream's, 900k kernels, kept one thread nesting while the
+// other waited.)
+void TraceStore::sort_nest_and_index(std::optional<StringId> launch_flow_cat) {
   std::vector<Piece> sorts;
   for (Track& t : tracks)
     sorts.emplace_back(t.slices.size() + t.instants.size(), [&t](ImportIssues&) {
@@ -266,11 +267,15 @@ void TraceStore::sort_nest_and_index() {
     index_names();
     find_iterations();
   });
-  rest.emplace_back(slice_count(), [this](ImportIssues&) {
+  // Making launch flows costs about what nesting the rows does (fresh memory for each); their
+  // indexes follow on both threads.
+  rest.emplace_back(slice_count() * (launch_flow_cat ? 3 : 1), [this, launch_flow_cat](ImportIssues&) {
     link_correlations();
+    if (launch_flow_cat) add_launch_flows(*launch_flow_cat);
     order_tracks();
   });
   run_largest_first(rest, slice_count(), issues);
+  if (launch_flow_cat) index_launch_flows();
 }
 
 void TraceStore::index_names() {
@@ -323,6 +328,65 @@ void TraceStore::link_correlations() {
   StringId kernel = strings.find("kernel"), old_kernel = strings.find("Kernel");
   for (const Track& t : tracks)
     for (StringId cat : t.slices.cat) kernels_ += (cat == kernel || cat == old_kernel);
+}
+
+// A flow from the launch to each GPU activity it launched, read off the links just made: an
+// Nsight report's launch flows. Both ends are the slices themselves, not the slices enclosing
+// two times as flow points bind: no search, and no list of flows kept through the load. They go
+// correlation by correlation (each one's activities in track and row order), so the rows of a
+// correlation's flows are a range known up front (first_launch_flows), which
+// index_launch_flows() uses. Call on a store without flows, after link_correlations.
+void TraceStore::add_launch_flows(StringId cat) {
+  flows.reserve(launch_links_);
+  for (const Correlation& c : correlations)
+    if (c.launch.valid())
+      for (uint32_t a = 0; a < c.activity_count; ++a)
+        flows.push_back({cat, c.launch, correlation_activities_[c.first_activity + a]});
+}
+
+// Per correlation, the row of its first launch flow (add_launch_flows' order).
+std::vector<uint32_t> TraceStore::first_launch_flows() const {
+  std::vector<uint32_t> first(correlations.size());
+  uint32_t rows = 0;
+  for (size_t c = 0; c < correlations.size(); ++c) {
+    first[c] = rows;
+    if (correlations[c].launch.valid()) rows += correlations[c].activity_count;
+  }
+  return first;
+}
+
+// Both indexes of the launch flows, one per thread, each by walking the tracks' rows in order:
+// a launch lists its correlation's range of rows, an activity takes the next row of its
+// correlation's. No sort (a counting sort by endpoint, as finalize_flows does, took two passes
+// over the flows and a bucket per slice for each index). Few flows beside the rows (a report
+// whose kernels' launches are mostly missing) are sorted instead, as finalize_flows does.
+void TraceStore::index_launch_flows() {
+  if (flows.size() < slice_count() / 4) return finalize_flows();
+  auto each_launched = [&](bool on_gpu, auto visit) {
+    for (uint32_t t = 0; t < tracks.size(); ++t) {
+      if ((tracks[t].kind == TrackKind::GpuStream) != on_gpu) continue;
+      const std::vector<uint32_t>& corr = tracks[t].slices.corr;
+      for (uint32_t row = 0; row < corr.size(); ++row)
+        if (corr[row] != kNone && correlations[corr[row]].launch.valid()) visit(t, row, corr[row]);
+    }
+  };
+  run_both(
+      flows.size(),
+      [&] {
+        std::vector<uint32_t> first = first_launch_flows();
+        flows_by_from_.clear();
+        flows_by_from_.reserve(flows.size());
+        each_launched(false, [&](uint32_t t, uint32_t row, uint32_t c) {
+          if (correlations[c].launch != SliceRef{t, row}) return;  // a later call of the same launch
+          for (uint32_t a = 0; a < correlations[c].activity_count; ++a) flows_by_from_.push_back(first[c] + a);
+        });
+      },
+      [&] {
+        std::vector<uint32_t> next = first_launch_flows();
+        flows_by_to_.clear();
+        flows_by_to_.reserve(flows.size());
+        each_launched(true, [&](uint32_t, uint32_t, uint32_t c) { flows_by_to_.push_back(next[c]++); });
+      });
 }
 
 namespace {
@@ -442,10 +506,10 @@ void TraceStore::adopt_device_tracks() {
   }
 }
 
-void TraceStore::finalize() {
+void TraceStore::finalize(std::optional<StringId> launch_flow_cat) {
   PhaseTimer timer("finalize");
   adopt_device_tracks();
-  sort_nest_and_index();
+  sort_nest_and_index(launch_flow_cat);
   end_ns = latest_end(*this);
   timer.mark("sort, nest and index");
 }

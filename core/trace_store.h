@@ -244,8 +244,10 @@ public:
   // Bytes held by columns and indexes, not counting the args blocks.
   size_t store_bytes() const;
 
-  // Sorting, nesting, flow and correlation resolution, indexes. Call after appending.
-  void finalize();
+  // Sorting, nesting, correlation resolution, indexes. Call after appending. With
+  // `launch_flow_cat`, each GPU activity whose correlation has a launch also gets a flow of that
+  // category from the launch, indexed by endpoint (add_launch_flows).
+  void finalize(std::optional<StringId> launch_flow_cat = std::nullopt);
   // Indexes `flows` by endpoint; call after appending flows (which need nesting to bind).
   void finalize_flows();
 
@@ -259,9 +261,12 @@ private:
   std::vector<uint32_t> flows_by_from_, flows_by_to_;
   uint64_t launch_links_ = 0, gpu_activities_ = 0, kernels_ = 0;
 
-  void sort_nest_and_index();
+  void sort_nest_and_index(std::optional<StringId> launch_flow_cat);
   void index_names();
   void link_correlations();
+  void add_launch_flows(StringId cat);
+  std::vector<uint32_t> first_launch_flows() const;
+  void index_launch_flows();
   void find_iterations();
   void adopt_device_tracks();
   void order_tracks();

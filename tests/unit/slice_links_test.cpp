@@ -17,7 +17,7 @@ namespace {
 constexpr int kKernels = 1000;
 
 // A graph launch on a host thread at t = 0 (correlation 7) and its kernels on a stream, one every
-// 10 µs from t = 100 µs, each also linked by a known flow from the launch (as Kineto's ac2g and
+// 10 µs from t = 100 µs, each also linked by a flow from the launch (as Kineto's ac2g and
 // Nsight's launch flows do); one more flow, from a host slice at 50 µs to kernel 500, is no launch.
 struct GraphLaunch {
   TraceStore store;
@@ -37,9 +37,10 @@ struct GraphLaunch {
     for (int k = 0; k < kKernels; ++k) {
       TimeNs at = base + 100'000 + TimeNs(k) * 10'000;
       b.add_slice(stream, at, 5'000, kernel, kernel, kNone, 7);
-      b.add_known_flow(ac2g, thread, base + 1, stream, at);
     }
-    b.add_known_flow(ac2g, thread, base + 50'000, stream, base + 100'000 + 500 * 10'000);
+    b.flows_from_launches(ac2g);
+    b.add_flow_point(thread, 1, ac2g, 's', base + 50'000, true, 0);
+    b.add_flow_point(stream, 1, ac2g, 'f', base + 100'000 + 500 * 10'000, true, 0);
     b.finish();
   }
   SliceRef launch() const { return {thread, 0}; }
