@@ -83,6 +83,28 @@ TEST_CASE("sort_slices: a big sorted run with a small run appended (a thread's C
   check_sorts_like_stable_sort(c);
 }
 
+TEST_CASE("sort_slices: a big sorted run with a short tail of several runs (a stream's kernels, then its copies, sets, syncs)") {
+  for (uint32_t seed = 20; seed < 30; ++seed) {
+    CAPTURE(seed);
+    SliceColumns c = runs_of(1, 20000, seed);
+    for (uint32_t run = 0; run < 3; ++run) {
+      SliceColumns tail = runs_of(1, 1 + seed % 40, seed * 3 + run);
+      for (size_t i = 0; i < tail.size(); ++i) {
+        // Every other row on a prefix row's (start, dur): ties with it and with the other runs.
+        size_t twin = (i * 7919 + run * 104729) % c.size();
+        bool tie = i % 2 == 0;
+        c.start.push_back(tie ? c.start[twin] : tail.start[i] * 400);
+        c.dur.push_back(tie ? c.dur[twin] : tail.dur[i]);
+        c.name.push_back(StringId(c.name.size()));
+        c.cat.push_back(10 + run);
+        c.args.push_back(uint32_t(i));
+        c.corr.push_back(kNone);
+      }
+    }
+    check_sorts_like_stable_sort(c);
+  }
+}
+
 TEST_CASE("sort_slices: calls recorded when they end (each nested call before its caller)") {
   // CUPTI writes an API call when it returns: a driver call made by a runtime call comes first.
   SliceColumns c;
