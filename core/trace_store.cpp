@@ -292,9 +292,10 @@ void TraceStore::index_names() {
 }
 
 void TraceStore::link_correlations() {
-  std::vector<uint32_t> counts(correlations.size(), 0);
+  // Each correlation counts its activities in place (a separate array of counts was 4 bytes a
+  // correlation of fresh memory: ~1.5 ms of page faults for 900k of them).
   launch_links_ = gpu_activities_ = kernels_ = 0;
-  for (auto& c : correlations) c.launch = {};
+  for (auto& c : correlations) c.launch = {}, c.activity_count = 0;
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     const Track& track = tracks[t];
     const SliceColumns& c = track.slices;
@@ -303,15 +304,15 @@ void TraceStore::link_correlations() {
     for (uint32_t row = 0; row < c.size(); ++row) {
       uint32_t corr = c.corr[row];
       if (corr == kNone) continue;
-      if (gpu) ++counts[corr];
+      if (gpu) ++correlations[corr].activity_count;
       else if (!correlations[corr].launch.valid()) correlations[corr].launch = {t, row};
     }
   }
   uint32_t offset = 0;
-  for (size_t i = 0; i < correlations.size(); ++i) {
-    correlations[i].first_activity = offset;
-    correlations[i].activity_count = 0;
-    offset += counts[i];
+  for (Correlation& c : correlations) {
+    c.first_activity = offset;
+    offset += c.activity_count;
+    c.activity_count = 0;  // counted again as the activities are listed
   }
   correlation_activities_.assign(offset, SliceRef{});
   for (uint32_t t = 0; t < tracks.size(); ++t) {
