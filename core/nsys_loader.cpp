@@ -190,8 +190,9 @@ public:
   // ~3 ms (76 MB), so the first thread finish() started (which maps a stack) waited that long
   // with a core idle. The pauses let such a wait in.
   ~DatabaseImage() {
+    if (!map_) return;
     constexpr size_t kChunk = size_t(4) << 20;
-    for (size_t at = 0; map_ && at < bytes_.size(); at += kChunk) {
+    for (size_t at = 0; at < bytes_.size(); at += kChunk) {
       ::munmap(static_cast<char*>(map_) + at, std::min(kChunk, bytes_.size() - at));
       if (at + kChunk < bytes_.size()) ::usleep(100);
     }

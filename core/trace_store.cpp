@@ -345,8 +345,9 @@ void TraceStore::add_launch_flows(StringId cat) {
         flows.push_back({cat, c.launch, correlation_activities_[c.first_activity + a]});
 }
 
-// Per correlation, the row of its first launch flow (add_launch_flows' order).
-std::vector<uint32_t> TraceStore::first_launch_flows() const {
+namespace {
+// Per correlation, the row of its first launch flow (TraceStore::add_launch_flows' order).
+std::vector<uint32_t> first_launch_flows(const std::vector<Correlation>& correlations) {
   std::vector<uint32_t> first(correlations.size());
   uint32_t rows = 0;
   for (size_t c = 0; c < correlations.size(); ++c) {
@@ -355,6 +356,7 @@ std::vector<uint32_t> TraceStore::first_launch_flows() const {
   }
   return first;
 }
+}  // namespace
 
 // Both indexes of the launch flows, one per thread, each by walking the tracks' rows in order:
 // a launch lists its correlation's range of rows, an activity takes the next row of its
@@ -374,7 +376,7 @@ void TraceStore::index_launch_flows() {
   run_both(
       flows.size(),
       [&] {
-        std::vector<uint32_t> first = first_launch_flows();
+        std::vector<uint32_t> first = first_launch_flows(correlations);
         flows_by_from_.clear();
         flows_by_from_.reserve(flows.size());
         each_launched(false, [&](uint32_t t, uint32_t row, uint32_t c) {
@@ -383,7 +385,7 @@ void TraceStore::index_launch_flows() {
         });
       },
       [&] {
-        std::vector<uint32_t> next = first_launch_flows();
+        std::vector<uint32_t> next = first_launch_flows(correlations);
         flows_by_to_.clear();
         flows_by_to_.reserve(flows.size());
         each_launched(true, [&](uint32_t, uint32_t, uint32_t c) { flows_by_to_.push_back(next[c]++); });

@@ -265,7 +265,6 @@ private:
   void index_names();
   void link_correlations();
   void add_launch_flows(StringId cat);
-  std::vector<uint32_t> first_launch_flows() const;
   void index_launch_flows();
   void find_iterations();
   void adopt_device_tracks();
