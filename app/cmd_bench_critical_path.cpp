@@ -10,7 +10,7 @@
 
 #include "app/commands.h"
 #include "core/analysis/critical_path.h"
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
 
 namespace sl::cli {
 namespace {

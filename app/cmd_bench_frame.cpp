@@ -11,7 +11,7 @@
 #include <cstdlib>
 
 #include "app/commands.h"
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/details_panel.h"
 #include "views/job_view.h"
 #include "views/workspace.h"

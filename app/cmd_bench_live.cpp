@@ -12,8 +12,8 @@
 
 #include "app/commands.h"
 #include "core/capture/capture_store.h"
-#include "core/json_writer.h"
 #include "core/capture/record_events.h"
+#include "core/text/json_writer.h"
 #include "views/workspace.h"
 
 namespace sl::cli {

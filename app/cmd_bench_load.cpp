@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "app/commands.h"
-#include "core/job.h"
-#include "core/json_writer.h"
-#include "core/nsys_loader.h"
-#include "core/trace_loader.h"
+#include "core/import/nsys/nsys_loader.h"
+#include "core/import/trace_loader.h"
+#include "core/job/job.h"
+#include "core/text/json_writer.h"
 
 namespace sl::cli {
 namespace {

@@ -27,7 +27,7 @@
 #include "core/capture/live_protocol.h"
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
-#include "core/snapshot.h"
+#include "core/snapshot/snapshot.h"
 
 extern char** environ;
 
@@ -225,7 +225,7 @@ int capture_main(const Options& o) {
   }
   capture::ConvertedTrace converted = capture::convert_records(data);
   std::string why;
-  if (o.out.ends_with(".slsnap")) {  // a snapshot of the store (core/snapshot.h) instead of JSON
+  if (o.out.ends_with(".slsnap")) {  // a snapshot of the store (core/snapshot/snapshot.h) instead of JSON
     why = write_snapshot(*capture::build_store(data), o.out);
     if (!why.empty()) {
       error(why);
@@ -244,7 +244,7 @@ int capture_main(const Options& o) {
 void register_capture(CLI::App& app) {
   auto* cmd = app.add_subcommand("capture", "Run a CUDA program and record its GPU activity (CUPTI) into a trace");
   auto o = std::make_shared<Options>();
-  cmd->add_option("-o,--output", o->out, "Trace to write (.json.gz or .json; .slsnap: a snapshot, core/SNAPSHOT.md)")->capture_default_str();
+  cmd->add_option("-o,--output", o->out, "Trace to write (.json.gz or .json; .slsnap: a snapshot, core/snapshot/SNAPSHOT.md)")->capture_default_str();
   cmd->add_option("--duration", o->duration, "Stop the program (SIGINT) after S seconds")->check(CLI::PositiveNumber);
   cmd->add_flag("--live", o->live, "Stream to a running Sightline viewer instead of writing a file");
   cmd->add_option("--socket", o->socket, "The viewer's socket for --live (default $XDG_RUNTIME_DIR/sightline-live-UID.sock)");

@@ -1,4 +1,4 @@
-// `sightline convert TRACE [-o OUT]`: writes a snapshot (core/SNAPSHOT.md) that every command
+// `sightline convert TRACE [-o OUT]`: writes a snapshot (core/snapshot/SNAPSHOT.md) that every command
 // opens without parsing JSON. `sightline bench open TRACE`: snapshot open time vs JSON load.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "core/json_writer.h"
-#include "core/snapshot.h"
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
+#include "core/snapshot/snapshot.h"
+#include "core/text/json_writer.h"
 
 namespace sl::cli {
 namespace {

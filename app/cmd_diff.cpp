@@ -12,7 +12,7 @@
 #include "app/commands.h"
 #include "app/job_open.h"
 #include "core/diff/trace_diff.h"
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
 
 namespace sl::cli {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "app/commands.h"
 #include "app/job_open.h"
-#include "core/trace_info.h"
-#include "core/trace_loader.h"
+#include "core/open_trace.h"
+#include "core/report/trace_info.h"
 
 namespace sl::cli {
 namespace {

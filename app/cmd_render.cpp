@@ -11,16 +11,17 @@
 
 #include "app/commands.h"
 #include "app/job_open.h"
-#include "core/analysis/job_overview.h"
 #include "core/analysis/common.h"
 #include "core/analysis/critical_path.h"
 #include "core/analysis/idle_time.h"
+#include "core/analysis/job_overview.h"
 #include "core/analysis/kernel_breakdown.h"
 #include "core/analysis/launch_stats.h"
 #include "core/analysis/roofline.h"
 #include "core/analysis/temporal_breakdown.h"
 #include "core/diff/trace_diff.h"
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
+#include "core/present/time_axis.h"
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
 #include "figures/critical_path_figure.h"
@@ -28,7 +29,6 @@
 #include "figures/ranks_figure.h"
 #include "figures/roofline_figure.h"
 #include "figures/timeline_figure.h"
-#include "core/present/time_axis.h"
 
 namespace sl::cli {
 namespace {

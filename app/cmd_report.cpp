@@ -17,8 +17,8 @@
 #include "core/analysis/job_report.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
-#include "core/trace_info.h"
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
+#include "core/report/trace_info.h"
 
 namespace sl::cli {
 namespace {

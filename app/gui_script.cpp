@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "app/gui.h"
-#include "core/issue_classes.h"
-#include "core/json_writer.h"
-#include "figures/timeline_figure.h"
 #include "core/present/time_axis.h"
+#include "core/report/issue_classes.h"
+#include "core/text/json_writer.h"
+#include "figures/timeline_figure.h"
 
 namespace sl::gui {
 

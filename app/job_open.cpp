@@ -4,7 +4,7 @@
 #include <mutex>
 #include <set>
 
-#include "core/import_issues.h"
+#include "core/store/import_issues.h"
 
 namespace sl::cli {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/analysis/collectives.h"
-#include "core/job.h"
-#include "core/snapshot_cache.h"
+#include "core/job/job.h"
+#include "core/open_trace.h"
 
 namespace sl::cli {
 
@@ -20,7 +20,7 @@ struct CliTrace : OpenedTrace {
   ~CliTrace();
 };
 
-// Opens `path` through the process's cache (core/snapshot_cache.h), or without it (benchmarks
+// Opens `path` through the process's cache (core/snapshot/snapshot_cache.h), or without it (benchmarks
 // that time the load); cache notices go to stderr, one line each.
 void open_cached(const std::string& path, CliTrace& out, bool use_cache = true);
 // Prints the load's error ("sightline: ERROR", returns false) or its warning.

@@ -5,7 +5,7 @@
 
 #include "app/commands.h"
 #include "app/gui.h"
-#include "core/snapshot_cache.h"
+#include "core/snapshot/snapshot_cache.h"
 
 namespace sl::cli {
 int exit_code = 0;

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <map>
 
-#include "core/short_names.h"
+#include "core/names/short_names.h"
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 #include "figures/timeline_figure.h"
-#include "core/present/palette.h"
-#include "core/present/time_axis.h"
 
 namespace sl::fig {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
+#include "core/names/short_names.h"
 #include "core/present/critical_path_palette.h"
 #include "core/present/time_axis.h"
-#include "core/short_names.h"
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/analysis/job_overview.h"
-#include "core/job.h"
+#include "core/job/job.h"
 #include "figures/scene.h"
 #include "figures/style.h"
 

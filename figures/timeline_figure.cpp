@@ -8,13 +8,13 @@
 #include <map>
 #include <memory>
 
-#include "core/data_range.h"
-#include "core/short_names.h"
-#include "core/track_names.h"
-#include "figures/cairo_output.h"
-#include "figures/legend.h"
+#include "core/names/short_names.h"
+#include "core/names/track_names.h"
 #include "core/present/palette.h"
 #include "core/present/time_axis.h"
+#include "core/store/data_range.h"
+#include "figures/cairo_output.h"
+#include "figures/legend.h"
 
 namespace sl::fig {
 namespace {
@@ -450,7 +450,7 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
 
 }  // namespace
 
-// Rows are named as in the timeline (core/track_names.h).
+// Rows are named as in the timeline (core/names/track_names.h).
 std::string process_label(const TraceStore& store, uint32_t p) { return process_display_name(store, p); }
 
 std::string track_label(const TraceStore& store, uint32_t track) { return track_display_name(store, track); }

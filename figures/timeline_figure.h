@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/analysis/idle_time.h"
-#include "core/trace_store.h"
+#include "core/store/trace_store.h"
 #include "figures/scene.h"
 #include "figures/style.h"
 

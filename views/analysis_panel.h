@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string>
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/breakdown_view.h"
-#include "views/cupti_counters_view.h"
 #include "views/critical_path_view.h"
+#include "views/cupti_counters_view.h"
 #include "views/idle_view.h"
 #include "views/insights_view.h"
 #include "views/latency_view.h"

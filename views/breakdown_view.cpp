@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/format.h"
 #include "core/analysis/kernel_breakdown.h"
-#include "core/short_names.h"
-#include "views/pattern_model.h"
+#include "core/names/short_names.h"
 #include "core/present/time_axis.h"
+#include "core/text/format.h"
+#include "views/pattern_model.h"
 
 namespace sl::views {
 

@@ -2,7 +2,7 @@
 // statistics, per-iteration bars and CPU–GPU coupling per iteration.
 #pragma once
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/view_context.h"
 

@@ -2,10 +2,10 @@
 
 #include <imgui.h>
 
-#include "core/format.h"
+#include "core/names/short_names.h"
 #include "core/present/critical_path_palette.h"
 #include "core/present/time_axis.h"
-#include "core/short_names.h"
+#include "core/text/format.h"
 
 namespace sl::views {
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/analysis/critical_path_contributors.h"
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/view_context.h"
 

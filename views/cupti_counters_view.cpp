@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/format.h"
+#include "core/names/short_names.h"
 #include "core/present/series_palette.h"
-#include "core/short_names.h"
+#include "core/text/format.h"
 
 namespace sl::views {
 

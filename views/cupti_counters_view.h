@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/analysis/roofline.h"
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/view_context.h"
 

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "core/analysis/launch_stats.h"
-#include "core/short_names.h"
-#include "core/track_names.h"
+#include "core/names/short_names.h"
+#include "core/names/track_names.h"
 #include "core/present/time_axis.h"
 
 namespace sl::views {

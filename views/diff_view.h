@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/diff/trace_diff.h"
-#include "core/json_writer.h"
 #include "core/present/diff_palette.h"
+#include "core/text/json_writer.h"
 #include "views/workspace.h"
 
 namespace sl::views {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/analysis_panel.h"
 #include "views/figure_export.h"
 

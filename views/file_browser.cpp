@@ -14,7 +14,7 @@ static bool is_trace(const fs::path& p) {
   std::string name = p.filename().string();
   return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite") ||
          name.ends_with(".sqlite.gz") || name.ends_with(".nsys-rep") ||  // Nsight Systems reports
-         name.ends_with(".slsnap");  // snapshots (core/SNAPSHOT.md)
+         name.ends_with(".slsnap");  // snapshots (core/snapshot/SNAPSHOT.md)
 }
 
 FileBrowser::FileBrowser() { set_folder(fs::current_path()); }

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "core/short_names.h"
+#include "core/names/short_names.h"
 #include "core/present/time_axis.h"
 
 namespace sl::views {

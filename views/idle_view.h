@@ -2,7 +2,7 @@
 // categories. Clicking a cause steps through its gaps on the timeline, longest first.
 #pragma once
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/view_context.h"
 

@@ -1,7 +1,7 @@
 // Insights: ranked findings, each with the time it costs and a link to where it happens.
 #pragma once
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/insights_model.h"
 #include "views/view_context.h"
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/analysis/job_overview.h"
-#include "core/job.h"
+#include "core/job/job.h"
 #include "views/insights_model.h"
 #include "views/timeline_view.h"
 

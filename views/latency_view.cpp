@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/short_names.h"
+#include "core/names/short_names.h"
 #include "core/present/time_axis.h"
 
 namespace sl::views {

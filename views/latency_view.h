@@ -2,7 +2,7 @@
 // duration with quantile and cutoff markers; brushing bins highlights their kernels.
 #pragma once
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/latency_model.h"
 #include "views/view_context.h"

@@ -8,7 +8,7 @@
 #include "core/capture/live_server.h"
 #include "core/capture/trace_output.h"
 #include "core/present/time_axis.h"
-#include "core/snapshot.h"
+#include "core/snapshot/snapshot.h"
 #include "views/analysis_model.h"
 
 namespace sl::views {

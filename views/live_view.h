@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/live_feed.h"
 #include "views/workspace.h"
 
@@ -39,7 +39,7 @@ public:
   // Writes the capture as Kineto JSON (gzip for .gz) on a background thread; `wait` blocks
   // until written (scripts). Returns "" or the error.
   std::string save(const std::string& path, bool wait);
-  // Writes the shown store as a snapshot (core/snapshot.h; opens like any trace) on a
+  // Writes the shown store as a snapshot (core/snapshot/snapshot.h; opens like any trace) on a
   // background thread; batches wait until it is written. Returns "" or the error.
   std::string save_snapshot(const std::string& path, bool wait);
 

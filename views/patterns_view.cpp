@@ -4,9 +4,9 @@
 
 #include <cstdio>
 
-#include "core/format.h"
-#include "core/short_names.h"
+#include "core/names/short_names.h"
 #include "core/present/time_axis.h"
+#include "core/text/format.h"
 
 namespace sl::views {
 

@@ -2,7 +2,7 @@
 // repeated kernels. Selecting a row highlights every occurrence; next/previous walks them.
 #pragma once
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/pattern_model.h"
 #include "views/view_context.h"

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "core/format.h"
-#include "core/short_names.h"
+#include "core/names/short_names.h"
 #include "core/present/time_axis.h"
+#include "core/text/format.h"
 #include "views/timeline_view.h"
 
 namespace sl::views {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace_store.h"
+#include "core/store/trace_store.h"
 
 namespace sl::views {
 

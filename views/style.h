@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/trace_store.h"
 #include "core/present/palette.h"
+#include "core/store/trace_store.h"
 
 namespace sl::views {
 

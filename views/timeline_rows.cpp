@@ -11,13 +11,13 @@
 #include <type_traits>
 
 #include "core/analysis/idle_time.h"
-#include "core/format.h"
+#include "core/names/short_names.h"
+#include "core/names/track_names.h"
+#include "core/present/critical_path_palette.h"
 #include "core/present/gallop.h"
 #include "core/present/palette.h"
-#include "core/present/critical_path_palette.h"
 #include "core/present/time_axis.h"
-#include "core/short_names.h"
-#include "core/track_names.h"
+#include "core/text/format.h"
 #include "views/range_stats.h"
 #include "views/timeline_view.h"
 

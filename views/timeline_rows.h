@@ -22,8 +22,8 @@
 
 #include "core/present/range_min_max.h"
 #include "core/present/sampled_keys.h"
-#include "core/huge_pages.h"
-#include "core/trace_store.h"
+#include "core/store/huge_pages.h"
+#include "core/store/trace_store.h"
 #include "views/style.h"
 
 namespace sl::views {

@@ -16,7 +16,7 @@
 #include "core/present/range_min_max.h"
 #include "core/present/slice_children.h"
 #include "core/present/slice_links.h"
-#include "core/trace_store.h"
+#include "core/store/trace_store.h"
 #include "views/style.h"
 #include "views/timeline_rows.h"
 

@@ -9,8 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "core/snapshot_cache.h"
-#include "core/trace_loader.h"
+#include "core/open_trace.h"
 #include "views/analysis_panel.h"
 #include "views/timeline_view.h"
 

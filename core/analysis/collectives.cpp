@@ -8,7 +8,7 @@
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
 #include "core/analysis/report_tables.h"
-#include "core/job.h"
+#include "core/job/job.h"
 
 namespace sl::analysis {
 

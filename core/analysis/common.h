@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/trace_store.h"
+#include "core/store/trace_store.h"
 
 namespace sl::analysis {
 

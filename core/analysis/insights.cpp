@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "core/analysis/report.h"
-#include "core/diff/ops_diff.h"
+#include "core/analysis/report_result.h"
+#include "core/names/hta_short_name.h"
 
 namespace sl::analysis {
 
@@ -269,7 +269,7 @@ void fusion(const Report& r, TimeNs span, std::vector<Insight>& out) {
   std::snprintf(prox, sizeof prox, "%.2f", c.proximity);
   in.title = "A chain of " + std::to_string(c.chain.size()) + " kernels repeats " + std::to_string(c.count) +
              " times and is worth fusing";
-  in.detail = "The chain " + diff::short_name(c.chain.front()) + " → … → " + diff::short_name(c.chain.back()) +
+  in.detail = "The chain " + hta_short_name(c.chain.front()) + " → … → " + hta_short_name(c.chain.back()) +
               " always runs in this order (proximity " + prox + ", " + std::to_string(c.count) +
               " occurrences). Fusing it saves about " + duration_text(c.saving) +
               ": a launch per fused kernel and the idle gaps between them (queue time is not counted).";

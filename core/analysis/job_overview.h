@@ -19,7 +19,7 @@
 #include "core/analysis/collectives.h"
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
-#include "core/job.h"
+#include "core/job/job.h"
 
 namespace sl::analysis {
 

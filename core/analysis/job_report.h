@@ -9,7 +9,7 @@
 #include "core/analysis/collectives.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_tables.h"
-#include "core/job.h"
+#include "core/job/job.h"
 
 namespace sl::analysis {
 

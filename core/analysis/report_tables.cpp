@@ -1,8 +1,8 @@
 #include "core/analysis/report_tables.h"
 
-#include "core/format.h"
-#include "core/json_writer.h"
-#include "core/short_names.h"
+#include "core/names/short_names.h"
+#include "core/text/format.h"
+#include "core/text/json_writer.h"
 
 #include <charconv>
 #include <cmath>
@@ -452,7 +452,7 @@ std::string render_csv(const Table& t) {
   return o;
 }
 
-// The text format is for people (core/format.h): durations in the unit that fits, percentages
+// The text format is for people (core/text/format.h): durations in the unit that fits, percentages
 // with one decimal, counts with thousands separators. Identifier columns (rank, stream, ...) print
 // as they are; JSON and CSV keep full precision.
 namespace {
@@ -504,7 +504,7 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     return;
   }
   // Name columns are never cut: a cut name can read like another one. They show their short
-  // form, which stays distinct among every name of the table (core/short_names.h).
+  // form, which stays distinct among every name of the table (core/names/short_names.h).
   std::vector<bool> is_name(t.columns.size());
   std::vector<std::string_view> names;
   for (size_t k = 0; k < t.columns.size(); ++k) is_name[k] = is_name_column(t.columns[k]);

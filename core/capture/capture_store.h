@@ -8,8 +8,8 @@
 
 #include "core/capture/activity_record.h"
 #include "core/capture/record_events.h"
-#include "core/trace_builder.h"
-#include "core/trace_store.h"
+#include "core/store/trace_builder.h"
+#include "core/store/trace_store.h"
 
 namespace sl::capture {
 

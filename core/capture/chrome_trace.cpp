@@ -1,6 +1,6 @@
 #include "core/capture/chrome_trace.h"
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 
 namespace sl::capture {
 namespace {

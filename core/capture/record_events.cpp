@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/json_writer.h"
+#include "core/text/json_writer.h"
 
 namespace sl::capture {
 namespace {

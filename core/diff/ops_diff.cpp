@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/names/hta_short_name.h"
+
 namespace sl::diff {
 
 using analysis::EventTable;
@@ -17,30 +19,6 @@ std::string_view device_name(Device d) {
     case Device::All: return "all";
   }
   return "all";
-}
-
-std::string short_name(std::string_view name) {
-  if (name.find('<') == std::string_view::npos && name.find('(') == std::string_view::npos) return std::string(name);
-  if (name.starts_with("Memcpy") || name.starts_with("Memset")) return std::string(name);
-  // A stack of kept characters: a closing bracket pops back to its opener (and the opener).
-  std::string kept;
-  kept.reserve(name.size());
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (c == '-' && i + 1 < name.size() && name[i + 1] == '>') {
-      ++i;
-      continue;
-    }
-    if (c == '>' || c == ')') {
-      char open = c == '>' ? '<' : '(';
-      while (!kept.empty() && kept.back() != open) kept.pop_back();
-      if (!kept.empty()) kept.pop_back();
-    } else {
-      kept.push_back(c);
-    }
-  }
-  size_t space = kept.rfind(' ');
-  return space == std::string::npos ? kept : kept.substr(space + 1);
 }
 
 namespace {
@@ -147,7 +125,7 @@ OpsSummary ops_summary(const EventTable& t, const OpsSelection& sel) {
     std::string_view raw = t.store->strings.view(id);
     // Sightline: the compared steps may carry different numbers; they are one operator.
     if (t.mode == Mode::Sightline && step_number(raw)) raw = "ProfilerStep#*";
-    std::string name = sel.short_names ? short_name(raw) : std::string(raw);
+    std::string name = sel.short_names ? hta_short_name(raw) : std::string(raw);
     OpsSummaryRow& dst = by_name[name];
     dst.name = name;
     dst.count += row.count;

@@ -20,10 +20,6 @@ namespace sl::diff {
 enum class Device : uint8_t { Cpu, Gpu, All };
 std::string_view device_name(Device d);
 
-// HTA's shorten_name: drop "->", remove balanced <...> and (...), keep the last space-separated
-// token; names without '<' or '(' and memory activities (Memcpy/Memset) are kept whole.
-std::string short_name(std::string_view name);
-
 // Iteration numbers of a table: ProfilerStep#N names (HTA: symbol table order, sorted);
 // Sightline: the store's iterations. Sorted ascending, unique.
 std::vector<int64_t> table_iterations(const analysis::EventTable& table);

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "core/short_names.h"
-#include "core/string_pool.h"
+#include "core/names/short_names.h"
+#include "core/store/string_pool.h"
 
 namespace sl::present {
 namespace {
@@ -102,7 +102,7 @@ const char* idle_cause_label(int cause) {
 
 bool prefers_dark_text(Rgb fill) { return 0.299f * fill.r + 0.587f * fill.g + 0.114f * fill.b > 0.55f * 255.f; }
 
-// One rule for every caller: core/short_names.h (memory names whole, "->" not a bracket).
+// One rule for every caller: core/names/short_names.h (memory names whole, "->" not a bracket).
 std::string short_name(std::string_view name) { return base_short_name(name); }
 
 }  // namespace sl::present

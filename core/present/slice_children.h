@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "core/trace_store.h"
+#include "core/store/trace_store.h"
 
 namespace sl::present {
 

@@ -1,6 +1,6 @@
 #include "core/present/time_axis.h"
 
-#include "core/format.h"
+#include "core/text/format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -24,7 +24,7 @@ const Unit& unit_for(double ns) {
 
 }  // namespace
 
-// One rule for every duration a person reads (core/format.h).
+// One rule for every duration a person reads (core/text/format.h).
 std::string format_duration(double ns) { return human::duration(ns); }
 
 int64_t tick_step(double min_ns) {

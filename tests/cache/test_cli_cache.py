@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The snapshot cache from the CLI (core/SNAPSHOT.md, "The cache"), each case with a cache folder
+"""The snapshot cache from the CLI (core/snapshot/SNAPSHOT.md, "The cache"), each case with a cache folder
 of its own ($XDG_CACHE_HOME under a temporary folder; the suite's SIGHTLINE_NO_CACHE is unset):
 
 - the whole golden suite passes twice in a row with the cache on (the second time from the cache);

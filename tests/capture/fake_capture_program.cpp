@@ -25,7 +25,7 @@
 #include <thread>
 
 #include "core/capture/live_protocol.h"
-#include "tests/unit/capture_test_util.h"
+#include "tests/unit/capture/capture_test_util.h"
 
 namespace {
 

@@ -1,8 +1,8 @@
 // What every fuzz target does with a store its reader produced: describe it and ask every query
 // of every slice, so that a store a reader built wrongly fails here, under the sanitizers.
 #pragma once
-#include "core/trace_info.h"
-#include "core/trace_store.h"
+#include "core/report/trace_info.h"
+#include "core/store/trace_store.h"
 
 namespace sl::fuzz {
 

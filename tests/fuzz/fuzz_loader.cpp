@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/trace_loader.h"
+#include "core/import/kineto/kineto_loader.h"
 #include "tests/fuzz/exercise_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

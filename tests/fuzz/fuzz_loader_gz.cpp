@@ -1,4 +1,4 @@
-// libFuzzer target: the streaming `.json.gz` path (core/gzip_stream.h). Input that starts with
+// libFuzzer target: the streaming `.json.gz` path (core/import/common/gzip_stream.h). Input that starts with
 // the gzip magic is loaded as it is (corrupt, cut-off and multi-member streams); other input is
 // the JSON, written as gzip members of 1 to 64 bytes (its last byte picks the size) so that
 // member and decompression boundaries fall everywhere. A store or a clean error, never a crash.
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/trace_loader.h"
+#include "core/import/trace_loader.h"
 #include "tests/fuzz/exercise_store.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/nsys_loader.h"
+#include "core/import/nsys/nsys_loader.h"
 #include "tests/fuzz/exercise_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,4 @@
-// libFuzzer target for the direct SQLite b-tree reader (core/nsys_btree.cpp) on its own: any
+// libFuzzer target for the direct SQLite b-tree reader (core/import/nsys/nsys_btree.cpp) on its own: any
 // bytes as a database image, each of the first pages tried as a table's root, every leaf decoded
 // (on this thread and through the pipeline of two decoding threads), for integers only and for
 // columns of every kind (TEXT and REAL as NVTX ranges ask, the rowid as StringIds' id). It must
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/nsys_btree.h"
+#include "core/import/nsys/nsys_btree.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view image(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target for snapshot files (core/snapshot.cpp): any bytes must give a store or a clean
+// libFuzzer target for snapshot files (core/snapshot/snapshot.cpp): any bytes must give a store or a clean
 // error (no crash, leak or undefined behaviour), and a store must answer every query. Inputs
 // whose first byte is odd are resealed first (sizes and checksums recomputed), so mutations
 // reach the section readers and consistency checks instead of stopping at a checksum.
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/snapshot.h"
+#include "core/snapshot/snapshot.h"
 #include "tests/fuzz/exercise_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/decimal.h"
-#include "core/file_reader.h"
-#include "core/gzip_stream.h"
+#include "core/import/common/file_reader.h"
+#include "core/import/common/gzip_stream.h"
+#include "core/text/decimal.h"
 
 namespace {
 
@@ -77,7 +77,7 @@ public:
 
 private:
   static size_t member_size(const std::string& text, size_t at) { return std::min(kMemberBytes, text.size() - at); }
-  // A gzip member whose header carries its compressed size (core/gzip_stream.h, subfield "Sl"),
+  // A gzip member whose header carries its compressed size (core/import/common/gzip_stream.h, subfield "Sl"),
   // so that the loader can split the file between two decompressing threads.
   void write_member(std::string_view json) {
     compressed_.resize(libdeflate_deflate_compress_bound(compressor_, json.size()));

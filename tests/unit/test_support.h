@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/trace_loader.h"
+#include "core/import/kineto/kineto_loader.h"
 
 namespace sl::test {
 

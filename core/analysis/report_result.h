@@ -1,0 +1,60 @@
+// What run_report (core/analysis/report.h) fills: one optional result per analysis, the notes and
+// the timings. The insights read it without depending on how it is run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/analysis/comm_overlap.h"
+#include "core/analysis/common.h"
+#include "core/analysis/counters.h"
+#include "core/analysis/coupling.h"
+#include "core/analysis/critical_path.h"
+#include "core/analysis/cupti_counters.h"
+#include "core/analysis/fusion.h"
+#include "core/analysis/idle_time.h"
+#include "core/analysis/insights.h"
+#include "core/analysis/kernel_breakdown.h"
+#include "core/analysis/kernel_sequences.h"
+#include "core/analysis/launch_stats.h"
+#include "core/analysis/temporal_breakdown.h"
+
+namespace sl::analysis {
+
+struct ReportOptions {
+  TableOptions table;
+  std::vector<std::string> only;  // empty = all
+  std::string operator_name;      // kernel_sequences; empty = skipped with a note
+  CouplingOptions coupling;
+  CriticalPathOptions critical_path;  // --annotation, --instance
+};
+
+struct Report {
+  EventTable table;
+  std::optional<TemporalBreakdown> temporal;
+  std::optional<std::vector<IdleBreakdownRow>> idle;
+  std::optional<IdleCauses> causes;
+  std::optional<KernelBreakdown> kernels;
+  std::optional<std::vector<DurationHistogram>> durations;
+  std::optional<LaunchStats> launches;
+  std::optional<std::vector<QueueLengthStream>> queues;
+  std::optional<std::vector<MemoryBandwidthKind>> bandwidth;
+  std::optional<std::vector<MemoryInUse>> memory;
+  std::optional<CommCompOverlap> overlap;
+  std::optional<Coupling> coupling;
+  std::optional<std::vector<FusionCandidate>> fusion;
+  std::optional<std::vector<RepeatedKernel>> repeated;
+  std::optional<std::vector<KernelSequence>> sequences;
+  std::optional<std::vector<Insight>> insights;  // Sightline mode only; ranked, costs bounded
+  std::optional<CuptiCounters> cupti;
+  std::optional<CriticalPath> critical_path;  // only when asked for (--only critical_path)
+  std::vector<std::string> notes;
+  std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
+  bool wants(std::string_view name) const;
+  std::vector<std::string> only;
+};
+
+}  // namespace sl::analysis

@@ -1,0 +1,24 @@
+// The `info` summary of a loaded trace: counts, span, devices, iterations, import issues.
+#pragma once
+
+#include <string>
+
+#include "core/store/trace_store.h"
+
+namespace sl {
+
+struct TraceSummary {
+  uint64_t processes = 0, threads = 0, gpu_streams = 0, async_tracks = 0, counter_series = 0;
+  uint64_t slices = 0, instants = 0, gpu_activities = 0, kernels = 0, launch_links = 0, flows_bound = 0;
+};
+
+TraceSummary summarize(const TraceStore& store);
+// The `info --format json` object; load_seconds < 0 leaves it out.
+std::string info_json(const TraceStore& store, double load_seconds = -1);
+// Aligned text for people, with the import issues and their first byte offsets.
+std::string info_text(const TraceStore& store, double load_seconds = -1);
+// The `loaded in` value of info_text (and a job's): "4.62 ms", "310 µs" (a snapshot opens in
+// less than a millisecond, which "%.3f s" showed as 0.000 s).
+std::string load_time_text(double seconds);
+
+}  // namespace sl

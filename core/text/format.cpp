@@ -1,0 +1,87 @@
+#include "core/text/format.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace sl::human {
+namespace {
+
+struct Unit {
+  double ns;
+  const char* name;
+};
+constexpr Unit kUnits[] = {{1, "ns"}, {1e3, "\xC2\xB5s"}, {1e6, "ms"}, {1e9, "s"}};
+constexpr int kUnitCount = 4;
+
+// `v` rounded to three significant digits.
+double round3(double v) {
+  if (v == 0) return 0;
+  double scale = std::pow(10.0, 2 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
+// `sign` then `digits` with a comma every three digits from the right: ("-", "1234567") →
+// "-1,234,567". Built by appending (GCC 12 warns, wrongly, on std::string::insert here).
+std::string group_thousands(std::string_view sign, std::string_view digits) {
+  std::string out(sign);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string duration(double ns) {
+  if (ns == 0 || !std::isfinite(ns)) return ns == 0 ? "0" : "n/a";
+  const char* sign = ns < 0 ? "-" : "";
+  double abs_ns = std::fabs(ns);
+  if (abs_ns < 999.5 && ns == std::floor(ns)) return duration(int64_t(ns));  // whole ns: exact
+  // The largest unit the value reaches, after rounding (999.6 µs is "1.00 ms", not "1000 µs").
+  int u = 0;
+  while (u + 1 < kUnitCount && round3(abs_ns / kUnits[u + 1].ns) >= 1) ++u;
+  double exact = abs_ns / kUnits[u].ns, v = round3(exact);
+  if (v >= 1000) return group_thousands(sign, std::to_string(std::llround(exact))) + " " + kUnits[u].name;
+  int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%.*f %s", sign, decimals, v, kUnits[u].name);
+  return buf;
+}
+
+std::string duration(int64_t ns) {
+  if (ns != 0 && std::llabs(ns) < 1000) return std::to_string(ns) + " ns";  // exact
+  return duration(double(ns));
+}
+
+std::string percent(double pct) {
+  if (!std::isfinite(pct)) return "n/a";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return std::string(buf) == "-0.0%" ? "0.0%" : buf;
+}
+
+std::string count(int64_t n) {
+  uint64_t magnitude = n < 0 ? uint64_t(-(n + 1)) + 1 : uint64_t(n);
+  return group_thousands(n < 0 ? "-" : "", std::to_string(magnitude));
+}
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0) return "0";
+  double a = std::fabs(v);
+  if (a >= 999.5) return group_thousands(v < 0 ? "-" : "", std::to_string(std::llround(a)));
+  if (a < 0.0001) return v < 0 ? "-<0.0001" : "<0.0001";
+  int decimals = std::max(0, 3 - int(std::floor(std::log10(a))));
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+}  // namespace sl::human

@@ -1,0 +1,344 @@
+// A job tab's rank overview: per-rank (or per-band) busy and idle-cause columns drawn as the
+// timeline's pinned custom rows, the overview strip's mean busy, and the rows' hover and click.
+#include "views/job_view.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include "core/present/palette.h"
+#include "core/present/time_axis.h"
+#include "views/job_view_overview_row.h"
+#include "views/job_view_text.h"
+
+namespace sl::views {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr ImU32 kBusyColor = IM_COL32(0, 114, 178, 255);  // Okabe–Ito blue, as the figure
+constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
+constexpr ImU32 kCutColor = IM_COL32(230, 150, 0, 255);  // a rank whose file is cut off: amber, a warning
+
+ImU32 cause_color(int cause, int alpha) {
+  present::Rgb c = present::idle_cause_rgb(cause);
+  return IM_COL32(c.r, c.g, c.b, alpha);
+}
+
+}  // namespace
+
+const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
+
+// One rank's columns in two layers, each merging equal neighbours into one rectangle: the idle
+// cause as background (where the column is not fully busy), then busy as bar height, quantised
+// to `levels` (the row's pixel height). Built once per re-binning and row height, so a frame
+// that keeps its view only replays the runs.
+void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels) {
+  levels = quantised_levels;
+  idle.clear(), busy.clear();
+  size_t n = b.busy.size();
+  std::vector<uint8_t> level(n);
+  for (size_t i = 0; i < n; ++i) {  // std::lround for v >= 0 (halves up), without its library call
+    float v = b.busy[i] * float(levels);
+    int whole = int(v);
+    level[i] = uint8_t(whole + (v - float(whole) >= 0.5f));
+  }
+  auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;
+    if (idle_at(i) >= 0) idle.push_back({uint32_t(i), uint32_t(j), idle_at(i)});
+  }
+  for (size_t i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && level[j] == level[i];) ++j;
+    if (level[i] > 0) busy.push_back({uint32_t(i), uint32_t(j), int8_t(level[i])});
+  }
+}
+
+namespace {
+
+// The runs above as rectangles; the vertex count follows the width and the row height, not events.
+void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y, float h) {
+  for (const auto& r : p.idle)
+    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y), ImVec2(x0 + float(r.x1), y + h), cause_color(r.value, 140));
+  for (const auto& r : p.busy)
+    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y + h - h * float(r.value) / float(p.levels)), ImVec2(x0 + float(r.x1), y + h),
+                      kBusyColor);
+}
+
+}  // namespace
+
+// The overview strip over the job's whole range: the mean of every loaded rank's busy fraction
+// per column (so it shows the job before any rank is expanded), re-binned only when the range,
+// the width or the clocks change: O(columns · log n) per rank then, nothing per frame.
+const std::vector<float>& JobView::strip_busy(TimeNs start, TimeNs end, int columns) {
+  StripCache& c = strip_;
+  if (c.start == start && c.end == end && c.columns == columns && c.version == overview_version_) return c.busy;
+  c.start = start, c.end = end, c.columns = columns, c.version = overview_version_;
+  c.busy.assign(size_t(std::max(columns, 0)), 0.f);
+  c.busy_ns = 0;
+  std::vector<TimeNs> edges = analysis::column_edges(start, end, columns);
+  if (edges.empty() || overview_.ranks.empty()) return c.busy;
+  for (const analysis::RankActivity& rank : overview_.ranks) {
+    analysis::RankBins bins = analysis::bin_rank(rank, edges);
+    for (size_t i = 0; i < c.busy.size() && i < bins.busy.size(); ++i) c.busy[i] += bins.busy[i];
+  }
+  auto ranks = float(overview_.ranks.size());
+  for (size_t i = 0; i < c.busy.size(); ++i) {
+    c.busy[i] /= ranks;
+    if (i + 1 < edges.size()) c.busy_ns += double(c.busy[i]) * double(edges[i + 1] - edges[i]);
+  }
+  return c.busy;
+}
+
+int JobView::instance_at(size_t row, TimeNs t, TimeNs tolerance) const {
+  const std::vector<Span>& spans = spans_[row];
+  auto it = std::upper_bound(spans.begin(), spans.end(), t + tolerance, [](TimeNs v, const Span& s) { return v < s.start; });
+  int best = -1;
+  TimeNs best_distance = tolerance + 1;
+  // Occurrences never overlap much on one rank: look back a few from the first past `t`.
+  for (int k = 0; k < 8 && it != spans.begin(); ++k) {
+    --it;
+    TimeNs d = t < it->start ? it->start - t : t > it->end ? t - it->end : 0;
+    if (d < best_distance) best_distance = d, best = it->instance;
+  }
+  return best;
+}
+
+// One column per pixel of the timeline's slice area, over its window; only when that changed.
+void JobView::rebin(const TimeMapping& map) {
+  int columns = std::max(1, int(map.x1 - map.x0));
+  if (bins_t0_ == map.t0 && bins_t1_ == map.t1 && bins_columns_ == columns && bins_.size() == overview_.ranks.size()) return;
+  bins_.resize(overview_.ranks.size());
+  std::vector<TimeNs> edges = analysis::column_edges(TimeNs(map.t0), TimeNs(map.t1), columns);
+  for (size_t i = 0; i < overview_.ranks.size(); ++i) bins_[i] = analysis::bin_rank(overview_.ranks[i], edges);
+  bins_t0_ = map.t0, bins_t1_ = map.t1, bins_columns_ = columns;
+  ++bins_version_;
+}
+
+const JobView::ProfileRuns& JobView::runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins,
+                                             uint64_t version, float height) {
+  if (cache.size() <= i) cache.resize(i + 1);
+  ProfileRuns& runs = cache[i];
+  int levels = std::clamp(int(height), 1, 16);
+  if (runs.version != version || runs.levels != levels) {
+    runs.build(bins, levels);
+    runs.version = version;
+  }
+  return runs;
+}
+
+std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
+  return {row * group_, std::min(job_->ranks.size(), (row + 1) * group_)};
+}
+
+// Many ranks: each row stands for `group_` consecutive ranks, with their mean busy fraction and
+// the idle cause most of them show in the column.
+void JobView::rebuild_bands() {
+  if (group_ <= 1 || (bands_version_ == bins_version_ && bands_group_ == group_)) return;
+  size_t rows = (job_->ranks.size() + group_ - 1) / group_, columns = size_t(bins_columns_);
+  bands_.assign(rows, {});
+  for (size_t d = 0; d < rows; ++d) {
+    analysis::RankBins& band = bands_[d];
+    band.busy.assign(columns, 0.f);
+    band.cause.assign(columns, -1);
+    std::vector<std::array<uint16_t, analysis::kIdleCauseCount>> votes(columns);
+    size_t members = 0;
+    auto [a, b] = row_ranks(d);
+    for (size_t r = a; r < b; ++r) {
+      int k = ov_index(job_->ranks[r].rank);
+      if (k < 0) continue;
+      ++members;
+      const analysis::RankBins& bins = bins_[size_t(k)];
+      for (size_t c = 0; c < columns && c < bins.busy.size(); ++c) {
+        band.busy[c] += bins.busy[c];
+        if (bins.cause[c] >= 0) ++votes[c][size_t(bins.cause[c])];
+      }
+    }
+    for (size_t c = 0; c < columns; ++c) {
+      if (members) band.busy[c] /= float(members);
+      uint16_t best = 0;
+      for (int k = 0; k < analysis::kIdleCauseCount; ++k)
+        if (votes[c][size_t(k)] > best) best = votes[c][size_t(k)], band.cause[c] = int8_t(k);
+    }
+  }
+  bands_version_ = bins_version_, bands_group_ = group_;
+}
+
+void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, float x0, float x1, float y, float h, bool labelled) {
+  auto [a, b] = row_ranks(row);
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  size_t loaded = 0;
+  TimeNs worst_wait = 0;
+  for (size_t r = a; r < b; ++r) {
+    loaded += job_->ranks[r].ok();
+    if (const auto* s = analysis::straggler_of(overview_.collectives, job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
+  }
+  if (labelled) {
+    std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
+    dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
+    std::string summary = "max wait " + ms(worst_wait);
+    dl->AddText(ImVec2(header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x, y), ink, summary.c_str());
+  }
+  if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+  else draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
+}
+
+// ---- the overview rows, as custom rows of the job's timeline ------------------------------
+
+// This frame's rows: they shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond
+// that each row aggregates consecutive ranks, so every rank stays on screen in `height` pixels.
+void JobView::layout_overview(float height) {
+  size_t n = job_->ranks.size();
+  size_t rows_fit = std::max<size_t>(1, size_t(height / 3));
+  group_ = n > rows_fit ? (n + rows_fit - 1) / rows_fit : 1;
+  size_t rows = (n + group_ - 1) / group_;
+  row_height_ = std::clamp(std::floor(height / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
+  if (overview_rows_.size() != rows) {
+    overview_rows_.clear();
+    std::vector<CustomRow*> shown;
+    for (size_t r = 0; r < rows; ++r) shown.push_back(overview_rows_.emplace_back(std::make_unique<OverviewRow>(*this, r)).get());
+    timeline_.set_custom_rows(std::move(shown));
+  }
+  rows_drawn_ = 0;
+  marked_ranks_.clear();
+  // The selected instance's arrivals by the row that shows them (one pass, not one per row).
+  arrivals_by_row_.assign(rows, {});
+  skew_first_ = INT64_MAX, skew_last_ = INT64_MIN;
+  if (selected_ < 0) return;
+  for (const auto& a : overview_.collectives.instances[size_t(selected_)].arrivals) {
+    auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
+    if (it == job_->ranks.end()) continue;
+    arrivals_by_row_[size_t(it - job_->ranks.begin()) / group_].push_back(&a);
+    skew_first_ = std::min(skew_first_, a.arrival), skew_last_ = std::max(skew_last_, a.arrival);
+  }
+}
+
+void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas,
+                                const TimeMapping& map) {
+  rebin(map);  // the first row of a frame re-bins when the window moved; the others find it done
+  rebuild_bands();
+  ++rows_drawn_;
+  float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
+  float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
+  // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
+  float font = ImGui::GetFontSize();
+  size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
+  bool labelled = row % label_every == 0;
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  dl->PushClipRect(ImVec2(header.x0, y), ImVec2(canvas.x1, y + std::max(row_height_, font + 2)), true);
+  if (group_ > 1) {
+    draw_band(dl, row, header, x0, x1, y, h, labelled);
+  } else {
+    const JobRank& jr = job_->ranks[row];
+    if (jr.rank == focused_) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(x1, y + row_height_), IM_COL32(255, 200, 0, 50));
+    float text_y = y + (label_every > 1 ? 0.f : (h - font) / 2);
+    if (labelled) dl->AddText(ImVec2(header.x0 + 4, text_y), jr.ok() ? ink : kLastColor, ("rank " + std::to_string(jr.rank)).c_str());
+    int k = ov_index(jr.rank);
+    if (!jr.ok() || k < 0) {
+      std::string text = "failed to load: " + jr.error.message;
+      if (labelled) dl->AddText(ImVec2(x0 + 4, text_y), kLastColor, text.c_str());
+      else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+    } else {
+      draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
+      if (labelled) {  // the summary column: right-aligned in the header, a cut-off marker after it
+        const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
+        std::string summary = "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
+                              (s ? ms(s->wait) : std::string("-"));
+        bool cut = !cut_off_text(jr).empty();  // the marker; the hover tooltip carries the banner text
+        float cut_w = cut ? ImGui::CalcTextSize(" \xC2\xB7 cut off").x : 0;
+        float sx = header.x1 - 8 - cut_w - ImGui::CalcTextSize(summary.c_str()).x;
+        dl->AddText(ImVec2(sx, text_y), ink, summary.c_str());
+        if (cut) dl->AddText(ImVec2(header.x1 - 8 - cut_w, text_y), kCutColor, " \xC2\xB7 cut off");
+      }
+    }
+  }
+  dl->PopClipRect();
+  draw_selected_instance(dl, row, canvas, map);
+}
+
+// The selected collective on this row: the skew band (first to last arrival, across every row),
+// each of the row's ranks' span and arrival, the last rank in red.
+void JobView::draw_selected_instance(ImDrawList* dl, size_t row, const TimelineRect& canvas, const TimeMapping& map) {
+  if (selected_ < 0 || row >= arrivals_by_row_.size() || skew_first_ > skew_last_) return;
+  const auto& in = overview_.collectives.instances[size_t(selected_)];
+  float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
+  float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
+  float fa = map.x_of(double(skew_first_)), fb = std::max(map.x_of(double(skew_last_)), fa + 1);
+  if (fb >= x0 && fa <= x1) dl->AddRectFilled(ImVec2(std::max(x0, fa), y), ImVec2(std::min(x1, fb), y + row_height_), IM_COL32(213, 30, 30, 40));
+  ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  for (const analysis::CollectiveArrival* a : arrivals_by_row_[row]) {
+    float xa = map.x_of(double(a->arrival)), xb = std::max(map.x_of(double(a->end)), xa + 1);
+    if (xb < x0 || xa > x1) continue;
+    xa = std::max(xa, x0), xb = std::min(xb, x1);
+    bool is_last = a->rank == in.last_rank;
+    if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
+      dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
+    dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
+    marked_ranks_.push_back(a->rank);
+  }
+}
+
+JobView::OverviewHit JobView::overview_hit(size_t row, ImVec2 mouse, const TimeMapping& map) const {
+  OverviewHit hit;
+  hit.t = map.t_of(mouse.x);
+  if (row * group_ >= job_->ranks.size()) return hit;
+  auto [first, last] = row_ranks(row);
+  hit.rank = first;
+  if (mouse.x < map.x0 || mouse.x > map.x1) return hit;
+  for (size_t m = first; m < last && hit.instance < 0; ++m) {
+    int k = ov_index(job_->ranks[m].rank);
+    if (k >= 0) hit.instance = instance_at(size_t(k), TimeNs(hit.t), TimeNs(4 * map.ns_per_px));
+    if (hit.instance >= 0) hit.rank = m;
+  }
+  return hit;
+}
+
+// A click selects the collective under the mouse, or, off any collective, expands or collapses the rank.
+void JobView::overview_click(size_t row, ImVec2 mouse, const TimeMapping& map) {
+  OverviewHit hit = overview_hit(row, mouse, map);
+  if (hit.rank >= job_->ranks.size()) return;
+  int64_t rank = job_->ranks[hit.rank].rank;
+  if (hit.instance >= 0) select_instance(hit.instance);
+  else if (ov_index(rank) >= 0) expand_rank(rank, expanded_source(rank) < 0);
+}
+
+void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map) {
+  OverviewHit hit = overview_hit(row, mouse, map);
+  if (hit.rank >= job_->ranks.size()) return;
+  const JobRank& jr = job_->ranks[hit.rank];
+  int col = int(mouse.x - map.x0);
+  ImGui::BeginTooltip();
+  if (group_ > 1) {
+    auto [a, b] = row_ranks(row);
+    ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
+                (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
+    if (col >= 0 && row < bands_.size() && col < int(bands_[row].busy.size()))
+      ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
+  }
+  ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
+  if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+  // A cut-off rank: the banner's words first, before the numbers it makes suspect.
+  if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
+  if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
+    ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
+                s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
+                ms(s->wait).c_str(), (unsigned long long)s->collectives);
+    ImGui::Text("last in %llu · made the others wait %s%s%s", (unsigned long long)s->late_count, ms(s->delay_caused).c_str(),
+                s->top_cause.empty() ? "" : ", mostly after ", analysis::cause_phrase(s->top_cause).c_str());
+    ImGui::Text("GPU compute %s · communication %s · idle %s", ms(s->compute).c_str(), ms(s->communication).c_str(),
+                ms(s->idle).c_str());
+  }
+  int k = ov_index(jr.rank);
+  if (k >= 0 && col >= 0 && size_t(k) < bins_.size() && col < int(bins_[size_t(k)].busy.size())) {
+    int c = bins_[size_t(k)].cause[size_t(col)];
+    ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(hit.t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+                        c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
+  }
+  ImGui::TextDisabled("header: mean iteration \xC2\xB7 time waited in collectives");
+  ImGui::TextDisabled(expanded_source(jr.rank) >= 0 ? "click: select a collective, or collapse this rank"
+                                                    : "click: select a collective, or expand this rank");
+  ImGui::EndTooltip();
+}
+
+}  // namespace sl::views
