@@ -275,6 +275,86 @@ void classify_rows(EventTable& t) {
   }
 }
 
+// §0: a kernel launched inside a collective CPU op is communication whatever its name (a custom
+// all-reduce written in Triton or CUTLASS): the launching op is the stronger signal.
+bool is_collective_op_name(std::string_view n) {
+  return n == "record_param_comms" || starts_with(n, "c10d::") || starts_with(n, "nccl:") || starts_with(n, "gloo:") ||
+         contains(n, "torch/distributed/") || contains(n, "torch.distributed");
+}
+
+// Reclassifies the computation kernels whose launch lies inside a collective op (the launch's
+// enclosing slices on its thread). Each slice's answer is found once and kept for the slices
+// below it, so this is one walk over the launching threads' slices at most.
+void classify_collective_launches(EventTable& t) {
+  const TraceStore& store = *t.store;
+  std::unordered_map<uint32_t, std::vector<int8_t>> inside;  // per track: -1 unknown, 0 no, 1 yes
+  std::vector<uint32_t> chain;
+  auto in_collective = [&](SliceRef s) {
+    const SliceColumns& c = store.tracks[s.track].slices;
+    std::vector<int8_t>& known = inside[s.track];
+    if (known.empty()) known.assign(c.size(), -1);
+    chain.clear();
+    int8_t answer = 0;
+    for (uint32_t i = s.index; i != kNone; i = c.parent[i]) {
+      if (known[i] >= 0) {
+        answer = known[i];
+        break;
+      }
+      chain.push_back(i);
+      if (is_collective_op_name(store.strings.view(c.name[i]))) {
+        answer = 1;
+        break;
+      }
+    }
+    for (uint32_t k : chain) known[k] = answer;
+    return answer == 1;
+  };
+  for (uint32_t g : t.gpu) {
+    Row& r = t.rows[g];
+    if (r.launch < 0 || KernelType(r.kernel_type) != KernelType::Computation || !is_kernel_cat(t.cat(r))) continue;
+    const SliceRef launch = t.rows[size_t(r.launch)].ref;
+    if (launch.valid() && in_collective(launch)) r.kernel_type = uint8_t(KernelType::Communication);
+  }
+}
+
+// §0's collective names: lower-case tokens of letters and digits (split at any other byte and
+// where a lower-case letter meets an upper-case one, so `oneShotAllReduce` reads one shot all
+// reduce), matched as whole tokens or runs of tokens, so `reduce_kernel` is not one.
+bool names_a_collective(std::string_view name) {
+  std::vector<std::string> tokens;
+  std::string token;
+  char previous = 0;
+  for (char c : name) {
+    bool upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z', digit = c >= '0' && c <= '9';
+    if (!upper && !lower && !digit) {
+      if (!token.empty()) tokens.push_back(std::move(token));
+      token.clear();
+    } else {
+      if (upper && previous >= 'a' && previous <= 'z' && !token.empty()) tokens.push_back(std::move(token)), token.clear();
+      token.push_back(upper ? char(c - 'A' + 'a') : c);
+    }
+    previous = c;
+  }
+  if (!token.empty()) tokens.push_back(std::move(token));
+  auto run = [&](size_t i, std::initializer_list<std::string_view> words) {
+    if (i + words.size() > tokens.size()) return false;
+    for (std::string_view w : words)
+      if (tokens[i++] != w) return false;
+    return true;
+  };
+  bool deep_ep = false, dispatch_or_combine = false;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& w = tokens[i];
+    if (w == "allreduce" || w == "allgather" || w == "reducescatter" || w == "alltoall" || w == "multimem" ||
+        w == "userbuffers" || run(i, {"all", "reduce"}) || run(i, {"all", "gather"}) || run(i, {"reduce", "scatter"}) ||
+        run(i, {"all", "to", "all"}) || run(i, {"cross", "device", "reduce"}))
+      return true;
+    deep_ep = deep_ep || w == "deepep" || run(i, {"deep", "ep"});
+    dispatch_or_combine = dispatch_or_combine || w == "dispatch" || w == "combine";
+  }
+  return deep_ep && dispatch_or_combine;  // DeepEP's dispatch and combine kernels
+}
+
 }  // namespace
 
 EventTable build_table(const TraceStore& store, const TableOptions& options) {
@@ -292,6 +372,7 @@ EventTable build_table(const TraceStore& store, const TableOptions& options) {
   if (options.rank) t.rank = *options.rank;
   classify_rows(t);
   index_rows(t);
+  if (t.mode == Mode::Sightline) classify_collective_launches(t);
   return t;
 }
 
@@ -340,14 +421,15 @@ bool LeafTest::operator()(uint32_t track, uint32_t index) {
 }
 
 KernelType kernel_type_sightline(std::string_view name, std::string_view cat) {
+  // GPU user annotations (`nccl:_all_gather_base` drawn on a GPU row) are labels, never kernels.
+  if (cat == "gpu_user_annotation") return KernelType::Other;
   if (contains_icase(name, "nccl") || contains_icase(name, "rccl") || contains_icase(name, "hccl") ||
-      contains_icase(cat, "collective"))
+      contains_icase(cat, "collective") || names_a_collective(name))
     return KernelType::Communication;
   if (cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" || cat == "Memset" ||
       starts_with(name, "Memcpy") || starts_with(name, "Memset"))
     return KernelType::Memory;
   if (cat == "cuda_sync") return KernelType::Sync;
-  if (cat == "gpu_user_annotation") return KernelType::Other;
   return KernelType::Computation;
 }
 
