@@ -8,6 +8,7 @@
 
 #include "app/gui_tabs.h"
 #include "core/text/json_writer.h"
+#include "views/analysis_model.h"
 
 namespace sl::gui {
 namespace {
@@ -55,6 +56,8 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
       w.begin_object().field("byte_offset", cut->byte_offset).field("events", cut->events).field("banner", describe(*cut)).end_object();
     else
       w.null();
+    const views::AnalysisModel* model = ws.model();
+    w.field("gpu_warning", model ? model->report.gpu_warning : std::string());
     w.key("selected");
     if (tl->selected().valid()) {
       SliceRef sel = tl->selected();

@@ -7,22 +7,28 @@
 #include <string>
 
 #include "app/gui_window_app.h"
+#include "views/analysis_model.h"
 #include "views/details_panel.h"
 
 namespace sl::gui {
 namespace {
 
+// One line across the tab, in the warning colours: what the user must know before reading on.
+void draw_banner(const char* id, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
+  ImGui::BeginChild(id, ImVec2(0, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleColor(2);
+}
+
 // A cut-off trace opens with what it holds, under a banner so that nobody takes it for the whole
 // run (the same words as the CLI's warning).
 void draw_truncation_banner(const Truncation& cut) {
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
-  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
-  ImGui::BeginChild("truncated", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
   std::string text = describe(cut);
   text[0] = 'T';
-  ImGui::TextUnformatted(("Cut-off trace. " + text + ".").c_str());
-  ImGui::EndChild();
-  ImGui::PopStyleColor(2);
+  draw_banner("truncated", "Cut-off trace. " + text + ".");
 }
 
 }  // namespace
@@ -98,6 +104,12 @@ void App::draw_trace(Tab& tab, views::TimelineView& tl) {
     ImGui::TextDisabled("Showing the bundled sample trace (%s). Open your own with File > Open or drop a file here.",
                         fs::path(options_.sample).filename().c_str());
   if (const std::optional<Truncation>& cut = ws.store()->issues.truncation) draw_truncation_banner(*cut);
+  // Launches but no GPU activity: the recording is incomplete (the CLI's warning, in the same words).
+  if (const views::AnalysisModel* m = ws.model(); m && !m->report.gpu_warning.empty()) {
+    std::string text = m->report.gpu_warning;
+    text[0] = 'N';
+    draw_banner("no_gpu_activity", text + " The timeline shows the CPU side only; there is no idle verdict.");
+  }
   if (!ws.notice().empty()) {  // the snapshot cache's: wrapped, as it names two paths
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", ws.notice().c_str());

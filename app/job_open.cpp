@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/report/trace_info.h"
 #include "core/store/import_issues.h"
 
 namespace sl::cli {
@@ -34,6 +35,8 @@ bool report_load(const LoadResult& r) {
     return false;
   }
   if (!r.warning.empty()) std::fprintf(stderr, "sightline: warning: %s\n", r.warning.c_str());
+  if (std::string gpu = missing_gpu_activity_warning(*r.store); !gpu.empty())
+    std::fprintf(stderr, "sightline: warning: %s: %s\n", r.store->meta.file.c_str(), gpu.c_str());
   return true;
 }
 
@@ -58,6 +61,9 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
     if (r.ok() && r.store->issues.truncation)
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(),
                    describe(*r.store->issues.truncation).c_str());
+  for (const JobRank& r : result.job->ranks)
+    if (std::string gpu = r.ok() ? missing_gpu_activity_warning(*r.store) : ""; !gpu.empty())
+      std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(), gpu.c_str());
   return std::move(result.job);
 }
 

@@ -350,6 +350,8 @@ std::string headline_text(const Report& r, size_t top) {
   std::string o = "\n== headline ==\n";
   const TimeNs span = trace_span(r.table);
   o += "trace span " + duration_text(span) + "\n";
+  // No GPU event to be idle between: any idle verdict would be about the recording, not the run.
+  if (!r.gpu_warning.empty()) return o + r.gpu_warning + " No idle verdict.\n";
   if (r.insights->empty()) o += "no finding stands out (no long GPU gaps, host-bound steps, sync calls or fusable chains)\n";
   for (size_t i = 0; i < r.insights->size() && i < top; ++i) {
     const Insight& in = (*r.insights)[i];

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/report/trace_info.h"
+
 namespace sl::analysis {
 
 const std::vector<std::string>& analysis_names() {
@@ -44,6 +46,7 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   const bool insights = o.table.mode == Mode::Sightline && r.wants("insights");
   auto want_for_insights = [&](std::initializer_list<const char*> names) { return insights || want(names); };
   timed(r, "table", [&] { r.table = build_table(store, o.table); });
+  r.gpu_warning = missing_gpu_activity_warning(store);
   const EventTable& t = r.table;
   const bool no_gpu = t.gpu.empty();
   if (no_gpu) r.notes.push_back("no GPU activity: GPU analyses are empty");

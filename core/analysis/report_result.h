@@ -52,6 +52,8 @@ struct Report {
   std::optional<CuptiCounters> cupti;
   std::optional<CriticalPath> critical_path;  // only when asked for (--only critical_path)
   std::vector<std::string> notes;
+  // Launches but no GPU activity at all (missing_gpu_activity_warning): no idle verdict stands.
+  std::string gpu_warning;
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;
   std::vector<std::string> only;

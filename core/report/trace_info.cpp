@@ -148,4 +148,13 @@ std::string info_text(const TraceStore& store, double load_seconds) {
 
 std::string load_time_text(double seconds) { return human::duration(seconds * 1e9); }
 
+std::string missing_gpu_activity_warning(const TraceStore& store) {
+  if (store.gpu_activity_count() > 0) return {};
+  int64_t launches = 0;
+  for (const Correlation& c : store.correlations) launches += c.launch.valid() && c.activity_count == 0;
+  if (launches == 0) return {};
+  return "no GPU activity recorded: " + human::count(launches) + (launches == 1 ? " launch has" : " launches have") +
+         " no GPU event — was CUPTI activity tracing on?";
+}
+
 }  // namespace sl

@@ -21,4 +21,10 @@ std::string info_text(const TraceStore& store, double load_seconds = -1);
 // less than a millisecond, which "%.3f s" showed as 0.000 s).
 std::string load_time_text(double seconds);
 
+// A trace with CPU launches but no GPU activity at all (CUPTI or roctracer activity not recorded,
+// or a trace cut before its GPU events) is not healthy (analyses.md §2b): "no GPU activity
+// recorded: 268 launches have no GPU event — was CUPTI activity tracing on?". "" when the trace
+// has GPU activity, or launched nothing.
+std::string missing_gpu_activity_warning(const TraceStore& store);
+
 }  // namespace sl

@@ -52,6 +52,9 @@ check error_truncated_gz.txt "$inputs" info truncated.json.gz
 check error_cut_before_events.txt "$inputs" info cut_before_events.json
 check error_not_events.txt "$inputs" info not_events.json
 check info_trailing_commas.txt "$inputs" info trailing_commas.json
+# Launches but no GPU activity (CUPTI activity not recorded): a warning, and no idle verdict.
+check warning_no_gpu_activity.txt "$inputs" info no_gpu_activity.json
+check warning_no_gpu_activity_report.txt "$inputs" report no_gpu_activity.json --only temporal_breakdown,insights
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json

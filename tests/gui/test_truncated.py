@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GUI end-to-end test of a cut-off trace (issue 17): it opens, a banner says where it stops and
 how many events loaded (seen in the screenshot), and the state dump counts exactly the events
-that were complete before the cut (counted here from the JSON alone)."""
+that were complete before the cut (counted here from the JSON alone). A trace with launches but no
+GPU activity gets its banner too (issue 35)."""
 import gzip
 import json
 import os
@@ -14,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from testkit import DATA, SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 
-BANNER = (255, 224, 130)  # the banner's background in app/gui_window.cpp
+BANNER = (255, 224, 130)  # the banner's background in app/gui_window_tab.cpp
 
 
 def complete_events_before(text, cut):
@@ -101,6 +102,18 @@ try:
     check(rc == 0 and state["truncated"] is None, "a whole trace reports a truncation")
     if rc == 0:
         check(not banner_rows(read_png(shot)[2]), "a whole trace shows the banner")
+        check(state["gpu_warning"] == "", f"a trace with GPU activity warns: {state['gpu_warning']}")
+
+    # Launches but no GPU activity (CUPTI activity not recorded): the CLI's warning as a banner.
+    no_gpu = os.path.join(HERE, "..", "golden", "inputs", "no_gpu_activity.json")
+    rc, err, state, shot = run_gui(no_gpu, tmp)
+    check(rc == 0, f"the GUI failed on a trace without GPU activity ({rc}): {err}")
+    if rc == 0:
+        words = "no GPU activity recorded: 5 launches have no GPU event — was CUPTI activity tracing on?"
+        check(state["gpu_warning"] == words, f"state's gpu_warning: {state['gpu_warning']!r}")
+        check(state["truncated"] is None, "a whole trace without GPU activity reports a truncation")
+        band = banner_rows(read_png(shot)[2])
+        check(len(band) >= 12, f"no banner for the missing GPU activity ({len(band)} rows of banner colour)")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
