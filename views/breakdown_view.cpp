@@ -96,7 +96,7 @@ void BreakdownView::build(ViewContext& ctx) {
                          dur_cell(double(c.host_orchestration)), dur_cell(c.akd),
                          dur_cell(double(c.gpu_busy)), dur_cell(double(c.latency)),
                          DataTable::number(fixed(c.utilization * 100, 1, "%"), c.utilization), DataTable::number(fixed(c.hdbi, 2), c.hdbi),
-                         DataTable::text(std::string(boundness_name(c.bound)) + "-bound")});
+                         DataTable::text(verdict_text(c))});
     }
 }
 

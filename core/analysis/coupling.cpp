@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/analysis/launch_stats.h"
+#include "core/text/format.h"
 
 namespace sl::analysis {
 
@@ -12,6 +13,9 @@ std::string_view boundness_name(Boundness b) {
     case Boundness::Host: return "host";
     case Boundness::Balanced: return "balanced";
     case Boundness::Device: return "device";
+    case Boundness::Waiting: return "waiting";
+    case Boundness::Mixed: return "mixed";
+    case Boundness::Unmeasured: return "unmeasured";
   }
   return "balanced";
 }
@@ -87,6 +91,7 @@ CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration,
   r.host_orchestration = a.host;
   double denom = double(a.kernel_time) + double(a.host);
   r.hdbi = denom > 0 ? double(a.kernel_time) / denom : 0;
+  if (r.latency > 0) r.start = a.first_op, r.end = a.last_kernel_end;
   r.bound = r.hdbi < o.host_bound_below ? Boundness::Host
             : r.hdbi > o.device_bound_above ? Boundness::Device
                                             : Boundness::Balanced;
@@ -155,6 +160,59 @@ Coupling coupling(const EventTable& t, const CouplingOptions& o) {
   for (size_t k = 0; k < numbers.size(); ++k) out.rows.push_back(finish(per[k], t.rank, numbers[k], o));
   out.rows.push_back(finish(all, t.rank, std::nullopt, o));
   return out;
+}
+
+bool is_host_cause(IdleCause c) {
+  return c == IdleCause::DataLoading || c == IdleCause::HostSync || c == IdleCause::HostLaunchBound;
+}
+
+std::string verdict_text(const CouplingRow& r) {
+  switch (r.bound) {
+    case Boundness::Host:
+      return r.bound_cause ? "host-bound: " + std::string(idle_cause_name(*r.bound_cause)) + " " + human::duration(r.bound_cause_idle)
+                           : "host-bound";
+    case Boundness::Waiting: return "waiting";
+    case Boundness::Mixed: return "mixed";
+    case Boundness::Unmeasured: return "no verdict (no top-level aten:: op to measure the latency from)";
+    default: return std::string(boundness_name(r.bound)) + "-bound";
+  }
+}
+
+void ledger_verdicts(Coupling& coupling, const std::vector<DeviceIdle>& idle) {
+  constexpr double kDeviceBound = 0.8;
+  for (CouplingRow& r : coupling.rows) {
+    r.bound_cause.reset();
+    r.bound_cause_idle = 0;
+    if (r.kernels == 0) continue;
+    if (r.end <= r.start) {
+      r.bound = Boundness::Unmeasured;
+      continue;
+    }
+    if (r.utilization >= kDeviceBound) {
+      r.bound = Boundness::Device;
+      continue;
+    }
+    TimeNs by_cause[kIdleCauseCount] = {};
+    TimeNs total = 0, host = 0, waiting = 0;
+    // The pieces are sorted and disjoint: those that reach into the window, clipped to it.
+    auto it = std::upper_bound(idle.begin(), idle.end(), r.start, [](TimeNs v, const DeviceIdle& d) { return v < d.end; });
+    for (; it != idle.end() && it->start < r.end; ++it) {
+      TimeNs len = std::min(it->end, r.end) - std::max(it->start, r.start);
+      if (len <= 0) continue;
+      by_cause[int(it->cause)] += len, total += len;
+      if (is_host_cause(it->cause)) host += len;
+      if (it->cause == IdleCause::CrossStreamWait || it->cause == IdleCause::CollectiveWait) waiting += len;
+    }
+    if (total > 0 && 2 * host >= total) {
+      r.bound = Boundness::Host;
+      for (int c = 0; c < kIdleCauseCount; ++c)
+        if (is_host_cause(IdleCause(c)) && by_cause[c] > r.bound_cause_idle) r.bound_cause = IdleCause(c), r.bound_cause_idle = by_cause[c];
+    } else if (total > 0 && 2 * waiting >= total) {
+      r.bound = Boundness::Waiting;
+    } else {
+      r.bound = Boundness::Mixed;
+    }
+  }
 }
 
 }  // namespace sl::analysis

@@ -1,16 +1,23 @@
 // §5 CPU–GPU coupling (SODA / SKIP): TKLQT, AKD, latency, GPU busy, utilisation, exposed host
-// time, HDBI and the host-bound / balanced / device-bound verdict, per iteration and overall.
+// time, HDBI and the verdict, per iteration and overall. The verdict (Sightline mode) reads the
+// idle ledger (§2b), so it never contradicts the idle split: device-bound, host-bound naming the
+// host cause, waiting (on other streams or peers), or mixed. (HTA) mode, which has no ledger,
+// keeps SODA's HDBI thresholds: host / balanced / device.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/analysis/common.h"
+#include "core/analysis/idle_time.h"
 
 namespace sl::analysis {
 
-enum class Boundness : uint8_t { Host, Balanced, Device };
-std::string_view boundness_name(Boundness b);  // host, balanced, device
+// Unmeasured: no latency window to weigh the idle against (no top-level aten:: op, as in an
+// Nsight report): no verdict rather than a guess.
+enum class Boundness : uint8_t { Host, Balanced, Device, Waiting, Mixed, Unmeasured };
+std::string_view boundness_name(Boundness b);  // host, balanced, device, waiting, mixed, unmeasured
 
 struct CouplingRow {
   int64_t rank = 0;
@@ -26,7 +33,11 @@ struct CouplingRow {
   double utilization = 0;  // busy / latency
   TimeNs exposed_host = 0; // latency - busy
   double hdbi = 0;          // kernel time / (kernel time + host orchestration)
+  TimeNs start = 0, end = 0;  // the latency's window: first top-level aten:: op .. last kernel end
   Boundness bound = Boundness::Balanced;
+  // Host-bound: the largest host cause of the ledger in the window, and its device-wide idle.
+  std::optional<IdleCause> bound_cause;
+  TimeNs bound_cause_idle = 0;
 };
 
 struct CouplingOptions {
@@ -40,6 +51,16 @@ struct Coupling {
 };
 
 Coupling coupling(const EventTable& table, const CouplingOptions& o = {});
+
+// §5's verdict from the ledger (Sightline mode), over each row's window: device-bound when the
+// GPU is busy >= 80 % of it; else host-bound when the host causes (data loading, host sync,
+// launch-bound) hold at least half of the device-wide idle time in it, naming the largest; else
+// waiting when cross-stream and collective waits do; else mixed. `idle`: device_idle's pieces.
+void ledger_verdicts(Coupling& coupling, const std::vector<DeviceIdle>& idle);
+bool is_host_cause(IdleCause cause);
+// The verdict for people: "device-bound", "host-bound: host_launch_bound 3.03 ms", "waiting",
+// "mixed" (HTA mode: "host-bound", "balanced", "device-bound").
+std::string verdict_text(const CouplingRow& row);
 
 // T_sys: the fixed floor, or (auto) the 5th percentile of launch-to-start over launched kernels.
 TimeNs null_launch_floor(const EventTable& table, const CouplingOptions& o);

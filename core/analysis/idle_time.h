@@ -96,4 +96,12 @@ struct IdleCauseOptions {
 
 IdleCauses idle_causes(const EventTable& table, const IdleCauseOptions& o = {});
 
+// Time the whole GPU waited (no kernel, memcpy or memset on any stream), cut from the idle-cause
+// gaps, each piece with the cause of the stream that resumed first. Sorted, disjoint.
+struct DeviceIdle {
+  TimeNs start = 0, end = 0;
+  IdleCause cause = IdleCause::Other;
+  TimeNs resumed = 0;  // end of the stream gap the cause comes from
+};
+
 }  // namespace sl::analysis

@@ -150,10 +150,18 @@ void host_bound(const Report& r, std::vector<Insight>& out) {
   std::snprintf(hdbi, sizeof hdbi, "%.2f", worst->hdbi);
   in.title = std::to_string(n) + " of " + std::to_string(iterations) + " iterations are host-bound; " +
              duration_text(exposed) + " of host time is exposed";
-  in.detail = "In these iterations the device mostly waited for launches (worst: step " + std::to_string(*worst->iteration) +
-              ", HDBI " + hdbi + ", utilisation " + pct(worst->utilization) + ", queue-free host orchestration " +
-              duration_text(worst->host_orchestration) + " against TKLQT " + duration_text(worst->tklqt) +
-              " with queue time). The CPU is the bottleneck: CUDA graphs, larger kernels or torch.compile cut launch work.";
+  // The verdict names the host cause that held most of the worst step's GPU idle: the fix is that cause's.
+  const IdleCause cause = worst->bound_cause.value_or(IdleCause::HostLaunchBound);
+  const char* fix = cause == IdleCause::DataLoading ? "more DataLoader workers, pinned memory and prefetching keep the GPU fed"
+                    : cause == IdleCause::HostSync  ? "take the synchronising calls (.item(), .cpu(), blocking copies) out of the step"
+                                                    : "CUDA graphs, larger kernels or torch.compile cut launch work";
+  in.detail = "In these iterations the GPU mostly waited for the host (worst: step " + std::to_string(*worst->iteration) +
+              ", utilisation " + pct(worst->utilization) +
+              (worst->bound_cause ? ", " + std::string(idle_cause_name(cause)) + " " + duration_text(worst->bound_cause_idle) +
+                                        " of its GPU idle"
+                                  : std::string()) +
+              "; HDBI " + hdbi + ", queue-free host orchestration " + duration_text(worst->host_orchestration) +
+              " against TKLQT " + duration_text(worst->tklqt) + " with queue time). Fix: " + fix + ".";
   in.cost = exposed;
   for (const auto& it : r.table.store->iterations)
     if (it.number == *worst->iteration) in.t0 = it.start, in.t1 = it.end, in.ref = it.slice;

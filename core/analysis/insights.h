@@ -37,13 +37,7 @@ struct InsightOptions {
 // Sorted by cost, largest first; every cost is > 0 and <= trace_span(report.table).
 std::vector<Insight> rank_insights(const Report& report, const InsightOptions& options = {});
 
-// Time the whole GPU waited (no kernel, memcpy or memset on any stream), cut from the idle-cause
-// gaps, each piece with the cause of the stream that resumed first. Sorted, disjoint.
-struct DeviceIdle {
-  TimeNs start = 0, end = 0;
-  IdleCause cause = IdleCause::Other;
-  TimeNs resumed = 0;  // end of the stream gap the cause comes from
-};
+// The time the whole GPU waited, by cause (DeviceIdle, core/analysis/idle_time.h).
 std::vector<DeviceIdle> device_idle(const Report& report);
 
 // First start to last end over every event of the table (CPU and GPU).

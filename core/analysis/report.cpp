@@ -56,7 +56,9 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   if (want_for_insights({"temporal_breakdown", "temporal_breakdown_streams"}))
     timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
   if (want({"idle_breakdown", "idle_interval_stats"})) timed(r, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
-  if (want_for_insights({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
+  // Sightline mode's coupling verdict reads the idle ledger: asking for coupling brings it along.
+  const bool verdicts = o.table.mode == Mode::Sightline && want_for_insights({"coupling"});
+  if (verdicts || want_for_insights({"idle_causes"})) timed(r, "idle_causes", [&] { r.causes = idle_causes(t); });
   if (want({"kernel_type_breakdown", "kernel_breakdown"}))
     timed(r, "kernel_breakdown", [&] { r.kernels = kernel_breakdown(t); });
   if (want({"kernel_durations"})) timed(r, "kernel_durations", [&] { r.durations = duration_distributions(t); });
@@ -66,6 +68,7 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   if (want({"memory_in_use"})) timed(r, "memory_in_use", [&] { r.memory = memory_in_use(store); });
   if (want_for_insights({"comm_comp_overlap"})) timed(r, "comm_comp_overlap", [&] { r.overlap = comm_comp_overlap(t); });
   if (want_for_insights({"coupling"})) timed(r, "coupling", [&] { r.coupling = coupling(t, o.coupling); });
+  if (verdicts) ledger_verdicts(*r.coupling, device_idle(r));
   if (want_for_insights({"fusion_candidates"})) {
     FusionOptions fo;
     fo.t_sys = r.coupling ? r.coupling->t_sys : null_launch_floor(t, o.coupling);  // one T_sys for §5

@@ -250,14 +250,21 @@ std::vector<Table> report_tables(const Report& r) {
   if (r.coupling) {
     // tklqt_us (SKIP, queue time included) beside host_orchestration_us (queue-free, the HDBI's
     // host term), so a reader sees why a long TKLQT can still be device-bound.
+    // Sightline mode: the verdict from the ledger, with the host cause it names (bound_by).
+    const bool ledger = r.table.mode == Mode::Sightline;
     Table t{"coupling", {"rank", "iteration", "tklqt_us", "host_orchestration_us", "akd_us", "latency_us", "gpu_busy_us",
                          "utilization", "exposed_host_us", "hdbi", "bound"}};
+    if (ledger) t.columns.insert(t.columns.end(), {"bound_by", "bound_by_idle_us"});
     for (const auto& c : r.coupling->rows) {
       if (c.kernels == 0 && c.iteration) continue;  // an iteration without kernels says nothing
       t.rows.push_back({C::integer(c.rank), c.iteration ? C::integer(*c.iteration) : C::null(), C::ns(c.tklqt),
                         C::ns(c.host_orchestration), C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
                         C::ns(c.exposed_host), C::num(c.hdbi),
-                        c.kernels ? C::str(std::string(boundness_name(c.bound))) : C::null()});
+                        c.kernels && c.bound != Boundness::Unmeasured ? C::str(std::string(boundness_name(c.bound))) : C::null()});
+      if (ledger) {
+        t.rows.back().push_back(c.bound_cause ? C::str(std::string(idle_cause_name(*c.bound_cause))) : C::null());
+        t.rows.back().push_back(c.bound_cause ? C::ns(c.bound_cause_idle) : C::null());
+      }
     }
     out.push_back(std::move(t));
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/import/kineto/kineto_loader.h"
+#include "core/import/trace_loader.h"
 
 namespace sl::test {
 
@@ -52,6 +53,23 @@ inline bool have_shared() {
   return present;
 }
 inline std::string test_data(const char* name) { return std::string(SIGHTLINE_TEST_DATA) + "/" + name; }
+
+// Calls f(file name, store) for every Kineto trace at the top of the shared corpus (`*.json.gz`);
+// returns how many, 0 (with the skip message) when ../shared is absent.
+template <class F>
+size_t for_each_corpus_trace(F&& f) {
+  if (!have_shared()) return 0;
+  size_t traces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shared_dir() / "corpus")) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".json.gz")) continue;
+    LoadResult loaded = load_trace(path);
+    REQUIRE_MESSAGE(loaded.ok(), loaded.error.to_string());
+    f(entry.path().filename().string(), *loaded.store);
+    ++traces;
+  }
+  return traces;
+}
 
 // The first slice named `name` anywhere in the store.
 inline SliceRef find_slice(const TraceStore& store, std::string_view name) {

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <string>
 
 #include "core/analysis/kernel_breakdown.h"
-#include "core/import/trace_loader.h"
 #include "tests/unit/analysis/analysis_test_util.h"
 #include "tests/unit/test_support.h"
 
@@ -89,22 +87,17 @@ TEST_CASE("kernel type: no corpus kernel named like a collective is computation"
       if (n.find(w) != std::string::npos) return true;
     return false;
   };
-  size_t traces = 0, collectives = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(sl::test::shared_dir() / "corpus")) {
-    std::string path = entry.path().string();
-    if (!path.ends_with(".json.gz")) continue;
-    LoadResult r = load_trace(path);
-    REQUIRE_MESSAGE(r.ok(), r.error.to_string());
-    EventTable t = table(*r.store, Mode::Sightline);
-    ++traces;
+  size_t collectives = 0;
+  const size_t traces = sl::test::for_each_corpus_trace([&](const std::string& file, const TraceStore& store) {
+    EventTable t = table(store, Mode::Sightline);
     for (uint32_t g : t.gpu) {
       const Row& row = t.rows[g];
       if (!is_kernel_cat(t.cat(row)) || !named_like_collective(std::string(t.name(row)))) continue;
       ++collectives;
-      INFO(entry.path().filename().string() << ": " << t.name(row));
+      INFO(file << ": " << t.name(row));
       CHECK(kernel_type(t, row) == KernelType::Communication);
     }
-  }
+  });
   CHECK(traces > 40);
   CHECK(collectives > 100);  // tl_b200_eager's multimem all-reduces, the NCCL and RCCL kernels
 }
