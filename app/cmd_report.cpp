@@ -28,6 +28,7 @@ struct ReportArgs {
   std::string mode = "sightline";
   std::optional<int64_t> rank;
   std::string only;
+  bool explain = false;
   std::string op;
   std::string format = "text";
   std::string table;
@@ -69,6 +70,7 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
       return false;
     }
   o.operator_name = a.op;
+  o.explain = a.explain;
   o.critical_path.annotation = a.annotation;
   o.critical_path.instance = a.instance;
   if (a.tsys == "auto") {
@@ -291,6 +293,9 @@ void register_report(CLI::App& app) {
       ->check(CLI::IsMember({"sightline", "hta"}));
   cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own); on a job, the one rank to show");
   cmd->add_option("--only", a->only, "Comma-separated analyses to run");
+  cmd->add_flag("--explain", a->explain,
+                "Text: also print the idle ledger (per cause: total, gaps, longest gaps with their windows, top CPU "
+                "events, fix), the figures every verdict reads");
   cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
   cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep)");
   cmd->add_option("--instance", a->instance, "Instance of the annotation for critical_path (default: the first complete one)")

@@ -127,7 +127,9 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
         if (!idle.pick(ctx_, std::stoll(first), analysis::IdleCause(c))) return "stream " + first + " has no " + cause + " gap";
         return "";
       }
-    return "idle wants STREAM CAUSE (data_loading, host_sync, host_launch_bound, cross_stream_wait, launch_latency, other)";
+    std::string names;
+    for (int c = 0; c < analysis::kIdleCauseCount; ++c) names += (c ? ", " : "") + std::string(analysis::idle_cause_name(analysis::IdleCause(c)));
+    return "idle wants STREAM CAUSE (" + names + ")";
   }
   if (verb == "counters") {  // counters kernel|point|operator N: as a click on that row or point
     std::string what;

@@ -22,18 +22,7 @@ std::vector<uint32_t> gaps_longest_first(const IdleCauses& causes, int64_t strea
 
 namespace {
 
-const char* cause_label(IdleCause c) {
-  switch (c) {
-    case IdleCause::DataLoading: return "data loading";
-    case IdleCause::HostSync: return "host synchronisation";
-    case IdleCause::HostLaunchBound: return "host launch-bound";
-    case IdleCause::CrossStreamWait: return "cross-stream wait";
-    case IdleCause::LaunchLatency: return "launch latency";
-    case IdleCause::Other: return "other";
-    case IdleCause::CollectiveWait: return "collective wait";
-  }
-  return "";
-}
+const char* cause_label(IdleCause c) { return present::idle_cause_label(int(c)); }
 
 ImU32 category_color(IdleCategory c) {
   switch (c) {

@@ -102,11 +102,14 @@ const char* cause_explanation(int cause) {
   switch (analysis::IdleCause(cause)) {
     case analysis::IdleCause::DataLoading: return "the next launch came late: the CPU was loading data";
     case analysis::IdleCause::HostSync: return "the next launch came late: the launching thread was blocked in a sync call";
-    case analysis::IdleCause::HostLaunchBound: return "the next launch came late: the CPU was busy elsewhere";
+    case analysis::IdleCause::CaptureWarmup: return "the next launch came late: graph capture, compilation or warm-up (not steady state)";
+    case analysis::IdleCause::HostCompute: return "the next launch came late: the launching thread ran CPU work that launched nothing";
+    case analysis::IdleCause::LaunchBound: return "the next launch came late: the thread was busy dispatching GPU work";
+    case analysis::IdleCause::HostUntraced: return "the next launch came late, and the launching thread recorded nothing meanwhile";
     case analysis::IdleCause::CrossStreamWait: return "the work was queued but waited on another stream";
+    case analysis::IdleCause::CollectiveWait: return "the work was queued: a collective waiting for its peers";
     case analysis::IdleCause::LaunchLatency: return "the work was queued: a short launch-to-start delay";
     case analysis::IdleCause::Other: return "the work was queued; no host or stream cause found";
-    case analysis::IdleCause::CollectiveWait: return "this stream runs only collectives: waiting for the next one";
   }
   return "";
 }
@@ -115,16 +118,19 @@ const char* cause_explanation(int cause) {
 
 std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap) {
   std::string text = "idle " + present::format_duration(double(gap.end - gap.start)) + " · " + present::idle_cause_label(gap.cause) +
-                     "\n" + cause_explanation(gap.cause);
+                     "\n" + cause_explanation(gap.cause) +
+                     "\nfix: " + std::string(analysis::idle_cause_fix(analysis::IdleCause(gap.cause)));
   if (gap.host_track >= store.tracks.size()) return text;
+  // The host side of the gap is W = [start, host_end): up to the launch that ended it.
+  const TimeNs w_end = gap.host_end > gap.start ? std::min(gap.host_end, gap.end) : gap.end;
   const Track& host = store.tracks[gap.host_track];
   std::string thread(store.strings.view(host.name));
   if (thread.empty()) thread = "thread " + std::string(store.strings.view(host.tid_text));
-  std::vector<RangeRow> ops = aggregate_range(store, gap.start, gap.end, gap.host_track);
+  std::vector<RangeRow> ops = aggregate_range(store, gap.start, w_end, gap.host_track);
   std::sort(ops.begin(), ops.end(), [](const RangeRow& a, const RangeRow& b) { return a.self > b.self; });
-  text += "\n\nmeanwhile on " + thread +
+  text += "\n\n" + std::string(w_end < gap.end ? "until the launch, " + present::format_duration(double(w_end - gap.start)) + ", on " : "meanwhile on ") + thread +
           (gap.host_inferred ? " (launches this stream's work; this activity has no launch link):" : " (the launching thread):");
-  const double len = double(gap.end - gap.start);
+  const double len = double(w_end - gap.start);
   auto add_line = [&](const std::string& name, TimeNs time) {
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(time) / len);
@@ -137,7 +143,7 @@ std::string idle_gap_explanation(const TraceStore& store, const IdleGapMark& gap
     if (name.size() > 80) name = name.substr(0, 77) + "...";
     add_line(name, ops[i].self);
   }
-  if (TimeNs untraced = (gap.end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
+  if (TimeNs untraced = (w_end - gap.start) - traced; untraced > 0) add_line("(no traced op)", untraced);
   return text;
 }
 

@@ -35,6 +35,7 @@ struct IdleGapMark {
   int cause;
   uint32_t host_track = kNone;  // CPU thread whose activity the hover explains (IdleGap::host_track)
   bool host_inferred = false;   // no launch link: host_track launches most of the stream's work
+  TimeNs host_end = 0;          // end of §2b's host window W = [start, host_end) (IdleGap::host_end)
 };
 
 struct TimelineStats {

@@ -145,12 +145,13 @@ float TimelineView::draw_legend(ImDrawList* dl, ImVec2 min, float width) {
     for (present::KernelKind k : {present::KernelKind::Computation, present::KernelKind::Communication, present::KernelKind::Memory, present::KernelKind::Sync, present::KernelKind::Other})
       items.push_back({kernel_kind_color(k), present::kernel_kind_name(k)});
   if (show_idle) {
-    static const char* causes[] = {"idle: data loading",   "idle: host sync", "idle: host launch-bound",
-                                   "idle: cross-stream wait", "idle: launch latency", "idle: other",
-                                   "idle: collective wait"};
-    static_assert(std::size(causes) == analysis::kIdleCauseCount);
+    static const std::vector<std::string> causes = [] {
+      std::vector<std::string> v;
+      for (int c = 0; c < analysis::kIdleCauseCount; ++c) v.push_back(std::string("idle: ") + present::idle_cause_label(c));
+      return v;
+    }();
     for (int c = 0; c < analysis::kIdleCauseCount; ++c)
-      items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[c]});
+      items.push_back({(idle_cause_color(c) & 0x00FFFFFF) | 0xB0000000, causes[size_t(c)].c_str()});
   }
   legend_rect_ = {};
   if (items.empty()) return 0;

@@ -16,7 +16,7 @@ std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes) {
   std::vector<IdleGapMark> marks;
   marks.reserve(causes.gaps.size());
   for (const analysis::IdleGap& g : causes.gaps)
-    if (g.track != kNone && g.end > g.start) marks.push_back({g.track, g.start, g.end, int(g.cause), g.host_track, g.host_inferred});
+    if (g.track != kNone && g.end > g.start) marks.push_back({g.track, g.start, g.end, int(g.cause), g.host_track, g.host_inferred, g.host_end});
   return marks;
 }
 

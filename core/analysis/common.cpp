@@ -317,6 +317,8 @@ void classify_collective_launches(EventTable& t) {
   }
 }
 
+}  // namespace
+
 // §0's collective names: lower-case tokens of letters and digits (split at any other byte and
 // where a lower-case letter meets an upper-case one, so `oneShotAllReduce` reads one shot all
 // reduce), matched as whole tokens or runs of tokens, so `reduce_kernel` is not one.
@@ -354,6 +356,8 @@ bool names_a_collective(std::string_view name) {
   }
   return deep_ep && dispatch_or_combine;  // DeepEP's dispatch and combine kernels
 }
+
+namespace {
 
 }  // namespace
 

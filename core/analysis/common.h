@@ -82,6 +82,8 @@ std::string_view kernel_type_name(KernelType type);  // "COMPUTATION", ...
 KernelType kernel_type_hta(std::string_view name);
 KernelType kernel_type_sightline(std::string_view name, std::string_view cat);
 KernelType kernel_type(const EventTable& table, const Row& row);
+// §0: whether a kernel's name names a collective (whole tokens: `all_reduce`, `multimem`, ...).
+bool names_a_collective(std::string_view name);
 
 // Kernels, memcpy and memset categories (idle analysis, GPU busy).
 bool is_kernel_memcpy_memset_cat(std::string_view cat);

@@ -16,6 +16,7 @@ std::string_view boundness_name(Boundness b) {
     case Boundness::Waiting: return "waiting";
     case Boundness::Mixed: return "mixed";
     case Boundness::Unmeasured: return "unmeasured";
+    case Boundness::Warmup: return "warmup";
   }
   return "balanced";
 }
@@ -43,7 +44,7 @@ std::vector<int64_t> iteration_of_rows(const EventTable& t) {
 namespace {
 
 struct Acc {
-  uint64_t kernels = 0;
+  uint64_t kernels = 0, launched = 0;
   TimeNs tklqt = 0, kernel_time = 0, host = 0;
   TimeNs first_op = INT64_MAX, last_kernel_end = INT64_MIN;
   std::vector<Interval> busy;
@@ -83,6 +84,7 @@ CouplingRow finish(const Acc& a, int64_t rank, std::optional<int64_t> iteration,
   r.iteration = iteration;
   r.kernels = a.kernels;
   r.tklqt = a.tklqt;
+  r.launched = a.launched;
   r.akd = a.kernels ? double(a.kernel_time) / double(a.kernels) : 0;
   r.gpu_busy = total_length(merge_intervals(a.busy));
   if (a.first_op != INT64_MAX && a.last_kernel_end != INT64_MIN) r.latency = std::max<TimeNs>(0, a.last_kernel_end - a.first_op);
@@ -153,6 +155,7 @@ Coupling coupling(const EventTable& t, const CouplingOptions& o) {
       if (r.launch >= 0) {
         TimeNs l = r.ts - t.rows[size_t(r.launch)].ts;
         acc->tklqt += l;
+        ++acc->launched;
         acc->host += host[i];
       }
     }
@@ -160,10 +163,6 @@ Coupling coupling(const EventTable& t, const CouplingOptions& o) {
   for (size_t k = 0; k < numbers.size(); ++k) out.rows.push_back(finish(per[k], t.rank, numbers[k], o));
   out.rows.push_back(finish(all, t.rank, std::nullopt, o));
   return out;
-}
-
-bool is_host_cause(IdleCause c) {
-  return c == IdleCause::DataLoading || c == IdleCause::HostSync || c == IdleCause::HostLaunchBound;
 }
 
 std::string verdict_text(const CouplingRow& r) {
@@ -174,11 +173,12 @@ std::string verdict_text(const CouplingRow& r) {
     case Boundness::Waiting: return "waiting";
     case Boundness::Mixed: return "mixed";
     case Boundness::Unmeasured: return "no verdict (no top-level aten:: op to measure the latency from)";
+    case Boundness::Warmup: return "no verdict (capture / warm-up: not steady state)";
     default: return std::string(boundness_name(r.bound)) + "-bound";
   }
 }
 
-void ledger_verdicts(Coupling& coupling, const std::vector<DeviceIdle>& idle) {
+void ledger_verdicts(Coupling& coupling, const IdleLedger& ledger) {
   constexpr double kDeviceBound = 0.8;
   for (CouplingRow& r : coupling.rows) {
     r.bound_cause.reset();
@@ -194,16 +194,15 @@ void ledger_verdicts(Coupling& coupling, const std::vector<DeviceIdle>& idle) {
     }
     TimeNs by_cause[kIdleCauseCount] = {};
     TimeNs total = 0, host = 0, waiting = 0;
-    // The pieces are sorted and disjoint: those that reach into the window, clipped to it.
-    auto it = std::upper_bound(idle.begin(), idle.end(), r.start, [](TimeNs v, const DeviceIdle& d) { return v < d.end; });
-    for (; it != idle.end() && it->start < r.end; ++it) {
-      TimeNs len = std::min(it->end, r.end) - std::max(it->start, r.start);
-      if (len <= 0) continue;
-      by_cause[int(it->cause)] += len, total += len;
-      if (is_host_cause(it->cause)) host += len;
-      if (it->cause == IdleCause::CrossStreamWait || it->cause == IdleCause::CollectiveWait) waiting += len;
+    for (int c = 0; c < kIdleCauseCount; ++c) {
+      by_cause[c] = ledger.device_idle(IdleCause(c), r.start, r.end);
+      total += by_cause[c];
+      if (is_host_cause(IdleCause(c))) host += by_cause[c];
+      if (is_wait_cause(IdleCause(c))) waiting += by_cause[c];
     }
-    if (total > 0 && 2 * host >= total) {
+    if (total > 0 && 2 * by_cause[int(IdleCause::CaptureWarmup)] >= total) {
+      r.bound = Boundness::Warmup;
+    } else if (total > 0 && 2 * host >= total) {
       r.bound = Boundness::Host;
       for (int c = 0; c < kIdleCauseCount; ++c)
         if (is_host_cause(IdleCause(c)) && by_cause[c] > r.bound_cause_idle) r.bound_cause = IdleCause(c), r.bound_cause_idle = by_cause[c];

@@ -10,20 +10,22 @@
 #include <string_view>
 
 #include "core/analysis/common.h"
-#include "core/analysis/idle_time.h"
+#include "core/analysis/idle_ledger.h"
 
 namespace sl::analysis {
 
 // Unmeasured: no latency window to weigh the idle against (no top-level aten:: op, as in an
-// Nsight report): no verdict rather than a guess.
-enum class Boundness : uint8_t { Host, Balanced, Device, Waiting, Mixed, Unmeasured };
-std::string_view boundness_name(Boundness b);  // host, balanced, device, waiting, mixed, unmeasured
+// Nsight report): no verdict rather than a guess. Warmup: graph capture, compilation or warm-up
+// holds most of the window's idle: not steady state, so no verdict either.
+enum class Boundness : uint8_t { Host, Balanced, Device, Waiting, Mixed, Unmeasured, Warmup };
+std::string_view boundness_name(Boundness b);  // host, balanced, device, waiting, mixed, unmeasured, warmup
 
 struct CouplingRow {
   int64_t rank = 0;
   std::optional<int64_t> iteration;  // null = whole trace
   uint64_t kernels = 0;
   TimeNs tklqt = 0;        // Σ launch-to-start over launched kernels (SKIP; queue time included)
+  uint64_t launched = 0;   // the kernels TKLQT sums over (text shows TKLQT per kernel, §5)
   // Queue-free host orchestration (the HDBI's host term): per launch call T_sys, plus the part of
   // the launch-to-start the device waited for (its stream was idle when the call started).
   TimeNs host_orchestration = 0;
@@ -53,12 +55,11 @@ struct Coupling {
 Coupling coupling(const EventTable& table, const CouplingOptions& o = {});
 
 // §5's verdict from the ledger (Sightline mode), over each row's window: device-bound when the
-// GPU is busy >= 80 % of it; else host-bound when the host causes (data loading, host sync,
-// launch-bound) hold at least half of the device-wide idle time in it, naming the largest; else
-// waiting when cross-stream and collective waits do; else mixed. `idle`: device_idle's pieces.
-void ledger_verdicts(Coupling& coupling, const std::vector<DeviceIdle>& idle);
-bool is_host_cause(IdleCause cause);
-// The verdict for people: "device-bound", "host-bound: host_launch_bound 3.03 ms", "waiting",
+// GPU is busy >= 80 % of it; else warm-up when capture/warm-up holds at least half of the
+// device-wide idle in it; else host-bound when the host causes (is_host_cause) hold at least
+// half, naming the largest; else waiting when cross-stream and collective waits do; else mixed.
+void ledger_verdicts(Coupling& coupling, const IdleLedger& ledger);
+// The verdict for people: "device-bound", "host-bound: host_compute 3.03 ms", "waiting",
 // "mixed" (HTA mode: "host-bound", "balanced", "device-bound").
 std::string verdict_text(const CouplingRow& row);
 

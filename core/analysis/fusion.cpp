@@ -19,7 +19,7 @@ bool is_blocking_host_call(std::string_view n) {
 
 struct ChainEntry {
   uint64_t count = 0;
-  TimeNs saving = 0;
+  TimeNs saving = 0, launch_bound = 0, launch_latency = 0;
   int64_t stream = 0;
   const std::vector<uint32_t>* seq = nullptr;  // kernels of the first occurrence's segment
   size_t at = 0, length = 0;
@@ -136,7 +136,8 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
   struct Segment {
     int64_t stream;
     std::vector<uint32_t> rows;
-    std::vector<TimeNs> gap;
+    std::vector<TimeNs> gap;  // the stream's idle before each kernel; with a ledger, its launch-bound part
+    std::vector<TimeNs> latency_gap;  // with a ledger: the launch-latency part
   };
   std::vector<Segment> segments;
   std::vector<int64_t> streams;
@@ -162,26 +163,32 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
           seg = &segments.back();
         }
       }
-      seg->gap.push_back(seg->rows.empty() ? 0 : busy.idle_between(t.rows[seg->rows.back()].end(), t.rows[v[k]].ts));
+      // With a ledger, only its launch-type entries between the two kernels count (§5b); device-wide
+      // pieces inside an occurrence all lie in such gaps of its own stream.
+      const TimeNs from = seg->rows.empty() ? 0 : t.rows[seg->rows.back()].end(), to = t.rows[v[k]].ts;
+      if (seg->rows.empty()) seg->gap.push_back(0), seg->latency_gap.push_back(0);
+      else if (o.ledger) seg->gap.push_back(o.ledger->device_idle(IdleCause::LaunchBound, from, to)),
+                         seg->latency_gap.push_back(o.ledger->device_idle(IdleCause::LaunchLatency, from, to));
+      else seg->gap.push_back(busy.idle_between(from, to)), seg->latency_gap.push_back(0);
       seg->rows.push_back(v[k]);
     }
   }
   // Count every window of length min..max by a hash of its name ids; its saving per occurrence is
-  // T_sys and the idle gap for each kernel after the first, at most the occurrence's span, summed
-  // over occurrences that do not overlap (greedy, in launch order).
+  // the launch-type idle inside it and T_sys for each kernel after the first, at most the
+  // occurrence's span, summed over occurrences that do not overlap (greedy, in launch order).
   size_t kernels = 0;
   for (const Segment& seg : segments) kernels += seg.rows.size();
   ChainTable chains(kernels);
   for (const Segment& seg : segments) {
     for (size_t a = 0; a < seg.rows.size(); ++a) {
       uint64_t h = 0;
-      TimeNs saving = 0, last_end = INT64_MIN;
+      TimeNs bound_idle = 0, latency_idle = 0, last_end = INT64_MIN;
       const TimeNs first_start = t.rows[seg.rows[a]].ts;
       for (size_t n = 1; n <= o.max_length && a + n <= seg.rows.size(); ++n) {
         const Row& r = t.rows[seg.rows[a + n - 1]];
         h = mix(h, r.name);
         last_end = std::max(last_end, r.end());
-        if (n > 1) saving += o.t_sys + seg.gap[a + n - 1];
+        if (n > 1) bound_idle += seg.gap[a + n - 1], latency_idle += seg.latency_gap[a + n - 1];
         if (n < o.min_length) continue;
         ChainEntry& e = chains[mix(h, n)];
         if (e.count == 0) {
@@ -192,7 +199,10 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
         }
         ++e.count;
         if (e.saved_seq != &seg.rows || a >= e.saved_until) {
-          e.saving += std::min(saving, std::max<TimeNs>(0, last_end - first_start));
+          const TimeNs span = std::max<TimeNs>(0, last_end - first_start);
+          const TimeNs lb = std::min(bound_idle, span), ll = std::min(latency_idle, span - lb);
+          e.launch_bound += lb, e.launch_latency += ll;
+          e.saving += lb + ll + std::min(o.t_sys * TimeNs(n - 1), span - lb - ll);
           e.saved_seq = &seg.rows;
           e.saved_until = a + n;
         }
@@ -217,6 +227,8 @@ std::vector<FusionCandidate> fusion_candidates(const EventTable& t, const Fusion
     c.count = e.count;
     c.proximity = proximity;
     c.saving = e.saving;
+    c.launch_bound_idle = o.ledger ? e.launch_bound : 0;
+    c.launch_latency_idle = o.ledger ? e.launch_latency : 0;
     c.stream = e.stream;
     out.push_back(std::move(c));
   }

@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/analysis/idle_host.h"
 #include "core/analysis/interval_index.h"
 
 namespace sl::analysis {
@@ -21,13 +22,39 @@ std::string_view idle_cause_name(IdleCause c) {
   switch (c) {
     case IdleCause::DataLoading: return "data_loading";
     case IdleCause::HostSync: return "host_sync";
-    case IdleCause::HostLaunchBound: return "host_launch_bound";
+    case IdleCause::CaptureWarmup: return "capture_warmup";
+    case IdleCause::HostCompute: return "host_compute";
+    case IdleCause::LaunchBound: return "launch_bound";
+    case IdleCause::HostUntraced: return "host_untraced";
     case IdleCause::CrossStreamWait: return "cross_stream_wait";
+    case IdleCause::CollectiveWait: return "collective_wait";
     case IdleCause::LaunchLatency: return "launch_latency";
     case IdleCause::Other: return "other";
-    case IdleCause::CollectiveWait: return "collective_wait";
   }
   return "other";
+}
+
+bool is_host_cause(IdleCause c) {
+  return c == IdleCause::DataLoading || c == IdleCause::HostSync || c == IdleCause::HostCompute ||
+         c == IdleCause::LaunchBound || c == IdleCause::HostUntraced;
+}
+
+bool is_wait_cause(IdleCause c) { return c == IdleCause::CrossStreamWait || c == IdleCause::CollectiveWait; }
+
+std::string_view idle_cause_fix(IdleCause c) {
+  switch (c) {
+    case IdleCause::DataLoading: return "more DataLoader workers, pinned memory and prefetching keep the GPU fed";
+    case IdleCause::HostSync: return "take the synchronising calls (.item(), .cpu(), blocking copies, synchronize) out of the step";
+    case IdleCause::CaptureWarmup: return "none: graph capture, compilation and warm-up are not steady state";
+    case IdleCause::HostCompute: return "move this CPU work off the launching thread, overlap it with the GPU, or make it cheaper";
+    case IdleCause::LaunchBound: return "CUDA graphs, torch.compile, fusion: fewer and larger kernels";
+    case IdleCause::HostUntraced: return "none the trace can name: the thread recorded nothing (a lock, the GIL, another process); profile with Python stacks";
+    case IdleCause::CrossStreamWait: return "shorten or overlap the work on the stream waited for";
+    case IdleCause::CollectiveWait: return "balance the ranks: the collective waits for its slowest peer";
+    case IdleCause::LaunchLatency: return "none for a gap this short: fewer launches (CUDA graphs) remove it";
+    case IdleCause::Other: return "none named: the work was queued and nothing on the host or another stream held it";
+  }
+  return "";
 }
 
 bool is_gpu_work(const EventTable& t, const Row& r) {
@@ -137,108 +164,6 @@ std::vector<IdleBreakdownRow> idle_breakdown(const EventTable& t, const IdleBrea
 
 namespace {
 
-bool is_blocking_call(std::string_view n) {
-  static constexpr std::string_view names[] = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
-      "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpyDtoH", "cuMemcpyHtoD",
-      "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy"};
-  for (auto x : names)
-    if (n == x) return true;
-  return false;
-}
-
-bool is_stream_wait(std::string_view n) {
-  return n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent" || n == "cuStreamWaitEvent" ||
-         n == "Stream Wait Event";
-}
-
-bool contains_icase(std::string_view s, std::string_view part) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-  return std::search(s.begin(), s.end(), part.begin(), part.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != s.end();
-}
-
-// Whether a CPU slice is the thread doing work (an op, a runtime call) rather than a marker that
-// spans it: user annotations (ProfilerStep#, `## forward ##`), Python frames (a `<module>`
-// frame spans the whole run) and the profiler's own `Trace` spans.
-bool is_host_work(std::string_view cat) {
-  return cat != "Trace" && !contains_icase(cat, "annotation") && !contains_icase(cat, "python");
-}
-
-// CPU-side facts the cause rules query, indexed once per report.
-struct HostIndex {
-  std::unordered_map<uint32_t, IntervalIndex> data_loading_by_process;
-  std::unordered_map<uint32_t, IntervalIndex> blocking_by_track;
-  std::unordered_map<uint32_t, IntervalIndex> work_by_track;  // only threads that stand in for a missing launch
-  std::unordered_map<uint32_t, std::vector<TimeNs>> stream_waits_by_track;  // starts, sorted
-  std::unordered_map<int64_t, std::vector<TimeNs>> gpu_stream_waits;        // by stream
-};
-
-HostIndex index_host(const EventTable& t, const IdleCauseOptions& o, const std::vector<uint32_t>& work_tracks) {
-  HostIndex h;
-  const TraceStore& s = *t.store;
-  std::unordered_map<uint32_t, std::vector<Interval>> dl, blk, work;
-  for (uint32_t track : work_tracks)
-    if (track != kNone) work[track];
-  auto matches_loader = [&](std::string_view n) {
-    for (const auto& p : o.data_loader_patterns)
-      if (n.find(p) != std::string_view::npos) return true;
-    return false;
-  };
-  // Names and categories repeat: each distinct one is tested once (flags per string id).
-  enum : uint8_t { kKnown = 1, kLoader = 2, kBlocking = 4, kStreamWait = 8, kHostWork = 16 };
-  std::vector<uint8_t> name_flags(s.strings.size(), 0), cat_flags(s.strings.size(), 0);
-  auto flags_of_name = [&](StringId id) {
-    uint8_t& f = name_flags[id];
-    if (!f) {
-      std::string_view n = s.strings.view(id);
-      f = uint8_t(kKnown | (matches_loader(n) ? kLoader : 0) | (is_blocking_call(n) ? kBlocking : 0) |
-                  (is_stream_wait(n) ? kStreamWait : 0));
-    }
-    return f;
-  };
-  auto host_work_cat = [&](StringId id) {
-    uint8_t& f = cat_flags[id];
-    if (!f) f = uint8_t(kKnown | (is_host_work(s.strings.view(id)) ? kHostWork : 0));
-    return (f & kHostWork) != 0;
-  };
-  uint32_t work_track = kNone;  // the last track looked up in `work`, and its entry
-  std::vector<Interval>* work_of_track = nullptr;
-  for (uint32_t i : t.cpu) {
-    const Row& r = t.rows[i];
-    const uint8_t f = flags_of_name(r.name);
-    if (f & kLoader) dl[s.tracks[r.ref.track].process].push_back({r.ts, r.end()});
-    if (f & kBlocking) blk[r.ref.track].push_back({r.ts, r.end()});
-    if (f & kStreamWait) h.stream_waits_by_track[r.ref.track].push_back(r.ts);
-    if (r.ref.track != work_track) {  // CPU rows come track by track
-      work_track = r.ref.track;
-      auto it = work.find(work_track);
-      work_of_track = it == work.end() ? nullptr : &it->second;
-    }
-    if (work_of_track && host_work_cat(r.cat)) work_of_track->push_back({r.ts, r.end()});
-  }
-  for (uint32_t i : t.gpu)
-    if (flags_of_name(t.rows[i].name) & kStreamWait) h.gpu_stream_waits[t.rows[i].stream].push_back(t.rows[i].ts);
-  for (auto& [p, v] : dl) h.data_loading_by_process.emplace(p, IntervalIndex(std::move(v)));
-  for (auto& [k, v] : blk) h.blocking_by_track.emplace(k, IntervalIndex(std::move(v)));
-  for (auto& [k, v] : work) h.work_by_track.emplace(k, IntervalIndex(std::move(v)));
-  for (auto& [k, v] : h.stream_waits_by_track) std::sort(v.begin(), v.end());
-  for (auto& [k, v] : h.gpu_stream_waits) std::sort(v.begin(), v.end());
-  return h;
-}
-
-bool any_in(const std::vector<TimeNs>* v, TimeNs lo, TimeNs hi) {  // some value in [lo, hi]
-  if (!v) return false;
-  auto it = std::lower_bound(v->begin(), v->end(), lo);
-  return it != v->end() && *it <= hi;
-}
-
-template <class M, class K>
-auto* find_ptr(M& m, const K& k) {
-  auto it = m.find(k);
-  return it == m.end() ? nullptr : &it->second;
-}
-
 using StreamRows = std::vector<std::pair<int64_t, std::vector<uint32_t>>>;
 
 // The CPU threads that launched the given rows' linked work, most launches first (at most 4:
@@ -256,31 +181,76 @@ std::vector<uint32_t> launchers(const EventTable& t, const std::vector<uint32_t>
   return out;
 }
 
+// Every thread that launches anything: a gap's W lies on the thread that launched its next work.
+std::vector<uint32_t> all_launching_threads(const EventTable& t) {
+  std::vector<char> seen(t.store->tracks.size(), 0);
+  std::vector<uint32_t> out;
+  for (uint32_t i : t.gpu)
+    if (int32_t l = t.rows[i].launch; l >= 0 && !seen[t.rows[size_t(l)].ref.track])
+      seen[t.rows[size_t(l)].ref.track] = 1, out.push_back(t.rows[size_t(l)].ref.track);
+  return out;
+}
+
 // Applies §2b's rules to one gap. Kept apart from the walk over the streams so the rules read
 // in their order.
 class CauseRules {
 public:
+  enum class Part : uint8_t { Whole, Host, Queued };
+
+  // Each host-cause device piece's top events, over its own part of its gap's host window: the
+  // gap's when the piece covers all of it, else measured again (rarely: pieces are cut by other
+  // streams' work).
+  void top_of_pieces(IdleCauses& out) const {
+    for (DeviceIdle& d : out.device) {
+      const IdleGap& g = out.gaps[d.gap];
+      if (g.top_count == 0) continue;  // no event in the whole window: none in a part of it either
+      const TimeNs w0 = d.start, w1 = std::min(d.end, g.host_end);
+      if (w1 <= w0 || int(g.cause) > int(IdleCause::HostUntraced)) continue;
+      d.top_begin = uint32_t(out.device_top.size());
+      if (w0 == g.start && w1 == g.host_end) {
+        out.device_top.insert(out.device_top.end(), out.top_events.begin() + g.top_begin,
+                              out.top_events.begin() + g.top_begin + g.top_count);
+      } else {
+        detail::HostWindow w = host_.window(g.host_track, w0, w1);
+        out.device_top.insert(out.device_top.end(), w.top.begin(), w.top.end());
+      }
+      d.top_count = uint8_t(out.device_top.size() - d.top_begin);
+    }
+  }
+
   CauseRules(const EventTable& t, const IdleCauseOptions& o, const StreamRows& streams)
-      : t_(t), o_(o), streams_(streams) {
+      : t_(t), o_(o), streams_(streams), host_(t, o, all_launching_threads(t)) {
     for (auto& [stream, rows] : streams) {
       std::vector<Interval> v;
       for (uint32_t i : rows) v.push_back({t.rows[i].ts, t.rows[i].end()});
       busy_.emplace_back(std::move(v));
       launchers_.push_back(launchers(t, rows));
-      collective_only_.push_back(std::all_of(rows.begin(), rows.end(), [&](uint32_t i) {
+      carries_communication_.push_back(std::any_of(rows.begin(), rows.end(), [&](uint32_t i) {
         return kernel_type(t, t.rows[i]) == KernelType::Communication;
       }));
     }
     std::vector<uint32_t> all;
     for (auto& [stream, rows] : streams) all.insert(all.end(), rows.begin(), rows.end());
     rank_launchers_ = launchers(t, all);
-    std::vector<uint32_t> stand_ins = rank_launchers_;
-    for (const auto& l : launchers_) stand_ins.insert(stand_ins.end(), l.begin(), l.end());
-    host_ = index_host(t, o, stand_ins);
+  }
+
+  // Where a gap splits (§2b, our reading): when the next activity's launch starts inside the gap
+  // and the activity then waits at least the launch-latency threshold more, the gap is two
+  // stretches with two fixes: before the launch the host was late (rules 1-6 over W), after it
+  // the work was queued (rules 7-10). A blocking copy launched early behind an event wait is not
+  // host time for 463 ms. A shorter tail is the ordinary launch-to-start delay and stays with the
+  // host's part. Returns the split time, or nullopt.
+  std::optional<TimeNs> split_at(TimeNs start, TimeNs end, int32_t next) const {
+    const Row* launch = next >= 0 ? launch_of(&t_.rows[size_t(next)]) : nullptr;
+    if (!launch || blocking_launch(launch) || launch->ts <= start || launch->ts >= end || end - launch->ts < o_.launch_latency)
+      return std::nullopt;
+    return launch->ts;
   }
 
   // `prev` = the activity whose end began the gap (-1 for a leading edge); g.next, g.edge set.
-  void classify(IdleGap& g, size_t si, int32_t prev) const {
+  // `whole_start`: where the unsplit gap began (the wait lookups look from there). Host causes
+  // append the window's top events to `top`.
+  void classify(IdleGap& g, size_t si, int32_t prev, std::vector<HostEvent>& top, Part part, TimeNs whole_start) const {
     const Row* next = g.next >= 0 ? &t_.rows[size_t(g.next)] : nullptr;
     const Row* prev_row = prev >= 0 ? &t_.rows[size_t(prev)] : nullptr;
     // The launch that ends the gap: the next activity's; for a trailing edge nothing was
@@ -289,42 +259,69 @@ public:
     const Row* host_launch = next ? launch : launch_of(prev_row);
     g.host_track = host_launch ? host_launch->ref.track : stand_in(si, g);
     g.host_inferred = !host_launch && g.host_track != kNone;
-    if (collective_only_[si]) {
-      // A stream that only carries collectives idles until the next collective is issued and
-      // its peers are ready: its own reading, not the compute streams' host/launch causes.
-      g.cause = IdleCause::CollectiveWait;
-      return;
-    }
-    const TimeNs len = g.length();
+    g.host_end = g.end;
     bool late;
-    if (g.edge == IdleGap::Edge::Trailing) late = true;  // nothing more was launched in the window
-    else if (launch) late = launch->ts > g.start;
-    else late = g.host_inferred && 2 * host_.work_by_track.at(g.host_track).covered(g.start, g.end) >= len;
-    if (late) {
-      const bool host = g.host_track != kNone;
-      auto* dl = host ? find_ptr(host_.data_loading_by_process, t_.store->tracks[g.host_track].process) : nullptr;
-      auto* blk = host ? find_ptr(host_.blocking_by_track, g.host_track) : nullptr;
-      if (dl && 2 * dl->covered(g.start, g.end) >= len) g.cause = IdleCause::DataLoading;
-      else if (blk && 2 * blk->covered(g.start, g.end) >= len) g.cause = IdleCause::HostSync;
-      else if (g.edge == IdleGap::Edge::Trailing && other_stream_busy(si, g)) g.cause = IdleCause::CrossStreamWait;
-      else g.cause = IdleCause::HostLaunchBound;
-      return;
-    }
-    // Already launched: waiting on another stream, launch latency, or something else.
-    bool waits = false;
-    if (launch) {
-      const Row* prev_launch = launch_of(prev_row);
-      TimeNs lo = prev_launch ? prev_launch->ts : g.start;
-      waits = any_in(find_ptr(host_.stream_waits_by_track, launch->ref.track), lo, launch->ts);
-    }
-    waits = waits || any_in(find_ptr(host_.gpu_stream_waits, streams_[si].first), prev_row ? prev_row->ts : g.start, g.end);
-    waits = waits || other_stream_busy(si, g);
-    if (waits) g.cause = IdleCause::CrossStreamWait;
-    else if (len < o_.launch_latency) g.cause = IdleCause::LaunchLatency;
-    else g.cause = IdleCause::Other;
+    if (part != Part::Whole) late = part == Part::Host;
+    else if (g.edge == IdleGap::Edge::Trailing) late = true;  // nothing more was launched in the window
+    else if (blocking_launch(launch) || still_launching(launch, g))
+      late = launch->end() > g.start, g.host_end = std::min(g.end, std::max(g.start, launch->end()));
+    else if (launch) late = launch->ts > g.start, g.host_end = std::min(g.end, std::max(g.start, launch->ts));
+    else late = g.host_inferred && 2 * host_.worked(g.host_track, g.start, g.end) >= g.length();
+    if (late) return host_cause(g, top);
+    g.cause = already_launched_cause(g, si, launch, prev_row, next, whole_start);
   }
 
 private:
+  // Rules 1-6 over W = [gap start, launch start) on the launching thread.
+  void host_cause(IdleGap& g, std::vector<HostEvent>& top) const {
+    detail::HostWindow w = host_.window(g.host_track, g.start, g.host_end);
+    auto half = [&](TimeNs part) { return w.length > 0 && 2 * part >= w.length; };
+    if (half(w.data_loading)) g.cause = IdleCause::DataLoading;
+    else if (half(w.blocking)) g.cause = IdleCause::HostSync;
+    else if (half(w.capture)) g.cause = IdleCause::CaptureWarmup;
+    else if (half(w.compute)) g.cause = IdleCause::HostCompute;
+    else if (w.any_event) g.cause = IdleCause::LaunchBound;
+    else g.cause = IdleCause::HostUntraced;
+    g.top_begin = uint32_t(top.size());
+    g.top_count = uint8_t(w.top.size());
+    top.insert(top.end(), w.top.begin(), w.top.end());
+  }
+
+  // Rules 7-10: the work was queued before the gap began.
+  IdleCause already_launched_cause(const IdleGap& g, size_t si, const Row* launch, const Row* prev_row, const Row* next,
+                                   TimeNs whole_start) const {
+    bool waits = false;
+    if (launch) {
+      const Row* prev_launch = launch_of(prev_row);
+      waits = host_.stream_wait_between(launch->ref.track, prev_launch ? prev_launch->ts : whole_start, launch->ts);
+    }
+    waits = waits || host_.gpu_stream_wait_between(streams_[si].first, prev_row ? prev_row->ts : whole_start, g.end);
+    waits = waits || other_stream_busy(si, g);
+    if (waits) return IdleCause::CrossStreamWait;
+    if (carries_communication_[si] && next && kernel_type(t_, *next) == KernelType::Communication)
+      return IdleCause::CollectiveWait;
+    if (g.length() < o_.launch_latency) return IdleCause::LaunchLatency;
+    return IdleCause::Other;
+  }
+
+  // A blocking launch call (cudaMemcpy, hipMemcpyWithStream, ...) holds its thread until its copy
+  // is done: the host is late until the call returns (W runs to its end, §2b's "launch start" read
+  // as the moment the call lets the copy go), and its gap never splits at the call's start.
+  bool blocking_launch(const Row* launch) const {
+    if (!launch) return false;
+    if (blocking_name_.empty()) blocking_name_.assign(t_.store->strings.size(), 0);
+    uint8_t& b = blocking_name_[launch->name];
+    if (!b) b = detail::is_blocking_call(t_.name(*launch)) ? 2 : 1;
+    return b == 2;
+  }
+
+  // A launch call still running when the gap began, and for longer than a launch latency (a 4 s
+  // cudaLaunchKernel loading its module), keeps the host late until it returns: the work was not
+  // launched yet. A call that returns within the latency is the ordinary launch-to-start delay.
+  bool still_launching(const Row* launch, const IdleGap& g) const {
+    return launch && launch->ts <= g.start && launch->end() - g.start >= o_.launch_latency;
+  }
+
   const Row* launch_of(const Row* activity) const {
     return activity && activity->launch >= 0 ? &t_.rows[size_t(activity->launch)] : nullptr;
   }
@@ -336,7 +333,7 @@ private:
     uint32_t best = kNone;
     TimeNs most = -1;
     for (uint32_t track : threads) {
-      TimeNs worked = host_.work_by_track.at(track).covered(g.start, g.end);
+      TimeNs worked = host_.worked(track, g.start, g.end);
       if (worked > most) best = track, most = worked;
     }
     return best;
@@ -350,12 +347,71 @@ private:
   const EventTable& t_;
   const IdleCauseOptions& o_;
   const StreamRows& streams_;
+  detail::HostIndex host_;
   std::vector<IntervalIndex> busy_;      // per stream
   std::vector<std::vector<uint32_t>> launchers_;  // per stream: launching threads, most launches first
-  std::vector<char> collective_only_;             // per stream
+  std::vector<char> carries_communication_;       // per stream
   std::vector<uint32_t> rank_launchers_;
-  HostIndex host_;
+  mutable std::vector<uint8_t> blocking_name_;  // per name id: 0 unknown, 1 no, 2 yes
 };
+
+std::vector<DeviceIdle> device_idle_pieces(const EventTable& t, const IdleCauses& causes) {
+  std::vector<Interval> busy_raw;
+  for (uint32_t i : t.gpu)
+    if (is_kernel_memcpy_memset_cat(t.cat(t.rows[i]))) busy_raw.push_back({t.rows[i].ts, t.rows[i].end()});
+  const std::vector<Interval> busy = merge_intervals(std::move(busy_raw));
+  // Each stream gap minus the busy time of every stream: the pieces where the whole GPU waited.
+  // The same piece shows up in every stream idle at the time; it goes to the stream that resumed
+  // first (its next activity ended the wait), whose gap cause then explains it.
+  std::vector<DeviceIdle> found;  // every gap's pieces, in gap order
+  for (uint32_t gi = 0; gi < causes.gaps.size(); ++gi) {
+    const IdleGap& g = causes.gaps[gi];
+    // When the stream resumes: its next activity's start (a split gap's host part ends at the
+    // launch, but its stream resumes only with the activity), else the window's end.
+    const TimeNs resumes = g.next >= 0 ? t.rows[size_t(g.next)].ts : g.end;
+    auto it = std::upper_bound(busy.begin(), busy.end(), g.start, [](TimeNs v, const Interval& b) { return v < b.end; });
+    TimeNs at = g.start;
+    for (; at < g.end; ++it) {
+      TimeNs stop = it == busy.end() ? g.end : std::min(g.end, it->start);
+      if (stop > at) found.push_back(DeviceIdle{at, stop, g.cause, resumes, gi});
+      if (it == busy.end()) break;
+      at = std::max(at, it->end);
+    }
+  }
+  // Every instant goes to the piece covering it whose stream resumes first (ties: gap order): a
+  // sweep by start, the covering pieces in a heap ordered by (resumes, gap), expired ones dropped
+  // lazily.
+  std::vector<uint32_t> by_start(found.size());
+  for (uint32_t k = 0; k < found.size(); ++k) by_start[k] = k;
+  std::sort(by_start.begin(), by_start.end(), [&](uint32_t a, uint32_t b) {
+    return found[a].start != found[b].start ? found[a].start < found[b].start : a < b;
+  });
+  auto later = [&](uint32_t a, uint32_t b) {  // heap order: the first to resume on top
+    return found[a].resumed != found[b].resumed ? found[a].resumed > found[b].resumed : found[a].gap > found[b].gap;
+  };
+  std::vector<uint32_t> heap;
+  std::vector<DeviceIdle> out;
+  auto emit = [&](const DeviceIdle& owner, TimeNs from, TimeNs to) {
+    if (!out.empty() && out.back().gap == owner.gap && out.back().end == from) out.back().end = to;
+    else out.push_back(DeviceIdle{from, to, owner.cause, owner.resumed, owner.gap});
+  };
+  size_t next = 0;
+  TimeNs at = found.empty() ? 0 : found[by_start[0]].start;
+  while (next < by_start.size() || !heap.empty()) {
+    if (heap.empty()) at = std::max(at, found[by_start[next]].start);
+    for (; next < by_start.size() && found[by_start[next]].start <= at; ++next) {
+      heap.push_back(by_start[next]);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+    while (!heap.empty() && found[heap.front()].end <= at) std::pop_heap(heap.begin(), heap.end(), later), heap.pop_back();
+    if (heap.empty()) continue;
+    const DeviceIdle& owner = found[heap.front()];
+    const TimeNs until = std::min(owner.end, next < by_start.size() ? found[by_start[next]].start : owner.end);
+    emit(owner, at, until);
+    at = until;
+  }
+  return out;
+}
 
 void summarise(const EventTable& t, IdleCauses& out) {
   std::map<std::pair<int64_t, int>, IdleCauseRow> agg;
@@ -379,6 +435,7 @@ void summarise(const EventTable& t, IdleCauses& out) {
       if (it == agg.end()) continue;
       IdleCauseRow row = std::move(it->second);
       row.share = stream_total[stream] > 0 ? double(row.idle) / double(stream_total[stream]) : 0;
+      row.top_events = top_host_events(out, row.longest, 5);  // `longest` still holds every gap here
       // The 5 longest, ties in gap order (`longest` holds gap indices in increasing order, so
       // this equals a stable sort by length cut to 5).
       const size_t keep = std::min<size_t>(5, row.longest.size());
@@ -394,6 +451,19 @@ void summarise(const EventTable& t, IdleCauses& out) {
 
 }  // namespace
 
+std::vector<HostEvent> top_host_events(const IdleCauses& causes, const std::vector<uint32_t>& gaps, size_t keep) {
+  std::unordered_map<StringId, TimeNs> by_name;
+  for (uint32_t gi : gaps) {
+    const IdleGap& g = causes.gaps[gi];
+    for (uint32_t k = g.top_begin; k < g.top_begin + g.top_count; ++k) by_name[causes.top_events[k].name] += causes.top_events[k].self;
+  }
+  std::vector<HostEvent> out;
+  for (auto& [name, self] : by_name) out.push_back({name, self});
+  std::sort(out.begin(), out.end(), [](const HostEvent& a, const HostEvent& b) { return a.self != b.self ? a.self > b.self : a.name < b.name; });
+  if (out.size() > keep) out.resize(keep);
+  return out;
+}
+
 IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
   IdleCauses out;
   StreamRows streams = gpu_work_by_stream(t);
@@ -402,7 +472,8 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
   const bool edges = t.mode == Mode::Sightline;
   if (edges) out.window = idle_window(t);
   CauseRules rules(t, o, streams);
-  auto emit = [&](size_t si, TimeNs start, TimeNs end, int32_t next, int32_t prev, IdleGap::Edge edge) {
+  auto emit_part = [&](size_t si, TimeNs start, TimeNs end, int32_t next, int32_t prev, IdleGap::Edge edge,
+                       CauseRules::Part part, TimeNs whole_start) {
     IdleGap g;
     g.stream = streams[si].first;
     g.track = t.rows[size_t(next >= 0 ? next : prev)].ref.track;  // where the timeline paints it
@@ -410,8 +481,16 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
     g.end = end;
     g.next = next;
     g.edge = edge;
-    rules.classify(g, si, prev);
+    rules.classify(g, si, prev, out.top_events, part, whole_start);
     out.gaps.push_back(g);
+  };
+  auto emit = [&](size_t si, TimeNs start, TimeNs end, int32_t next, int32_t prev, IdleGap::Edge edge) {
+    if (std::optional<TimeNs> at = rules.split_at(start, end, next)) {
+      emit_part(si, start, *at, next, prev, edge, CauseRules::Part::Host, start);
+      emit_part(si, *at, end, next, prev, edge, CauseRules::Part::Queued, start);
+    } else {
+      emit_part(si, start, end, next, prev, edge, CauseRules::Part::Whole, start);
+    }
   };
   for (size_t si = 0; si < streams.size(); ++si) {
     const std::vector<uint32_t>& rows = streams[si].second;
@@ -430,6 +509,10 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
     if (edges && run_end < out.window.end) emit(si, run_end, out.window.end, -1, prev, IdleGap::Edge::Trailing);
   }
   summarise(t, out);
+  if (edges) {
+    out.device = device_idle_pieces(t, out);
+    rules.top_of_pieces(out);
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/analysis/common.h"
+#include "core/analysis/idle_rules_input.h"
 
 namespace sl::analysis {
 
@@ -49,17 +50,38 @@ Interval idle_window(const EventTable& table);
 // track of context/event syncs) is not reported; its rows still count in the rank's G.
 std::vector<std::pair<int64_t, std::vector<uint32_t>>> gpu_work_by_stream(const EventTable& table);
 
-// Causes in the order of the rules of §2b; CollectiveWait (a stream that carries only
-// collectives, waiting for the next one) was added after Other to keep the earlier values.
-enum class IdleCause : uint8_t { DataLoading, HostSync, HostLaunchBound, CrossStreamWait, LaunchLatency, Other, CollectiveWait };
-std::string_view idle_cause_name(IdleCause c);
-constexpr int kIdleCauseCount = 7;
+// Causes in the order of the rules of §2b: the first six say the host was late (the next
+// activity's launch started after the gap began), the last four that the work was already launched.
+// Each names one fix; two causes differ when their fixes differ.
+enum class IdleCause : uint8_t {
+  DataLoading,      // 1. the launching process was in the DataLoader
+  HostSync,         // 2. the launching thread was blocked in a synchronising call
+  CaptureWarmup,    // 3. graph capture, compilation, autotuning, warm-up: not steady state
+  HostCompute,      // 4. CPU work that launched nothing (preprocessing, a CPU op)
+  LaunchBound,      // 5. the thread was dispatching GPU work
+  HostUntraced,     // 6. no op or Python function of the thread overlaps the window
+  CrossStreamWait,  // 7. waiting on another stream
+  CollectiveWait,   // 8. a communication stream waiting for its next collective
+  LaunchLatency,    // 9. launched, and started within 30 µs
+  Other,            // 10.
+};
+std::string_view idle_cause_name(IdleCause c);  // data_loading, host_sync, capture_warmup, ...
+constexpr int kIdleCauseCount = 10;
+// The causes a host-bound verdict names (§5): the host was late for a reason a fix of the
+// steady state addresses. Capture/warm-up is excluded from verdicts.
+bool is_host_cause(IdleCause c);
+bool is_wait_cause(IdleCause c);  // cross-stream or collective wait
+// The fix a cause names, one sentence for people (the headline, the insights, the hover text).
+std::string_view idle_cause_fix(IdleCause c);
 
 struct IdleGap {
   enum class Edge : uint8_t { None, Leading, Trailing };
   int64_t stream = 0;
   uint32_t track = kNone;  // GPU track of the activity that ends the gap (the last one, trailing)
   TimeNs start = 0, end = 0;
+  // Where the host-side window W of §2b ends: the next activity's launch start when the host was
+  // late (W = [start, host_end)), else `end`.
+  TimeNs host_end = 0;
   IdleCause cause = IdleCause::Other;
   int32_t next = -1;       // row of the activity that ends the gap; -1 for a trailing edge
   Edge edge = Edge::None;  // before the stream's first activity / after its last, in the window
@@ -69,6 +91,9 @@ struct IdleGap {
   // the gap. kNone when nothing launches.
   uint32_t host_track = kNone;
   bool host_inferred = false;  // host_track was inferred (no launch link)
+  // The top CPU events of W (host causes only): IdleCauses::top_events[top_begin, +top_count).
+  uint32_t top_begin = 0;
+  uint8_t top_count = 0;
   TimeNs length() const { return end - start; }
 };
 
@@ -79,29 +104,36 @@ struct IdleCauseRow {
   uint64_t count = 0;
   double share = 0;               // of the stream's idle time
   std::vector<uint32_t> longest;  // indices into IdleCauses::gaps, longest first (up to 5)
+  std::vector<HostEvent> top_events;  // host causes: the top CPU events in their windows (up to 5)
 };
-
-struct IdleCauses {
-  std::vector<IdleGap> gaps;      // every gap, by stream then time
-  std::vector<IdleCauseRow> rows; // per stream and cause (causes with no gap omitted)
-  Interval window{0, 0};          // Sightline mode: the idle window; (HTA) mode: empty
-};
-
-struct IdleCauseOptions {
-  TimeNs launch_latency = 30'000;
-  std::vector<std::string> data_loader_patterns = {"enumerate(DataLoader)", "DataLoader",
-                                                   "_MultiProcessingDataLoaderIter",
-                                                   "_SingleProcessDataLoaderIter"};
-};
-
-IdleCauses idle_causes(const EventTable& table, const IdleCauseOptions& o = {});
 
 // Time the whole GPU waited (no kernel, memcpy or memset on any stream), cut from the idle-cause
 // gaps, each piece with the cause of the stream that resumed first. Sorted, disjoint.
 struct DeviceIdle {
   TimeNs start = 0, end = 0;
   IdleCause cause = IdleCause::Other;
-  TimeNs resumed = 0;  // end of the stream gap the cause comes from
+  TimeNs resumed = 0;  // when the stream of the gap the cause comes from resumed (its next activity)
+  uint32_t gap = 0;    // index of that gap in IdleCauses::gaps
+  uint32_t top_begin = 0;  // its host window's top events: IdleCauses::device_top[top_begin, +top_count)
+  uint8_t top_count = 0;
 };
+
+struct IdleCauses {
+  std::vector<IdleGap> gaps;      // every gap, by stream then time
+  std::vector<IdleCauseRow> rows; // per stream and cause (causes with no gap omitted)
+  std::vector<HostEvent> top_events;  // per gap, up to 3 (IdleGap::top_begin)
+  // Sightline mode: the device-wide pieces (the ledger's entries, idle_ledger.h) and, for host
+  // causes, the top events of each piece's own host window (DeviceIdle::top_begin).
+  std::vector<DeviceIdle> device;
+  std::vector<HostEvent> device_top;
+  Interval window{0, 0};          // Sightline mode: the idle window; (HTA) mode: empty
+};
+
+// Sums the top events of several gaps by name, largest first, cut to `keep`. (Each gap keeps
+// its own top 3, so this ranks the events that lead their windows.)
+std::vector<HostEvent> top_host_events(const IdleCauses& causes, const std::vector<uint32_t>& gaps, size_t keep);
+
+IdleCauses idle_causes(const EventTable& table, const IdleCauseOptions& o = {});
+
 
 }  // namespace sl::analysis

@@ -1,6 +1,7 @@
 #include "core/analysis/insights.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -24,157 +25,111 @@ std::string cause_words(IdleCause c) {
   return s;
 }
 
-// What a set of possibly overlapping instances (gaps on several streams, calls on several
-// threads) can give back: their union, never the plain sum.
+// What a set of possibly overlapping instances (calls on several threads, copies on several
+// streams) amounts to: their union, never the plain sum.
 TimeNs union_length(std::vector<Interval> v) { return total_length(merge_intervals(std::move(v))); }
 
-}  // namespace
+// A finding before ranking: what it wants from the ledger, per cause (idle-type findings), and
+// what it costs beside the ledger (compute-side findings, fusion's T_sys per fused launch).
+struct Candidate {
+  Insight in;
+  std::array<TimeNs, kIdleCauseCount> wants{};
+  TimeNs beside = 0;
+  TimeNs total() const {
+    TimeNs s = beside;
+    for (TimeNs w : wants) s += w;
+    return s;
+  }
+};
 
-std::vector<DeviceIdle> device_idle(const Report& r) {
-  std::vector<DeviceIdle> out;
-  if (!r.causes) return out;
-  const EventTable& t = r.table;
-  std::vector<Interval> busy_raw;
-  for (uint32_t i : t.gpu)
-    if (is_kernel_memcpy_memset_cat(t.cat(t.rows[i]))) busy_raw.push_back({t.rows[i].ts, t.rows[i].end()});
-  const std::vector<Interval> busy = merge_intervals(std::move(busy_raw));
-  // Each stream gap minus the busy time of every stream: the pieces where the whole GPU waited.
-  // The same piece shows up in every stream idle at the time; it goes to the stream that resumed
-  // first (its next activity ended the wait), whose gap cause then explains it.
-  std::vector<DeviceIdle> found;  // every gap's pieces, in gap order
-  for (const IdleGap& g : r.causes->gaps) {
-    auto it = std::upper_bound(busy.begin(), busy.end(), g.start, [](TimeNs v, const Interval& b) { return v < b.end; });
-    TimeNs at = g.start;
-    for (; at < g.end; ++it) {
-      TimeNs stop = it == busy.end() ? g.end : std::min(g.end, it->start);
-      if (stop > at) found.push_back(DeviceIdle{at, stop, g.cause, g.end});
-      if (it == busy.end()) break;
-      at = std::max(at, it->end);
-    }
-  }
-  // Pieces with one start fold into one, in gap order: the first stream to resume owns it, and
-  // it reaches as far as the longest of them.
-  std::stable_sort(found.begin(), found.end(), [](const DeviceIdle& a, const DeviceIdle& b) { return a.start < b.start; });
-  std::vector<DeviceIdle> pieces;  // by start
-  for (const DeviceIdle& p : found) {
-    if (pieces.empty() || pieces.back().start != p.start) pieces.push_back(p);
-    else if (p.resumed < pieces.back().resumed) pieces.back() = DeviceIdle{p.start, std::max(p.end, pieces.back().end), p.cause, p.resumed};
-    else pieces.back().end = std::max(pieces.back().end, p.end);
-  }
-  // Pieces of different streams can still nest when a gap is clipped by the trace's edges: keep
-  // them disjoint (a later piece starts where the previous one ended).
-  TimeNs covered = INT64_MIN;
-  for (DeviceIdle& p : pieces) {
-    p.start = std::max(p.start, covered);
-    if (p.end <= p.start) continue;
-    covered = p.end;
-    out.push_back(p);
-  }
-  return out;
+// Where to look for a cause: its longest device-wide piece.
+void point_at(Insight& in, const IdleLedger& l, IdleCause c) {
+  if (const DeviceIdle* d = l.longest(c)) in.t0 = d->start, in.t1 = d->end;
 }
 
-namespace {
+std::string top_events_text(const Report& r, IdleCause c) {
+  std::string o;
+  for (const HostEvent& e : r.ledger->top_events(*r.causes, c))
+    o += (o.empty() ? "" : ", ") + hta_short_name(std::string(r.table.store->strings.view(e.name))) + " " + duration_text(e.self);
+  return o;
+}
 
-void starvation(const std::vector<DeviceIdle>& idle, const InsightOptions& o, TimeNs span, std::vector<Insight>& out) {
-  TimeNs total = 0;
+// The umbrella's part for one cause: its gaps of at least `long_gap`, as the finding's detail line.
+std::string long_gaps_text(const IdleLedger& l, IdleCause c, TimeNs long_gap) {
   uint64_t n = 0;
-  const DeviceIdle* worst = nullptr;
-  for (const DeviceIdle& d : idle) {
-    if (d.end - d.start < o.starvation_gap) continue;
-    total += d.end - d.start, ++n;
-    if (!worst || d.end - d.start > worst->end - worst->start) worst = &d;
-  }
-  if (!worst) return;
-  Insight in;
-  in.kind = "starvation";
-  in.title = "GPU starved: " + std::to_string(n) + " gaps of " + duration_text(o.starvation_gap) +
-             " or more with no stream busy, " + duration_text(total) + " in all";
-  in.detail = "The whole GPU sat idle for " + duration_text(total) +
-              (span ? " (" + pct(double(total) / double(span)) + " of the trace)" : std::string()) +
-              " in gaps of at least " + duration_text(o.starvation_gap) + ". The longest, " +
-              duration_text(worst->end - worst->start) + ", is " + cause_words(worst->cause) +
-              ": no stream had work queued, so every such gap is time the step cannot get back by faster kernels. "
-              "(A stream idle while others run is not counted: that time is not lost.)";
-  in.cost = total;
-  in.t0 = worst->start;
-  in.t1 = worst->end;
-  out.push_back(std::move(in));
-}
-
-void data_loader(const std::vector<DeviceIdle>& idle, std::vector<Insight>& out) {
   TimeNs total = 0;
-  uint64_t n = 0;
-  const DeviceIdle* worst = nullptr;
-  for (const DeviceIdle& d : idle) {
-    if (d.cause != IdleCause::DataLoading) continue;
-    total += d.end - d.start, ++n;
-    if (!worst || d.end - d.start > worst->end - worst->start) worst = &d;
-  }
-  if (!worst) return;
-  Insight in;
-  in.kind = "data_loader";
-  in.title = "Data loading stalls the GPU: " + std::to_string(n) + " gaps, " + duration_text(total);
-  in.detail = "While the host waited for the DataLoader the whole GPU was idle for " + duration_text(total) + " in " +
-              std::to_string(n) + " gaps (longest " + duration_text(worst->end - worst->start) +
-              "). More loader workers, pinned memory or prefetching would overlap input with compute.";
-  in.cost = total;
-  in.t0 = worst->start;
-  in.t1 = worst->end;
-  out.push_back(std::move(in));
+  for (const DeviceIdle& d : l.device())
+    if (d.cause == c && d.end - d.start >= long_gap) ++n, total += d.end - d.start;
+  if (!n) return {};
+  return " " + std::to_string(n) + (n == 1 ? " gap" : " gaps") + " of " + duration_text(long_gap) + " or more with no stream busy, " +
+         duration_text(total) + " in all.";
 }
 
-void host_bound(const Report& r, std::vector<Insight>& out) {
-  if (!r.coupling) return;
-  TimeNs exposed = 0;
-  uint64_t n = 0, iterations = 0;
-  const CouplingRow* worst = nullptr;
-  for (const CouplingRow& c : r.coupling->rows) {
-    if (!c.iteration || c.kernels == 0) continue;
-    ++iterations;
-    if (c.bound != Boundness::Host) continue;
-    ++n, exposed += c.exposed_host;
-    if (!worst || c.exposed_host > worst->exposed_host) worst = &c;
+// One finding per cause of the ledger that has a fix to name (and capture/warm-up, reported as
+// such). Its cost is the cause's device-wide idle: the GPU idle the fix can give back.
+void by_cause(const Report& r, const InsightOptions& o, std::vector<Candidate>& out) {
+  const IdleLedger& l = *r.ledger;
+  auto add = [&](std::string kind, std::initializer_list<IdleCause> causes, std::string title, std::string detail) {
+    Candidate c;
+    c.in.kind = std::move(kind);
+    for (IdleCause x : causes) c.wants[size_t(x)] = l.device_idle(x);
+    if (c.total() <= 0) return;
+    const IdleCause lead = *std::max_element(causes.begin(), causes.end(), [&](IdleCause a, IdleCause b) { return l.device_idle(a) < l.device_idle(b); });
+    c.in.title = title + duration_text(c.total());
+    c.in.detail = detail + long_gaps_text(l, lead, o.starvation_gap);
+    if (std::string top = top_events_text(r, lead); !top.empty()) c.in.detail += " Top CPU events in those windows: " + top + ".";
+    if (lead != IdleCause::CaptureWarmup) c.in.detail += " Fix: " + std::string(idle_cause_fix(lead)) + ".";
+    point_at(c.in, l, lead);
+    out.push_back(std::move(c));
+  };
+  add("data_loader", {IdleCause::DataLoading}, "Data loading stalls the GPU: ",
+      "While the launching process waited for the DataLoader, no stream had work.");
+  add("sync_calls", {IdleCause::HostSync}, "Synchronising calls leave the GPU idle ",
+      "The launching thread was blocked in calls that wait for the GPU (synchronize, blocking copies, .item(), "
+      ".cpu()); each drains the queue, and the GPU idles until the host launches again. The cost is that idle "
+      "time, not the time the host was blocked.");
+  add("host_compute", {IdleCause::HostCompute}, "CPU work on the launching thread leaves the GPU idle ",
+      "The thread that launches the GPU's work was busy with CPU work that launched nothing (preprocessing, "
+      "tokenisation, a CPU op, tuning).");
+  add("launch_bound", {IdleCause::LaunchBound, IdleCause::LaunchLatency}, "Launch-bound: the GPU waited for work to be dispatched, ",
+      "The launching thread was dispatching GPU work (ops, launch calls, the interpreter between them) more slowly "
+      "than the GPU ran it.");
+  add("host_untraced", {IdleCause::HostUntraced}, "The GPU idled while the launching thread recorded nothing: ",
+      "No op or Python function of the launching thread overlaps these gaps: a lock, the GIL, another process or a "
+      "profiler that stopped recording; the trace cannot say what the host did.");
+  add("capture_warmup", {IdleCause::CaptureWarmup}, "Graph capture / warm-up (not steady state): GPU idle ",
+      "The host was capturing CUDA graphs, compiling, autotuning or warming up: this time is not the steady state, "
+      "verdicts leave it out, and there is no fix to name.");
+  add("cross_stream_wait", {IdleCause::CrossStreamWait}, "Streams wait on each other: GPU idle ",
+      "The next work was launched but waited for an event recorded on another stream.");
+  add("collective_wait", {IdleCause::CollectiveWait}, "Collectives wait for peers: GPU idle ",
+      "A communication stream's next collective was launched and waited: on a job, for its slowest peer.");
+  // The umbrella: long gaps whose cause has no finding of its own (other).
+  Candidate u;
+  u.in.kind = "starvation";
+  uint64_t n = 0;
+  for (const DeviceIdle& d : l.device())
+    if (d.cause == IdleCause::Other && d.end - d.start >= o.starvation_gap) u.wants[size_t(IdleCause::Other)] += d.end - d.start, ++n;
+  if (n) {
+    u.in.title = "GPU starved: " + std::to_string(n) + (n == 1 ? " gap of " : " gaps of ") + duration_text(o.starvation_gap) + " or more, " +
+                 duration_text(u.total()) + " in all";
+    u.in.detail = "No stream had work and the work that came next was already launched, with no host or stream cause "
+                  "in the trace.";
+    point_at(u.in, l, IdleCause::Other);
+    out.push_back(std::move(u));
   }
-  if (!worst) return;
-  // Fixing the host can give back at most the host-bound steps' own time: their latencies overlap
-  // (kernels of a step can run into the next one), their ProfilerStep ranges do not.
-  TimeNs steps = 0;
-  for (const CouplingRow& c : r.coupling->rows)
-    if (c.iteration && c.kernels && c.bound == Boundness::Host)
-      for (const auto& it : r.table.store->iterations)
-        if (it.number == *c.iteration) steps += it.end - it.start;
-  exposed = std::min(exposed, steps);
-  Insight in;
-  in.kind = "host_bound";
-  char hdbi[32];
-  std::snprintf(hdbi, sizeof hdbi, "%.2f", worst->hdbi);
-  in.title = std::to_string(n) + " of " + std::to_string(iterations) + " iterations are host-bound; " +
-             duration_text(exposed) + " of host time is exposed";
-  // The verdict names the host cause that held most of the worst step's GPU idle: the fix is that cause's.
-  const IdleCause cause = worst->bound_cause.value_or(IdleCause::HostLaunchBound);
-  const char* fix = cause == IdleCause::DataLoading ? "more DataLoader workers, pinned memory and prefetching keep the GPU fed"
-                    : cause == IdleCause::HostSync  ? "take the synchronising calls (.item(), .cpu(), blocking copies) out of the step"
-                                                    : "CUDA graphs, larger kernels or torch.compile cut launch work";
-  in.detail = "In these iterations the GPU mostly waited for the host (worst: step " + std::to_string(*worst->iteration) +
-              ", utilisation " + pct(worst->utilization) +
-              (worst->bound_cause ? ", " + std::string(idle_cause_name(cause)) + " " + duration_text(worst->bound_cause_idle) +
-                                        " of its GPU idle"
-                                  : std::string()) +
-              "; HDBI " + hdbi + ", queue-free host orchestration " + duration_text(worst->host_orchestration) +
-              " against TKLQT " + duration_text(worst->tklqt) + " with queue time). Fix: " + fix + ".";
-  in.cost = exposed;
-  for (const auto& it : r.table.store->iterations)
-    if (it.number == *worst->iteration) in.t0 = it.start, in.t1 = it.end, in.ref = it.slice;
-  out.push_back(std::move(in));
 }
 
 bool is_sync_call(std::string_view n) {
   return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventSynchronize" ||
          n == "cudaMemcpy" || n == "cudaMemcpy2D" || n == "hipDeviceSynchronize" || n == "hipStreamSynchronize" ||
-         n == "hipEventSynchronize" || n == "hipMemcpy";
+         n == "hipEventSynchronize" || n == "hipMemcpy" || n == "hipMemcpyWithStream";
 }
 
-void sync_calls(const Report& r, std::vector<Insight>& out) {
+// The sync finding names the calls: which, how many, how long the host was held.
+void describe_sync_calls(const Report& r, std::vector<Candidate>& found) {
+  auto it = std::find_if(found.begin(), found.end(), [](const Candidate& c) { return c.in.kind == "sync_calls"; });
+  if (it == found.end()) return;
   const EventTable& t = r.table;
   std::map<std::string_view, uint64_t> by_name;
   std::vector<Interval> held;
@@ -186,25 +141,67 @@ void sync_calls(const Report& r, std::vector<Insight>& out) {
     held.push_back({row.ts, row.end()});
     if (!worst || row.dur > worst->dur) worst = &row;
   }
-  TimeNs total = union_length(held);  // calls on several threads at once block once
-  if (!worst || total <= 0) return;
+  if (!worst) return;
   std::string what;
   for (auto& [name, count] : by_name) what += (what.empty() ? "" : ", ") + std::to_string(count) + "× " + std::string(name);
-  Insight in;
-  in.kind = "sync_calls";
-  in.title = "Synchronising calls block the host for " + duration_text(total);
-  in.detail = what + " held the CPU for " + duration_text(total) + " (longest " + duration_text(worst->dur) +
-              "). Each drains the launch queue, so the GPU idles while the host catches up; "
-              "drop them or move them off the hot path (e.g. .item(), .cpu(), blocking copies).";
-  in.cost = total;
-  in.t0 = worst->ts;
-  in.t1 = worst->end();
-  in.ref = worst->ref;
-  out.push_back(std::move(in));
+  it->in.detail += " Calls: " + what + ", holding the host " + duration_text(union_length(held)) + " (longest " +
+                   duration_text(worst->dur) + ").";
+  it->in.ref = worst->ref;
 }
 
-// Pageable copies: synchronous with respect to the host, and staged through a bounce buffer.
-void pageable_copies(const Report& r, std::vector<Insight>& out) {
+// Launch overhead's detail: how short the kernels are, and the iterations coupling calls host-bound.
+void describe_launch_bound(const Report& r, const InsightOptions& o, std::vector<Candidate>& found) {
+  auto it = std::find_if(found.begin(), found.end(), [](const Candidate& c) { return c.in.kind == "launch_bound"; });
+  if (it == found.end()) return;
+  if (r.launches) {
+    uint64_t tiny = 0, kernels = 0;
+    for (const LaunchPair& p : r.launches->pairs) {
+      if (!is_kernel_cat(r.table.cat(r.table.rows[p.activity]))) continue;
+      ++kernels;
+      if (p.gpu < o.tiny_kernel && p.graph_position <= 0) ++tiny;
+    }
+    if (kernels && double(tiny) / double(kernels) >= o.tiny_share)
+      it->in.detail += " " + std::to_string(tiny) + " of " + std::to_string(kernels) + " kernels (" +
+                       pct(double(tiny) / double(kernels)) + ") run under " + duration_text(o.tiny_kernel) + ".";
+  }
+  if (r.coupling) {
+    uint64_t host = 0, iterations = 0;
+    for (const CouplingRow& c : r.coupling->rows)
+      if (c.iteration && c.kernels) ++iterations, host += c.bound == Boundness::Host;
+    if (host) it->in.detail += " " + std::to_string(host) + " of " + std::to_string(iterations) + " iterations are host-bound.";
+  }
+}
+
+// Fusion (§5b): saves at most the launch-type ledger entries inside the chain's occurrences plus
+// T_sys per fused launch (fusion_candidates computes it from the ledger); chains never hold a
+// communication kernel.
+void fusion(const Report& r, std::vector<Candidate>& out) {
+  if (!r.fusion || r.fusion->empty()) return;
+  const FusionCandidate& f = r.fusion->front();
+  Candidate c;
+  c.in.kind = "fusion";
+  c.wants[size_t(IdleCause::LaunchBound)] = f.launch_bound_idle;
+  c.wants[size_t(IdleCause::LaunchLatency)] = f.launch_latency_idle;
+  c.beside = f.saving - f.launch_bound_idle - f.launch_latency_idle;
+  if (c.total() <= 0) return;
+  char prox[32];
+  std::snprintf(prox, sizeof prox, "%.2f", f.proximity);
+  c.in.title = "A chain of " + std::to_string(f.chain.size()) + " kernels repeats " + std::to_string(f.count) +
+               " times and is worth fusing";
+  c.in.detail = "The chain " + hta_short_name(f.chain.front()) + " → … → " + hta_short_name(f.chain.back()) +
+                " always runs in this order (proximity " + prox + ", " + std::to_string(f.count) +
+                " occurrences). Fusing it saves about " + duration_text(f.saving) +
+                ": a launch per fused kernel and the launch-bound idle between them (gaps with another cause, "
+                "queue time, are not saved by fusing).";
+  c.in.t0 = f.first_start;
+  c.in.t1 = f.first_end;
+  c.in.ref = f.anchor;
+  out.push_back(std::move(c));
+}
+
+// Pageable copies: synchronous with respect to the host, and staged through a bounce buffer. A
+// compute-side finding: it costs at most the copies' GPU time.
+void pageable_copies(const Report& r, std::vector<Candidate>& out) {
   const EventTable& t = r.table;
   std::vector<Interval> copies;
   const Row* longest = nullptr;
@@ -215,100 +212,69 @@ void pageable_copies(const Report& r, std::vector<Insight>& out) {
     if (!longest || row.dur > longest->dur) longest = &row;
   }
   if (!longest) return;
-  TimeNs total = union_length(copies);
-  Insight in;
-  in.kind = "pageable_copies";
-  in.title = std::to_string(copies.size()) + " memory copies use pageable host memory (" + duration_text(total) + ")";
-  in.detail = "Copies from or to pageable memory are staged and synchronise with the host, so they cannot overlap "
-              "compute. Pin the host buffers (pin_memory=True) and use non_blocking=True.";
-  in.cost = total;
-  in.t0 = longest->ts;
-  in.t1 = longest->end();
-  in.ref = longest->ref;
-  out.push_back(std::move(in));
+  Candidate c;
+  c.beside = union_length(copies);
+  c.in.kind = "pageable_copies";
+  c.in.title = std::to_string(copies.size()) + " memory copies use pageable host memory (" + duration_text(c.beside) + ")";
+  c.in.detail = "Copies from or to pageable memory are staged and synchronise with the host, so they cannot overlap "
+                "compute. Fix: pin the host buffers (pin_memory=True) and use non_blocking=True.";
+  c.in.t0 = longest->ts;
+  c.in.t1 = longest->end();
+  c.in.ref = longest->ref;
+  out.push_back(std::move(c));
 }
 
-void tiny_kernels(const Report& r, const InsightOptions& o, std::vector<Insight>& out) {
-  if (!r.launches) return;
-  const LaunchStats& s = *r.launches;
-  const EventTable& t = r.table;
-  uint64_t tiny = 0, kernels = 0;
-  TimeNs overhead = 0, worst_gap = -1;
-  std::vector<Interval> calls;
-  const LaunchPair* worst = nullptr;
-  for (const LaunchPair& p : s.pairs) {
-    if (!is_kernel_cat(t.cat(t.rows[p.activity]))) continue;
-    ++kernels;
-    if (p.gpu >= o.tiny_kernel || p.graph_position > 0) continue;  // a graph's kernels share one call
-    ++tiny;
-    // The host spends at least the launch call per kernel; beyond the kernel's own time it is overhead.
-    TimeNs over = std::max<TimeNs>(0, p.runtime - p.gpu);
-    overhead += over;
-    calls.push_back({t.rows[p.launch].ts, t.rows[p.launch].end()});
-    if (over > worst_gap) worst_gap = over, worst = &p;
-  }
-  if (!kernels || double(tiny) / double(kernels) < o.tiny_share || !worst) return;
-  overhead = std::min(overhead, union_length(calls));  // calls on several threads overlap
-  Insight in;
-  in.kind = "tiny_kernels";
-  in.title = std::to_string(tiny) + " of " + std::to_string(kernels) + " kernels (" + pct(double(tiny) / double(kernels)) +
-             ") run under " + duration_text(o.tiny_kernel);
-  in.detail = "Launching these kernels costs the host " + duration_text(overhead) +
-              " more than they run on the GPU. When kernels are this short, launch overhead dominates: fuse them "
-              "(torch.compile) or capture the step in a CUDA graph.";
-  in.cost = overhead;
-  const Row& k = t.rows[worst->activity];
-  in.t0 = t.rows[worst->launch].ts;
-  in.t1 = k.end();
-  in.ref = k.ref;
-  out.push_back(std::move(in));
-}
-
-void fusion(const Report& r, TimeNs span, std::vector<Insight>& out) {
-  if (!r.fusion) return;
-  // The best chain whose saving is possible (overlapping occurrences of a repetitive chain could
-  // in principle add up past the trace).
-  auto it = std::find_if(r.fusion->begin(), r.fusion->end(), [&](const FusionCandidate& c) { return c.saving <= span; });
-  if (it == r.fusion->end()) return;
-  const FusionCandidate& c = *it;
-  Insight in;
-  in.kind = "fusion";
-  char prox[32];
-  std::snprintf(prox, sizeof prox, "%.2f", c.proximity);
-  in.title = "A chain of " + std::to_string(c.chain.size()) + " kernels repeats " + std::to_string(c.count) +
-             " times and is worth fusing";
-  in.detail = "The chain " + hta_short_name(c.chain.front()) + " → … → " + hta_short_name(c.chain.back()) +
-              " always runs in this order (proximity " + prox + ", " + std::to_string(c.count) +
-              " occurrences). Fusing it saves about " + duration_text(c.saving) +
-              ": a launch per fused kernel and the idle gaps between them (queue time is not counted).";
-  in.cost = c.saving;
-  in.t0 = c.first_start;
-  in.t1 = c.first_end;
-  in.ref = c.anchor;
-  out.push_back(std::move(in));
-}
-
-void overlap(const Report& r, const InsightOptions& o, std::vector<Insight>& out) {
+// Overlap (§5b): making communication overlap compute saves at most the exposed communication,
+// and never more than the compute not yet overlapped (there must be compute to hide it under).
+void overlap(const Report& r, const InsightOptions& o, std::vector<Candidate>& out) {
   if (!r.overlap || !r.overlap->overlap_pct) return;
-  const CommCompOverlap& c = *r.overlap;
-  if (*c.overlap_pct >= o.low_overlap_pct || c.communication <= 0) return;
+  const CommCompOverlap& x = *r.overlap;
+  if (*x.overlap_pct >= o.low_overlap_pct || x.communication <= 0) return;
   const EventTable& t = r.table;
+  std::vector<Interval> compute;
   const Row* longest = nullptr;
-  for (uint32_t i : t.gpu)
-    if (KernelType(t.rows[i].kernel_type) == KernelType::Communication && (!longest || t.rows[i].dur > longest->dur))
-      longest = &t.rows[i];
-  Insight in;
-  in.kind = "low_overlap";
+  for (uint32_t i : t.gpu) {
+    const Row& row = t.rows[i];
+    if (KernelType(row.kernel_type) == KernelType::Computation) compute.push_back({row.ts, row.end()});
+    if (KernelType(row.kernel_type) == KernelType::Communication && (!longest || row.dur > longest->dur)) longest = &row;
+  }
+  const TimeNs exposed = x.communication - x.overlap;
+  const TimeNs free_compute = std::max<TimeNs>(0, union_length(std::move(compute)) - x.overlap);
+  Candidate c;
+  c.beside = std::min(exposed, free_compute);
+  c.in.kind = "low_overlap";
   char p[32];
-  std::snprintf(p, sizeof p, "%.0f%%", *c.overlap_pct);
-  in.title = std::string("Only ") + p + " of communication overlaps compute";
-  in.detail = duration_text(c.communication) + " of communication kernels ran, of which " +
-              duration_text(c.communication - c.overlap) +
-              " was exposed. Exposed collectives stall the step; bucketed all-reduce during backward or a separate "
-              "communication stream lets them hide under compute.";
-  in.cost = c.communication - c.overlap;
-  if (longest) in.t0 = longest->ts, in.t1 = longest->end(), in.ref = longest->ref;
-  out.push_back(std::move(in));
+  std::snprintf(p, sizeof p, "%.0f%%", *x.overlap_pct);
+  c.in.title = std::string("Only ") + p + " of communication overlaps compute";
+  c.in.detail = duration_text(x.communication) + " of communication kernels ran, " + duration_text(exposed) +
+                " of it exposed, with " + duration_text(free_compute) +
+                " of compute not yet overlapped to hide it under. Fix: bucketed all-reduce during backward or a separate "
+                "communication stream. (Communication that waits for its peers is the collective wait finding, not this.)";
+  if (longest) c.in.t0 = longest->ts, c.in.t1 = longest->end(), c.in.ref = longest->ref;
+  out.push_back(std::move(c));
+}
+
+// Ranking by claiming: repeatedly list the finding with the largest cost left, take what it wants
+// from the ledger's causes, and cut what the others want to what is left. `budget` (the trace span)
+// bounds the costs beside the ledger too, so the listed costs never add up past the trace.
+std::vector<Insight> rank_by_claims(std::vector<Candidate> found, const IdleLedger& l, TimeNs budget) {
+  std::array<TimeNs, kIdleCauseCount> left{};
+  for (int c = 0; c < kIdleCauseCount; ++c) left[size_t(c)] = l.device_idle(IdleCause(c));
+  std::vector<Insight> out;
+  while (!found.empty()) {
+    for (Candidate& c : found) {
+      for (size_t k = 0; k < left.size(); ++k) c.wants[k] = std::min(c.wants[k], left[k]);
+      c.beside = std::min(c.beside, std::max<TimeNs>(0, budget - (c.total() - c.beside)));
+    }
+    auto best = std::max_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) { return a.total() < b.total(); });
+    if (best->total() <= 0) break;
+    for (size_t k = 0; k < left.size(); ++k) left[k] -= best->wants[k];
+    best->in.cost = best->total();
+    budget -= best->in.cost;
+    out.push_back(std::move(best->in));
+    found.erase(best);
+  }
+  return out;
 }
 
 }  // namespace
@@ -336,31 +302,61 @@ std::string duration_text(TimeNs ns) {
 }
 
 std::vector<Insight> rank_insights(const Report& r, const InsightOptions& o) {
+  if (!r.ledger || !r.causes) return {};
   const TimeNs span = trace_span(r.table);
-  std::vector<Insight> out;
-  const std::vector<DeviceIdle> idle = device_idle(r);
-  starvation(idle, o, span, out);
-  data_loader(idle, out);
-  host_bound(r, out);
-  sync_calls(r, out);
-  pageable_copies(r, out);
-  tiny_kernels(r, o, out);
-  fusion(r, span, out);
-  overlap(r, o, out);
-  // Nothing to give back, or more than the whole trace: neither is a finding to rank.
-  std::erase_if(out, [&](const Insight& in) { return in.cost <= 0 || (o.drop_impossible && in.cost > span); });
-  std::stable_sort(out.begin(), out.end(), [](const Insight& a, const Insight& b) { return a.cost > b.cost; });
-  return out;
+  std::vector<Candidate> found;
+  by_cause(r, o, found);
+  describe_sync_calls(r, found);
+  describe_launch_bound(r, o, found);
+  fusion(r, found);
+  pageable_copies(r, found);
+  overlap(r, o, found);
+  return rank_by_claims(std::move(found), *r.ledger, o.drop_impossible ? span : INT64_MAX / 4);
 }
+
+namespace {
+
+// HTA's idle share (§1, HTA mode): every GPU row merged, over its first start to last end, no
+// edges (exact ns here; HTA's µs rounding moves it by less than the 1 point that makes the headline
+// show it). The text headline states it beside Sightline's when the two differ, so a user
+// comparing the tools is not misled.
+double hta_idle_share(const EventTable& t) {
+  std::vector<Interval> busy;
+  for (uint32_t i : t.gpu) busy.push_back({t.rows[i].ts, t.rows[i].end()});
+  busy = merge_intervals(std::move(busy));
+  if (busy.empty()) return 0;
+  const TimeNs span = busy.back().end - busy.front().start;
+  return span > 0 ? 1.0 - double(total_length(busy)) / double(span) : 0;
+}
+
+std::string idle_split_text(const IdleLedger& l) {
+  std::vector<int> order;
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    if (l.device_idle(IdleCause(c)) > 0) order.push_back(c);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return l.device_idle(IdleCause(a)) > l.device_idle(IdleCause(b)); });
+  std::string o = "idle split (no stream busy, " + duration_text(l.device_idle()) + "): ";
+  if (order.empty()) o += "none";
+  for (size_t k = 0; k < order.size(); ++k)
+    o += (k ? ", " : "") + std::string(idle_cause_name(IdleCause(order[k]))) + " " + duration_text(l.device_idle(IdleCause(order[k]))) +
+         " (" + pct(double(l.device_idle(IdleCause(order[k]))) / double(l.device_idle())) + ")";
+  return o;
+}
+
+}  // namespace
 
 std::string headline_text(const Report& r, size_t top) {
   if (!r.insights) return {};
   std::string o = "\n== headline ==\n";
   const TimeNs span = trace_span(r.table);
-  o += "trace span " + duration_text(span) + "\n";
+  o += "trace span " + duration_text(span);
+  const bool steps = !r.table.store->iterations.empty();
+  if (r.ledger && r.ledger->window().end > r.ledger->window().start)
+    o += "; idle window " + duration_text(r.ledger->window().end - r.ledger->window().start) +
+         (steps ? " (the ProfilerStep iterations)" : " (the whole trace)");
+  o += "\n";
   // No GPU event to be idle between: any idle verdict would be about the recording, not the run.
   if (!r.gpu_warning.empty()) return o + r.gpu_warning + " No idle verdict.\n";
-  if (r.insights->empty()) o += "no finding stands out (no long GPU gaps, host-bound steps, sync calls or fusable chains)\n";
+  if (r.insights->empty()) o += "no finding stands out (no GPU idle with a cause to fix, no fusable chains, no exposed communication)\n";
   for (size_t i = 0; i < r.insights->size() && i < top; ++i) {
     const Insight& in = (*r.insights)[i];
     o += std::to_string(i + 1) + ". " + in.title + "  [costs up to " + duration_text(in.cost) + ", " +
@@ -368,28 +364,21 @@ std::string headline_text(const Report& r, size_t top) {
   }
   if (r.temporal && r.temporal->valid) {
     const TemporalBreakdown& tb = *r.temporal;
-    char p[32];
-    std::snprintf(p, sizeof p, "%.1f%%", tb.idle_pct);
-    o += "GPU idle " + duration_text(tb.idle) + " of " + duration_text(tb.span) + " (" + p + ")";
+    char p[96];
+    std::snprintf(p, sizeof p, "%.1f%% idle over %s", tb.idle_pct, steps ? "the iterations" : "the trace");
+    o += "GPU idle " + duration_text(tb.idle) + " of " + duration_text(tb.span) + " (" + p;
+    const double hta = 100 * hta_idle_share(r.table);
+    if (std::abs(hta - tb.idle_pct) > 1) {
+      std::snprintf(p, sizeof p, "; HTA, first to last GPU event: %.1f%%", hta);
+      o += p;
+    }
+    o += ")";
   }
-  if (r.causes) {
-    // The split: time no stream was busy, by the cause of the stream that resumed first (per-stream
-    // idle summed over streams would count the same instant once per idle stream).
-    TimeNs by_cause[kIdleCauseCount] = {};
-    TimeNs total = 0;
-    for (const DeviceIdle& d : device_idle(r)) by_cause[int(d.cause)] += d.end - d.start, total += d.end - d.start;
-    std::vector<int> order;
-    for (int c = 0; c < kIdleCauseCount; ++c)
-      if (by_cause[c] > 0) order.push_back(c);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return by_cause[a] > by_cause[b]; });
-    o += r.temporal && r.temporal->valid ? "; " : "";
-    o += "idle split (no stream busy, " + duration_text(total) + "): ";
-    if (order.empty()) o += "none";
-    for (size_t k = 0; k < order.size(); ++k)
-      o += (k ? ", " : "") + std::string(idle_cause_name(IdleCause(order[k]))) + " " + duration_text(by_cause[order[k]]) +
-           " (" + pct(double(by_cause[order[k]]) / double(total)) + ")";
-  }
-  if ((r.temporal && r.temporal->valid) || r.causes) o += "\n";
+  if (r.ledger) o += std::string(r.temporal && r.temporal->valid ? "; " : "") + idle_split_text(*r.ledger);
+  if ((r.temporal && r.temporal->valid) || r.ledger) o += "\n";
+  if (r.ledger && r.ledger->device_idle(IdleCause::CaptureWarmup) > 0)
+    o += "capture / warm-up: " + duration_text(r.ledger->device_idle(IdleCause::CaptureWarmup)) +
+         " of GPU idle is graph capture, compilation or warm-up, not steady state: verdicts leave it out\n";
   return o;
 }
 

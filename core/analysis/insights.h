@@ -2,9 +2,11 @@
 // was measured and why it matters, and where on the timeline it happens. One ranking for every
 // front end: the GUI's Insights view lists them, `sightline report` opens with the first three.
 //
-// A finding's cost is the time it can actually give back, so it is bounded by construction:
-// overlapping instances (gaps on several streams, calls on several threads) are merged before they
-// are summed, and a finding whose cost still exceeds the trace span is impossible and never ranked.
+// A finding's cost is the time its fix could give back (§5b), read from the idle ledger: idle-type
+// findings claim the ledger entries of their cause, and findings are ranked by claiming: each in
+// turn takes what no finding ranked before it has taken, so the costs are disjoint and add up to
+// at most the device-wide idle time (plus the compute-side findings, bounded by the GPU time of
+// what they name), never more than the trace span.
 #pragma once
 
 #include <string>
@@ -18,7 +20,9 @@ namespace sl::analysis {
 struct Report;
 
 struct Insight {
-  std::string kind;    // starvation, host_bound, data_loader, sync_calls, pageable_copies, ...
+  // data_loader, sync_calls, host_compute, launch_bound, host_untraced, capture_warmup,
+  // cross_stream_wait, collective_wait, starvation, fusion, pageable_copies, low_overlap
+  std::string kind;
   std::string title;   // one line
   std::string detail;  // what was measured and why it matters
   TimeNs cost = 0;     // time the finding costs and fixing it could give back (ranking key)
@@ -27,7 +31,7 @@ struct Insight {
 };
 
 struct InsightOptions {
-  TimeNs starvation_gap = 500'000;   // idle gaps at least this long count as starvation
+  TimeNs starvation_gap = 500'000;   // idle gaps at least this long are named in the detail lines
   TimeNs tiny_kernel = 10'000;       // kernels shorter than this are "tiny"
   double tiny_share = 0.3;           // ... reported when they are at least this share of kernels
   double low_overlap_pct = 50;       // communication hidden under compute below this is low
@@ -37,17 +41,15 @@ struct InsightOptions {
 // Sorted by cost, largest first; every cost is > 0 and <= trace_span(report.table).
 std::vector<Insight> rank_insights(const Report& report, const InsightOptions& options = {});
 
-// The time the whole GPU waited, by cause (DeviceIdle, core/analysis/idle_time.h).
-std::vector<DeviceIdle> device_idle(const Report& report);
-
 // First start to last end over every event of the table (CPU and GPU).
 TimeNs trace_span(const EventTable& table);
 
 // A duration for people: "850 ns", "12.4 µs", "3.21 ms", "1.87 s".
 std::string duration_text(TimeNs ns);
 
-// The text report's opening: the `top` findings ranked first with their costs, then the GPU idle
-// time split by cause. Empty when the report has no insights (HTA mode, --only without them).
+// The text report's opening: the idle window, the `top` findings ranked first with their costs,
+// then the GPU idle time split by cause (with HTA's figure beside it when they differ). Empty when
+// the report has no insights (HTA mode, --only without them).
 std::string headline_text(const Report& report, size_t top = 3);
 
 }  // namespace sl::analysis

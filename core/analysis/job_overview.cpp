@@ -172,8 +172,10 @@ std::string collective_noun(std::string_view name, uint64_t count) {
 std::string cause_phrase(std::string_view cause) {
   static const std::pair<std::string_view, std::string_view> phrases[] = {
       {"data_loading", "data-loading stalls"},    {"host_sync", "host synchronisation"},
-      {"host_launch_bound", "host-bound launches"}, {"cross_stream_wait", "cross-stream waits"},
-      {"launch_latency", "launch latency"},        {"collective_wait", "waits in other collectives"},
+      {"capture_warmup", "capture / warm-up"},     {"host_compute", "host compute"},
+      {"launch_bound", "launch-bound dispatch"},   {"host_untraced", "untraced host time"},
+      {"cross_stream_wait", "cross-stream waits"}, {"launch_latency", "launch latency"},
+      {"collective_wait", "waits in other collectives"},
       {"other", "idle time"},                      {"idle", "idle time"},
       {"host", "host-side work"}};
   for (auto& [id, phrase] : phrases)

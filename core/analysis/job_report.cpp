@@ -148,6 +148,7 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
     Report* report = nullptr;
     if (report_of[i] >= 0) {
       ReportOptions ro = o.report;
+      ro.threads = 1;  // the ranks already run in parallel
       ro.table.rank = r.rank;
       // (HTA) the rank regex reads the file text; the job's rank already is what it would find.
       report = &(out.ranks[size_t(report_of[i])].report = run_report(*r.store, ro));

@@ -15,6 +15,7 @@
 #include "core/analysis/critical_path.h"
 #include "core/analysis/cupti_counters.h"
 #include "core/analysis/fusion.h"
+#include "core/analysis/idle_ledger.h"
 #include "core/analysis/idle_time.h"
 #include "core/analysis/insights.h"
 #include "core/analysis/kernel_breakdown.h"
@@ -30,6 +31,10 @@ struct ReportOptions {
   std::string operator_name;      // kernel_sequences; empty = skipped with a note
   CouplingOptions coupling;
   CriticalPathOptions critical_path;  // --annotation, --instance
+  bool explain = false;               // text: print the ledger tables (report --explain)
+  // 1: every analysis on the calling thread (a job runs its ranks' reports in parallel already);
+  // otherwise the independent analyses run on a second thread beside the ledger's chain.
+  unsigned threads = 0;
 };
 
 struct Report {
@@ -37,6 +42,8 @@ struct Report {
   std::optional<TemporalBreakdown> temporal;
   std::optional<std::vector<IdleBreakdownRow>> idle;
   std::optional<IdleCauses> causes;
+  // Sightline mode, whenever causes are: the one ledger every verdict and insight reads (§2b).
+  std::optional<IdleLedger> ledger;
   std::optional<KernelBreakdown> kernels;
   std::optional<std::vector<DurationHistogram>> durations;
   std::optional<LaunchStats> launches;
@@ -57,6 +64,7 @@ struct Report {
   std::vector<std::pair<std::string, double>> seconds;  // per analysis, in run order
   bool wants(std::string_view name) const;
   std::vector<std::string> only;
+  bool explain = false;
 };
 
 }  // namespace sl::analysis

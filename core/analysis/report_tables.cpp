@@ -4,6 +4,7 @@
 #include "core/text/format.h"
 #include "core/text/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -119,6 +120,48 @@ void add_cupti_tables(const CuptiCounters& c, Mode mode, std::vector<Table>& out
   out.push_back(std::move(ops));
 }
 
+// "name 12.3 ms; other 1.2 ms": a window's top CPU events by self time.
+std::string host_events_text(const TraceStore& s, const std::vector<HostEvent>& events) {
+  std::string o;
+  for (const HostEvent& e : events)
+    o += (o.empty() ? "" : "; ") + std::string(s.strings.view(e.name)) + " " + human::duration(e.self);
+  return o;
+}
+
+// The ledger (§2b), so any verdict can be audited: per cause its device-wide total, pieces, share,
+// longest piece, top CPU events and fix; then each cause's longest pieces with their windows.
+void add_ledger_tables(const Report& r, std::vector<Table>& out) {
+  const IdleLedger& l = *r.ledger;
+  Table sum{"ledger", {"rank", "cause", "idle_us", "gaps", "share", "longest_us", "longest_start_us", "longest_end_us",
+                       "top_cpu_events", "fix"}};
+  Table gaps{"ledger_gaps", {"rank", "cause", "stream", "start_us", "end_us", "idle_us", "host_window_end_us"}};
+  for (int k = 0; k < kIdleCauseCount; ++k) {
+    const IdleCause c = IdleCause(k);
+    if (l.pieces(c) == 0) continue;
+    const DeviceIdle* longest = l.longest(c);
+    sum.rows.push_back({C::integer(r.table.rank), C::str(std::string(idle_cause_name(c))), C::ns(l.device_idle(c)),
+                        C::integer(int64_t(l.pieces(c))), C::num(double(l.device_idle(c)) / double(l.device_idle())),
+                        C::ns(longest->end - longest->start), C::ns(longest->start), C::ns(longest->end),
+                        C::str(host_events_text(*r.table.store, l.top_events(*r.causes, c))),
+                        C::str(std::string(idle_cause_fix(c)))});
+    std::vector<const DeviceIdle*> pieces;
+    for (const DeviceIdle& d : l.device())
+      if (d.cause == c) pieces.push_back(&d);
+    const size_t keep = std::min<size_t>(5, pieces.size());
+    std::partial_sort(pieces.begin(), pieces.begin() + ptrdiff_t(keep), pieces.end(), [](const DeviceIdle* a, const DeviceIdle* b) {
+      return a->end - a->start != b->end - b->start ? a->end - a->start > b->end - b->start : a->start < b->start;
+    });
+    for (size_t i = 0; i < keep; ++i) {
+      const IdleGap& g = r.causes->gaps[pieces[i]->gap];
+      gaps.rows.push_back({C::integer(r.table.rank), C::str(std::string(idle_cause_name(c))), C::integer(g.stream),
+                           C::ns(pieces[i]->start), C::ns(pieces[i]->end), C::ns(pieces[i]->end - pieces[i]->start),
+                           C::ns(g.host_end)});
+    }
+  }
+  out.push_back(std::move(sum));
+  out.push_back(std::move(gaps));
+}
+
 }  // namespace
 
 std::vector<Table> report_tables(const Report& r) {
@@ -156,12 +199,14 @@ std::vector<Table> report_tables(const Report& r) {
     out.push_back(std::move(b));
   }
   if (r.causes) {
-    Table t{"idle_causes", {"rank", "stream", "cause", "idle_us", "count", "share"}};
+    Table t{"idle_causes", {"rank", "stream", "cause", "idle_us", "count", "share", "top_cpu_events"}};
     for (const auto& x : r.causes->rows)
       t.rows.push_back({C::integer(x.rank), C::integer(x.stream), C::str(std::string(idle_cause_name(x.cause))),
-                        C::ns(x.idle), C::integer(int64_t(x.count)), C::num(x.share)});
+                        C::ns(x.idle), C::integer(int64_t(x.count)), C::num(x.share),
+                        C::str(host_events_text(*r.table.store, x.top_events))});
     out.push_back(std::move(t));
   }
+  if (r.ledger) add_ledger_tables(r, out);
   if (r.kernels) {
     Table a{"kernel_type_breakdown", {"kernel_type", "sum_us", "pct"}};
     for (const auto& x : r.kernels->by_type) a.rows.push_back({C::str(x.label), C::ns(x.time), C::num(x.pct)});
@@ -252,12 +297,15 @@ std::vector<Table> report_tables(const Report& r) {
     // host term), so a reader sees why a long TKLQT can still be device-bound.
     // Sightline mode: the verdict from the ledger, with the host cause it names (bound_by).
     const bool ledger = r.table.mode == Mode::Sightline;
-    Table t{"coupling", {"rank", "iteration", "tklqt_us", "host_orchestration_us", "akd_us", "latency_us", "gpu_busy_us",
-                         "utilization", "exposed_host_us", "hdbi", "bound"}};
+    // TKLQT is a sum over every kernel and can exceed the trace many times: text shows it per
+    // kernel (tklqt_per_kernel_us), JSON and CSV also the sum (json_only_column).
+    Table t{"coupling", {"rank", "iteration", "tklqt_us", "tklqt_per_kernel_us", "host_orchestration_us", "akd_us",
+                         "latency_us", "gpu_busy_us", "utilization", "exposed_host_us", "hdbi", "bound"}};
     if (ledger) t.columns.insert(t.columns.end(), {"bound_by", "bound_by_idle_us"});
     for (const auto& c : r.coupling->rows) {
       if (c.kernels == 0 && c.iteration) continue;  // an iteration without kernels says nothing
       t.rows.push_back({C::integer(c.rank), c.iteration ? C::integer(*c.iteration) : C::null(), C::ns(c.tklqt),
+                        c.launched ? C::ns(double(c.tklqt) / double(c.launched)) : C::null(),
                         C::ns(c.host_orchestration), C::ns(c.akd), C::ns(c.latency), C::ns(c.gpu_busy), C::num(c.utilization),
                         C::ns(c.exposed_host), C::num(c.hdbi),
                         c.kernels && c.bound != Boundness::Unmeasured ? C::str(std::string(boundness_name(c.bound))) : C::null()});
@@ -504,6 +552,12 @@ std::vector<std::string> text_header(const Table& t) {
 
 }  // namespace
 
+// Sums a reader would take for a bug in text (TKLQT over a whole trace: seconds on a trace of
+// milliseconds); text shows their per-kernel form beside them.
+bool is_json_only_column(std::string_view table, std::string_view column) {
+  return table == "coupling" && column == "tklqt_us";
+}
+
 void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
   o += "\n== " + t.name + " ==\n";
   if (t.rows.empty()) {
@@ -549,6 +603,7 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
   std::vector<size_t> order;
   for (int pass = 0; pass < 2; ++pass)
     for (size_t k = 0; k < t.columns.size(); ++k) {
+      if (is_json_only_column(t.name, t.columns[k])) continue;
       bool list = is_name[k] && !t.rows.empty() && t.rows.front()[k].kind == Cell::StrList;
       if (list == (pass == 1)) order.push_back(k);
     }
@@ -571,8 +626,11 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
 std::string render_text(const Report& r, const std::vector<Table>& tables) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
   o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
+  // The ledger's own tables are for auditing: text prints them with --explain (or --only ledger).
+  const bool explain = r.explain || std::find(r.only.begin(), r.only.end(), "ledger") != r.only.end();
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights")
+    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights" &&
+        (explain || (t.name != "ledger" && t.name != "ledger_gaps")))
       append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {
     o += "\nnotes:\n";

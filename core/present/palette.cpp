@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 
+#include "core/analysis/idle_time.h"
 #include "core/names/short_names.h"
 #include "core/store/string_pool.h"
 
@@ -81,23 +83,31 @@ Rgb kernel_kind_rgb(KernelKind k) {
   return {128, 128, 128};
 }
 
+// Colour-blind safe (Okabe-Ito, with Tol's sand, olive and indigo for the causes added in §2b's revision),
+// in IdleCause order.
 Rgb idle_cause_rgb(int cause) {
   static const Rgb colors[] = {
       {148, 103, 189},  // data loading
       {213, 94, 0},     // host synchronisation
-      {230, 159, 0},    // host launch-bound
+      {221, 204, 119},  // capture / warm-up (sand: not steady state, a quiet colour)
+      {153, 153, 51},   // host compute (olive: apart from "other GPU"'s reddish purple)
+      {230, 159, 0},    // launch-bound
+      {51, 34, 136},    // host untraced (indigo)
       {86, 180, 233},   // cross-stream wait
+      {0, 128, 128},    // collective wait (teal: apart from the blues, the greys and communication's orange)
       {240, 228, 66},   // launch latency
       {160, 160, 160},  // other
-      {0, 128, 128},    // collective wait (teal: apart from the blues, the greys and communication's orange)
   };
-  return colors[std::clamp(cause, 0, 6)];
+  static_assert(std::size(colors) == analysis::kIdleCauseCount);
+  return colors[std::clamp(cause, 0, analysis::kIdleCauseCount - 1)];
 }
 
 const char* idle_cause_label(int cause) {
-  static const char* labels[] = {"data loading", "host synchronisation", "host launch-bound",
-                                 "cross-stream wait", "launch latency", "other", "collective wait"};
-  return labels[std::clamp(cause, 0, 6)];
+  static const char* labels[] = {"data loading", "host synchronisation", "capture / warm-up", "host compute",
+                                 "launch-bound", "host untraced", "cross-stream wait", "collective wait",
+                                 "launch latency", "other"};
+  static_assert(std::size(labels) == analysis::kIdleCauseCount);
+  return labels[std::clamp(cause, 0, analysis::kIdleCauseCount - 1)];
 }
 
 bool prefers_dark_text(Rgb fill) { return 0.299f * fill.r + 0.587f * fill.g + 0.114f * fill.b > 0.55f * 255.f; }

@@ -51,7 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check(f"rank {r}" in text, f"no label 'rank {r}' in {text}")
         s = stragglers(small)
         check(s[1]["delay_caused_us"] == 100 and "100 µs" in text, f"rank 1's delay bar label missing: {text}")
-        check("GPU busy (height)" in text and "idle: host launch-bound" in text, f"legend: {text}")
+        check("GPU busy (height)" in text and "idle: launch-bound" in text and "idle: collective wait" in text, f"legend: {text}")
         check(any(t.startswith("marked: worst skew, AllReduce #0, 50") and "last rank 1" in t for t in text),
               f"worst-skew note missing: {text}")
         check(BUSY in fills(svg), "no GPU-busy fill in the SVG")

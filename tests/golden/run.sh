@@ -44,6 +44,8 @@ check usage_diff_csv_without_table.txt "$data" diff hta_trace_compare_base.json.
 check report_sample_idle.txt "$data" report hta_cp_simple_add_input.json.gz --only idle_breakdown,idle_causes,temporal_breakdown
 # The headline (three costliest findings, idle split) and the analyses Insights reads.
 check report_headline.txt "$data" report hta_cp_simple_add_input.json.gz --only insights
+# report --explain: the idle ledger every verdict reads (per cause: total, gaps, longest, top CPU events, fix).
+check report_explain_ledger.txt "$data" report hta_cp_simple_add_input.json.gz --explain --only ledger
 # HTA's own critical-path test trace and instance (HTA asserts 315 nodes on the path).
 check report_critical_path_hta.txt "$data" report hta_cp_simple_add_input.json.gz --mode hta --only critical_path \
   --annotation '[param|pytorch.model.alex_net|0|0|0|measure|forward]' --instance 1

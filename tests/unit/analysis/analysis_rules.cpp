@@ -158,7 +158,7 @@ TEST_CASE("idle causes: every cause") {
   std::vector<std::pair<IdleCause, TimeNs>> want = {
       {IdleCause::LaunchLatency, usec(10)},
       {IdleCause::DataLoading, usec(80)},     {IdleCause::HostSync, usec(80)},
-      {IdleCause::HostLaunchBound, usec(90)}, {IdleCause::CrossStreamWait, usec(100)},
+      {IdleCause::HostCompute, usec(90)},     {IdleCause::CrossStreamWait, usec(100)},
       {IdleCause::LaunchLatency, usec(10)},   {IdleCause::Other, usec(70)}};
   CHECK(got == want);
   // Summary rows: one per cause on stream 7, shares add up to 1.

@@ -92,12 +92,12 @@ TEST_CASE("idle window: a CPU-only prologue before the first kernel is idle with
     IdleCauses c = idle_causes(table(*s, Mode::Sightline));
     REQUIRE(c.gaps.size() == 3);
     CHECK(c.gaps[0].edge == IdleGap::Edge::Leading);
-    CHECK(c.gaps[0].cause == IdleCause::HostLaunchBound);
+    CHECK(c.gaps[0].cause == IdleCause::HostCompute);  // decode_video launched nothing
     CHECK(c.gaps[0].host_track == s->launch_of(table(*s, Mode::Sightline).rows[size_t(c.gaps[0].next)].ref).track);
-    // After the last kernel (1315) the CPU works until 1400: a trailing edge, host-bound.
+    // After the last kernel (1315) the CPU works until 1400: a trailing edge, host compute.
     CHECK(c.gaps[2].edge == IdleGap::Edge::Trailing);
     CHECK(c.gaps[2].length() == usec(85));
-    CHECK(c.gaps[2].cause == IdleCause::HostLaunchBound);
+    CHECK(c.gaps[2].cause == IdleCause::HostCompute);
     TemporalBreakdown t = temporal_breakdown(table(*s, Mode::Sightline));
     CHECK(t.idle == idle_of_stream(c, 7));
     CHECK(t.idle == usec(220 + 75 + 85));
@@ -114,24 +114,28 @@ TEST_CASE("idle window: ProfilerStep range, widened to GPU work that runs past t
   CHECK(w.end == usec(645));    // the kernel ends after the step's CPU side
 }
 
-TEST_CASE("idle causes: a stream that only carries collectives waits for the next collective") {
+TEST_CASE("idle causes: a communication stream's launched collective waits for its peers") {
   auto s = load(trace({launch("cudaLaunchKernel", "1000", "2", 1), launch("cudaLaunchKernel", "1003", "2", 2),
                        launch("cudaLaunchKernel", "1150", "2", 3), launch("cudaLaunchKernel", "1160", "2", 4),
                        kernel("gemm", 7, "1010", "100", 1), kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 20, "1110", "20", 2),
                        kernel("gemm", 7, "1155", "50", 3), kernel("ncclDevKernel_AllGather", 20, "1170", "20", 4)}));
   IdleCauses c = idle_causes(table(*s, Mode::Sightline));
-  // Stream 20: leading 1000..1110, between 1130..1170, trailing 1190..1205: all collective waits.
-  CHECK(cause_total(c, 20, IdleCause::CollectiveWait) == usec(110 + 40 + 15));
+  // Stream 20, leading 1000..1110: the all-reduce was launched at 1003 and waited 107 µs (the gap
+  // splits at the launch: 3 µs of launch calls before it). 1130..1170: launched late at 1160, the
+  // thread was in launch calls (launch-bound). Trailing 1190..1205: nothing traced (host untraced).
+  CHECK(cause_total(c, 20, IdleCause::CollectiveWait) == usec(107));
+  CHECK(cause_total(c, 20, IdleCause::LaunchBound) == usec(3 + 40));
+  CHECK(cause_total(c, 20, IdleCause::HostUntraced) == usec(15));
   CHECK(idle_of_stream(c, 20) == usec(165));
-  // Stream 7 mixes compute: ordinary causes (the 45 µs gap: launched late, host-bound).
+  // Stream 7 mixes compute: its 45 µs gap was launched late with nothing traced on the thread.
   CHECK(cause_total(c, 7, IdleCause::CollectiveWait) == 0);
-  CHECK(cause_total(c, 7, IdleCause::HostLaunchBound) == usec(45));
+  CHECK(cause_total(c, 7, IdleCause::HostUntraced) == usec(45));
   CHECK(idle_cause_name(IdleCause::CollectiveWait) == "collective_wait");
 }
 
 TEST_CASE("idle causes: work without a launch link borrows the stream's launching thread") {
   // k2 has no correlation (MTIA's dma_request has none). The thread that launches stream 7's
-  // linked work is busy in aten::copy_ for the whole gap: host-bound, not "other".
+  // linked work is busy in aten::copy_ (launching nothing) for the whole gap: host compute, not "other".
   auto busy = load(trace({launch("cudaLaunchKernel", "1000", "2", 1), X("cpu_op", "aten::copy_", 1, 1, "1010", "100"),
                           kernel("k1", 7, "1005", "10", 1), unlinked_kernel("dma_request", 7, "1100", "5")}));
   IdleCauses c = idle_causes(table(*busy, Mode::Sightline));
@@ -139,7 +143,7 @@ TEST_CASE("idle causes: work without a launch link borrows the stream's launchin
   for (const IdleGap& g : c.gaps)
     if (g.edge == IdleGap::Edge::None) gap = &g;
   REQUIRE(gap);
-  CHECK(gap->cause == IdleCause::HostLaunchBound);
+  CHECK(gap->cause == IdleCause::HostCompute);
   CHECK(gap->host_inferred);
   CHECK(gap->host_track == busy->launch_of(table(*busy, Mode::Sightline).rows[size_t(c.gaps[0].next)].ref).track);
   // The same with the thread doing nothing traced: no evidence of a late launch, "other".
@@ -194,14 +198,16 @@ TEST_CASE("idle gap hover: the cause and the launching thread's top ops") {
   REQUIRE(marks.size() == 1);
   std::string text = sl::views::idle_gap_explanation(*s, marks[0]);
   CAPTURE(text);
-  CHECK(text.find("host launch-bound") != std::string::npos);
+  CHECK(text.find("host compute") != std::string::npos);  // neither op launched anything
+  CHECK(text.find("fix: move this CPU work off the launching thread") != std::string::npos);
+  CHECK(text.find("until the launch, 210 µs, on") != std::string::npos);  // W ends at the launch
   CHECK(text.find("(the launching thread)") != std::string::npos);
-  // Ranked by time in the gap: decode 150 µs, resize 50, the launch call 2; 18 µs untraced.
+  // Ranked by time in W = [1000, 1210): decode 150 µs, resize 50; 10 µs untraced.
   size_t decode = text.find("aten::decode_video"), resize = text.find("aten::resize");
   REQUIRE(decode != std::string::npos);
   REQUIRE(resize != std::string::npos);
   CHECK(decode < resize);
-  CHECK(text.find("(68%)") != std::string::npos);  // 150 of 220 µs
+  CHECK(text.find("(71%)") != std::string::npos);  // 150 of 210 µs
   CHECK(text.find("(no traced op)") != std::string::npos);
 }
 

@@ -137,7 +137,7 @@ TEST_CASE("job overview: the stragglers insight names the collective kind and th
   StragglerRow five;
   five.rank = 5, five.late_count = 12, five.delay_caused = usec(38'000), five.top_cause = "data_loading";
   StragglerRow three;
-  three.rank = 3, three.late_count = 1, three.delay_caused = usec(1'000), three.top_cause = "host_launch_bound";
+  three.rank = 3, three.late_count = 1, three.delay_caused = usec(1'000), three.top_cause = "launch_bound";
   a.stragglers = {five, three};
   CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
   for (int k = 0; k < 12; ++k) late("AllReduce", 5, usec(100));
@@ -147,7 +147,7 @@ TEST_CASE("job overview: the stragglers insight names the collective kind and th
   late("send/recv 0->5", 5, usec(100));  // a second kind: the generic word again
   CHECK(straggler_insight(a) == "rank 5 made the others wait 38.0 ms over 12 collectives, mostly after data-loading stalls");
   a.stragglers[0].delay_caused = 0;  // rank 3 now: one reduce-scatter
-  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after host-bound launches");
+  CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after launch-bound dispatch");
   a.stragglers[1].top_cause = "compute";
   CHECK(straggler_insight(a) == "rank 3 made the others wait 1.0 ms over 1 reduce-scatter, mostly after compute");
   a.stragglers[1].delay_caused = 0;

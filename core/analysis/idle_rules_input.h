@@ -1,0 +1,26 @@
+// What the idle-cause rules (§2b) take in and give out besides the gaps: their options and a host
+// window's events. Apart from idle_time.h so the host index (idle_host.h) and idle_time share them
+// without including each other.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/analysis/common.h"
+
+namespace sl::analysis {
+
+// A CPU event of a host-side window, by its self time inside the window.
+struct HostEvent {
+  StringId name = 0;
+  TimeNs self = 0;
+};
+
+struct IdleCauseOptions {
+  TimeNs launch_latency = 30'000;
+  std::vector<std::string> data_loader_patterns = {"enumerate(DataLoader)", "DataLoader",
+                                                   "_MultiProcessingDataLoaderIter",
+                                                   "_SingleProcessDataLoaderIter"};
+};
+
+}  // namespace sl::analysis
