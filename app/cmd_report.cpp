@@ -34,7 +34,7 @@ struct ReportArgs {
   std::string tsys = "4.5";
   std::vector<std::string> job;
   std::string align = "auto";
-  std::string annotation = "ProfilerStep";
+  std::optional<std::string> annotation;  // unset: ProfilerStep, or the whole trace where it is absent
   std::optional<int64_t> instance;
 };
 
@@ -69,7 +69,8 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
       return false;
     }
   o.operator_name = a.op;
-  o.critical_path.annotation = a.annotation;
+  if (a.annotation) o.critical_path.annotation = *a.annotation;
+  o.critical_path.annotation_explicit = a.annotation.has_value();
   o.critical_path.instance = a.instance;
   if (a.tsys == "auto") {
     o.coupling.t_sys.reset();
@@ -292,7 +293,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--rank", a->rank, "Rank to report (default: the trace's own); on a job, the one rank to show");
   cmd->add_option("--only", a->only, "Comma-separated analyses to run");
   cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
-  cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep)");
+  cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep, else the whole trace); '' = the whole trace");
   cmd->add_option("--instance", a->instance, "Instance of the annotation for critical_path (default: the first complete one)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));

@@ -286,23 +286,21 @@ struct Window {
   int64_t index = 0;
 };
 
+std::optional<Window> whole_trace(const EventTable& t, std::string& note) {
+  auto span = detail::whole_trace_span(t, note);
+  if (!span) return std::nullopt;
+  return Window{span->first, span->second};
+}
+
 std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
-  if (o.annotation.empty()) {
-    if (t.rows.empty()) {
-      note = "critical_path: the trace holds no events";
-      return std::nullopt;
-    }
-    Window w{INT64_MAX, INT64_MIN};
-    for (const Row& r : t.rows) w.start = std::min(w.start, r.ts), w.end = std::max(w.end, r.end());
-    return w;
-  }
+  if (o.annotation.empty()) return whole_trace(t, note);
   std::vector<const Row*> found;
   for (uint32_t i : t.cpu)
     if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
   std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
   if (found.empty()) {
-    note = "critical_path: no '" + o.annotation + "' annotation";
-    return std::nullopt;
+    if (!detail::whole_trace_stands_in(o, note)) return std::nullopt;
+    return whole_trace(t, note);
   }
   // Default: the first instance ("complete": the profiler may cut only the last one short).
   int64_t index = o.instance.value_or(0);
@@ -318,6 +316,30 @@ std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptio
 }  // namespace
 
 namespace detail {
+
+std::optional<std::pair<TimeNs, TimeNs>> whole_trace_span(const EventTable& t, std::string& note) {
+  if (t.rows.empty()) {
+    note = "critical_path: the trace holds no events";
+    return std::nullopt;
+  }
+  std::pair<TimeNs, TimeNs> span{INT64_MAX, INT64_MIN};
+  for (const Row& r : t.rows) span.first = std::min(span.first, r.ts), span.second = std::max(span.second, r.end());
+  return span;
+}
+
+bool whole_trace_stands_in(const CriticalPathOptions& o, std::string& note) {
+  if (o.annotation_explicit) {
+    note = "critical_path: no '" + o.annotation + "' annotation";
+    return false;
+  }
+  if (o.instance.value_or(0) != 0) {
+    note = "critical_path: instance " + std::to_string(*o.instance) + " out of range (no '" + o.annotation +
+           "' annotation: the whole trace is instance 0)";
+    return false;
+  }
+  note = "critical_path: no " + o.annotation + " annotation: the whole trace is one instance";
+  return true;
+}
 
 void summarize_path(CriticalPath& cp) {
   std::vector<CriticalPathShare> shares;
@@ -342,6 +364,7 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
   auto inst = pick_instance(t, o, cp.note);
   if (!inst) return cp;
   cp.instance = inst->index;
+  if (!inst->self) cp.annotation.clear();  // the whole trace
 
   Graph g{t, {}, {}, {}, {}};
   g.events.reserve(t.rows.size());
