@@ -112,42 +112,95 @@ struct GpuStreams {
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;  // events, by start
   // Per stream: (launch call start, event), by launch time then start order, for the sync lookups.
   std::map<int64_t, std::vector<std::pair<TimeNs, uint32_t>>> by_launch;
+  // Per (GPU, stream): every kernel, copy and set of the table on it, in the graph or not
+  // (launched before the instance, say), by start: the work an activity may have queued behind.
+  std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> work;  // EventTable rows
 };
+
+bool starts_before(const Row& x, const Row& y) { return x.ts != y.ts ? x.ts < y.ts : x.order < y.order; }
+
+uint32_t gpu_of(const EventTable& t, const Row& r) { return t.store->tracks[r.ref.track].process; }
+
+void sort_work(const EventTable& t, GpuStreams& s) {
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (!is_kernel_memcpy_memset_cat(t.cat(r))) continue;
+    s.work[{gpu_of(t, r), r.stream}].push_back(i);
+  }
+  for (auto& [lane, rows] : s.work)
+    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return starts_before(t.rows[a], t.rows[b]); });
+}
 
 void sort_streams(const Graph& g, GpuStreams& s) {
   for (auto& [stream, list] : s.by_stream) {
-    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-      const Row &x = g.table.rows[g.events[a]], &y = g.table.rows[g.events[b]];
-      return x.ts != y.ts ? x.ts < y.ts : x.order < y.order;
-    });
+    std::sort(list.begin(), list.end(),
+              [&](uint32_t a, uint32_t b) { return starts_before(g.table.rows[g.events[a]], g.table.rows[g.events[b]]); });
     auto& launches = s.by_launch[stream];
     for (uint32_t k : list) launches.push_back({g.table.rows[g.table.rows[g.events[k]].launch].ts, k});
     std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
+  sort_work(g.table, s);
 }
 
-// A kernel that waits on another stream's event (`waited`) gets no launch edge: the wait, not the
-// launch, is what held it back, and a launch edge would span the other stream's work.
-void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
-                   const std::vector<char>& waited) {
-  for (const auto& [stream, list] : s.by_stream) {
-    int64_t prev = -1;
+// The edge into GPU activity k's start; `ahead` (-1: none) is the work on its stream that ended
+// last among what started before it. §10: an edge's category is what its time was spent on.
+// - The stream was empty when the launch call began: launch call start → k, launch overhead (the
+//   call itself, then the empty stream until k started).
+// - Else k queued behind `ahead`; the time until `ahead` ended is that work's, on the path
+//   through it, and the edge from its end carries only the empty stream after it: launch
+//   overhead when the call still ran as the stream drained (the stream waited for the launch),
+//   else kernel-kernel overhead, and that only below 1500 µs (something else held a longer gap).
+// A kernel with a recorded cross-stream wait (`waited`) gets only the kernel-kernel edge: the
+// wait held it back. Work ahead that is not in the graph (launched before the instance) gives no
+// edge: that queue is not this instance's.
+void add_edge_into_start(Graph& g, uint32_t k, int64_t ahead,
+                         const std::vector<int32_t>& event_of_row, const std::vector<char>& waited) {
+  const EventTable& t = g.table;
+  const Row& r = t.rows[g.events[k]];
+  const Row& launch = t.rows[size_t(r.launch)];
+  const Row* a = ahead >= 0 ? &t.rows[size_t(ahead)] : nullptr;
+  if (!a || a->end() <= launch.ts) {
+    if (!waited[k]) g.add(start_node(uint32_t(event_of_row[size_t(r.launch)])), start_node(k), BoundBy::KernelLaunchOverhead);
+    return;
+  }
+  if (event_of_row[size_t(ahead)] < 0) return;
+  const uint32_t from = end_node(uint32_t(event_of_row[size_t(ahead)]));
+  const bool awaited_launch = a->end() < launch.end() && launch.end() <= r.ts;
+  if (awaited_launch && !waited[k]) g.add(from, start_node(k), BoundBy::KernelLaunchOverhead);
+  else if (!awaited_launch && r.ts - a->end() < kKernelKernelMaxGap) g.add(from, start_node(k), BoundBy::KernelKernelOverhead);
+}
+
+// A call that returns only after its own copy or set ended (cudaMemcpy, a cudaMemcpyAsync from
+// pageable memory) spent that time waiting on the GPU: a dependency from the activity's end to
+// the call's end and (`waited`) no start → end edge of its own, as for a *Synchronize call.
+// Kernel launches are left out: a kernel short enough to end inside its launch call was not
+// waited for.
+void add_blocking_copy_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
+                             std::vector<char>& waited) {
+  for (const auto& [stream, list] : s.by_stream)
     for (uint32_t k : list) {
       const Row& r = g.table.rows[g.events[k]];
-      const Row& launch = g.table.rows[r.launch];
-      uint32_t launch_event = uint32_t(event_of_row[size_t(r.launch)]);
-      // The stream was busy when the launch call returned: the kernel waited for its predecessor.
-      const bool queued = prev >= 0 && g.table.rows[g.events[prev]].end() > launch.end();
-      const bool kernel_kernel =
-          queued && r.ts - g.table.rows[g.events[prev]].end() < kKernelKernelMaxGap;
-      if (kernel_kernel) g.add(end_node(uint32_t(prev)), start_node(k), BoundBy::KernelKernelOverhead);
-      // §10 gives a launch edge only to a kernel that found its stream empty; a queued kernel whose
-      // gap after its predecessor is too long for a kernel-kernel edge gets neither (its wait was
-      // neither launch cost nor queueing, and a launch edge would charge the queue to the host).
-      else if (!queued && !waited[k]) g.add(start_node(launch_event), start_node(k), BoundBy::KernelLaunchOverhead);
-      const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
-      g.add(start_node(k), end_node(k), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
-      prev = k;
+      if (KernelType(r.kernel_type) != KernelType::Memory || r.end() > g.table.rows[size_t(r.launch)].end()) continue;
+      const uint32_t call = uint32_t(event_of_row[size_t(r.launch)]);
+      g.add(end_node(k), end_node(call), BoundBy::Dependency);
+      waited[call] = 1;
+    }
+}
+
+// Per stream in start order over all its work: each activity of the graph gets the edge into its
+// start, then its start → end.
+void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
+                   const std::vector<char>& waited) {
+  for (const auto& [lane, rows] : s.work) {
+    int64_t ahead = -1;
+    for (uint32_t row : rows) {
+      const Row& r = g.table.rows[row];
+      if (const int32_t k = event_of_row[row]; k >= 0) {
+        add_edge_into_start(g, uint32_t(k), ahead, event_of_row, waited);
+        const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
+        g.add(start_node(uint32_t(k)), end_node(uint32_t(k)), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
+      }
+      if (ahead < 0 || r.end() > g.table.rows[size_t(ahead)].end()) ahead = row;
     }
   }
 }
@@ -389,12 +442,14 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
     const Row& r = t.rows[i];
     if (r.launch < 0 || event_of_row[size_t(r.launch)] < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
     streams.by_stream[r.stream].push_back(uint32_t(g.events.size()));
+    event_of_row[i] = int32_t(g.events.size());
     g.events.push_back(i);
   }
   sort_streams(g, streams);
   std::vector<char> waited(g.events.size(), 0);
   g.edges.reserve(2 * g.events.size()), g.from.reserve(2 * g.events.size()), g.to.reserve(2 * g.events.size());
   add_sync_edges(g, streams, cpu_by_corr, cpu_events, waited);
+  add_blocking_copy_edges(g, streams, event_of_row, waited);
   add_cpu_edges(g, cpu_events, waited);
   add_gpu_edges(g, streams, event_of_row, waited);
   cp.graph_nodes = 2 * g.events.size();
