@@ -115,6 +115,8 @@ struct GpuStreams {
   // Per (GPU, stream): every kernel, copy and set of the table on it, in the graph or not
   // (launched before the instance, say), by start: the work an activity may have queued behind.
   std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> work;  // EventTable rows
+  // Per GPU (its process): (end, row) of that work, by end, for the waits on another stream.
+  std::unordered_map<uint32_t, std::vector<std::pair<TimeNs, uint32_t>>> ends_by_gpu;
 };
 
 bool starts_before(const Row& x, const Row& y) { return x.ts != y.ts ? x.ts < y.ts : x.order < y.order; }
@@ -126,9 +128,11 @@ void sort_work(const EventTable& t, GpuStreams& s) {
     const Row& r = t.rows[i];
     if (!is_kernel_memcpy_memset_cat(t.cat(r))) continue;
     s.work[{gpu_of(t, r), r.stream}].push_back(i);
+    s.ends_by_gpu[gpu_of(t, r)].push_back({r.end(), i});
   }
   for (auto& [lane, rows] : s.work)
     std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return starts_before(t.rows[a], t.rows[b]); });
+  for (auto& [gpu, ends] : s.ends_by_gpu) std::sort(ends.begin(), ends.end());
 }
 
 void sort_streams(const Graph& g, GpuStreams& s) {
@@ -142,8 +146,41 @@ void sort_streams(const Graph& g, GpuStreams& s) {
   sort_work(g.table, s);
 }
 
+// When GPU activity `r` could have started as far as its own stream knows: once its launch was
+// issued and the work ahead of it (`a`, may be null) ended. The launch is issued by the call's
+// return, or at its start for an activity that began inside its call (a blocking copy, whose
+// call returns only after it).
+TimeNs ready_at(const Row& launch, const Row& r, const Row* a) {
+  const TimeNs issued = r.ts >= launch.end() ? launch.end() : launch.ts;
+  return a ? std::max(issued, a->end()) : issued;
+}
+
+// Waits on another stream that traces without Kineto's cuda_sync records do not show (an event
+// wait, NCCL's stream joins, a GPU full of other streams' work). §10 leaves their inference open:
+// an activity that started more than kWaitSlack after it was ready (see ready_at) waited for the
+// work on another stream of its GPU that ended last before it started — within kWaitSlack (a
+// few times an event's signal-to-start latency, well below launch-bound gaps) or, past the 1500
+// µs that §10 takes as the most a GPU gap is the stream's own, any time after it was ready.
+constexpr TimeNs kWaitSlack = 20 * 1000;
+
+std::optional<uint32_t> awaited_other_stream(const EventTable& t, const GpuStreams& s, const Row& r, TimeNs ready) {
+  const TimeNs late = r.ts - ready;
+  if (late <= kWaitSlack) return std::nullopt;
+  const TimeNs from = late >= kKernelKernelMaxGap ? ready : r.ts - kWaitSlack;
+  const auto& ends = s.ends_by_gpu.at(gpu_of(t, r));
+  auto it = std::upper_bound(ends.begin(), ends.end(), std::make_pair(r.ts, UINT32_MAX));
+  while (it != ends.begin()) {
+    --it;
+    if (it->first < from) break;
+    if (t.rows[it->second].stream != r.stream) return it->second;
+  }
+  return std::nullopt;
+}
+
 // The edge into GPU activity k's start; `ahead` (-1: none) is the work on its stream that ended
 // last among what started before it. §10: an edge's category is what its time was spent on.
+// - k started late, after work on another stream (awaited_other_stream): a dependency on that
+//   work, as for a recorded cross-stream wait; neither the launch's time nor the stream's gap.
 // - The stream was empty when the launch call began: launch call start → k, launch overhead (the
 //   call itself, then the empty stream until k started).
 // - Else k queued behind `ahead`; the time until `ahead` ended is that work's, on the path
@@ -153,12 +190,17 @@ void sort_streams(const Graph& g, GpuStreams& s) {
 // A kernel with a recorded cross-stream wait (`waited`) gets only the kernel-kernel edge: the
 // wait held it back. Work ahead that is not in the graph (launched before the instance) gives no
 // edge: that queue is not this instance's.
-void add_edge_into_start(Graph& g, uint32_t k, int64_t ahead,
+void add_edge_into_start(Graph& g, const GpuStreams& s, uint32_t k, int64_t ahead,
                          const std::vector<int32_t>& event_of_row, const std::vector<char>& waited) {
   const EventTable& t = g.table;
   const Row& r = t.rows[g.events[k]];
   const Row& launch = t.rows[size_t(r.launch)];
   const Row* a = ahead >= 0 ? &t.rows[size_t(ahead)] : nullptr;
+  if (!waited[k])
+    if (auto src = awaited_other_stream(t, s, r, ready_at(launch, r, a))) {
+      if (event_of_row[*src] >= 0) g.add(end_node(uint32_t(event_of_row[*src])), start_node(k), BoundBy::Dependency);
+      return;
+    }
   if (!a || a->end() <= launch.ts) {
     if (!waited[k]) g.add(start_node(uint32_t(event_of_row[size_t(r.launch)])), start_node(k), BoundBy::KernelLaunchOverhead);
     return;
@@ -196,7 +238,7 @@ void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& ev
     for (uint32_t row : rows) {
       const Row& r = g.table.rows[row];
       if (const int32_t k = event_of_row[row]; k >= 0) {
-        add_edge_into_start(g, uint32_t(k), ahead, event_of_row, waited);
+        add_edge_into_start(g, s, uint32_t(k), ahead, event_of_row, waited);
         const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
         g.add(start_node(uint32_t(k)), end_node(uint32_t(k)), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
       }
