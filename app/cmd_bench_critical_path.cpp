@@ -19,6 +19,7 @@ struct BenchCriticalPathArgs {
   std::string file;
   std::string mode = "sightline";
   std::string annotation = "ProfilerStep";
+  bool annotation_given = false;  // --annotation was passed: no whole-trace stand-in when absent
   std::optional<int64_t> instance;
   int repeat = 9;
   std::string format = "text";
@@ -46,6 +47,7 @@ void run_bench_critical_path(const BenchCriticalPathArgs& a) {
   to.mode = a.mode == "hta" ? analysis::Mode::Hta : analysis::Mode::Sightline;
   analysis::CriticalPathOptions o;
   o.annotation = a.annotation;
+  o.annotation_explicit = a.annotation_given;
   o.instance = a.instance;
   std::vector<double> table_s, path_s;
   analysis::CriticalPath p;
@@ -91,11 +93,15 @@ void register_bench_critical_path(CLI::App& bench) {
   auto a = std::make_shared<BenchCriticalPathArgs>();
   cmd->add_option("trace", a->file, "Trace file")->required();
   cmd->add_option("--mode", a->mode, "sightline or hta")->check(CLI::IsMember({"sightline", "hta"}));
-  cmd->add_option("--annotation", a->annotation, "Annotation (default ProfilerStep); '' = the whole trace as one instance");
+  auto* annotation = cmd->add_option("--annotation", a->annotation,
+                                     "Annotation (default ProfilerStep, else the whole trace); '' = the whole trace as one instance");
   cmd->add_option("--instance", a->instance, "Instance of the annotation (default: the first)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeat", a->repeat, "Runs (the median is reported)")->check(CLI::Range(1, 1000));
   cmd->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->callback([a] { run_bench_critical_path(*a); });
+  cmd->callback([a, annotation] {
+    a->annotation_given = annotation->count() > 0;
+    run_bench_critical_path(*a);
+  });
 }
 
 }  // namespace sl::cli

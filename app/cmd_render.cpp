@@ -45,7 +45,7 @@ struct RenderOptions {
   size_t top = 8;
   std::optional<int64_t> iteration_a, iteration_b;
   std::optional<int64_t> instance;  // critical-path: the ProfilerStep instance (from 0)
-  std::string annotation = "ProfilerStep";
+  std::optional<std::string> annotation;  // unset: ProfilerStep, or the whole trace where it is absent
   bool quiet = false;
 };
 
@@ -174,7 +174,9 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
 bool critical_path_scene(const RenderOptions& o, const TraceStore& store, const analysis::EventTable& table, const fig::Style& style,
                          const std::string& title, fig::Scene& scene, fig::CriticalPathFigureStats& stats, std::string& error) {
   analysis::CriticalPathOptions path_options;
-  path_options.annotation = o.annotation, path_options.instance = o.instance;
+  if (o.annotation) path_options.annotation = *o.annotation;
+  path_options.annotation_explicit = o.annotation.has_value();
+  path_options.instance = o.instance;
   analysis::CriticalPath path = analysis::critical_path(table, path_options);
   analysis::IdleCauses idle = analysis::idle_causes(table);
   fig::CriticalPathFigureOptions options;
@@ -203,7 +205,7 @@ int render(RenderOptions o) {
   if (o.max_depth < -1) return usage("--max-depth wants 0 (top level only) or more");
   if (o.top < 1 || o.top > 50) return usage("--top wants 1 to 50");
   if (o.view != "diff" && (o.iteration_a || o.iteration_b)) return usage("--iteration-a/-b are for --view diff");
-  if (o.view != "critical-path" && (o.instance || o.annotation != "ProfilerStep"))
+  if (o.view != "critical-path" && (o.instance || o.annotation))
     return usage("--instance and --annotation are for --view critical-path");
   TimeNs start = 0, end = 0;
   if (!o.range.empty() && !parse_range(o.range, start, end))
@@ -281,7 +283,7 @@ void register_render(CLI::App& app) {
                   "CPU stacks: slices deeper than N (0 = top level) are not drawn, and counted (default: all; diff: 1)");
   cmd->add_option("--top", o->top, "diff: regressions and improvements shown, each; critical-path: ops and GPU waits listed (default 8)");
   cmd->add_option("--instance", o->instance, "critical-path: the annotation instance, from 0 (default: the first complete one)");
-  cmd->add_option("--annotation", o->annotation, "critical-path: the annotation whose instance is drawn (default ProfilerStep)");
+  cmd->add_option("--annotation", o->annotation, "critical-path: the annotation whose instance is drawn (default ProfilerStep, else the whole trace)");
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");

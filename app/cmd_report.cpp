@@ -35,7 +35,7 @@ struct ReportArgs {
   std::string tsys = "4.5";
   std::vector<std::string> job;
   std::string align = "auto";
-  std::string annotation = "ProfilerStep";
+  std::optional<std::string> annotation;  // unset: ProfilerStep, or the whole trace where it is absent
   std::optional<int64_t> instance;
 };
 
@@ -71,7 +71,8 @@ bool make_options(const ReportArgs& a, analysis::ReportOptions& o) {
     }
   o.operator_name = a.op;
   o.explain = a.explain;
-  o.critical_path.annotation = a.annotation;
+  if (a.annotation) o.critical_path.annotation = *a.annotation;
+  o.critical_path.annotation_explicit = a.annotation.has_value();
   o.critical_path.instance = a.instance;
   if (a.tsys == "auto") {
     o.coupling.t_sys.reset();
@@ -297,7 +298,7 @@ void register_report(CLI::App& app) {
                 "Text: also print the idle ledger (per cause: total, gaps, longest gaps with their windows, top CPU "
                 "events, fix), the figures every verdict reads");
   cmd->add_option("--operator", a->op, "Operator name substring for kernel_sequences");
-  cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep)");
+  cmd->add_option("--annotation", a->annotation, "Annotation for critical_path (default ProfilerStep, else the whole trace); '' = the whole trace");
   cmd->add_option("--instance", a->instance, "Instance of the annotation for critical_path (default: the first complete one)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));

@@ -310,8 +310,9 @@ bool PathLayout::run(Scene& scene, CriticalPathFigureStats& stats, std::string& 
   scene.width = s_.width;
   scene.background = s_.background;
   std::vector<SliceRef> instances = annotation_instances(table_, path_.annotation);
-  std::string instance = size_t(path_.instance) < instances.size() ? std::string(store_.name(instances[size_t(path_.instance)]))
-                                                                   : path_.annotation + " " + std::to_string(path_.instance);
+  std::string instance = path_.annotation.empty()                   ? std::string("the whole trace")
+                         : size_t(path_.instance) < instances.size() ? std::string(store_.name(instances[size_t(path_.instance)]))
+                                                                     : path_.annotation + " " + std::to_string(path_.instance);
   std::string title = "Critical path of " + instance + ": " + present::format_duration(double(path_.length));
   float y = s_.pad + s_.title;
   scene.text(Role::Title, s_.pad, y, fit_text(title, s_.width - 2 * s_.pad, s_.title, true), s_.title, s_.ink, Anchor::Left, true);

@@ -111,11 +111,21 @@ bool CriticalPathView::open_contributor(ViewContext& ctx, size_t index) {
   return true;
 }
 
+bool CriticalPathView::whole_trace() const { return path_.annotation.empty() || size_t(path_.instance) >= instances_.size(); }
+
+std::string CriticalPathView::instance_name(const TraceStore& store) const {
+  return whole_trace() ? "Whole trace" : std::string(store.name(instances_[size_t(path_.instance)]));
+}
+
+TimeNs CriticalPathView::instance_length(const TraceStore& store) const {
+  return whole_trace() ? store.end_ns : store.dur(instances_[size_t(path_.instance)]);
+}
+
 void CriticalPathView::draw_header(ViewContext& ctx) {
   ImGui::TextUnformatted("Iteration");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-  std::string current = path_.valid ? std::string(ctx.store.name(instances_[size_t(path_.instance)])) : "-";
+  std::string current = path_.valid ? instance_name(ctx.store) : "-";
   if (ImGui::BeginCombo("##instance", current.c_str())) {
     for (size_t i = 0; i < instances_.size(); ++i) {
       std::string label = std::string(ctx.store.name(instances_[i])) + "  (" + duration(ctx.store.dur(instances_[i])) + ")";
@@ -131,7 +141,7 @@ void CriticalPathView::draw_header(ViewContext& ctx) {
   if (!path_.valid) return;
   ImGui::SameLine();
   ImGui::Text("  path %s of %s iteration · %zu slices", duration(path_.length).c_str(),
-              duration(ctx.store.dur(instances_[size_t(path_.instance)])).c_str(), slice_count_);
+              duration(instance_length(ctx.store)).c_str(), slice_count_);
 }
 
 // One stacked bar of the shares, then a row per category with its colour.
@@ -202,16 +212,12 @@ void CriticalPathView::draw_tables(ViewContext& ctx) {
 void CriticalPathView::draw(ViewContext& ctx) {
   if (!computed_) compute(ctx);
   draw_header(ctx);
-  if (!path_.valid) {
+  // Without ProfilerStep the note says the path is of the whole trace; else it says why none.
+  if (!path_.note.empty()) {
     ImGui::Spacing();
-    if (instances_.empty())
-      ImGui::TextWrapped("This trace has no ProfilerStep annotation, so it has no iterations to take a critical path of. "
-                         "Record with torch.profiler's schedule (prof.step() each iteration), or use "
-                         "`sightline report --only critical_path --annotation NAME` with an annotation the trace has.");
-    else
-      ImGui::TextWrapped("No critical path: %s", path_.note.c_str());
-    return;
+    ImGui::TextWrapped("%s%s", path_.valid ? "" : "No critical path: ", path_.note.c_str());
   }
+  if (!path_.valid) return;
   draw_shares();
   ImGui::Spacing();
   draw_tables(ctx);

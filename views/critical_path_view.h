@@ -32,6 +32,10 @@ private:
   void draw_header(ViewContext& ctx);
   void draw_shares();
   void draw_tables(ViewContext& ctx);
+  // What the path is of: its ProfilerStep instance, or the whole trace where the trace has none.
+  bool whole_trace() const;
+  std::string instance_name(const TraceStore& store) const;
+  TimeNs instance_length(const TraceStore& store) const;
 
   bool computed_ = false, overlay_ = false;
   int64_t instance_ = -1;  // -1: the default (first complete instance)

@@ -112,42 +112,137 @@ struct GpuStreams {
   std::unordered_map<int64_t, std::vector<uint32_t>> by_stream;  // events, by start
   // Per stream: (launch call start, event), by launch time then start order, for the sync lookups.
   std::map<int64_t, std::vector<std::pair<TimeNs, uint32_t>>> by_launch;
+  // Per (GPU, stream): every kernel, copy and set of the table on it, in the graph or not
+  // (launched before the instance, say), by start: the work an activity may have queued behind.
+  std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> work;  // EventTable rows
+  // Per GPU (its process): (end, row) of that work, by end, for the waits on another stream.
+  std::unordered_map<uint32_t, std::vector<std::pair<TimeNs, uint32_t>>> ends_by_gpu;
 };
+
+bool starts_before(const Row& x, const Row& y) { return x.ts != y.ts ? x.ts < y.ts : x.order < y.order; }
+
+uint32_t gpu_of(const EventTable& t, const Row& r) { return t.store->tracks[r.ref.track].process; }
+
+void sort_work(const EventTable& t, GpuStreams& s) {
+  for (uint32_t i : t.gpu) {
+    const Row& r = t.rows[i];
+    if (!is_kernel_memcpy_memset_cat(t.cat(r))) continue;
+    s.work[{gpu_of(t, r), r.stream}].push_back(i);
+    s.ends_by_gpu[gpu_of(t, r)].push_back({r.end(), i});
+  }
+  for (auto& [lane, rows] : s.work)
+    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return starts_before(t.rows[a], t.rows[b]); });
+  for (auto& [gpu, ends] : s.ends_by_gpu) std::sort(ends.begin(), ends.end());
+}
 
 void sort_streams(const Graph& g, GpuStreams& s) {
   for (auto& [stream, list] : s.by_stream) {
-    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-      const Row &x = g.table.rows[g.events[a]], &y = g.table.rows[g.events[b]];
-      return x.ts != y.ts ? x.ts < y.ts : x.order < y.order;
-    });
+    std::sort(list.begin(), list.end(),
+              [&](uint32_t a, uint32_t b) { return starts_before(g.table.rows[g.events[a]], g.table.rows[g.events[b]]); });
     auto& launches = s.by_launch[stream];
     for (uint32_t k : list) launches.push_back({g.table.rows[g.table.rows[g.events[k]].launch].ts, k});
     std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
+  sort_work(g.table, s);
 }
 
-// A kernel that waits on another stream's event (`waited`) gets no launch edge: the wait, not the
-// launch, is what held it back, and a launch edge would span the other stream's work.
-void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
-                   const std::vector<char>& waited) {
-  for (const auto& [stream, list] : s.by_stream) {
-    int64_t prev = -1;
+// When GPU activity `r` could have started as far as its own stream knows: once its launch was
+// issued and the work ahead of it (`a`, may be null) ended. The launch is issued by the call's
+// return, or at its start for an activity that began inside its call (a blocking copy, whose
+// call returns only after it).
+TimeNs ready_at(const Row& launch, const Row& r, const Row* a) {
+  const TimeNs issued = r.ts >= launch.end() ? launch.end() : launch.ts;
+  return a ? std::max(issued, a->end()) : issued;
+}
+
+// Waits on another stream that traces without Kineto's cuda_sync records do not show (an event
+// wait, NCCL's stream joins, a GPU full of other streams' work). §10 leaves their inference open:
+// an activity that started more than kWaitSlack after it was ready (see ready_at) waited for the
+// work on another stream of its GPU that ended last before it started — within kWaitSlack (a
+// few times an event's signal-to-start latency, well below launch-bound gaps) or, past the 1500
+// µs that §10 takes as the most a GPU gap is the stream's own, any time after it was ready.
+constexpr TimeNs kWaitSlack = 20 * 1000;
+
+std::optional<uint32_t> awaited_other_stream(const EventTable& t, const GpuStreams& s, const Row& r, TimeNs ready) {
+  const TimeNs late = r.ts - ready;
+  if (late <= kWaitSlack) return std::nullopt;
+  const TimeNs from = late >= kKernelKernelMaxGap ? ready : r.ts - kWaitSlack;
+  const auto& ends = s.ends_by_gpu.at(gpu_of(t, r));
+  auto it = std::upper_bound(ends.begin(), ends.end(), std::make_pair(r.ts, UINT32_MAX));
+  while (it != ends.begin()) {
+    --it;
+    if (it->first < from) break;
+    if (t.rows[it->second].stream != r.stream) return it->second;
+  }
+  return std::nullopt;
+}
+
+// The edge into GPU activity k's start; `ahead` (-1: none) is the work on its stream that ended
+// last among what started before it. §10: an edge's category is what its time was spent on.
+// - k started late, after work on another stream (awaited_other_stream): a dependency on that
+//   work, as for a recorded cross-stream wait; neither the launch's time nor the stream's gap.
+// - The stream was empty when the launch call began: launch call start → k, launch overhead (the
+//   call itself, then the empty stream until k started).
+// - Else k queued behind `ahead`; the time until `ahead` ended is that work's, on the path
+//   through it, and the edge from its end carries only the empty stream after it: launch
+//   overhead when the call still ran as the stream drained (the stream waited for the launch),
+//   else kernel-kernel overhead, and that only below 1500 µs (something else held a longer gap).
+// A kernel with a recorded cross-stream wait (`waited`) gets only the kernel-kernel edge: the
+// wait held it back. Work ahead that is not in the graph (launched before the instance) gives no
+// edge: that queue is not this instance's.
+void add_edge_into_start(Graph& g, const GpuStreams& s, uint32_t k, int64_t ahead,
+                         const std::vector<int32_t>& event_of_row, const std::vector<char>& waited) {
+  const EventTable& t = g.table;
+  const Row& r = t.rows[g.events[k]];
+  const Row& launch = t.rows[size_t(r.launch)];
+  const Row* a = ahead >= 0 ? &t.rows[size_t(ahead)] : nullptr;
+  if (!waited[k])
+    if (auto src = awaited_other_stream(t, s, r, ready_at(launch, r, a))) {
+      if (event_of_row[*src] >= 0) g.add(end_node(uint32_t(event_of_row[*src])), start_node(k), BoundBy::Dependency);
+      return;
+    }
+  if (!a || a->end() <= launch.ts) {
+    if (!waited[k]) g.add(start_node(uint32_t(event_of_row[size_t(r.launch)])), start_node(k), BoundBy::KernelLaunchOverhead);
+    return;
+  }
+  if (event_of_row[size_t(ahead)] < 0) return;
+  const uint32_t from = end_node(uint32_t(event_of_row[size_t(ahead)]));
+  const bool awaited_launch = a->end() < launch.end() && launch.end() <= r.ts;
+  if (awaited_launch && !waited[k]) g.add(from, start_node(k), BoundBy::KernelLaunchOverhead);
+  else if (!awaited_launch && r.ts - a->end() < kKernelKernelMaxGap) g.add(from, start_node(k), BoundBy::KernelKernelOverhead);
+}
+
+// A call that returns only after its own copy or set ended (cudaMemcpy, a cudaMemcpyAsync from
+// pageable memory) spent that time waiting on the GPU: a dependency from the activity's end to
+// the call's end and (`waited`) no start → end edge of its own, as for a *Synchronize call.
+// Kernel launches are left out: a kernel short enough to end inside its launch call was not
+// waited for.
+void add_blocking_copy_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
+                             std::vector<char>& waited) {
+  for (const auto& [stream, list] : s.by_stream)
     for (uint32_t k : list) {
       const Row& r = g.table.rows[g.events[k]];
-      const Row& launch = g.table.rows[r.launch];
-      uint32_t launch_event = uint32_t(event_of_row[size_t(r.launch)]);
-      // The stream was busy when the launch call returned: the kernel waited for its predecessor.
-      const bool queued = prev >= 0 && g.table.rows[g.events[prev]].end() > launch.end();
-      const bool kernel_kernel =
-          queued && r.ts - g.table.rows[g.events[prev]].end() < kKernelKernelMaxGap;
-      if (kernel_kernel) g.add(end_node(uint32_t(prev)), start_node(k), BoundBy::KernelKernelOverhead);
-      // §10 gives a launch edge only to a kernel that found its stream empty; a queued kernel whose
-      // gap after its predecessor is too long for a kernel-kernel edge gets neither (its wait was
-      // neither launch cost nor queueing, and a launch edge would charge the queue to the host).
-      else if (!queued && !waited[k]) g.add(start_node(launch_event), start_node(k), BoundBy::KernelLaunchOverhead);
-      const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
-      g.add(start_node(k), end_node(k), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
-      prev = k;
+      if (KernelType(r.kernel_type) != KernelType::Memory || r.end() > g.table.rows[size_t(r.launch)].end()) continue;
+      const uint32_t call = uint32_t(event_of_row[size_t(r.launch)]);
+      g.add(end_node(k), end_node(call), BoundBy::Dependency);
+      waited[call] = 1;
+    }
+}
+
+// Per stream in start order over all its work: each activity of the graph gets the edge into its
+// start, then its start → end.
+void add_gpu_edges(Graph& g, const GpuStreams& s, const std::vector<int32_t>& event_of_row,
+                   const std::vector<char>& waited) {
+  for (const auto& [lane, rows] : s.work) {
+    int64_t ahead = -1;
+    for (uint32_t row : rows) {
+      const Row& r = g.table.rows[row];
+      if (const int32_t k = event_of_row[row]; k >= 0) {
+        add_edge_into_start(g, s, uint32_t(k), ahead, event_of_row, waited);
+        const bool comm = KernelType(r.kernel_type) == KernelType::Communication;
+        g.add(start_node(uint32_t(k)), end_node(uint32_t(k)), comm ? BoundBy::GpuCommunication : BoundBy::GpuCompute);
+      }
+      if (ahead < 0 || r.end() > g.table.rows[size_t(ahead)].end()) ahead = row;
     }
   }
 }
@@ -286,23 +381,21 @@ struct Window {
   int64_t index = 0;
 };
 
+std::optional<Window> whole_trace(const EventTable& t, std::string& note) {
+  auto span = detail::whole_trace_span(t, note);
+  if (!span) return std::nullopt;
+  return Window{span->first, span->second};
+}
+
 std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptions& o, std::string& note) {
-  if (o.annotation.empty()) {
-    if (t.rows.empty()) {
-      note = "critical_path: the trace holds no events";
-      return std::nullopt;
-    }
-    Window w{INT64_MAX, INT64_MIN};
-    for (const Row& r : t.rows) w.start = std::min(w.start, r.ts), w.end = std::max(w.end, r.end());
-    return w;
-  }
+  if (o.annotation.empty()) return whole_trace(t, note);
   std::vector<const Row*> found;
   for (uint32_t i : t.cpu)
     if (is_instance_of(t.name(t.rows[i]), o.annotation)) found.push_back(&t.rows[i]);
   std::stable_sort(found.begin(), found.end(), [](const Row* a, const Row* b) { return a->ts < b->ts; });
   if (found.empty()) {
-    note = "critical_path: no '" + o.annotation + "' annotation";
-    return std::nullopt;
+    if (!detail::whole_trace_stands_in(o, note)) return std::nullopt;
+    return whole_trace(t, note);
   }
   // Default: the first instance ("complete": the profiler may cut only the last one short).
   int64_t index = o.instance.value_or(0);
@@ -318,6 +411,30 @@ std::optional<Window> pick_instance(const EventTable& t, const CriticalPathOptio
 }  // namespace
 
 namespace detail {
+
+std::optional<std::pair<TimeNs, TimeNs>> whole_trace_span(const EventTable& t, std::string& note) {
+  if (t.rows.empty()) {
+    note = "critical_path: the trace holds no events";
+    return std::nullopt;
+  }
+  std::pair<TimeNs, TimeNs> span{INT64_MAX, INT64_MIN};
+  for (const Row& r : t.rows) span.first = std::min(span.first, r.ts), span.second = std::max(span.second, r.end());
+  return span;
+}
+
+bool whole_trace_stands_in(const CriticalPathOptions& o, std::string& note) {
+  if (o.annotation_explicit) {
+    note = "critical_path: no '" + o.annotation + "' annotation";
+    return false;
+  }
+  if (o.instance.value_or(0) != 0) {
+    note = "critical_path: instance " + std::to_string(*o.instance) + " out of range (no '" + o.annotation +
+           "' annotation: the whole trace is instance 0)";
+    return false;
+  }
+  note = "critical_path: no " + o.annotation + " annotation: the whole trace is one instance";
+  return true;
+}
 
 void summarize_path(CriticalPath& cp) {
   std::vector<CriticalPathShare> shares;
@@ -342,6 +459,7 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
   auto inst = pick_instance(t, o, cp.note);
   if (!inst) return cp;
   cp.instance = inst->index;
+  if (!inst->self) cp.annotation.clear();  // the whole trace
 
   Graph g{t, {}, {}, {}, {}};
   g.events.reserve(t.rows.size());
@@ -366,12 +484,14 @@ CriticalPath critical_path(const EventTable& t, const CriticalPathOptions& o) {
     const Row& r = t.rows[i];
     if (r.launch < 0 || event_of_row[size_t(r.launch)] < 0 || !is_kernel_memcpy_memset_cat(t.cat(r))) continue;
     streams.by_stream[r.stream].push_back(uint32_t(g.events.size()));
+    event_of_row[i] = int32_t(g.events.size());
     g.events.push_back(i);
   }
   sort_streams(g, streams);
   std::vector<char> waited(g.events.size(), 0);
   g.edges.reserve(2 * g.events.size()), g.from.reserve(2 * g.events.size()), g.to.reserve(2 * g.events.size());
   add_sync_edges(g, streams, cpu_by_corr, cpu_events, waited);
+  add_blocking_copy_edges(g, streams, event_of_row, waited);
   add_cpu_edges(g, cpu_events, waited);
   add_gpu_edges(g, streams, event_of_row, waited);
   cp.graph_nodes = 2 * g.events.size();

@@ -24,6 +24,10 @@ std::string_view bound_by_name(BoundBy b);  // "cpu_bound", ...; "" for Dependen
 struct CriticalPathOptions {
   std::string annotation = "ProfilerStep";  // prefix of the annotation's name ("ProfilerStep#3")
   std::optional<int64_t> instance;           // index in start order; default: first complete one
+  // The user named the annotation (--annotation): when the trace lacks it, that is an error. When
+  // the default is absent the whole trace is the one instance, with a note (§10, HTA's
+  // annotation='').
+  bool annotation_explicit = false;
 };
 
 struct CriticalPathEdge {
@@ -42,7 +46,7 @@ struct CriticalPathShare {
 
 struct CriticalPath {
   bool valid = false;
-  std::string note;  // why not valid
+  std::string note;  // why not valid, or (valid) how the instance was chosen
   int64_t rank = 0;
   std::string annotation;
   int64_t instance = 0;

@@ -4,6 +4,7 @@
 // in core/analysis/README.md ("Critical path", HTA mode).
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -70,6 +71,7 @@ struct Context {
   const EventTable& t;
   const Ids ids;
   TimeNs window_start = 0, window_end = 0;
+  bool annotated = false;  // the window is an annotation instance, not the whole trace
   std::vector<int64_t> index_correlation;  // per row; -1 none, kMissingRow: label 0, not a row
   std::vector<char> clipped;               // per row: in the clipped frame
   std::vector<uint32_t> clipped_rows;      // ascending row order
@@ -99,21 +101,24 @@ struct Context {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+bool whole_trace_window(Context& c, std::string& note) {
+  auto span = whole_trace_span(c.t, note);
+  if (!span) return false;
+  std::tie(c.window_start, c.window_end) = *span;
+  return true;
+}
+
 // (HTA) the annotation rows are every row whose name *contains* the annotation, CPU or GPU, in
 // row order (not start order); instance N spans [start of row N, end of row N]. An empty
-// annotation spans the whole trace.
+// annotation spans the whole trace, and so does the default one where the trace has none (HTA
+// would fail there; §10 has it run as with annotation='').
 bool pick_window(Context& c, const CriticalPathOptions& o, int64_t instance, std::string& note) {
   const EventTable& t = c.t;
-  if (o.annotation.empty()) {
-    if (t.rows.empty()) return note = "critical_path: the trace holds no events", false;
-    c.window_start = INT64_MAX, c.window_end = INT64_MIN;
-    for (const Row& r : t.rows) c.window_start = std::min(c.window_start, r.ts), c.window_end = std::max(c.window_end, r.end());
-    return true;
-  }
+  if (o.annotation.empty()) return whole_trace_window(c, note);
   std::vector<uint32_t> found;
   for (uint32_t i = 0; i < t.rows.size(); ++i)
     if (contains(t.name(t.rows[i]), o.annotation)) found.push_back(i);
-  if (found.empty()) return note = "critical_path: no '" + o.annotation + "' annotation", false;
+  if (found.empty()) return whole_trace_stands_in(o, note) && whole_trace_window(c, note);
   if (instance < 0 || instance >= int64_t(found.size())) {
     note = "critical_path: instance " + std::to_string(instance) + " out of range (" + std::to_string(found.size()) +
            " rows named '*" + o.annotation + "*')";
@@ -122,6 +127,7 @@ bool pick_window(Context& c, const CriticalPathOptions& o, int64_t instance, std
   const Row& r = t.rows[found[size_t(instance)]];
   c.window_start = r.ts;
   c.window_end = r.end();
+  c.annotated = true;
   return true;
 }
 
@@ -701,6 +707,7 @@ CriticalPath critical_path_hta(const EventTable& t, const CriticalPathOptions& o
   cp.instance = o.instance.value_or(0);  // (HTA) instance_id defaults to 0
   Context c(t);
   if (!build_graph(c, o, cp.instance, cp.note)) return cp;
+  if (!c.annotated) cp.annotation.clear();  // the whole trace
   std::vector<char> used(c.nodes.size(), 0);
   for (const HtaEdge& e : c.edges) used[e.from] = used[e.to] = 1;
   cp.graph_nodes = uint64_t(std::count(used.begin(), used.end(), 1));

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`sightline render TRACE --view critical-path` with no DISPLAY: SVG parsed as XML (title with the
 path length of `report --only critical_path`, a legend entry per bound_by category), PNG decoded
-(the categories' colours drawn), PDF written; a trace without ProfilerStep is a clear error."""
+(the categories' colours drawn), PDF written; a trace without ProfilerStep is drawn whole, and
+an --annotation it lacks is a clear error."""
 import json
 import os
 import subprocess
@@ -75,8 +76,15 @@ with tempfile.TemporaryDirectory() as tmp:
         labels = [g.get("aria-label") for g in ET.parse(os.path.join(tmp, "m.svg")).getroot().iter(SVG + "g") if g.get("aria-label")]
         check(any("ProfilerStep#1" in l for l in labels), f"two steps: the title does not name ProfilerStep#1: {labels[:3]}")
         check("k1" in labels, f"two steps: kernel k1 not drawn on the path: {labels}")
-    p = render(os.path.join(DATA, "hta_cp_simple_add_input.json.gz"), "--view", "critical-path", "-o", os.path.join(tmp, "n.svg"))
-    check(p.returncode == 1 and "ProfilerStep" in p.stderr, f"no ProfilerStep: exit {p.returncode}, {p.stderr.strip()}")
+    # No ProfilerStep: the whole trace is the one instance (§10); a name the user gives must be there.
+    plain = os.path.join(DATA, "hta_cp_simple_add_input.json.gz")
+    p = render(plain, "--view", "critical-path", "-o", os.path.join(tmp, "n.svg"))
+    check(p.returncode == 0, f"no ProfilerStep: exit {p.returncode}, {p.stderr.strip()}")
+    if p.returncode == 0:
+        labels = [g.get("aria-label") for g in ET.parse(os.path.join(tmp, "n.svg")).getroot().iter(SVG + "g") if g.get("aria-label")]
+        check(any("whole trace" in l for l in labels), f"no ProfilerStep: the title does not name the whole trace: {labels[:3]}")
+    p = render(plain, "--view", "critical-path", "--annotation", "ProfilerStep", "-o", os.path.join(tmp, "n2.svg"))
+    check(p.returncode == 1 and "ProfilerStep" in p.stderr, f"--annotation ProfilerStep, none: exit {p.returncode}, {p.stderr.strip()}")
     p = render(SAMPLE, "--view", "critical-path", "--instance", "5", "-o", os.path.join(tmp, "o.svg"))
     check(p.returncode == 1 and "out of range" in p.stderr, f"instance 5: exit {p.returncode}, {p.stderr.strip()}")
     p = render(SAMPLE, "--instance", "1", "-o", os.path.join(tmp, "t.svg"))

@@ -3,7 +3,8 @@
 `critical_path` script command. The overlay must outline exactly the path's slices, checked
 against `sightline report --only critical_path --format json` (its critical_path_edges table), and
 the screenshot must show the outlines; the Critical path view's numbers equal the report's; a
-trace without ProfilerStep gets a note. SIGHTLINE_KEEP_SHOTS=DIR keeps the screenshots."""
+trace without ProfilerStep gets the whole trace's path and a note. SIGHTLINE_KEEP_SHOTS=DIR keeps
+the screenshots."""
 import json
 import os
 import subprocess
@@ -133,13 +134,13 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         check(False, f"two steps: no critical path for instance 1: {rep1.get('notes')}")
 
-# 5. No ProfilerStep: a note, not an empty view; the overlay toggles to nothing.
+# 5. No ProfilerStep: the whole trace is the one instance, with a note saying so (§10).
 plain = os.path.join(DATA, "hta_cp_simple_add_input.json.gz")
-state, png = run(plain, ["view critical-path", "critical_path on"], "critical_path_none.png")
+state, png = run(plain, ["view critical-path", "critical_path on"], "critical_path_whole.png")
 if state:
     view = state["view"]["critical_path"]
-    check(not view["valid"] and view["instances"] == 0 and "ProfilerStep" in view["note"], f"plain: view state {view}")
-    check(state["path_slices"] == [], "plain: overlay has slices without a path")
+    check(view["valid"] and view["instances"] == 0 and "whole trace" in view["note"], f"plain: view state {view}")
+    check(state["path_slices"] != [], "plain: the whole trace's path has no slices on the overlay")
 
 # Bad arguments are clear errors.
 check_script_errors(SAMPLE, [(bad, 1) for bad in ["critical_path instance 99", "critical_path sideways", "critical_path contributor 999999"]])

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/critical_path.h"
 #include "core/analysis/report.h"
 #include "core/import/kineto/kineto_loader.h"
 
@@ -53,5 +54,20 @@ inline EventTable table(const TraceStore& s, Mode mode) {
 }
 
 constexpr TimeNs usec(int64_t v) { return v * 1000; }
+
+// A trace with its table and its critical path in Sightline mode (the table points into the store).
+struct LoadedPath {
+  std::unique_ptr<TraceStore> store;
+  EventTable table;
+  CriticalPath path;
+};
+
+inline LoadedPath load_path(const std::string& json) {
+  LoadedPath l;
+  l.store = load(json);
+  l.table = table(*l.store, Mode::Sightline);
+  l.path = critical_path(l.table);
+  return l;
+}
 
 }  // namespace sl::analysis::test

@@ -11,20 +11,6 @@ using namespace sl::analysis::test;
 
 namespace {
 
-struct Loaded {
-  std::unique_ptr<TraceStore> store;
-  EventTable table;
-  CriticalPath path;
-};
-
-Loaded load_path(const std::string& json) {
-  Loaded l;
-  l.store = load(json);
-  l.table = table(*l.store, Mode::Sightline);
-  l.path = critical_path(l.table);
-  return l;
-}
-
 std::string step(const std::string& ts, const std::string& dur) { return X("user_annotation", "ProfilerStep#0", 1, 1, ts, dur); }
 std::string op(const std::string& name, const std::string& ts, const std::string& dur) { return X("cpu_op", name, 1, 1, ts, dur); }
 
@@ -32,8 +18,8 @@ std::string op(const std::string& name, const std::string& ts, const std::string
 
 TEST_CASE("critical path contributors: CPU-bound path, time owned by the ops") {
   // A [10,60] launches k; B [60,100] follows. Path: A's self time 10 + 35, the launch 5, B 40.
-  Loaded l = load_path(trace({step("0", "100"), op("A", "10", "50"), launch("cudaLaunchKernel", "20", "5", 1),
-                              kernel("k", 7, "30", "5", 1), op("B", "60", "40")}));
+  LoadedPath l = load_path(trace({step("0", "100"), op("A", "10", "50"), launch("cudaLaunchKernel", "20", "5", 1),
+                                  kernel("k", 7, "30", "5", 1), op("B", "60", "40")}));
   REQUIRE(l.path.valid);
   std::vector<SliceRef> slices = critical_path_slices(l.table, l.path);
   std::vector<std::string> names;
@@ -62,8 +48,8 @@ TEST_CASE("critical path contributors: CPU-bound path, time owned by the ops") {
 
 TEST_CASE("critical path contributors: GPU-bound path, links and GPU waits with their idle cause") {
   // L1 [10,12] → k1 [15,65] on stream 7, then k2 [66,116] queued behind it.
-  Loaded l = load_path(trace({step("0", "200"), launch("cudaLaunchKernel", "10", "2", 1), launch("cudaLaunchKernel", "13", "2", 2),
-                              op("C", "20", "10"), kernel("k1", 7, "15", "50", 1), kernel("k2", 7, "66", "50", 2)}));
+  LoadedPath l = load_path(trace({step("0", "200"), launch("cudaLaunchKernel", "10", "2", 1), launch("cudaLaunchKernel", "13", "2", 2),
+                                  op("C", "20", "10"), kernel("k1", 7, "15", "50", 1), kernel("k2", 7, "66", "50", 2)}));
   REQUIRE(l.path.valid);
   REQUIRE(l.path.length == usec(106));
   CHECK(critical_path_slices(l.table, l.path).size() == 3);  // L1, k1, k2

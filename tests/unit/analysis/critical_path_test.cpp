@@ -144,8 +144,36 @@ TEST_CASE("critical path: annotation and instance choice, clear notes") {
   CHECK_FALSE(none.valid);
   CHECK(none.note.find("out of range") != std::string::npos);
   o.annotation = "Nope";
+  o.annotation_explicit = true;  // a name the user gave: no whole-trace stand-in
   o.instance.reset();
   CHECK(critical_path(t, o).note.find("no 'Nope' annotation") != std::string::npos);
+}
+
+TEST_CASE("critical path: without ProfilerStep the whole trace is one instance, in both modes") {
+  // §10: HTA mode too runs on such a trace, as HTA's annotation='', and says so.
+  auto s = load(trace({op("A", "10", "50"), launch("cudaLaunchKernel", "20", "5", 1), kernel("k", 7, "30", "5", 1),
+                       op("B", "70", "30")}));
+  for (Mode mode : {Mode::Sightline, Mode::Hta}) {
+    INFO(std::string(mode == Mode::Hta ? "hta" : "sightline"));
+    EventTable t = table(*s, mode);
+    CriticalPath p = critical_path(t);
+    REQUIRE(p.valid);
+    CHECK(p.annotation.empty());
+    CHECK(p.instance == 0);
+    CHECK(p.note.find("whole trace is one instance") != std::string::npos);
+    CHECK(p.start == 0);  // from the trace's first event, A
+    CHECK(p.end == usec(90));
+    // A name the user gave is not replaced: the trace lacks it.
+    CriticalPathOptions named;
+    named.annotation_explicit = true;
+    CriticalPath none = critical_path(t, named);
+    CHECK_FALSE(none.valid);
+    CHECK(none.note.find("no 'ProfilerStep' annotation") != std::string::npos);
+    // The whole trace is instance 0 only.
+    CriticalPathOptions second;
+    second.instance = 1;
+    CHECK(critical_path(t, second).note.find("out of range") != std::string::npos);
+  }
 }
 
 // ---- HTA mode: one hand-made trace per rule where HTA's graph departs from §10 ----
