@@ -137,14 +137,6 @@ void build_sightline(const TraceStore& store, EventTable& t) {
 // (HTA) pandas' `ts` column turns float64 when any element of traceEvents has a fractional ts, row
 // or not (an instant, an event without `cat`, an async slice all count). Flows keep no time in
 // the store and are not seen here.
-bool any_fractional_ts(const TraceStore& store) {
-  auto fractional = [&](TimeNs ts) { return (store.origin_ns + ts) % 1000 != 0; };
-  for (const Track& track : store.tracks) {
-    if (std::any_of(track.slices.start.begin(), track.slices.start.end(), fractional)) return true;
-    if (std::any_of(track.instants.ts.begin(), track.instants.ts.end(), fractional)) return true;
-  }
-  return false;
-}
 
 bool hta_gpu_pair_row(const EventTable& t, const Row& r) {
   if (r.stream >= 0 && r.corr >= 0) return true;
@@ -162,11 +154,9 @@ void build_hta(const TraceStore& store, const TableOptions& options, EventTable&
   if (fractional) {
     t.rounded = true;
     for (Row& r : rows) {
-      // end = floor(ts + dur) and ts = ceil(ts), each in float64 exactly as pandas computes them.
-      const double ts_us = hta_float64_us(store.origin_ns + r.ts), dur_us = hta_float64_us(r.dur);
-      const TimeNs end = us_to_ns(std::floor(ts_us + dur_us)), ts = us_to_ns(std::ceil(ts_us));
-      r.ts = ts - store.origin_ns;
-      r.dur = end - ts;
+      const Interval x = hta_rounded(store, r.ts, r.dur);
+      r.ts = x.start;
+      r.dur = x.end - x.start;
     }
   }
 
@@ -551,6 +541,21 @@ Describe describe(std::vector<double> v) {
 double round_to(double value, int digits) {
   double f = std::pow(10.0, digits);
   return std::nearbyint(value * f) / f;
+}
+
+bool any_fractional_ts(const TraceStore& store) {
+  auto fractional = [&](TimeNs ts) { return (store.origin_ns + ts) % 1000 != 0; };
+  for (const Track& track : store.tracks) {
+    if (std::any_of(track.slices.start.begin(), track.slices.start.end(), fractional)) return true;
+    if (std::any_of(track.instants.ts.begin(), track.instants.ts.end(), fractional)) return true;
+  }
+  return false;
+}
+
+Interval hta_rounded(const TraceStore& store, TimeNs ts, TimeNs dur) {
+  // end = floor(ts + dur) and ts = ceil(ts), each in float64 exactly as pandas computes them.
+  const double ts_us = hta_float64_us(store.origin_ns + ts), dur_us = hta_float64_us(dur);
+  return {us_to_ns(std::ceil(ts_us)) - store.origin_ns, us_to_ns(std::floor(ts_us + dur_us)) - store.origin_ns};
 }
 
 }  // namespace sl::analysis

@@ -82,6 +82,12 @@ std::string_view kernel_type_name(KernelType type);  // "COMPUTATION", ...
 KernelType kernel_type_hta(std::string_view name);
 KernelType kernel_type_sightline(std::string_view name, std::string_view cat);
 KernelType kernel_type(const EventTable& table, const Row& row);
+// (HTA) loading rule 2's test: some slice or instant starts at a fractional µs.
+bool any_fractional_ts(const TraceStore& store);
+struct Interval;
+// (HTA) loading rule 2's rounding of one event: [ceil(ts), floor(ts + dur)) in µs, in float64 as
+// pandas computes them; times relative to the store's origin.
+Interval hta_rounded(const TraceStore& store, TimeNs ts, TimeNs dur);
 // §0: whether a kernel's name names a collective (whole tokens: `all_reduce`, `multimem`, ...).
 bool names_a_collective(std::string_view name);
 

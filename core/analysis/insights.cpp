@@ -19,12 +19,6 @@ std::string pct(double x) {
   return b;
 }
 
-std::string cause_words(IdleCause c) {
-  std::string s(idle_cause_name(c));
-  std::replace(s.begin(), s.end(), '_', ' ');
-  return s;
-}
-
 // What a set of possibly overlapping instances (calls on several threads, copies on several
 // streams) amounts to: their union, never the plain sum.
 TimeNs union_length(std::vector<Interval> v) { return total_length(merge_intervals(std::move(v))); }
@@ -279,6 +273,26 @@ std::vector<Insight> rank_by_claims(std::vector<Candidate> found, const IdleLedg
 
 }  // namespace
 
+std::optional<double> hta_idle_share(const EventTable& t) {
+  TimeNs last_step = INT64_MIN;
+  for (const Iteration& it : t.store->iterations) last_step = std::max(last_step, it.start);
+  const bool filtered = t.store->iterations.size() >= 2;  // distinct ProfilerStep#N names
+  const bool rounded = any_fractional_ts(*t.store);       // HTA's rule 2: ceil(ts), floor(end) in µs
+  std::vector<Interval> busy;
+  for (uint32_t i : t.gpu) {
+    const Row& row = t.rows[i];
+    if (t.cat(row) == "gpu_user_annotation") continue;  // Kineto writes them without args.stream: HTA's CPU side
+    if (filtered && (row.launch < 0 || t.rows[size_t(row.launch)].ts >= last_step)) continue;
+    if (rounded) busy.push_back(hta_rounded(*t.store, row.ts, row.dur));
+    else busy.push_back({row.ts, row.end()});
+  }
+  std::erase_if(busy, [](const Interval& x) { return x.end < x.start; });
+  busy = merge_intervals(std::move(busy));
+  if (busy.empty()) return std::nullopt;
+  const TimeNs span = busy.back().end - busy.front().start;
+  return span > 0 ? 100.0 * (1.0 - double(total_length(busy)) / double(span)) : 0.0;
+}
+
 TimeNs trace_span(const EventTable& t) {
   TimeNs a = INT64_MAX, b = INT64_MIN;
   for (const Row& r : t.rows) a = std::min(a, r.ts), b = std::max(b, r.end());
@@ -315,19 +329,6 @@ std::vector<Insight> rank_insights(const Report& r, const InsightOptions& o) {
 }
 
 namespace {
-
-// HTA's idle share (§1, HTA mode): every GPU row merged, over its first start to last end, no
-// edges (exact ns here; HTA's µs rounding moves it by less than the 1 point that makes the headline
-// show it). The text headline states it beside Sightline's when the two differ, so a user
-// comparing the tools is not misled.
-double hta_idle_share(const EventTable& t) {
-  std::vector<Interval> busy;
-  for (uint32_t i : t.gpu) busy.push_back({t.rows[i].ts, t.rows[i].end()});
-  busy = merge_intervals(std::move(busy));
-  if (busy.empty()) return 0;
-  const TimeNs span = busy.back().end - busy.front().start;
-  return span > 0 ? 1.0 - double(total_length(busy)) / double(span) : 0;
-}
 
 std::string idle_split_text(const IdleLedger& l) {
   std::vector<int> order;
@@ -367,9 +368,8 @@ std::string headline_text(const Report& r, size_t top) {
     char p[96];
     std::snprintf(p, sizeof p, "%.1f%% idle over %s", tb.idle_pct, steps ? "the iterations" : "the trace");
     o += "GPU idle " + duration_text(tb.idle) + " of " + duration_text(tb.span) + " (" + p;
-    const double hta = 100 * hta_idle_share(r.table);
-    if (std::abs(hta - tb.idle_pct) > 1) {
-      std::snprintf(p, sizeof p, "; HTA, first to last GPU event: %.1f%%", hta);
+    if (r.hta_idle_pct && std::abs(*r.hta_idle_pct - tb.idle_pct) > 1) {
+      std::snprintf(p, sizeof p, "; HTA, first to last GPU event: %.1f%%", *r.hta_idle_pct);
       o += p;
     }
     o += ")";

@@ -41,6 +41,16 @@ struct InsightOptions {
 // Sorted by cost, largest first; every cost is > 0 and <= trace_span(report.table).
 std::vector<Insight> rank_insights(const Report& report, const InsightOptions& options = {});
 
+// HTA's temporal idle share, percent (§1 in HTA mode), from a Sightline table: every GPU row but
+// GPU user annotations (Kineto writes them without `args.stream`, so HTA puts them on the CPU
+// side), less those HTA's last-step filter drops (with >= 2 ProfilerStep names: rows whose launch does not
+// start before the last step), rounded as HTA rounds (ceil start, floor end, µs) when any time is
+// fractional, merged, over their first start .. last end. Null without GPU rows. It matches
+// `--mode hta`'s figure on most corpus traces and within 1 point on all (the HTA table's other row
+// quirks, such as CPU ops carrying args.stream counted as GPU rows, are not replayed: building that
+// table costs more than the whole report).
+std::optional<double> hta_idle_share(const EventTable& table);
+
 // First start to last end over every event of the table (CPU and GPU).
 TimeNs trace_span(const EventTable& table);
 

@@ -132,7 +132,10 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     if (!r.critical_path->note.empty()) r.notes.push_back(r.critical_path->note);
   }
 
-  if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });
+  if (insights) timed(r, "insights", [&] {
+    r.insights = rank_insights(r);
+    r.hta_idle_pct = hta_idle_share(t);
+  });
 
   if (r.launches && r.launches->pairs.empty() && !no_gpu)
     r.notes.push_back("launch_stats: no GPU activity with a recognised launch");

@@ -44,6 +44,9 @@ struct Report {
   std::optional<IdleCauses> causes;
   // Sightline mode, whenever causes are: the one ledger every verdict and insight reads (§2b).
   std::optional<IdleLedger> ledger;
+  // HTA's idle share for the headline (§2b: stated beside Sightline's when they differ),
+  // computed with the insights (hta_idle_share).
+  std::optional<double> hta_idle_pct;
   std::optional<KernelBreakdown> kernels;
   std::optional<std::vector<DurationHistogram>> durations;
   std::optional<LaunchStats> launches;
