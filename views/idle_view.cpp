@@ -166,9 +166,14 @@ void IdleView::draw(ViewContext& ctx) {
   for (int64_t s : streams) draw_stream(ctx, s, bar_w);
   ImGui::Spacing();
   // Legends.
+  // Ten causes do not fit one line of a narrow panel: a swatch that would pass the right edge
+  // starts the next line.
   auto swatch = [](ImU32 c, const char* label) {
+    const float h = ImGui::GetTextLineHeight();
+    const float need = h + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(label).x;
+    if (ImGui::GetCursorPosX() + need > ImGui::GetWindowContentRegionMax().x && ImGui::GetCursorPosX() > ImGui::GetStyle().WindowPadding.x + 1)
+      ImGui::NewLine();
     ImVec2 p = ImGui::GetCursorScreenPos();
-    float h = ImGui::GetTextLineHeight();
     ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + h, p.y + h), c);
     ImGui::Dummy(ImVec2(h, h));
     ImGui::SameLine();

@@ -255,6 +255,10 @@ std::vector<Insight> rank_by_claims(std::vector<Candidate> found, const IdleLedg
   std::array<TimeNs, kIdleCauseCount> left{};
   for (int c = 0; c < kIdleCauseCount; ++c) left[size_t(c)] = l.device_idle(IdleCause(c));
   std::vector<Insight> out;
+  std::vector<TimeNs> alone;  // what each would cost on its own, to say what an earlier one took
+  for (const Candidate& c : found) alone.push_back(c.total());
+  std::vector<size_t> order(found.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   while (!found.empty()) {
     for (Candidate& c : found) {
       for (size_t k = 0; k < left.size(); ++k) c.wants[k] = std::min(c.wants[k], left[k]);
@@ -265,8 +269,13 @@ std::vector<Insight> rank_by_claims(std::vector<Candidate> found, const IdleLedg
     for (size_t k = 0; k < left.size(); ++k) left[k] -= best->wants[k];
     best->in.cost = best->total();
     budget -= best->in.cost;
+    const size_t k = size_t(best - found.begin());
+    if (alone[order[k]] > best->in.cost)
+      best->in.detail += " (On its own it would cost " + duration_text(alone[order[k]]) + "; the findings above already claim " +
+                         duration_text(alone[order[k]] - best->in.cost) + " of the same idle time, counted once.)";
     out.push_back(std::move(best->in));
     found.erase(best);
+    order.erase(order.begin() + ptrdiff_t(k));
   }
   return out;
 }
