@@ -131,6 +131,7 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
   std::vector<std::vector<Interval>> pageable(rows_of.size());
   std::vector<int8_t> pageable_name(s.strings.size(), -1), dtoh_name(s.strings.size(), -1);
   std::vector<char> dtoh_launch(t.rows.size(), 0);  // CPU rows that launched a device-to-host copy
+  std::vector<char> linked_launch(t.rows.size(), 0);  // CPU rows that launched GPU work
   for (uint32_t i : t.gpu) {
     const Row& g = t.rows[i];
     if (flags(g.name) & kStreamWait) gpu_stream_waits_[g.stream].push_back(g.ts);
@@ -148,6 +149,7 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
     int8_t& d = dtoh_name[g.name];
     if (d < 0) d = t.name(g).find("DtoH") != std::string_view::npos;
     if (d) dtoh_launch[size_t(g.launch)] = 1;
+    linked_launch[size_t(g.launch)] = 1;
   }
   for (uint32_t track : threads) {
     if (track == kNone || threads_.count(track)) continue;
@@ -174,6 +176,7 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
       stack.push_back(int32_t(k));
       const uint16_t f = flags(r.name);
       if (f & kLaunch) w.launches.push_back(r.ts);
+      w.launch_call.push_back((f & kLaunch) || linked_launch[rows[k]]);
       if (f & kWarmup) capture.push_back({r.ts, r.end()});
       if (f & kCaptureBegin) capture_from = r.ts;
       if ((f & kCaptureEnd) && capture_from >= 0) capture.push_back({capture_from, r.end()}), capture_from = -1;
@@ -235,9 +238,7 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
     return -1;
   };
   std::vector<TimeNs> self(events.size());
-  // Events come by clipped start (the open ones all start at `a`): the compute intervals merge as
-  // they come, and the first launch at or after each start only moves forward.
-  TimeNs run_start = 0, run_end = INT64_MIN;
+  std::vector<uint8_t> launched(events.size(), 0);
   auto l = std::lower_bound(w.launches.begin(), w.launches.end(), a);
   for (size_t s = 0; s < events.size(); ++s) {
     const uint32_t e = events[s];
@@ -246,9 +247,21 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
     h.any_event = true;
     self[s] += c1 - c0;
     if (ptrdiff_t p = slot(w.parent[e]); p >= 0) self[size_t(p)] -= c1 - c0;
+    // Inside a launch call the thread is dispatching, whenever the call began. (Clipped starts
+    // only grow: the open events all start at `a`.)
     while (l != w.launches.end() && *l < c0) ++l;
-    const bool launched = l != w.launches.end() && *l <= std::min(w.end[e] - 1, b);
-    if (launched) continue;
+    launched[s] = w.launch_call[e] || (l != w.launches.end() && *l <= std::min(w.end[e] - 1, b));
+  }
+  // An event around a dispatching one dispatches too: children come after their parents.
+  for (size_t s = events.size(); s-- > 0;)
+    if (launched[s])
+      if (ptrdiff_t p = slot(w.parent[events[s]]); p >= 0) launched[size_t(p)] = 1;
+  // Compute: the time inside events that did not dispatch, merged as they come by clipped start.
+  TimeNs run_start = 0, run_end = INT64_MIN;
+  for (size_t s = 0; s < events.size(); ++s) {
+    const uint32_t e = events[s];
+    const TimeNs c0 = std::max(w.ts[e], a), c1 = std::min(w.end[e], b);
+    if (c1 <= c0 || launched[s]) continue;
     if (c0 > run_end) h.compute += std::max<TimeNs>(0, run_end - run_start), run_start = c0, run_end = c1;
     else run_end = std::max(run_end, c1);
   }

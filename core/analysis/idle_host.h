@@ -29,6 +29,7 @@ struct ThreadWork {
   std::vector<TimeNs> ts, end;
   std::vector<StringId> name;
   std::vector<int32_t> parent;  // index of the enclosing event, -1 at the top
+  std::vector<uint8_t> launch_call;  // a launch call itself (linked to GPU work, or named like one)
   std::vector<TimeNs> launches;  // launch call starts, sorted
   IntervalIndex blocking, capture;
 };

@@ -279,7 +279,9 @@ private:
     if (half(w.data_loading)) g.cause = IdleCause::DataLoading;
     else if (half(w.blocking)) g.cause = IdleCause::HostSync;
     else if (half(w.capture)) g.cause = IdleCause::CaptureWarmup;
-    else if (half(w.compute)) g.cause = IdleCause::HostCompute;
+    // Work without a launch link (MTIA's DMAs) is launched invisibly: its stand-in thread's ops
+    // cannot be told from dispatch, so rule 4 does not apply to it.
+    else if (!g.host_inferred && half(w.compute)) g.cause = IdleCause::HostCompute;
     else if (w.any_event) g.cause = IdleCause::LaunchBound;
     else g.cause = IdleCause::HostUntraced;
     g.top_begin = uint32_t(top.size());

@@ -146,6 +146,16 @@ TEST_CASE("ledger cause: a launched collective waiting for its peer is a collect
   CHECK(wait->cost == usec(50));
 }
 
+TEST_CASE("ledger cause: a thread inside a long launch call is launch-bound, not host compute, whatever op wraps it") {
+  // aten::mul wraps a 200 µs launch call (MTIA's runFunction) that began before the gap: the
+  // thread is dispatching, so the gap is launch-bound although no launch starts inside W.
+  auto s = load(trace({launch("cudaLaunchKernel", "995", "3", 1), kernel("k1", 7, "1000", "10", 1),
+                       X("cpu_op", "aten::mul", 1, 1, "1005", "220"),
+                       launch("runFunction - job_prep_and_submit_for_execution", "1008", "200", 2),
+                       kernel("k2", 7, "1215", "10", 2)}));
+  CHECK(gaps_of(causes_of(*s), 7) == text_of({{IdleCause::LaunchLatency, usec(5)}, {IdleCause::LaunchBound, usec(205)}}));
+}
+
 TEST_CASE("ledger: a gap whose work was launched early and then waited splits at the launch") {
   // k2 is launched 20 µs into the gap, after an op that launched nothing, and then waits 180 µs
   // behind an event: 20 µs of host compute, then a cross-stream wait.
