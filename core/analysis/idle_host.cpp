@@ -239,6 +239,7 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
   };
   std::vector<TimeNs> self(events.size());
   std::vector<uint8_t> launched(events.size(), 0);
+  std::vector<ptrdiff_t> parent_slot(events.size(), -1);
   auto l = std::lower_bound(w.launches.begin(), w.launches.end(), a);
   for (size_t s = 0; s < events.size(); ++s) {
     const uint32_t e = events[s];
@@ -246,7 +247,8 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
     if (c1 <= c0) continue;
     h.any_event = true;
     self[s] += c1 - c0;
-    if (ptrdiff_t p = slot(w.parent[e]); p >= 0) self[size_t(p)] -= c1 - c0;
+    parent_slot[s] = slot(w.parent[e]);
+    if (parent_slot[s] >= 0) self[size_t(parent_slot[s])] -= c1 - c0;
     // Inside a launch call the thread is dispatching, whenever the call began. (Clipped starts
     // only grow: the open events all start at `a`.)
     while (l != w.launches.end() && *l < c0) ++l;
@@ -254,14 +256,14 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
   }
   // An event around a dispatching one dispatches too: children come after their parents.
   for (size_t s = events.size(); s-- > 0;)
-    if (launched[s])
-      if (ptrdiff_t p = slot(w.parent[events[s]]); p >= 0) launched[size_t(p)] = 1;
+    if (launched[s] && parent_slot[s] >= 0) launched[size_t(parent_slot[s])] = 1;
   // Compute: the time inside events that did not dispatch, merged as they come by clipped start.
   TimeNs run_start = 0, run_end = INT64_MIN;
   for (size_t s = 0; s < events.size(); ++s) {
+    if (launched[s]) continue;
     const uint32_t e = events[s];
     const TimeNs c0 = std::max(w.ts[e], a), c1 = std::min(w.end[e], b);
-    if (c1 <= c0 || launched[s]) continue;
+    if (c1 <= c0) continue;
     if (c0 > run_end) h.compute += std::max<TimeNs>(0, run_end - run_start), run_start = c0, run_end = c1;
     else run_end = std::max(run_end, c1);
   }

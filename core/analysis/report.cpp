@@ -68,6 +68,10 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   Seconds side_seconds;
   std::vector<std::string> side_notes;
   auto side = [&] {
+    if (want_for_insights({"temporal_breakdown", "temporal_breakdown_streams"}))
+      timed(side_seconds, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
+    if (want({"idle_breakdown", "idle_interval_stats"})) timed(side_seconds, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
+    if (insights) r.hta_idle_pct = hta_idle_share(t);
     if (want_for_insights({"coupling"})) timed(side_seconds, "coupling", [&] { r.coupling = coupling(t, o.coupling); });
     if (want({"kernel_type_breakdown", "kernel_breakdown"}))
       timed(side_seconds, "kernel_breakdown", [&] { r.kernels = kernel_breakdown(t); });
@@ -102,9 +106,6 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   if (o.threads != 1 && std::thread::hardware_concurrency() > 1) beside = std::thread(side);
   else side();
 
-  if (want_for_insights({"temporal_breakdown", "temporal_breakdown_streams"}))
-    timed(r, "temporal_breakdown", [&] { r.temporal = temporal_breakdown(t); });
-  if (want({"idle_breakdown", "idle_interval_stats"})) timed(r, "idle_breakdown", [&] { r.idle = idle_breakdown(t); });
   // Sightline mode's coupling verdict reads the idle ledger: asking for coupling brings it along.
   const bool verdicts = o.table.mode == Mode::Sightline && want_for_insights({"coupling"});
   // Fusion savings read the ledger too (§5b).
@@ -132,10 +133,7 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     if (!r.critical_path->note.empty()) r.notes.push_back(r.critical_path->note);
   }
 
-  if (insights) timed(r, "insights", [&] {
-    r.insights = rank_insights(r);
-    r.hta_idle_pct = hta_idle_share(t);
-  });
+  if (insights) timed(r, "insights", [&] { r.insights = rank_insights(r); });
 
   if (r.launches && r.launches->pairs.empty() && !no_gpu)
     r.notes.push_back("launch_stats: no GPU activity with a recognised launch");
