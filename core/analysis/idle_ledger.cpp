@@ -5,7 +5,7 @@
 
 namespace sl::analysis {
 
-IdleLedger::IdleLedger(const EventTable& t, const IdleCauses& causes)
+IdleLedger::IdleLedger(const IdleCauses& causes)
     : window_(causes.window), device_(causes.device) {
   std::array<std::vector<Interval>, kIdleCauseCount> by;
   for (const DeviceIdle& d : device_) {

@@ -15,7 +15,7 @@ namespace sl::analysis {
 class IdleLedger {
 public:
   IdleLedger() = default;
-  IdleLedger(const EventTable& table, const IdleCauses& causes);  // Sightline mode's causes (with device pieces)
+  explicit IdleLedger(const IdleCauses& causes);  // Sightline mode's causes (with their device pieces)
 
   Interval window() const { return window_; }
   // Device-wide: sorted, disjoint pieces where no stream had a kernel, copy or set running.
@@ -26,8 +26,6 @@ public:
   // Device-wide idle of cause `c` inside [t0, t1).
   TimeNs device_idle(IdleCause c, TimeNs t0, TimeNs t1) const { return index_[size_t(c)].covered(t0, t1); }
   TimeNs device_idle_within(TimeNs t0, TimeNs t1) const;
-  // The pieces of cause `c`, merged (for claims: what a finding takes from the ledger).
-  const std::vector<Interval>& intervals(IdleCause c) const { return index_[size_t(c)].merged(); }
   // The top CPU events in the host windows of cause `c`'s device-wide pieces (each piece's own
   // window, so two streams' gaps over one stretch count its events once).
   // (The ledger keeps no pointer into the report that owns both: reports move.)

@@ -112,7 +112,7 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
   const bool ledger = o.table.mode == Mode::Sightline && want_for_insights({"fusion_candidates", "ledger"});
   if (verdicts || ledger || want_for_insights({"idle_causes"})) timed(r, "idle_causes", [&] {
     r.causes = idle_causes(t);
-    if (o.table.mode == Mode::Sightline) r.ledger = IdleLedger(t, *r.causes);
+    if (o.table.mode == Mode::Sightline) r.ledger = IdleLedger(*r.causes);
   });
   if (want_for_insights({"fusion_candidates"})) {
     FusionOptions fo;
