@@ -27,21 +27,6 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-// `p` is lower case. ASCII folding inline (std::tolower is a call per byte, and kernel names run
-// to kilobytes); bytes outside A-Z compare as they are, as std::tolower leaves them.
-bool contains_icase(std::string_view s, std::string_view p) {
-  if (p.empty()) return true;
-  if (p.size() > s.size()) return false;
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-  const char first = p[0];
-  for (size_t i = 0; i + p.size() <= s.size(); ++i) {
-    if (lower(s[i]) != first) continue;
-    size_t k = 1;
-    while (k < p.size() && lower(s[i + k]) == p[k]) ++k;
-    if (k == p.size()) return true;
-  }
-  return false;
-}
 
 // (HTA) pandas holds `ts` and `dur` as float64 microseconds: the double nearest the decimal
 // written in the file (Python's float() is correctly rounded). Sightline keeps the exact ns, so
@@ -556,6 +541,22 @@ Interval hta_rounded(const TraceStore& store, TimeNs ts, TimeNs dur) {
   // end = floor(ts + dur) and ts = ceil(ts), each in float64 exactly as pandas computes them.
   const double ts_us = hta_float64_us(store.origin_ns + ts), dur_us = hta_float64_us(dur);
   return {us_to_ns(std::ceil(ts_us)) - store.origin_ns, us_to_ns(std::floor(ts_us + dur_us)) - store.origin_ns};
+}
+
+// `p` is lower case. ASCII folding inline (std::tolower is a call per byte, and kernel names run
+// to kilobytes); bytes outside A-Z compare as they are, as std::tolower leaves them.
+bool contains_icase(std::string_view s, std::string_view p) {
+  if (p.empty()) return true;
+  if (p.size() > s.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+  const char first = p[0];
+  for (size_t i = 0; i + p.size() <= s.size(); ++i) {
+    if (lower(s[i]) != first) continue;
+    size_t k = 1;
+    while (k < p.size() && lower(s[i + k]) == p[k]) ++k;
+    if (k == p.size()) return true;
+  }
+  return false;
 }
 
 }  // namespace sl::analysis

@@ -82,6 +82,8 @@ std::string_view kernel_type_name(KernelType type);  // "COMPUTATION", ...
 KernelType kernel_type_hta(std::string_view name);
 KernelType kernel_type_sightline(std::string_view name, std::string_view cat);
 KernelType kernel_type(const EventTable& table, const Row& row);
+// Whether `s` contains `p` ignoring ASCII case; `p` is lower case.
+bool contains_icase(std::string_view s, std::string_view p);
 // (HTA) loading rule 2's test: some slice or instant starts at a fractional µs.
 bool any_fractional_ts(const TraceStore& store);
 struct Interval;

@@ -7,14 +7,6 @@ namespace sl::analysis::detail {
 
 namespace {
 
-bool contains_icase(std::string_view s, std::string_view part) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-  return std::search(s.begin(), s.end(), part.begin(), part.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != s.end();
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 }  // namespace
 
 // §2b rule 2: calls that block the host until the GPU catches up, and ops that wait for it.
@@ -26,7 +18,7 @@ bool is_blocking_call(std::string_view n) {
       "hipMemset", "aten::item", "aten::_local_scalar_dense", "aten::nonzero"};
   for (auto x : names)
     if (n == x) return true;
-  return starts_with(n, "cuMemcpyDtoH") || starts_with(n, "hipMemcpyDtoH") || starts_with(n, "cuMemcpyHtoD") ||
+  return n.starts_with("cuMemcpyDtoH") || n.starts_with("hipMemcpyDtoH") || n.starts_with("cuMemcpyHtoD") ||
          n == "cuMemcpy";
 }
 
@@ -41,18 +33,18 @@ bool is_stream_wait(std::string_view n) {
 }
 
 bool is_capture_begin(std::string_view n) {
-  return n == "cudaStreamBeginCapture" || n == "hipStreamBeginCapture" || starts_with(n, "cuStreamBeginCapture");
+  return n == "cudaStreamBeginCapture" || n == "hipStreamBeginCapture" || n.starts_with("cuStreamBeginCapture");
 }
 bool is_capture_end(std::string_view n) {
-  return n == "cudaStreamEndCapture" || n == "hipStreamEndCapture" || starts_with(n, "cuStreamEndCapture");
+  return n == "cudaStreamEndCapture" || n == "hipStreamEndCapture" || n.starts_with("cuStreamEndCapture");
 }
 
 // §2b rule 3 besides capture itself: graph instantiation, and compile, autotune and warm-up
 // frames. Only frames that exist to compile or tune match: `torch/_dynamo/eval_frame.py: _fn`
 // and `Torch-Compiled Region` run compiled code in the steady state too, so they do not.
 bool is_warmup_region(std::string_view n) {
-  if (starts_with(n, "cudaGraphInstantiate") || starts_with(n, "hipGraphInstantiate") ||
-      starts_with(n, "cuGraphInstantiate"))
+  if (n.starts_with("cudaGraphInstantiate") || n.starts_with("hipGraphInstantiate") ||
+      n.starts_with("cuGraphInstantiate"))
     return true;
   static constexpr std::string_view parts[] = {"torch/_dynamo/convert_frame.py", "torch/_inductor/compile_fx.py",
                                                "torch/_inductor/select_algorithm.py", "autotune", "do_bench",
@@ -65,8 +57,8 @@ bool is_warmup_region(std::string_view n) {
 // A launch call: linked to GPU activity, or named like one (a launch inside a capture has none).
 bool is_launch_call(std::string_view n) {
   return n.find("LaunchKernel") != std::string_view::npos || n.find("GraphLaunch") != std::string_view::npos ||
-         starts_with(n, "cuLaunch") || n.find("MemcpyAsync") != std::string_view::npos ||
-         n.find("MemsetAsync") != std::string_view::npos || starts_with(n, "runFunction");
+         n.starts_with("cuLaunch") || n.find("MemcpyAsync") != std::string_view::npos ||
+         n.find("MemsetAsync") != std::string_view::npos || n.starts_with("runFunction");
 }
 
 // Labels, not work: user annotations (ProfilerStep#N, `## forward ##`) and the profiler's spans.

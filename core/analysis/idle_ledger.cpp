@@ -23,15 +23,11 @@ TimeNs IdleLedger::device_idle_within(TimeNs t0, TimeNs t1) const {
 }
 
 std::vector<HostEvent> IdleLedger::top_events(const IdleCauses& causes, IdleCause c, size_t keep) const {
-  std::unordered_map<StringId, TimeNs> by_name;
+  std::vector<HostEvent> events;
   for (const DeviceIdle& d : device_)
     if (d.cause == c)
-      for (uint32_t k = d.top_begin; k < d.top_begin + d.top_count; ++k) by_name[causes.device_top[k].name] += causes.device_top[k].self;
-  std::vector<HostEvent> out;
-  for (const auto& [name, self] : by_name) out.push_back({name, self});
-  std::sort(out.begin(), out.end(), [](const HostEvent& a, const HostEvent& b) { return a.self != b.self ? a.self > b.self : a.name < b.name; });
-  if (out.size() > keep) out.resize(keep);
-  return out;
+      events.insert(events.end(), causes.device_top.begin() + d.top_begin, causes.device_top.begin() + d.top_begin + d.top_count);
+  return sum_host_events(events, keep);
 }
 
 const DeviceIdle* IdleLedger::longest(IdleCause c) const {

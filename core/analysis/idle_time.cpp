@@ -453,17 +453,23 @@ void summarise(const EventTable& t, IdleCauses& out) {
 
 }  // namespace
 
-std::vector<HostEvent> top_host_events(const IdleCauses& causes, const std::vector<uint32_t>& gaps, size_t keep) {
+std::vector<HostEvent> sum_host_events(const std::vector<HostEvent>& events, size_t keep) {
   std::unordered_map<StringId, TimeNs> by_name;
-  for (uint32_t gi : gaps) {
-    const IdleGap& g = causes.gaps[gi];
-    for (uint32_t k = g.top_begin; k < g.top_begin + g.top_count; ++k) by_name[causes.top_events[k].name] += causes.top_events[k].self;
-  }
+  for (const HostEvent& e : events) by_name[e.name] += e.self;
   std::vector<HostEvent> out;
   for (auto& [name, self] : by_name) out.push_back({name, self});
   std::sort(out.begin(), out.end(), [](const HostEvent& a, const HostEvent& b) { return a.self != b.self ? a.self > b.self : a.name < b.name; });
   if (out.size() > keep) out.resize(keep);
   return out;
+}
+
+std::vector<HostEvent> top_host_events(const IdleCauses& causes, const std::vector<uint32_t>& gaps, size_t keep) {
+  std::vector<HostEvent> events;
+  for (uint32_t gi : gaps) {
+    const IdleGap& g = causes.gaps[gi];
+    events.insert(events.end(), causes.top_events.begin() + g.top_begin, causes.top_events.begin() + g.top_begin + g.top_count);
+  }
+  return sum_host_events(events, keep);
 }
 
 IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {

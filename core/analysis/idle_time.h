@@ -129,6 +129,8 @@ struct IdleCauses {
   Interval window{0, 0};          // Sightline mode: the idle window; (HTA) mode: empty
 };
 
+// Sums events by name, largest first (ties by name), cut to `keep`.
+std::vector<HostEvent> sum_host_events(const std::vector<HostEvent>& events, size_t keep);
 // Sums the top events of several gaps by name, largest first, cut to `keep`. (Each gap keeps
 // its own top 3, so this ranks the events that lead their windows.)
 std::vector<HostEvent> top_host_events(const IdleCauses& causes, const std::vector<uint32_t>& gaps, size_t keep);

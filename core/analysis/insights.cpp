@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/analysis/idle_host.h"
 #include "core/analysis/report_result.h"
 #include "core/names/hta_short_name.h"
 
@@ -114,12 +115,6 @@ void by_cause(const Report& r, const InsightOptions& o, std::vector<Candidate>& 
   }
 }
 
-bool is_sync_call(std::string_view n) {
-  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventSynchronize" ||
-         n == "cudaMemcpy" || n == "cudaMemcpy2D" || n == "hipDeviceSynchronize" || n == "hipStreamSynchronize" ||
-         n == "hipEventSynchronize" || n == "hipMemcpy" || n == "hipMemcpyWithStream";
-}
-
 // The sync finding names the calls: which, how many, how long the host was held.
 void describe_sync_calls(const Report& r, std::vector<Candidate>& found) {
   auto it = std::find_if(found.begin(), found.end(), [](const Candidate& c) { return c.in.kind == "sync_calls"; });
@@ -130,7 +125,7 @@ void describe_sync_calls(const Report& r, std::vector<Candidate>& found) {
   const Row* worst = nullptr;
   for (uint32_t i : t.cpu) {
     const Row& row = t.rows[i];
-    if (!is_sync_call(t.name(row))) continue;
+    if (!detail::is_blocking_call(t.name(row))) continue;  // the calls the ledger's host_sync counts
     ++by_name[t.name(row)];
     held.push_back({row.ts, row.end()});
     if (!worst || row.dur > worst->dur) worst = &row;
