@@ -445,7 +445,11 @@ void summarize_path(CriticalPath& cp) {
     ++it->count;
   }
   std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.bound_by < b.bound_by; });
-  for (auto& s : shares) s.pct = cp.length > 0 ? 100.0 * double(s.sum) / double(cp.length) : 0.0;
+  // Shares of the edges' own weights (HTA: sum / duration.sum()), which is the length except where
+  // HTA's length counts negative weights as 0.
+  TimeNs total = 0;
+  for (const auto& s : shares) total += s.sum;
+  for (auto& s : shares) s.pct = total > 0 ? 100.0 * double(s.sum) / double(total) : 0.0;
   cp.summary = std::move(shares);
 }
 

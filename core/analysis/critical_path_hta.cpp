@@ -667,9 +667,12 @@ void longest_path(const Context& c, CriticalPath& cp) {
   cp.valid = true;
   cp.start = c.nodes[first].ts;
   cp.end = c.nodes[last].ts;
+  // HTA's length is networkx's, over the validated weights (negative ones count 0); the edges, and
+  // so the bound_by sums of its breakdown, keep their own weights. Sub-µs ops rounded to -1 µs
+  // (loading rule 2) make the two differ.
   cp.length = 0;
   for (uint32_t ei : path_edges) {
-    cp.length += c.edges[ei].weight;
+    cp.length += std::max<TimeNs>(0, c.edges[ei].weight);
     cp.path.push_back(public_edge(c, c.edges[ei]));
   }
   summarize_path(cp);
