@@ -31,33 +31,42 @@ std::optional<int64_t> integer_field(simdjson::dom::object args, std::string_vie
 void collect_memory_events(TraceStore& store) {
   StringId memory = store.strings.find("[memory]");
   if (memory == StringPool::kNotFound) return;
-  simdjson::dom::parser parser;
-  MemoryEvents& out = store.memory;
+  // In args order (the file's), so each compressed args block is decoded once, not once per
+  // thread whose instants visit it.
+  struct Instant {
+    uint32_t args, track, row;
+  };
+  std::vector<Instant> instants;
   for (uint32_t t = 0; t < store.tracks.size(); ++t) {
     const InstantColumns& in = store.tracks[t].instants;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in.name[i] != memory) continue;
-      MemoryEvents::Row row;
-      row.ts = in.ts[i];
-      row.track = t;
-      simdjson::dom::object args;
-      // Without readable args there is nothing to say about memory; the instant stays on its track.
-      if (in.args[i] == kNone || parser.parse(simdjson::padded_string(store.args_json(in.args[i]))).get(args)) continue;
-      bool clamped = false;
-      int64_t bytes = MemoryEvents::clamp_bytes(integer_field(args, "Bytes").value_or(0), clamped);
-      row.bytes = bytes;
-      row.action = bytes < 0 ? MemoryAction::Free : MemoryAction::Alloc;
-      row.addr = uint64_t(integer_field(args, "Addr").value_or(0));
-      if (auto total = integer_field(args, "Total Allocated")) row.total_allocated = MemoryEvents::clamp_bytes(*total, clamped);
-      if (auto total = integer_field(args, "Total Reserved")) row.total_reserved = MemoryEvents::clamp_bytes(*total, clamped);
-      if (clamped) store.issues.add_count(IssueKind::IllTypedField, 1);
-      int64_t type = integer_field(args, "Device Type").value_or(kMemoryCuda);
-      int64_t id = integer_field(args, "Device Id").value_or(type == kMemoryCpu ? -1 : 0);
-      row.device_type = int8_t(std::clamp<int64_t>(type, INT8_MIN, INT8_MAX));
-      row.device_id = int32_t(std::clamp<int64_t>(id, INT32_MIN, INT32_MAX));
-      out.append(row);
-    }
+    for (uint32_t i = 0; i < in.size(); ++i)
+      if (in.name[i] == memory) instants.push_back({in.args[i], t, i});
   }
+  std::sort(instants.begin(), instants.end(), [](const Instant& a, const Instant& b) { return a.args < b.args; });
+  simdjson::dom::parser parser;
+  MemoryEvents& out = store.memory;
+  for (const Instant& it : instants) {
+    MemoryEvents::Row row;
+    row.ts = store.tracks[it.track].instants.ts[it.row];
+    row.track = it.track;
+    simdjson::dom::object args;
+    // Without readable args there is nothing to say about memory; the instant stays on its track.
+    if (it.args == kNone || parser.parse(simdjson::padded_string(store.args_json(it.args))).get(args)) continue;
+    bool clamped = false;
+    int64_t bytes = MemoryEvents::clamp_bytes(integer_field(args, "Bytes").value_or(0), clamped);
+    row.bytes = bytes;
+    row.action = bytes < 0 ? MemoryAction::Free : MemoryAction::Alloc;
+    row.addr = uint64_t(integer_field(args, "Addr").value_or(0));
+    if (auto total = integer_field(args, "Total Allocated")) row.total_allocated = MemoryEvents::clamp_bytes(*total, clamped);
+    if (auto total = integer_field(args, "Total Reserved")) row.total_reserved = MemoryEvents::clamp_bytes(*total, clamped);
+    if (clamped) store.issues.add_count(IssueKind::IllTypedField, 1);
+    int64_t type = integer_field(args, "Device Type").value_or(kMemoryCuda);
+    int64_t id = integer_field(args, "Device Id").value_or(type == kMemoryCpu ? -1 : 0);
+    row.device_type = int8_t(std::clamp<int64_t>(type, INT8_MIN, INT8_MAX));
+    row.device_id = int32_t(std::clamp<int64_t>(id, INT32_MIN, INT32_MAX));
+    out.append(row);
+  }
+  // Time order; at one time, the file's order (args rows are in file order).
   out.sort_by_time();
 }
 

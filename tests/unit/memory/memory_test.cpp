@@ -185,7 +185,7 @@ TEST_CASE("memory: corpus Kineto traces: the peak is the largest Total Allocated
     std::map<std::pair<int64_t, int64_t>, Expect> expect;
     StringId mem = s.strings.find("[memory]");
     REQUIRE(mem != StringPool::kNotFound);
-    std::vector<std::tuple<TimeNs, std::pair<int64_t, int64_t>, double>> sums;
+    std::vector<std::tuple<TimeNs, uint32_t, std::pair<int64_t, int64_t>, double>> sums;  // (time, args row: the file's order)
     for (const Track& t : s.tracks)
       for (size_t i = 0; i < t.instants.size(); ++i) {
         if (t.instants.name[i] != mem) continue;
@@ -196,10 +196,10 @@ TEST_CASE("memory: corpus Kineto traces: the peak is the largest Total Allocated
         double bytes = analysis::find_number_arg(args, "Bytes").value_or(0);
         if (auto total = analysis::find_number_arg(args, "Total Allocated")) e.max_total = std::max(e.max_total, *total), e.totals = true;
         (bytes < 0 ? e.frees : e.allocs) += 1;
-        sums.emplace_back(t.instants.ts[i], key, bytes);
+        sums.emplace_back(t.instants.ts[i], t.instants.args[i], key, bytes);
       }
-    std::stable_sort(sums.begin(), sums.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
-    for (const auto& [ts, key, bytes] : sums) {
+    std::sort(sums.begin(), sums.end());
+    for (const auto& [ts, row, key, bytes] : sums) {
       Expect& e = expect[key];
       e.running += bytes;
       e.max_running = std::max(e.max_running, e.running);
