@@ -293,7 +293,7 @@ TEST_CASE("pickle: plain data reads; code is refused with the opcode and its off
     std::string deep = std::string("\x80\x04", 2) + std::string(20000, '(');
     CHECK_FALSE(doc.parse(deep, err));
     CHECK(err.message.find("nesting deeper") != std::string::npos);
-    CHECK_FALSE(doc.parse(std::string("\x80\x04NN.", 4), err));
+    CHECK_FALSE(doc.parse(std::string("\x80\x04NN.", 5), err));
     CHECK(err.message.find("more than one value") != std::string::npos);
   }
 }

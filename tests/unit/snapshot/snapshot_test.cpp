@@ -300,14 +300,15 @@ TEST_CASE("snapshot: resealed damage (checksums recomputed) is caught by the con
   int rejected = 0;
   for (int i = 0; i < 3000; ++i) {
     std::string bad = good;
-    size_t at = std::uniform_int_distribution<size_t>(32 + 12 * 32, good.size() - 1)(random);
+    size_t at = std::uniform_int_distribution<size_t>(32 + 13 * 32, good.size() - 1)(random);
     bad[at] = char(std::uniform_int_distribution<int>(0, 255)(random));
     reseal_snapshot(bad);
     LoadResult r = read_snapshot_bytes(bad, "s");
     INFO("byte " << at);
     if (!r.ok()) {
       ++rejected;
-      CHECK(r.error.byte_offset < good.size());
+      // At most the file's end: a column of the last section (memory) that runs past is reported there.
+      CHECK(r.error.byte_offset <= good.size());
       continue;
     }
     (void)info_json(*r.store);  // a store that passed the checks answers without crashing
