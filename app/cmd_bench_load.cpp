@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app/commands.h"
+#include "core/import/memory_snapshot/memory_snapshot_loader.h"
 #include "core/import/nsys/nsys_loader.h"
 #include "core/import/trace_loader.h"
 #include "core/job/job.h"
@@ -75,6 +76,23 @@ void bench_job(const std::string& dir, int repeat, const std::string& format) {
 
 }  // namespace
 
+// PyTorch memory snapshots: Python's own pickle.load of the same file is the yardstick (issue 39:
+// Sightline at least 5x faster). Run by /usr/bin/python3 in a child process, timed there around
+// the load alone; 0 when Python is not there.
+static double python_pickle_load_seconds(const std::string& file) {
+  std::string quoted = "'";
+  for (char c : file) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  std::string command = "/usr/bin/python3 -c 'import pickle,sys,time\nf=open(sys.argv[1],\"rb\")\nt=time.perf_counter()\n"
+                        "pickle.load(f)\nprint(time.perf_counter()-t)' " + quoted + " 2>/dev/null";
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return 0;
+  double seconds = 0;
+  if (std::fscanf(p, "%lf", &seconds) != 1) seconds = 0;
+  ::pclose(p);
+  return seconds;
+}
+
 void register_bench_load(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("load", "Load a trace repeatedly: MB/s, events/s, bytes per event, peak RSS");
   struct Options {
@@ -121,6 +139,11 @@ void register_bench_load(CLI::App& bench) {
         scan_rows = scan.rows;
       }
     }
+    std::vector<double> python_seconds;
+    if (is_memory_snapshot_file(options->file))
+      for (int i = 0; i < options->repeat; ++i)
+        if (double py = python_pickle_load_seconds(options->file); py > 0) python_seconds.push_back(py);
+    double python_s = python_seconds.empty() ? 0 : median(python_seconds);
     double scan_s = scan_seconds.empty() ? 0 : median(scan_seconds);
     double scan_cpu_s = scan_cpu.empty() ? 0 : median(scan_cpu);  // includes opening (and gunzip)
     double mbps = bytes / 1e6 / s, eps = events / s;
@@ -131,6 +154,7 @@ void register_bench_load(CLI::App& bench) {
       w.begin_object().field("bytes", bytes).field("events", events).field("seconds_median", s);
       w.field("mb_per_s", mbps).field("events_per_s", eps).field("store_bytes_per_event", per_event);
       w.field("peak_rss_bytes", rss).field("repeat", int64_t(options->repeat)).field("cpu_seconds_median", median(cpu));
+      if (python_s > 0) w.field("python_pickle_load_seconds_median", python_s);
       if (scan_s > 0)
         w.field("sqlite_scan_rows", scan_rows).field("sqlite_scan_seconds_median", scan_s).field("sqlite_scan_cpu_seconds_median", scan_cpu_s);
       w.end_object();
@@ -145,6 +169,9 @@ void register_bench_load(CLI::App& bench) {
     std::printf("throughput           %.1f MB/s, %.2f M events/s\n", mbps, eps / 1e6);
     std::printf("store bytes/event    %.1f (excluding the raw JSON buffer)\n", per_event);
     std::printf("peak RSS             %.1f MB (%.2fx the JSON)\n", rss / 1e6, bytes ? double(rss) / bytes : 0);
+    if (python_s > 0)
+      std::printf("python pickle.load   %.4f s (median/%zu, /usr/bin/python3): Sightline %.1fx faster\n", python_s,
+                  python_seconds.size(), python_s / s);
     if (scan_s > 0) {
       // The loader's rate over the same rows, for the whole load (every table, finish()).
       double cpu_s = median(cpu);

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
 
 #include "app/commands.h"
 #include "app/job_open.h"
@@ -28,11 +29,15 @@ void register_info(CLI::App& app) {
     std::string format = "text";
     std::vector<std::string> job;
     bool verbose = false;
+    std::string memory;                     // --memory SNAPSHOT
+    std::optional<double> memory_offset_us;  // --memory-offset
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
   cmd->add_option("--job", options->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--memory", options->memory, "A PyTorch memory snapshot (.pickle) of the same run");
+  cmd->add_option("--memory-offset", options->memory_offset_us, "µs from the trace start to the snapshot's first entry");
   cmd->add_flag("-v,--verbose", options->verbose, "Text output also says where the store came from (the trace, a snapshot, the cache)");
   cmd->callback([options] {
     if (options->file.empty() == options->job.empty()) {
@@ -57,6 +62,14 @@ void register_info(CLI::App& app) {
     if (!open_cli_trace(options->file, opened)) {
       exit_code = 1;
       return;
+    }
+    if (!options->memory.empty()) {
+      std::string note;
+      if (!attach_cli_memory(opened, options->memory, options->memory_offset_us, note)) {
+        exit_code = 1;
+        return;
+      }
+      std::fprintf(stderr, "sightline: %s\n", note.c_str());
     }
     const LoadResult& loaded = opened.loaded;
     std::string out = options->format == "json" ? info_json(*loaded.store, loaded.seconds) + "\n"

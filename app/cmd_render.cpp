@@ -21,11 +21,13 @@
 #include "core/analysis/temporal_breakdown.h"
 #include "core/diff/trace_diff.h"
 #include "core/import/trace_loader.h"
+#include "core/memory/memory_analysis.h"
 #include "core/present/time_axis.h"
 #include "figures/cairo_output.h"
 #include "figures/charts.h"
 #include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
+#include "figures/memory_figure.h"
 #include "figures/ranks_figure.h"
 #include "figures/roofline_figure.h"
 #include "figures/timeline_figure.h"
@@ -252,11 +254,16 @@ int render(RenderOptions o) {
     fig::RooflineFigureStats roof_stats;
     ok = fig::roofline_figure(counters, roof, style, title, scene, roof_stats, error);
     details = " (" + std::to_string(roof_stats.points) + " points, " + std::to_string(roof_stats.roofs) + " roofs)";
+  } else if (o.view == "memory") {
+    fig::MemoryFigureStats memory_stats;
+    ok = fig::memory_figure(store, memory::analyze_memory(store), style, title, scene, memory_stats, error);
+    details = " (" + std::to_string(memory_stats.devices) + (memory_stats.devices == 1 ? " device, " : " devices, ") +
+              std::to_string(memory_stats.contexts) + " contexts at the peak)";
   } else if (o.view == "critical-path") {
     ok = critical_path_scene(o, store, table, style, title, scene, path_stats, error);
     details = " (" + path_report(path_stats) + ")";
   } else {
-    return usage("--view wants timeline, histogram, breakdown, idle, roofline, critical-path, diff or ranks; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, roofline, memory, critical-path, diff or ranks; got '" + o.view + "'");
   }
   if (!figure_written(ok, scene, o, format, error)) return 1;
   if (o.view == "timeline") details = " (" + rows_report(stats, o.max_depth) + ")";
@@ -268,7 +275,7 @@ int render(RenderOptions o) {
 
 void register_render(CLI::App& app) {
   auto* cmd = app.add_subcommand("render",
-                                 "Write a figure (SVG, PDF or PNG) of a trace: timeline, histogram, breakdown, idle, roofline, critical-path; or of two "
+                                 "Write a figure (SVG, PDF or PNG) of a trace or memory snapshot: timeline, histogram, breakdown, idle, roofline, memory, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
   cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder (draws --view ranks)")->expected(0, 2);
@@ -287,7 +294,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), critical-path, diff, ranks (a job: its default)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), memory (allocated/reserved, the peak), critical-path, diff, ranks (a job: its default)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

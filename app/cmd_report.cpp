@@ -37,6 +37,8 @@ struct ReportArgs {
   std::string align = "auto";
   std::optional<std::string> annotation;  // unset: ProfilerStep, or the whole trace where it is absent
   std::optional<int64_t> instance;
+  std::string memory;                     // --memory SNAPSHOT
+  std::optional<double> memory_offset_us;  // --memory-offset
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -162,8 +164,14 @@ void run_report_command(const ReportArgs& a) {
     exit_code = 1;
     return;
   }
+  std::string memory_note;
+  if (!a.memory.empty() && !attach_cli_memory(opened, a.memory, a.memory_offset_us, memory_note)) {
+    exit_code = 1;
+    return;
+  }
   const LoadResult& loaded = opened.loaded;
   analysis::Report report = analysis::run_report(*loaded.store, o);
+  if (!memory_note.empty()) report.notes.push_back(memory_note);
   std::vector<analysis::Table> tables = analysis::report_tables(report);
   if (a.format == "json") {
     std::string out = analysis::render_json(report, tables, info_json(*loaded.store));
@@ -303,6 +311,9 @@ void register_report(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--table", a->table, "Table to print with --format csv");
+  cmd->add_option("--memory", a->memory, "A PyTorch memory snapshot (.pickle) of the same run: the memory tables read it");
+  cmd->add_option("--memory-offset", a->memory_offset_us,
+                  "µs from the trace start to the snapshot's first entry (default: by wall clock when both have one, else 0)");
   cmd->add_option("--tsys", a->tsys, "Null-launch floor for HDBI in µs, or 'auto' (default 4.5)");
   cmd->callback([a] { run_report_command(*a); });
 }

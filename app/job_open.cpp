@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/memory/memory_attach.h"
 #include "core/report/trace_info.h"
 #include "core/store/import_issues.h"
 
@@ -27,6 +28,20 @@ void open_cached(const std::string& path, CliTrace& out, bool use_cache) {
 bool open_cli_trace(const std::string& path, CliTrace& out) {
   open_cached(path, out);
   return report_load(out.loaded);
+}
+
+bool attach_cli_memory(CliTrace& trace, const std::string& path, std::optional<double> offset_us, std::string& note) {
+  CliTrace snapshot;
+  if (!open_cli_trace(path, snapshot)) return false;
+  if (snapshot.loaded.store->memory.empty()) {
+    std::fprintf(stderr, "sightline: %s: no memory events (--memory wants a PyTorch memory snapshot)\n", path.c_str());
+    return false;
+  }
+  trace.write.wait_store_unused();  // the cache writer may still be reading the trace's store
+  std::optional<TimeNs> offset;
+  if (offset_us) offset = TimeNs(*offset_us * 1000.0 + (*offset_us < 0 ? -0.5 : 0.5));
+  note = memory::attach_memory_snapshot(*trace.loaded.store, *snapshot.loaded.store, offset);
+  return true;
 }
 
 bool report_load(const LoadResult& r) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ void open_cached(const std::string& path, CliTrace& out, bool use_cache = true);
 bool report_load(const LoadResult& r);
 // open_cached, then report_load.
 bool open_cli_trace(const std::string& path, CliTrace& out);
+
+// --memory SNAPSHOT: opens the PyTorch memory snapshot and moves its memory events into `trace`
+// (core/memory/memory_attach.h), `offset_us` (--memory-offset) placing it where the clocks cannot.
+// False, after printing why, when it does not open or holds no memory events; `note` says how the
+// two were aligned.
+bool attach_cli_memory(CliTrace& trace, const std::string& snapshot, std::optional<double> offset_us, std::string& note);
 
 // "sightline: LINE" on stderr; `warning` adds "warning: ". A line already printed by this process
 // is not printed again (every rank of a job meets the same unwritable cache folder).

@@ -367,6 +367,7 @@ std::string headline_text(const Report& r, size_t top) {
     o += std::to_string(i + 1) + ". " + in.title + "  [costs up to " + duration_text(in.cost) + ", " +
          pct(span ? double(in.cost) / double(span) : 0) + " of the trace]\n";
   }
+  for (const memory::MemoryFinding& f : r.memory_findings) o += "memory: " + f.title + "\n";
   if (r.temporal && r.temporal->valid) {
     const TemporalBreakdown& tb = *r.temporal;
     char p[96];

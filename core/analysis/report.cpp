@@ -14,7 +14,9 @@ const std::vector<std::string>& analysis_names() {
       "kernel_breakdown",   "kernel_durations", "launch_stats",       "queue_length",
       "memory_bw",          "memory_in_use",    "comm_comp_overlap",  "coupling",
       "fusion_candidates",  "repeated_kernels", "kernel_sequences", "insights",
-      "cupti_counters",     "critical_path",    "ledger"};
+      "cupti_counters",     "critical_path",    "ledger",           "memory_timeline",
+      "memory_peak",        "memory_at_peak",   "memory_leaks",     "memory_churn",
+      "memory_iterations"};
   return names;
 }
 
@@ -80,6 +82,12 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     if (want({"queue_length", "queue_length_summary"})) timed(side_seconds, "queue_length", [&] { r.queues = queue_length(t); });
     if (want({"memory_bw", "memory_bw_summary"})) timed(side_seconds, "memory_bw", [&] { r.bandwidth = memory_bandwidth(t); });
     if (want({"memory_in_use"})) timed(side_seconds, "memory_in_use", [&] { r.memory = memory_in_use(store); });
+    if (!store.memory.empty() && want_for_insights({"memory_timeline", "memory_peak", "memory_at_peak", "memory_leaks",
+                                                    "memory_churn", "memory_iterations"}))
+      timed(side_seconds, "memory", [&] {
+        r.memory_analysis = memory::analyze_memory(store);
+        if (insights) r.memory_findings = memory::memory_findings(store, *r.memory_analysis);
+      });
     if (want_for_insights({"comm_comp_overlap"})) timed(side_seconds, "comm_comp_overlap", [&] { r.overlap = comm_comp_overlap(t); });
     if (want({"repeated_kernels"})) timed(side_seconds, "repeated_kernels", [&] { r.repeated = repeated_kernels(t); });
     if (want({"kernel_sequences"})) {

@@ -22,6 +22,7 @@
 #include "core/analysis/kernel_sequences.h"
 #include "core/analysis/launch_stats.h"
 #include "core/analysis/temporal_breakdown.h"
+#include "core/memory/memory_analysis.h"
 
 namespace sl::analysis {
 
@@ -53,6 +54,10 @@ struct Report {
   std::optional<std::vector<QueueLengthStream>> queues;
   std::optional<std::vector<MemoryBandwidthKind>> bandwidth;
   std::optional<std::vector<MemoryInUse>> memory;
+  // §11 over the store's memory events (core/memory/), when it has any; its findings (not ranked
+  // by time: they cost memory, not idle time) follow the insights in the headline and table.
+  std::optional<memory::MemoryAnalysis> memory_analysis;
+  std::vector<memory::MemoryFinding> memory_findings;
   std::optional<CommCompOverlap> overlap;
   std::optional<Coupling> coupling;
   std::optional<std::vector<FusionCandidate>> fusion;

@@ -162,6 +162,59 @@ void add_ledger_tables(const Report& r, std::vector<Table>& out) {
   out.push_back(std::move(gaps));
 }
 
+// The memory tables (§11, core/memory/): each asked for by name or in a full report.
+void add_memory_tables(const Report& r, const memory::MemoryAnalysis& m, std::vector<Table>& out) {
+  const TraceStore& s = *r.table.store;
+  auto wanted = [&](const char* name) { return r.wants(name); };
+  if (wanted("memory_timeline")) {
+    Table t{"memory_timeline", {"device", "ts_us", "allocated_bytes", "reserved_bytes"}};
+    for (const memory::DeviceMemory& d : m.devices)
+      for (const memory::MemoryPoint& p : d.timeline)
+        t.rows.push_back({C::str(d.label), C::ns(p.ts), C::bytes(p.allocated), d.reserved_known ? C::bytes(p.reserved) : C::null()});
+    out.push_back(std::move(t));
+  }
+  if (wanted("memory_peak")) {
+    Table t{"memory_peak", {"device", "ts_us", "allocated_bytes", "reserved_bytes", "fragmentation_bytes", "device_memory_bytes",
+                            "blocks_live", "blocks", "allocated_at_end_bytes", "live_at_end_bytes", "source"}};
+    for (const memory::DeviceMemory& d : m.devices)
+      t.rows.push_back({C::str(d.label), C::ns(d.peak_ts), C::bytes(d.peak_allocated),
+                        d.reserved_known ? C::bytes(d.peak_reserved) : C::null(),
+                        d.reserved_known ? C::bytes(d.fragmentation) : C::null(), d.capacity ? C::bytes(*d.capacity) : C::null(),
+                        d.addresses ? C::integer(int64_t(d.blocks_at_peak)) : C::null(),
+                        d.addresses ? C::integer(int64_t(d.blocks)) : C::null(), C::bytes(d.allocated_at_end),
+                        d.addresses ? C::bytes(d.live_bytes_at_end) : C::null(),
+                        C::str(d.from_totals ? "total_allocated" : "sum_of_bytes")});
+    out.push_back(std::move(t));
+  }
+  auto contexts = [&](const char* name, auto member) {
+    if (!wanted(name)) return;
+    Table t{name, {"device", "context", "bytes", "blocks", "first_alloc_us"}};
+    for (const memory::DeviceMemory& d : m.devices)
+      for (const memory::ContextBytes& c : d.*member)
+        t.rows.push_back({C::str(d.label), C::str(memory::context_name(s, c.context)), C::bytes(c.bytes), C::integer(int64_t(c.blocks)),
+                          C::ns(c.first_alloc)});
+    out.push_back(std::move(t));
+  };
+  contexts("memory_at_peak", &memory::DeviceMemory::at_peak);
+  contexts("memory_leaks", &memory::DeviceMemory::leaks);
+  if (wanted("memory_churn")) {
+    Table t{"memory_churn", {"device", "context", "short_lived", "allocations", "short_lived_bytes"}};
+    for (const memory::DeviceMemory& d : m.devices)
+      for (const memory::ChurnContext& c : d.churn)
+        t.rows.push_back({C::str(d.label), C::str(memory::context_name(s, c.context)), C::integer(int64_t(c.short_lived)),
+                          C::integer(int64_t(c.allocations)), C::bytes(c.short_lived_bytes)});
+    out.push_back(std::move(t));
+  }
+  if (wanted("memory_iterations")) {
+    Table t{"memory_iterations", {"device", "iteration", "start_us", "end_us", "peak_bytes", "live_at_end_bytes"}};
+    for (const memory::DeviceMemory& d : m.devices)
+      for (const memory::IterationMemory& it : d.iterations)
+        t.rows.push_back({C::str(d.label), C::integer(it.number), C::ns(it.start), C::ns(it.end), C::bytes(it.peak),
+                          C::bytes(it.live_at_end)});
+    out.push_back(std::move(t));
+  }
+}
+
 }  // namespace
 
 std::vector<Table> report_tables(const Report& r) {
@@ -345,6 +398,14 @@ std::vector<Table> report_tables(const Report& r) {
     }
     out.push_back(std::move(t));
   }
+  if (!r.memory_findings.empty()) {
+    // Memory findings cost memory, not time: after the ranked ones, with no cost.
+    Table& t = !out.empty() && out.back().name == "insights" ? out.back() : out.emplace_back(Table{"insights", {"position", "kind", "cost_us", "start_us", "end_us", "title", "detail"}});
+    for (const memory::MemoryFinding& f : r.memory_findings)
+      t.rows.push_back({C::integer(int64_t(t.rows.size() + 1)), C::str(f.kind), C::null(), C::ns(f.t0), C::ns(f.t1),
+                        C::str(f.title), C::str(f.detail)});
+  }
+  if (r.memory_analysis) add_memory_tables(r, *r.memory_analysis, out);
   if (r.cupti && !r.cupti->kernels.empty()) add_cupti_tables(*r.cupti, r.table.mode, out);
   if (r.critical_path && r.critical_path->valid) {
     add_critical_path_tables(*r.critical_path, out);
@@ -397,7 +458,8 @@ std::string json_escape(std::string_view s) {
 std::string cell_json(const Cell& c) {
   switch (c.kind) {
     case Cell::Null: return "null";
-    case Cell::Int: return std::to_string(c.i);
+    case Cell::Int:
+    case Cell::Bytes: return std::to_string(c.i);
     case Cell::Ns: return format_us(c);
     case Cell::Num: return format_number(c.d);
     case Cell::Str: return json_escape(c.s);
@@ -525,6 +587,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 std::string text_cell(std::string_view column, const Cell& c) {
   switch (c.kind) {
     case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
+    case Cell::Bytes: return human::bytes(c.i);
     case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
     case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
     default: return cell_text(c);
@@ -629,7 +692,7 @@ std::string render_text(const Report& r, const std::vector<Table>& tables) {
   // The ledger's own tables are for auditing: text prints them with --explain (or --only ledger).
   const bool explain = r.explain || std::find(r.only.begin(), r.only.end(), "ledger") != r.only.end();
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights" &&
+    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights" && t.name != "memory_timeline" &&
         (explain || (t.name != "ledger" && t.name != "ledger_gaps")))
       append_text_table(o, t);  // those: JSON only
   if (!r.notes.empty()) {

@@ -12,7 +12,7 @@
 namespace sl::analysis {
 
 struct Cell {
-  enum Kind : uint8_t { Null, Int, Ns, Num, Str, StrList, NumList } kind = Null;
+  enum Kind : uint8_t { Null, Int, Ns, Num, Str, StrList, NumList, Bytes } kind = Null;
   int64_t i = 0;          // Int; Ns = integer nanoseconds printed as µs
   double d = 0;           // Num; also Ns when `ns_fractional` (means of ns values)
   bool ns_fractional = false;
@@ -23,6 +23,7 @@ struct Cell {
   static Cell null() { return {}; }
   static Cell integer(int64_t v) { Cell c; c.kind = Int; c.i = v; return c; }
   static Cell ns(int64_t v) { Cell c; c.kind = Ns; c.i = v; return c; }
+  static Cell bytes(int64_t v) { Cell c; c.kind = Bytes; c.i = v; return c; }  // exact in JSON/CSV, with units in text
   static Cell ns(double v) { Cell c; c.kind = Ns; c.d = v; c.ns_fractional = true; return c; }
   static Cell num(double v) { Cell c; c.kind = Num; c.d = v; return c; }
   static Cell str(std::string v) { Cell c; c.kind = Str; c.s = std::move(v); return c; }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/import/kineto/kineto_loader.h"
+#include "core/import/memory_snapshot/memory_snapshot_loader.h"
 #include "core/import/nsys/nsys_loader.h"
 #include "core/snapshot/snapshot.h"
 
@@ -26,6 +27,8 @@ LoadResult load_trace(const std::string& path, const LoadOptions& options) {
   // Nsight Systems reports (SQLite by magic bytes, .sqlite.gz and .nsys-rep by name).
   if (NsysFileKind kind = nsys_file_kind(path); kind != NsysFileKind::NotNsys) return load_nsys(path, kind, options);
   if (is_snapshot_file(path)) return load_snapshot(path);  // `sightline convert` output, by magic
+  // PyTorch memory snapshots: a pickle (PROTO 2..5) where a JSON trace starts with `{` or `[`.
+  if (is_memory_snapshot_file(path)) return load_memory_snapshot(path, options);
   if (std::optional<std::string> reason = empty_non_json_file(path)) {
     LoadResult result;
     result.error.file = path;

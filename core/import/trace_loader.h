@@ -9,7 +9,8 @@
 namespace sl {
 
 // Reads a `.json` or `.json.gz` Chrome/Kineto trace, an Nsight Systems report (`.sqlite`,
-// `.sqlite.gz`, `.nsys-rep`) or a Sightline snapshot (`.slsnap`).
+// `.sqlite.gz`, `.nsys-rep`), a Sightline snapshot (`.slsnap`) or a PyTorch memory snapshot (a
+// pickle, core/import/memory_snapshot/: a memory-only store).
 LoadResult load_trace(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace sl

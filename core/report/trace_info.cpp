@@ -1,6 +1,7 @@
 #include "core/report/trace_info.h"
 
 #include <cstdio>
+#include <set>
 
 #include "core/import/nsys/nsys_loader.h"
 #include "core/report/issue_classes.h"
@@ -50,6 +51,7 @@ std::string info_json(const TraceStore& store, double load_seconds) {
   w.field("flow_links", s.flows_bound);
   w.field("processes", s.processes).field("threads", s.threads).field("gpu_streams", s.gpu_streams);
   w.field("async_tracks", s.async_tracks).field("counter_series", s.counter_series);
+  if (!store.memory.empty()) w.field("memory_events", uint64_t(store.memory.size()));
   w.key("start_us").micros(store.origin_ns);
   w.key("end_us").micros(store.origin_ns + store.end_ns);
   w.key("span_us").micros(store.end_ns);
@@ -105,13 +107,20 @@ std::string info_text(const TraceStore& store, double load_seconds) {
   };
   auto num = [](uint64_t v) { return std::to_string(v); };
   line("file", {m.file});
-  line("format", {m.format, ", ", num(m.bytes), m.format == "nsys-sqlite" ? " bytes of SQLite" : " bytes of JSON"});
+  line("format", {m.format, ", ", num(m.bytes),
+                  m.format == "nsys-sqlite" ? " bytes of SQLite" : m.format == "pytorch-memory-snapshot" ? " bytes of pickle" : " bytes of JSON"});
   line("events", {num(store.counts.events), " (", num(s.slices), " slices, ", num(s.instants), " instants, ",
                   num(store.counts.counters), " counter, ", num(store.counts.flows), " flow, ",
                   num(store.counts.metadata), " metadata, ", num(store.counts.skipped), " skipped)"});
   line("gpu", {num(s.gpu_activities), " activities, ", num(s.kernels), " kernels, ", num(s.launch_links),
                " linked to their launch, ", num(s.gpu_streams), " streams"});
   line("cpu", {num(s.processes), " processes, ", num(s.threads), " threads"});
+  if (!store.memory.empty()) {
+    std::set<std::pair<int8_t, int32_t>> devices;
+    for (size_t i = 0; i < store.memory.size(); ++i) devices.insert({store.memory.device_type[i], store.memory.device_id[i]});
+    line("memory", {num(store.memory.size()), " allocator events on ", num(devices.size()), devices.size() == 1 ? " device" : " devices",
+                    " (report --only memory_peak,memory_at_peak)"});
+  }
   line("span", {format_micros(store.end_ns), " us from ", format_micros(store.origin_ns), " us"});
   if (m.rank) line("rank", {num(*m.rank), m.world_size ? " of " : "", m.world_size ? num(*m.world_size) : ""});
   for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", d.name});

@@ -57,6 +57,7 @@ public:
     }
     indexes();
     args();
+    memory();
   }
 
 private:
@@ -139,6 +140,23 @@ private:
     for (SliceRef r : refs) ref(r);
     for (uint32_t f : field<FlowsByFromTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
     for (uint32_t f : field<FlowsByToTag>(s_)) expect(f < s_.flows.size(), "flow index out of range");
+  }
+  void memory() const {
+    const MemoryEvents& m = s_.memory;
+    size_t n = m.size();
+    expect(m.addr.size() == n && m.bytes.size() == n && m.total_allocated.size() == n && m.total_reserved.size() == n &&
+           m.device_type.size() == n && m.device_id.size() == n && m.track.size() == n && m.stream.size() == n &&
+           m.stack.size() == n && m.action.size() == n && m.flags.size() == n, "memory columns differ in length");
+    expect(!m.stack_offsets.empty() && m.stack_offsets.front() == 0 && m.stack_offsets.back() == m.frames.size(),
+           "memory stacks do not match their frames");
+    for (size_t i = 1; i < m.stack_offsets.size(); ++i) expect(m.stack_offsets[i - 1] <= m.stack_offsets[i], "memory stacks go backwards");
+    for (StringId f : m.frames) string(f);
+    for (size_t i = 0; i < n; ++i) {
+      expect(time(m.ts[i]) && (i == 0 || m.ts[i - 1] <= m.ts[i]), "memory event time out of range or out of order");
+      expect(m.track[i] == kNone || m.track[i] < s_.tracks.size(), "memory event of a missing track");
+      expect(m.stack[i] == kNone || m.stack[i] < m.stack_count(), "memory event of a missing stack");
+      expect(m.action[i] <= uint8_t(MemoryAction::Oom), "unknown memory action");
+    }
   }
   void args() const {
     // Inline for the sealed blocks (all of them in a store read from a snapshot); holds() is the

@@ -12,7 +12,7 @@
 namespace sl {
 
 inline constexpr char kSnapshotMagic[8] = {'S', 'L', 'S', 'N', 'A', 'P', '\r', '\n'};
-inline constexpr uint32_t kSnapshotVersion = 2;
+inline constexpr uint32_t kSnapshotVersion = 3;
 
 // True when `head` (the first bytes of a file) starts with the snapshot magic.
 bool is_snapshot_magic(std::string_view head);

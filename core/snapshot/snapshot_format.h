@@ -60,9 +60,9 @@ namespace snapshot_detail {
 
 enum class SectionId : uint32_t {
   Strings = 1, Meta, Issues, Processes, Tracks, Counters, Flows, Iterations, Correlations,
-  Indexes, Args, ArgBlocks,
+  Indexes, Args, ArgBlocks, Memory,
 };
-constexpr uint32_t kSectionCount = 12;
+constexpr uint32_t kSectionCount = 13;
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kEntryBytes = 32;
 constexpr size_t kAlign = 64;  // sections start on cache lines
@@ -77,7 +77,7 @@ static_assert(sizeof(BlockEntry) == 24);
 
 inline const char* section_name(uint32_t id) {
   static const char* names[] = {"?", "strings", "meta", "issues", "processes", "tracks", "counters",
-                                "flows", "iterations", "correlations", "indexes", "args", "arg blocks"};
+                                "flows", "iterations", "correlations", "indexes", "args", "arg blocks", "memory"};
   return id <= kSectionCount ? names[id] : "?";
 }
 

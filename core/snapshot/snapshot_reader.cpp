@@ -283,6 +283,12 @@ void read_counters(Reader& r, TraceStore& s) {
   }
 }
 
+void read_memory(Reader& r, MemoryEvents& m) {
+  r.column(m.ts); r.column(m.addr); r.column(m.bytes); r.column(m.total_allocated); r.column(m.total_reserved);
+  r.column(m.device_type); r.column(m.device_id); r.column(m.track); r.column(m.stream); r.column(m.stack);
+  r.column(m.action); r.column(m.flags); r.column(m.stack_offsets); r.column(m.frames);
+}
+
 void read_indexes(Reader& r, TraceStore& s) {
   r.column(field<CorrActivitiesTag>(s));
   r.column(field<NameOffsetsTag>(s));
@@ -352,6 +358,7 @@ void read_section(SectionId id, Reader& r, TraceStore& s, ReadState& state) {
     case SectionId::Indexes: read_indexes(r, s); break;
     case SectionId::Args: read_args(r, s, state); break;
     case SectionId::ArgBlocks: read_arg_blocks(r, s, state); break;
+    case SectionId::Memory: read_memory(r, s.memory); break;
   }
   r.finish();
 }

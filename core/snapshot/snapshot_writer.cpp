@@ -155,6 +155,12 @@ void write_counters(Writer& w, const TraceStore& s) {
   }
 }
 
+void write_memory(Writer& w, const MemoryEvents& m) {
+  w.column(m.ts); w.column(m.addr); w.column(m.bytes); w.column(m.total_allocated); w.column(m.total_reserved);
+  w.column(m.device_type); w.column(m.device_id); w.column(m.track); w.column(m.stream); w.column(m.stack);
+  w.column(m.action); w.column(m.flags); w.column(m.stack_offsets); w.column(m.frames);
+}
+
 void write_indexes(Writer& w, const TraceStore& s) {
   w.column(field<CorrActivitiesTag>(s));
   w.column(field<NameOffsetsTag>(s));
@@ -211,6 +217,7 @@ void write_section(std::string& out, SectionId id, const TraceStore& s) {
     case SectionId::ArgBlocks:
       for (std::string_view frame : frames) w.out.append(frame);
       break;
+    case SectionId::Memory: write_memory(w, s.memory); break;
   }
 }
 

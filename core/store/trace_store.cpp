@@ -206,7 +206,7 @@ static size_t bytes_of(const std::vector<T>& v) {
 size_t TraceStore::store_bytes() const {
   size_t total = strings.bytes_used() + bytes_of(args_) + bytes_of(correlation_activities_) +
                  bytes_of(name_offsets_) + bytes_of(name_refs_) + bytes_of(flows_by_from_) +
-                 bytes_of(flows_by_to_) + bytes_of(flows) + bytes_of(correlations) + bytes_of(iterations);
+                 bytes_of(flows_by_to_) + bytes_of(flows) + bytes_of(correlations) + bytes_of(iterations) + memory.bytes_held();
   for (const Track& t : tracks) {
     const SliceColumns& c = t.slices;
     total += sizeof(Track) + bytes_of(c.start) + bytes_of(c.dur) + bytes_of(c.name) + bytes_of(c.cat) +
@@ -525,6 +525,7 @@ TimeNs latest_end(const TraceStore& store) {
   }
   for (const CounterSeries& s : store.counters)
     if (!s.ts.empty()) end = std::max(end, s.ts.back());
+  if (!store.memory.empty()) end = std::max(end, store.memory.ts.back());
   return end;
 }
 

@@ -20,6 +20,7 @@
 
 #include "core/store/args_range.h"
 #include "core/store/import_issues.h"
+#include "core/store/memory_events.h"
 #include "core/store/string_pool.h"
 #include "core/store/track_columns.h"
 
@@ -121,6 +122,7 @@ public:
   std::vector<Flow> flows;
   std::vector<Iteration> iterations;
   std::vector<Correlation> correlations;
+  MemoryEvents memory;  // allocator events (core/store/memory_events.h), sorted by time
 
   // --- slice access ---
   const SliceColumns& slices(uint32_t track) const { return tracks[track].slices; }

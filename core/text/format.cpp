@@ -67,6 +67,23 @@ std::string count(int64_t n) {
   return group_thousands(n < 0 ? "-" : "", std::to_string(magnitude));
 }
 
+std::string bytes(int64_t n) {
+  uint64_t magnitude = n < 0 ? uint64_t(-(n + 1)) + 1 : uint64_t(n);
+  const char* sign = n < 0 ? "-" : "";
+  char buf[48];
+  if (magnitude < 1024) {
+    std::snprintf(buf, sizeof buf, "%s%llu B", sign, (unsigned long long)magnitude);
+    return buf;
+  }
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(magnitude) / 1024.0;
+  int unit = 0;
+  // Rounding to three digits may carry into the next unit (1023.9 KiB prints as 1.00 MiB).
+  while (unit < 5 && v >= 999.5) v /= 1024.0, ++unit;
+  std::snprintf(buf, sizeof buf, "%s%.*f %s", sign, v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2, v, units[unit]);
+  return buf;
+}
+
 std::string number(double v) {
   if (!std::isfinite(v)) return "n/a";
   if (v == 0) return "0";

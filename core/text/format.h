@@ -20,5 +20,8 @@ std::string count(int64_t n);
 // significant digits with trailing zeros dropped ("2.333", "0.9994", "12.5"); below 0.0001
 // (nonzero) "<0.0001".
 std::string number(double v);
+// Bytes in the binary unit that fits, three significant digits: "512 B", "1.50 KiB", "12.3 MiB",
+// "1.62 GiB", "2.00 TiB"; below 1 KiB exact. Negative sizes (deltas) keep their sign.
+std::string bytes(int64_t n);
 
 }  // namespace sl::human

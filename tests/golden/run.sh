@@ -57,6 +57,11 @@ check info_trailing_commas.txt "$inputs" info trailing_commas.json
 # Launches but no GPU activity (CUPTI activity not recorded): a warning, and no idle verdict.
 check warning_no_gpu_activity.txt "$inputs" info no_gpu_activity.json
 check warning_no_gpu_activity_report.txt "$inputs" report no_gpu_activity.json --only temporal_breakdown,insights
+# PyTorch memory snapshots (a pickle): a tiny one's info and memory tables; one that would call
+# os.system is refused at its STACK_GLOBAL, with nothing run.
+check info_tiny_memory_snapshot.txt "$inputs" info tiny_memory_snapshot.pickle
+check report_tiny_memory_snapshot.txt "$inputs" report tiny_memory_snapshot.pickle --only memory_peak,memory_at_peak,memory_leaks,memory_churn,memory_timeline --format json
+check error_code_calling_pickle.txt "$inputs" info code_calling.pickle
 check error_not_json.txt "$inputs" info not_json.json
 check error_execution_trace.txt "$inputs" info execution_trace.json
 check error_events_not_array.txt "$inputs" info events_not_array.json

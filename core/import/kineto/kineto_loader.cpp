@@ -47,6 +47,7 @@ LoadResult KinetoLoader::run() {
     report("linking", n_);
     auto t1 = std::chrono::steady_clock::now();
     builder_->finish();
+    collect_memory_events(*store_);
     if (std::getenv("SIGHTLINE_TIMING"))
       std::fprintf(stderr, "parse %.1f ms, finish %.1f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count(),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());

@@ -88,6 +88,9 @@ struct Event {
 struct ChunkFailed {};       // a guessed chunk boundary did not hold, after events were stored
 struct BoundaryInString {};  // the guess fell inside a string: found before storing anything
 
+// Defined in kineto_memory.cpp: the `[memory]` instants of a finished store → store.memory.
+void collect_memory_events(TraceStore& store);
+
 // Defined in kineto_sanitize.cpp.
 bool sanitize(char* begin, size_t length, uint64_t base_offset, ImportIssues& issues);
 
