@@ -97,6 +97,7 @@ std::string rows_report(const fig::TimelineFigureStats& stats, int max_depth) {
                 stats.folded, stats.gaps, double(stats.fold_px), stats.truncated ? ", TRUNCATED to the element budget" : "");
   std::string out = buf;
   if (stats.depth_cut) out += ", " + fig::depth_note(max_depth, stats.depth_cut);
+  if (stats.levels_folded) out += ", " + fig::fold_note(stats.levels_folded);
   return out;
 }
 
@@ -241,6 +242,7 @@ int render(RenderOptions o) {
     fig::TimelineFigureOptions options;
     options.start = start, options.end = end, options.tracks = o.tracks, options.title = title;
     options.max_depth = o.max_depth;
+    options.fold_deep_stacks = o.tracks.empty() && o.max_depth < 0;  // as the GUI opens; asking for rows or a depth draws them
     ok = fig::timeline_figure(store, &idle, style, options, scene, stats, error);
   } else if (o.view == "histogram") {
     ok = fig::histogram_figure(analysis::launch_stats(table), style, title, scene, error);

@@ -5,6 +5,7 @@
 #include <glad/gl.h>
 // glad first: GLFW must not include its own GL header.
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
@@ -49,6 +50,7 @@ struct Call {
   views::DiffView* diff;    // null outside a diff tab
   double& live_deadline;
   const std::function<void(const std::string&)>& open;
+  std::optional<std::pair<float, float>>& mouse;
 
   std::string word() {
     std::string s;
@@ -129,8 +131,33 @@ Outcome cmd_open(Call& c) {
 }
 
 // `view diff` switches to the diff tab; any other name is a tab of the lower panel.
+// Every name `view` takes, as the GUI's tabs are called: the panel's tabs (panel_tab_name) with
+// the spellings people type for them, the diff tab, and a job tab's own views.
+const std::pair<const char*, const char*> kViewAliases[] = {
+    {"details", "timeline"}, {"critical", "critical-path"}, {"critical_path", "critical-path"}, {"breakdowns", "breakdown"},
+    {"kernels", "patterns"}, {"counter", "counters"}, {"insight", "insights"}};
+
+std::string job_view_names() {
+  std::string out;
+  for (const char* name : views::JobView::kViewNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+std::string view_names() {
+  std::string out;
+  for (int t = 0; t <= views::kLastPanelTab; ++t) {
+    std::string name = views::panel_tab_name(views::PanelTab(t));
+    out += (out.empty() ? "" : ", ") + name;
+    for (auto [alias, target] : kViewAliases)
+      if (name == target) out += std::string(" (") + alias + ")";
+  }
+  return out + ", diff; in a job tab: " + job_view_names();
+}
+
 Outcome cmd_view(Call& c) {
   std::string name = c.word();
+  for (auto [alias, target] : kViewAliases)
+    if (name == alias) name = target;
   if (name == "diff") {
     auto& list = c.tabs.list;
     auto it = std::find_if(list.begin(), list.end(), [](const auto& t) { return t->ws_b != nullptr; });
@@ -138,9 +165,15 @@ Outcome cmd_view(Call& c) {
     c.tabs.choose(int(it - list.begin()));
     return next();
   }
+  if (views::JobView* job = c.tabs.current().job.get()) {
+    if (job->show_view(name)) return next();
+    return fail(2, "unknown view '" + name + "' for a job tab (it has " + job_view_names() + "); every view: " + view_names());
+  }
+  bool known = false;
+  for (int t = 0; t <= views::kLastPanelTab; ++t) known |= name == views::panel_tab_name(views::PanelTab(t));
+  if (!known) return fail(2, "unknown view '" + name + "' (" + view_names() + ")");
   if (std::string error = missing(c, Needs::Panel); !error.empty()) return fail(1, error);
-  if (!c.ws.panel()->show(name))
-    return fail(2, "unknown view '" + name + "' (timeline, latency, patterns, idle, breakdown, insights, diff)");
+  c.ws.panel()->show(name);
   return next();
 }
 
@@ -261,12 +294,36 @@ Outcome cmd_screenshot(Call& c) {
 
 // For tests: what the views show, as JSON (state_json plus the tabs, the diff, the live capture
 // and the last export).
+// The only way a script hovers: the real pointer (wherever xvfb or the desk left it) is ignored.
+Outcome cmd_hover(Call& c) {
+  std::string x = c.word();
+  if (x == "off") {
+    c.mouse.reset();
+    return next();
+  }
+  float fx = 0, fy = 0;
+  std::string y = c.word();
+  try {
+    size_t nx = 0, ny = 0;
+    fx = std::stof(x, &nx), fy = std::stof(y, &ny);
+    if (nx != x.size() || ny != y.size()) throw std::invalid_argument(x);
+  } catch (const std::exception&) {
+    return fail(2, "hover wants X Y (window pixels) or off, got '" + c.line + "'");
+  }
+  c.mouse = std::pair{fx, fy};
+  return next();
+}
+
 Outcome cmd_state(Call& c) {
   std::string path = c.word();
   Tab& tab = c.tabs.current();
   std::ofstream(path) << state_json(c.ws, [&](JsonWriter& w) {
     w.field("tabs", uint64_t(c.tabs.list.size())).field("active_tab", int64_t(c.tabs.active));
     w.field("window_title", window_title(tab)).field("help_open", c.tabs.help_open);
+    ImVec2 mouse = ImGui::GetIO().MousePos;  // what the last frame saw: off the window unless `hover`
+    w.key("mouse");
+    if (ImGui::IsMousePosValid(&mouse)) w.begin_array().value(double(mouse.x)).value(double(mouse.y)).end_array();
+    else w.null();
     w.key("tab_paths").begin_array();
     for (const auto& t : c.tabs.list) w.value(t->ws->path());
     w.end_array().key("diff");
@@ -387,7 +444,8 @@ const Command kCommands[] = {
     {"tab", "tab N: make tab N (from 0) active; the next command waits until it is loaded", Needs::Nothing, cmd_tab},
     {"open", "open PATH: open a trace, snapshot, Nsight report or job folder in a new tab, as File > Open does; the "
              "next command waits until it is loaded", Needs::Nothing, cmd_open},
-    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path), or diff: the diff tab",
+    {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path; also "
+             "details, critical), diff: the diff tab, or in a job tab ranks|insights",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
@@ -408,6 +466,8 @@ const Command kCommands[] = {
     {"export", "export [PATH [screen|selection|latency|breakdown|idle|roofline|critical-path] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
+    {"hover", "hover X Y | hover off: put the mouse at window pixels X Y (tooltips show), or nowhere (the default: "
+              "scripts and --screenshot ignore the real pointer)", Needs::Nothing, cmd_hover},
     {"state", "state OUT.json: what the views show, as JSON (for tests)", Needs::Nothing, cmd_state},
     {"help", "help [on|off]: show or hide the keys-and-mouse overlay", Needs::Nothing, cmd_help},
     {"diffrow", "diffrow N: select row N of the diff table", Needs::Diff, cmd_diffrow},
@@ -461,7 +521,7 @@ bool Script::step(Tabs& tabs, views::ExportDialog& exporter, int width, int heig
     Tab& tab = tabs.current();
     // A diff tab's timeline commands act on the diff view's one timeline (A and B), not on A's own.
     views::TimelineView* tl = tab.diff ? &tab.diff->timeline() : tab.ws->timeline();
-    Call call{tabs, exporter, width, height, line, in, *tab.ws, tl, tab.diff.get(), live_deadline_, open_};
+    Call call{tabs, exporter, width, height, line, in, *tab.ws, tl, tab.diff.get(), live_deadline_, open_, mouse_};
     Outcome out = [&] {
       std::string error = missing(call, command->needs);
       return error.empty() ? command->run(call) : fail(1, error);

@@ -9,6 +9,7 @@
 #include <imgui/backends/imgui_impl_glfw.h>
 #include <imgui/backends/imgui_impl_opengl3.h>
 
+#include <cfloat>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -153,12 +154,16 @@ int App::loop() {
     Tab& tab = tabs_.current();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (automated_) {  // a script sees what it asked for, not the pointer's leftovers (no stray tooltips)
+      const auto& mouse = script_.mouse();
+      ImGui::GetIO().MousePos = mouse ? ImVec2(mouse->first, mouse->second) : ImVec2(-FLT_MAX, -FLT_MAX);
+    }
     ImGui::NewFrame();
     handle_shortcuts(*tab.ws);
     toggle_help_on_key();
     update_title(tab);
     auto live_tab = std::find_if(tabs_.list.begin(), tabs_.list.end(), [](const auto& t) { return t->live != nullptr; });
-    draw_menu(*tab.ws, ui_, window_, [this](const std::string& p) { open(p); }, tab.live.get(),
+    draw_menu(*tab.ws, tab.job.get(), ui_, window_, [this](const std::string& p) { open(p); }, tab.live.get(),
               live_tab != tabs_.list.end(), [this] { toggle_live(); }, tabs_.help_open);
     draw_tab(tab);
     draw_windows(tab);

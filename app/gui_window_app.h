@@ -39,7 +39,8 @@ inline fs::path state_dir() {
 
 void load_recent(Ui& ui);
 
-void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
+// `job`: the active tab's job view, or null; its View menu picks the tab's views and acts on its timeline.
+void draw_menu(Workspace& ws, views::JobView* job, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
                views::LiveView* live, bool live_open, const std::function<void()>& toggle_live, bool& help_open);
 
 // The open tabs and the window's loop over frames: each frame polls the loaders, draws the active

@@ -13,7 +13,7 @@
 
 namespace sl::gui {
 
-void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
+void draw_menu(Workspace& ws, views::JobView* job, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,
                views::LiveView* live, bool live_open, const std::function<void()>& toggle_live, bool& help_open) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
@@ -35,7 +35,13 @@ void draw_menu(Workspace& ws, Ui& ui, GLFWwindow* window, const std::function<vo
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) glfwSetWindowShouldClose(window, 1);
     ImGui::EndMenu();
   }
-  if (views::TimelineView* tl = ws.timeline(); tl && ImGui::BeginMenu("View")) {
+  views::TimelineView* tl = job ? &job->timeline() : ws.timeline();
+  if (tl && ImGui::BeginMenu("View")) {
+    if (job) {  // a job tab: its lower views, then the options of its timeline (overview and expanded ranks)
+      if (ImGui::MenuItem("Ranks", nullptr, std::string(job->active_view()) == "ranks")) job->show_view("ranks");
+      if (ImGui::MenuItem("Insights", nullptr, std::string(job->active_view()) == "insights")) job->show_view("insights");
+      ImGui::Separator();
+    }
     if (ImGui::MenuItem("Colour by name", nullptr, tl->color_mode == views::ColorMode::ByName)) tl->color_mode = views::ColorMode::ByName;
     if (ImGui::MenuItem("Colour by category", nullptr, tl->color_mode == views::ColorMode::ByCategory)) tl->color_mode = views::ColorMode::ByCategory;
     if (ImGui::MenuItem("Colour by kernel type", nullptr, tl->color_mode == views::ColorMode::ByKernelType)) tl->color_mode = views::ColorMode::ByKernelType;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/gui_tabs.h"
+#include "core/names/track_names.h"
 #include "core/text/json_writer.h"
 #include "views/analysis_model.h"
 
@@ -35,6 +36,23 @@ void write_layout(JsonWriter& w, Workspace& ws, views::TimelineView& tl) {
   for (uint32_t t = 0; t < s.tracks.size(); ++t)
     if (s.tracks[t].kind == TrackKind::GpuStream && s.tracks[t].gpu_work)
       w.begin_object().field("track", t).field("y", double(tl.track_screen_y(t))).end_object();
+  w.end_array();
+  // The rows in display order under their headers ("Pinned", a process group's label): which
+  // group a track is shown in (by what it holds, display_groups), with its label and raw ids.
+  w.key("row_groups").begin_array();
+  bool open = false;
+  for (const views::DisplayRow& d : tl.display_order()) {
+    if (d.source != 0) continue;
+    if (d.kind == views::DisplayRow::PinnedHeader || d.kind == views::DisplayRow::ProcessHeader) {
+      if (open) w.end_array().end_object();
+      w.begin_object().field("header", d.kind == views::DisplayRow::PinnedHeader ? std::string("Pinned") : process_display_name(s, d.process));
+      w.key("rows").begin_array();
+      open = true;
+    } else if (d.kind == views::DisplayRow::Track && open) {
+      w.begin_object().field("label", track_display_name(s, d.track)).field("ids", track_raw_ids(s, d.track)).end_object();
+    }
+  }
+  if (open) w.end_array().end_object();
   w.end_array().end_object();
 }
 
@@ -71,6 +89,9 @@ std::string state_json(Workspace& ws, const std::function<void(JsonWriter&)>& ex
     } else {
       w.null();
     }
+    // The slice under the mouse last frame (its tooltip): "" unless the script hovers one.
+    views::SourceSlice hovered = tl->hovered();
+    w.field("hovered", hovered.valid() && hovered.source == 0 ? std::string(s.name(hovered.ref)) : std::string());
     w.field("highlights", uint64_t(tl->highlights().size()));
     // The critical-path overlay's slices (all of them: a path has at most a few thousand), and
     // how many outlines and arrows the last frame drew.

@@ -108,9 +108,9 @@ void label_svg_text(const Scene& scene, const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string svg = buffer.str();
-  std::vector<const std::string*> texts;
+  std::vector<const Item*> texts;
   for (const Item& i : scene.items)
-    if (i.kind == Item::Text) texts.push_back(&i.text);
+    if (i.kind == Item::Text) texts.push_back(&i);
   const std::string open = "<g style=\"fill:", glyph = "\n  <use xlink:href=\"#glyph";
   std::vector<size_t> runs;
   for (size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
@@ -118,7 +118,8 @@ void label_svg_text(const Scene& scene, const std::string& path) {
     if (close != std::string::npos && svg.compare(close + 1, glyph.size(), glyph) == 0) runs.push_back(at);
   }
   if (runs.size() != texts.size()) return;
-  for (size_t k = runs.size(); k-- > 0;) svg.insert(runs[k] + 2, " aria-label=\"" + xml_escape(*texts[k]) + "\"");
+  for (size_t k = runs.size(); k-- > 0;) svg.insert(runs[k] + 2, " class=\"" + std::string(role_name(texts[k]->role)) + "\" aria-label=\"" +
+                                                             xml_escape(texts[k]->text) + "\"");
   std::ofstream(path, std::ios::binary) << svg;
 }
 

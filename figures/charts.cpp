@@ -18,8 +18,11 @@ float emit_title(Scene& scene, const Style& s, const std::string& title) {
   scene.width = s.width;
   scene.background = s.background;
   float y = s.pad + s.title;
-  scene.text(Role::Title, s.pad, y, fit_text(title, s.width - 2 * s.pad, s.title, true), s.title, s.ink, Anchor::Left, true);
-  return y + s.title * 0.9f;
+  // A long title wraps (at most two lines) rather than losing the figure's subject at the end.
+  std::vector<std::string> lines = wrap_text(title, s.width - 2 * s.pad, s.title, 2, true);
+  for (size_t i = 0; i < lines.size(); ++i)
+    scene.text(Role::Title, s.pad, y + float(i) * s.title * 1.2f, lines[i], s.title, s.ink, Anchor::Left, true);
+  return y + float(lines.size() - 1) * s.title * 1.2f + s.title * 0.9f;
 }
 
 // A linear axis under [x0, x1] for values 0..max: ticks at 1/2/5 steps, labels from `format`.
@@ -188,25 +191,36 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   y += s.small * 1.4f;
   scene.text(Role::Label, x0, y, "Top kernels by total GPU time", s.font, s.ink, Anchor::Left, true);
   y += s.small * 0.8f;
-  float name_w = (x1 - x0) * 0.42f, bx0 = x0 + name_w, value_w = text_width("000.0 ms", s.small) + s.small;
+  // Value labels ("262 ms ×120") measured, so the longest still ends inside the canvas.
+  std::vector<std::string> values;
+  float value_w = 0;
+  for (const auto* ks : top) {
+    values.push_back(present::format_duration(ks->sum) + " ×" + std::to_string(ks->count));
+    value_w = std::max(value_w, text_width(values.back(), s.small) + s.small * 0.5f);
+  }
+  float name_w = (x1 - x0) * 0.42f, bx0 = x0 + name_w;
   double max_sum = top.front()->sum;
   bool seen[5] = {};
   float row_h = s.lane * 1.05f, plot_top = y;
-  // Short names distinct among every kernel of the breakdown (variants keep their argument).
+  // Short names distinct among every kernel of the breakdown (variants keep their argument), cut
+  // in the middle so the argument that tells variants apart stays; names that still read alike
+  // get keys (K1…) whose table under the legend holds the short name.
   std::vector<std::string_view> all_names;
   for (const auto& ks : k.per_kernel_full) all_names.push_back(ks.name);
   ShortNames names(all_names);
-  for (const auto* ks : top) {
-    std::string name = names(ks->name);
+  std::vector<std::string> shown;
+  for (const auto* ks : top) shown.push_back(names(ks->name));
+  KeyTable keys;
+  std::vector<std::string> labels = distinct_labels(shown, name_w - s.small * 0.4f, s.small, keys);
+  for (size_t i = 0; i < top.size(); ++i) {
+    const analysis::KernelStats* ks = top[i];
     present::KernelKind kind = kind_of(ks->type);
     seen[int(ks->type)] = true;
     Color c = Color::of(present::kernel_kind_rgb(kind));
-    float w = float(ks->sum / max_sum) * (x1 - value_w - bx0);
-    scene.text(Role::Label, bx0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f,
-               fit_text(name, name_w - s.small * 0.4f, s.small), s.small, s.ink, Anchor::Right);
+    float w = float(ks->sum / max_sum) * (x1 - value_w - s.small * 0.3f - bx0);
+    scene.text(Role::Label, bx0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f, labels[i], s.small, s.ink, Anchor::Right);
     scene.rect(Role::Bar, bx0, y + row_h * 0.12f, std::max(w, 0.5f), row_h * 0.76f, c, s.outline, s.outline_width);
-    scene.text(Role::Label, bx0 + w + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f,
-               present::format_duration(ks->sum) + " ×" + std::to_string(ks->count), s.small, s.muted);
+    scene.text(Role::Label, bx0 + w + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f, values[i], s.small, s.muted);
     y += row_h;
   }
   scene.line(Role::Axis, bx0, plot_top, bx0, y, s.ink, s.outline_width * 1.5f);
@@ -214,6 +228,7 @@ bool breakdown_figure(const analysis::TemporalBreakdown& t, const analysis::Kern
   for (int i = 0; i < 5; ++i)
     if (seen[i]) legend.add(Color::of(present::kernel_kind_rgb(kind_of(analysis::KernelType(i)))), present::kernel_kind_name(kind_of(analysis::KernelType(i))));
   y = legend.emit(scene, x0, y + s.small * 1.6f, x1 - x0);
+  y = emit_key_table(scene, s, keys.entries(), x0, y, x1 - x0);
   scene.height = y + s.pad;
   return true;
 }

@@ -18,20 +18,6 @@ namespace {
 
 Color kind_color(BoundBy b) { return Color::of(present::bound_by_rgb(int(b))); }
 
-// Kernel names that share a long prefix differ at the end (the functor of elementwise_kernel<...>):
-// cut from the middle, keeping the start and about a third of the end.
-std::string fit_middle(const std::string& text, float width, float size) {
-  if (text_width(text, size) <= width) return text;
-  size_t keep_end = text.size() / 3, keep_start = text.size() - keep_end;
-  while (keep_start > 4) {
-    keep_start -= 1 + keep_start / 16;
-    keep_end = std::min(keep_end, keep_start);
-    std::string cut = text.substr(0, keep_start) + "…" + text.substr(text.size() - keep_end);
-    if (text_width(cut, size) <= width) return cut;
-  }
-  return fit_text(text, width, size);
-}
-
 std::string pct_text(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof buf, pct >= 9.95 ? "%.0f%%" : "%.1f%%", pct);
@@ -158,7 +144,7 @@ void PathLayout::emit_rows(Scene& scene, float y, CriticalPathFigureStats& stats
     if (b - a > s_.small * 3) {
       std::string label = fit_text((*names)(store_.name(p.ref)), b - a - s_.small * 0.4f, s_.small);
       if (label.size() > 3)
-        scene.text(Role::Label, a + s_.small * 0.2f, top + lane_h() * 0.5f + s_.small * 0.36f, label, s_.small,
+        scene.text(Role::SliceLabel, a + s_.small * 0.2f, top + lane_h() * 0.5f + s_.small * 0.36f, label, s_.small,
                    present::prefers_dark_text(rgb) ? Color{25, 25, 25, 255} : Color{255, 255, 255, 255});
     }
   }
@@ -247,7 +233,7 @@ float PathLayout::emit_ops(Scene& scene, float y, float x, float width, Critical
   TimeNs max = ops.empty() ? 1 : std::max<TimeNs>(1, ops.front().time);
   for (const PathOp& op : ops) {
     float base = y + row_h * 0.5f + s_.small * 0.36f;
-    scene.text(Role::Label, x + name_w, base, fit_middle((*names)(op.name), name_w, s_.small), s_.small, s_.ink, Anchor::Right);
+    scene.text(Role::Label, x + name_w, base, fit_text_middle((*names)(op.name), name_w, s_.small), s_.small, s_.ink, Anchor::Right);
     float w = float(double(op.time) / double(max)) * bar_w;
     auto kind = kind_.find(op.longest);
     Color bar = kind_color(kind == kind_.end() ? BoundBy::Dependency : kind->second);
@@ -285,7 +271,7 @@ float PathLayout::emit_gaps(Scene& scene, float y, float x, float width, Critica
     std::string prefix = cause + " · before ";
     float tx = x + len_w + s_.small * 0.5f + sw + s_.small * 0.4f;
     float room = x + width - tx - text_width(prefix, s_.small);
-    scene.text(Role::Label, tx, base, prefix + fit_middle((*names)(store_.name(g.kernel)), room, s_.small), s_.small, s_.ink);
+    scene.text(Role::Label, tx, base, prefix + fit_text_middle((*names)(store_.name(g.kernel)), room, s_.small), s_.small, s_.ink);
     y += row_h;
     ++stats.gaps;
   }

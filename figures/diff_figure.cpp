@@ -51,6 +51,8 @@ private:
   bool prepare(Run& run, const TraceStore& store, bool is_b, std::string& error);
   float emit_run(Scene& scene, Run& run, float y, size_t budget, TimelineFigureStats& stats);
   float emit_bars(Scene& scene, float y, DiffFigureStats& stats);
+  std::vector<std::string> bar_labels(const std::vector<const diff::AlignedOp*>& ops, const std::map<std::string, int>& uses,
+                                      float width);
 
   const TraceStore &a_, &b_;
   const diff::TraceDiff& d_;
@@ -101,9 +103,45 @@ float DiffLayout::emit_run(Scene& scene, Run& run, float y, size_t budget, Timel
   if (end > r0_ && end < r1_) {
     float x = x0_ + float(double(end - r0_) / ns_per_px);
     scene.line(Role::Decoration, x, top - s_.small * 0.2f, x, top + height, s_.ink, s_.outline_width * 2.5f);
-    scene.text(Role::Label, x - s_.small * 0.3f, top + s_.small * 0.9f, "step end", s_.small, s_.ink, Anchor::Right);
+    // Left of the line, unless that runs into the row labels (a step much shorter than the window).
+    bool left = x - s_.small * 0.3f - text_width("step end", s_.small) > x0_;
+    scene.text(Role::Label, left ? x - s_.small * 0.3f : x + s_.small * 0.3f, top + s_.small * 0.9f, "step end", s_.small, s_.ink,
+               left ? Anchor::Right : Anchor::Left);
   }
   return top + height;
+}
+
+// One label per bar, each different from the others: the name when it fits (cut in the middle
+// otherwise, or a key whose table entry is the name). A name on several bars gets a key whose
+// entry is its call path, where the paths differ; where they do not (the same call made again),
+// or the key table is full, the bars are numbered "#1", "#2"... So no two bars and no two key
+// entries read alike.
+std::vector<std::string> DiffLayout::bar_labels(const std::vector<const diff::AlignedOp*>& ops, const std::map<std::string, int>& uses,
+                                                float width) {
+  float room = s_.width - 2 * s_.pad - s_.small * 3;
+  std::map<std::pair<std::string, std::string>, int> same_path;  // (name, shown path) → bars
+  std::vector<std::string> paths;
+  for (const diff::AlignedOp* op : ops) {
+    paths.push_back(uses.at(op->name) > 1 ? fit_path(op->path, room, s_.small) : std::string());
+    ++same_path[{op->name, paths.back()}];
+  }
+  std::map<std::string, int> numbered;
+  std::vector<std::string> labels;
+  for (size_t n = 0; n < ops.size(); ++n) {
+    const std::string& name = ops[n]->name;
+    std::string suffix;
+    if (uses.at(name) > 1) {
+      std::string key = same_path[{name, paths[n]}] > 1 ? "" : keys_.key(paths[n]);
+      suffix = key.empty() ? " #" + std::to_string(++numbered[name]) : " (" + key + ")";
+    } else if (text_width(name, s_.small) > width) {
+      if (std::string key = keys_.key(name); !key.empty()) {
+        labels.push_back(key);
+        continue;
+      }
+    }
+    labels.push_back(fit_text_middle(name, width - text_width(suffix, s_.small), s_.small) + suffix);
+  }
+  return labels;
 }
 
 // Inclusive-time change of the operators that changed most, largest increase first, on a signed
@@ -116,7 +154,11 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
   for (uint32_t i : changes.increases) ops.push_back(&d.ops[i]);
   for (auto it = changes.decreases.rbegin(); it != changes.decreases.rend(); ++it) ops.push_back(&d.ops[*it]);
   std::string heading = "Largest changes in inclusive time, B − A (top " + std::to_string(o_.top) + " each way)";
-  scene.text(Role::Label, s_.pad, y, fit_text(heading, s_.width - 2 * s_.pad, s_.font, true), s_.font, s_.ink, Anchor::Left, true);
+  for (const std::string& line : wrap_text(heading, s_.width - 2 * s_.pad, s_.font, 2, true)) {  // never cut: two lines
+    scene.text(Role::Label, s_.pad, y, line, s_.font, s_.ink, Anchor::Left, true);
+    y += s_.font * 1.25f;
+  }
+  y -= s_.font * 1.25f;
   y += s_.small * 0.8f;
   if (ops.empty()) {
     scene.text(Role::Label, s_.pad, y + s_.small * 1.2f, "no matched operator changed its time", s_.small, s_.muted);
@@ -138,17 +180,12 @@ float DiffLayout::emit_bars(Scene& scene, float y, DiffFigureStats& stats) {
   float zero = bx0 + left + span * neg_share;
   double px_per = span * (any_negative && any_positive ? 0.5 : 1.0) / max_abs;
   float row_h = s_.lane * 1.05f, plot_top = y;
-  for (auto* op : ops) {
-    std::string label = op->name;
-    if (text_width(label, s_.small) > name_w - s_.small * 0.4f) label = keys_.key(label);
-    else if (uses[op->name] > 1) {
-      std::string key = keys_.key(fit_path(op->path, s_.width - 2 * s_.pad - s_.small * 3, s_.small));
-      if (!key.empty()) label += " (" + key + ")";
-    }
-    if (label.empty()) label = op->name;  // the key table is full: the name, cut to fit
+  std::vector<std::string> labels = bar_labels(ops, uses, name_w - s_.small * 0.4f);
+  for (size_t n = 0; n < ops.size(); ++n) {
+    const diff::AlignedOp* op = ops[n];
+    const std::string& label = labels[n];
     float mid = y + row_h * 0.5f + s_.small * 0.36f;
-    scene.text(Role::Label, bx0 - s_.small * 0.4f, mid, fit_text(label, name_w - s_.small * 0.4f, s_.small), s_.small, s_.ink,
-               Anchor::Right);
+    scene.text(Role::Label, bx0 - s_.small * 0.4f, mid, label, s_.small, s_.ink, Anchor::Right);
     TimeNs delta = op->delta();
     float w = std::max(0.5f, float(std::abs(double(delta)) * px_per));
     float x = delta >= 0 ? zero : zero - w;
@@ -208,8 +245,11 @@ bool DiffLayout::run(Scene& scene, DiffFigureStats& stats, std::string& error) {
                   diff::iteration_list_text(sa->steady_iterations).c_str(), diff::iteration_list_text(sb->steady_iterations).c_str(),
                   d.matched_fraction * 100);
     std::string rest = std::string(which) + " · " + drawn + (d_.gpu_warning.empty() ? "" : " · different GPUs!");
-    scene.text(Role::Label, s_.pad, y, fit_text(rest, room, s_.small), s_.small, s_.muted);
-    y += s_.small * 0.9f;
+    for (const std::string& text : wrap_text(rest, room, s_.small, 2)) {  // wrapped: what is drawn is never cut off
+      scene.text(Role::Label, s_.pad, y, text, s_.small, s_.muted);
+      y += s_.small * 1.3f;
+    }
+    y -= s_.small * 0.4f;
   } else {  // no steps to average: the one pair drawn
     std::snprintf(line, sizeof line, "step %.3f ms → %.3f ms (%s) · %.0f%% matched", double(d.chosen.dur_a()) / 1e6,
                   double(d.chosen.dur_b()) / 1e6, percent_change(d.chosen.dur_a(), d.chosen.dur_b()).c_str(), d.matched_fraction * 100);
@@ -262,7 +302,7 @@ std::string fit_path(const std::string& path, float width, float size) {
   size_t from = 0;
   while (text_width(shown, size) > width) {
     size_t next = path.find(sep, from);
-    if (next == std::string::npos) return fit_text(shown, width, size);
+    if (next == std::string::npos) return fit_text_middle(shown, width, size);
     from = next + sep.size();
     shown = ellipsis + path.substr(from);
   }

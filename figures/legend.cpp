@@ -28,6 +28,20 @@ std::string KeyTable::key(const std::string& shown) {
   return entries_.back().first;
 }
 
+std::vector<std::string> distinct_labels(const std::vector<std::string>& names, float width, float size, KeyTable& keys) {
+  std::vector<std::string> labels;
+  for (const std::string& name : names) labels.push_back(fit_text_middle(name, width, size));
+  std::vector<bool> alike(labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    alike[i] = labels[i].empty();
+    for (size_t j = 0; j < labels.size() && !alike[i]; ++j) alike[i] = j != i && labels[j] == labels[i] && names[j] != names[i];
+  }
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (alike[i])
+      if (std::string key = keys.key(names[i]); !key.empty()) labels[i] = key;
+  return labels;
+}
+
 float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<std::string, std::string>>& keys, float x,
                      float y, float width) {
   if (keys.empty()) return y;
@@ -35,7 +49,7 @@ float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<s
   for (const auto& [key, name] : keys) {
     y += s.small * 0.2f;
     scene.text(Role::Legend, x, y + s.small * 0.8f, key, s.small, s.ink, Anchor::Left, true);
-    scene.text(Role::Legend, x + key_w, y + s.small * 0.8f, fit_text(name, width - key_w, s.small), s.small, s.muted);
+    scene.text(Role::Legend, x + key_w, y + s.small * 0.8f, fit_text_middle(name, width - key_w, s.small), s.small, s.muted);
     y += s.small * 1.2f;
   }
   return y + s.small * 0.5f;

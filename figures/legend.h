@@ -42,6 +42,11 @@ private:
   std::vector<std::pair<std::string, std::string>> entries_;  // key, shown text
 };
 
+// Labels for `names` shown side by side in `width`: each cut in the middle to fit
+// (fit_text_middle); those that still read alike (or are empty) become keys from `keys`. Every
+// label differs from the others while the table has room.
+std::vector<std::string> distinct_labels(const std::vector<std::string>& names, float width, float size, KeyTable& keys);
+
 float emit_key_table(Scene& scene, const Style& s, const std::vector<std::pair<std::string, std::string>>& keys, float x,
                      float y, float width);
 

@@ -37,4 +37,21 @@ size_t Scene::count(Role role) const {
   return size_t(std::count_if(items.begin(), items.end(), [&](const Item& i) { return i.role == role; }));
 }
 
+const char* role_name(Role role) {
+  switch (role) {
+    case Role::Decoration: return "decoration";
+    case Role::Slice: return "slice";
+    case Role::Folded: return "folded";
+    case Role::IdleGap: return "idle-gap";
+    case Role::Bar: return "bar";
+    case Role::Legend: return "legend";
+    case Role::Axis: return "axis";
+    case Role::Label: return "label";
+    case Role::Title: return "title";
+    case Role::Point: return "point";
+    case Role::SliceLabel: return "slice-label";
+  }
+  return "decoration";
+}
+
 }  // namespace sl::fig

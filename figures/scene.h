@@ -20,7 +20,10 @@ struct Color {
 enum class Anchor : uint8_t { Left, Center, Right };
 
 // What an item is for: lets tests and statistics count slices apart from legend swatches.
-enum class Role : uint8_t { Decoration, Slice, Folded, IdleGap, Bar, Legend, Axis, Label, Title, Point };
+// SliceLabel: a name inside a slice (the same name may be written on many slices).
+enum class Role : uint8_t { Decoration, Slice, Folded, IdleGap, Bar, Legend, Axis, Label, Title, Point, SliceLabel };
+// The role's name, as the SVG writes it on each text (class="slice-label"), for tests and styling.
+const char* role_name(Role role);
 
 struct Item {
   enum Kind : uint8_t { Rect, Line, Text, Circle } kind = Rect;

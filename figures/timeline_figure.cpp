@@ -11,6 +11,7 @@
 #include "core/names/short_names.h"
 #include "core/names/track_names.h"
 #include "core/present/palette.h"
+#include "core/present/stack_fold.h"
 #include "core/present/time_axis.h"
 #include "core/store/data_range.h"
 #include "figures/cairo_output.h"
@@ -23,6 +24,7 @@ struct TrackRows {
   uint32_t track = kNone;
   std::string label;
   std::vector<std::vector<uint32_t>> lanes;  // per visual row: slices overlapping the range, in time order
+  uint32_t more_levels = 0;                  // a folded deep stack: levels under its "N more levels" row
 };
 
 struct Group {
@@ -77,6 +79,15 @@ std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0,
   return lanes;
 }
 
+// A deep stack folded as on screen: its first levels kept, the rest counted in `folded`.
+uint32_t fold_deep_stack(const Track& track, std::vector<std::vector<uint32_t>>& lanes, size_t& folded) {
+  if (!present::folds_deep_stack(track.kind, uint32_t(lanes.size()))) return 0;
+  for (size_t lane = present::kFoldedLevels; lane < lanes.size(); ++lane) folded += lanes[lane].size();
+  uint32_t more = uint32_t(lanes.size() - present::kFoldedLevels);
+  lanes.resize(present::kFoldedLevels);
+  return more;
+}
+
 // Where everything goes, so the passes below agree.
 struct Frame {
   double t0, t1, ns_per_px;
@@ -124,7 +135,7 @@ private:
   std::shared_ptr<const ShortNames> names_;           // the trace's distinct short names, on first use
   KeyTable own_keys_;
   KeyTable& keys_;
-  size_t depth_cut_ = 0;
+  size_t depth_cut_ = 0, levels_folded_ = 0;
   bool kinds_seen_[6] = {}, causes_seen_[analysis::kIdleCauseCount] = {};
 };
 
@@ -148,11 +159,12 @@ Color Layout::slice_color(SliceRef s) {
 bool Layout::select_rows(std::string& error) {
   if (!o_.rows.empty()) return select_listed_rows(error);
   RowFilter filter(o_.tracks);
+  const auto shown_under = display_groups(store_);  // the GUI's groups: by what a track holds
   for (uint32_t p : store_.process_order) {
     Group g;
     g.label = process_label(store_, p);
     bool whole = !o_.tracks.empty() && filter.matches(g.label);
-    for (uint32_t t : store_.processes[p].tracks) {
+    for (uint32_t t : shown_under[p]) {
       std::string label = track_label(store_, t);
       // The raw ids match too ("tid 19392"): rows are named for people, scripts may know the tid.
       if (!whole && !filter.matches(label) && !filter.matches(g.label + " " + label) &&
@@ -161,7 +173,8 @@ bool Layout::select_rows(std::string& error) {
       if (o_.keep_track && !o_.keep_track(t)) continue;
       auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
       if (lanes.empty()) continue;
-      g.tracks.push_back({t, std::move(label), std::move(lanes)});
+      uint32_t more = o_.fold_deep_stacks ? fold_deep_stack(store_.tracks[t], lanes, levels_folded_) : 0;
+      g.tracks.push_back({t, std::move(label), std::move(lanes), more});
     }
     if (!g.tracks.empty()) groups_.push_back(std::move(g));
   }
@@ -180,6 +193,10 @@ bool Layout::select_rows(std::string& error) {
 // The caller's rows, in its order: a new group whenever the process changes.
 bool Layout::select_listed_rows(std::string& error) {
   uint32_t last_process = kNone;
+  std::vector<uint32_t> group_of(store_.tracks.size(), kNone);
+  const auto shown_under = display_groups(store_);
+  for (uint32_t p = 0; p < shown_under.size(); ++p)
+    for (uint32_t t : shown_under[p]) group_of[t] = p;
   for (uint32_t t : o_.rows) {
     if (t >= store_.tracks.size()) {
       error = "row " + std::to_string(t) + " is not a track of this trace";
@@ -188,10 +205,11 @@ bool Layout::select_listed_rows(std::string& error) {
     if (o_.keep_track && !o_.keep_track(t)) continue;
     auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
     if (lanes.empty()) continue;
-    uint32_t p = store_.tracks[t].process;
+    uint32_t p = group_of[t];
     if (groups_.empty() || p != last_process) groups_.push_back({process_label(store_, p), {}});
     last_process = p;
-    groups_.back().tracks.push_back({t, track_label(store_, t), std::move(lanes)});
+    uint32_t more = o_.fold_deep_stacks ? fold_deep_stack(store_.tracks[t], lanes, levels_folded_) : 0;
+    groups_.back().tracks.push_back({t, track_label(store_, t), std::move(lanes), more});
   }
   if (groups_.empty()) {
     error = "none of the " + std::to_string(o_.rows.size()) + " rows has slices in the range";
@@ -204,7 +222,7 @@ float Layout::plot_height() const {
   float h = 0;
   for (const Group& g : groups_) {
     h += s_.lane * 1.1f;
-    for (const TrackRows& t : g.tracks) h += float(t.lanes.size()) * s_.lane + s_.lane * 0.25f;
+    for (const TrackRows& t : g.tracks) h += float(t.lanes.size() + (t.more_levels ? 1 : 0)) * s_.lane + s_.lane * 0.25f;
   }
   return h;
 }
@@ -274,7 +292,14 @@ void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& 
         int k = int(std::max_element(by_kind, by_kind + 6) - by_kind);
         Color fill = k == int(present::KernelKind::NotGpu) ? s_.folded : Color::of(present::kernel_kind_rgb(present::KernelKind(k)), 170);
         if (k != int(present::KernelKind::NotGpu)) kinds_seen_[k] = true;
-        out.rect(Role::Folded, a, y, std::max(b - a, 0.5f), h, fill);
+        // As on screen, a block is as tall as its run is busy: a stream idle 40 % of the time
+        // between sub-pixel kernels reads as 60 % full, not solid (the rest in a faint band).
+        TimeNs busy = 0;
+        for (size_t q = i; q < j; ++q) busy += c.dur[slices[q]];
+        double span = double(std::max<TimeNs>(1, c.end(last) - c.start[r]));
+        float fraction = float(std::clamp(double(busy) / span, 0.08, 1.0));
+        if (fraction < 0.97f) out.rect(Role::Decoration, a, y, std::max(b - a, 0.5f), h, s_.header_fill);
+        out.rect(Role::Folded, a, y + h * (1 - fraction), std::max(b - a, 0.5f), h * fraction, fill);
         ++st.folded;
       }
       i = j;
@@ -290,7 +315,7 @@ void Layout::emit_lane(Scene& out, uint32_t track, const std::vector<uint32_t>& 
       std::string label = fit_text(label_for(c.name[r]), b - a - s_.small * 0.5f, s_.small);
       if (!label.empty()) {
         Color ink = present::prefers_dark_text({fill.r, fill.g, fill.b}) ? Color{20, 20, 20, 255} : Color{250, 250, 250, 255};
-        out.text(Role::Label, a + s_.small * 0.25f, y + h * 0.5f + s_.small * 0.36f, label, s_.small, ink);
+        out.text(Role::SliceLabel, a + s_.small * 0.25f, y + h * 0.5f + s_.small * 0.36f, label, s_.small, ink);
         ++st.labels;
       }
     }
@@ -318,6 +343,14 @@ size_t Layout::emit_rows(Scene& out, float y, float fold_px, TimelineFigureStats
       for (size_t lane = 0; lane < t.lanes.size(); ++lane)
         emit_lane(out, t.track, t.lanes[lane], y + float(lane) * s_.lane, fold_px, st);
       st.lanes += t.lanes.size();
+      if (t.more_levels) {  // the screen's fold row: what is below, and how many levels
+        float ry = y + height;
+        out.rect(Role::Decoration, f_.x0, ry + 1, f_.x1 - f_.x0, s_.lane - 2, s_.header_fill);
+        std::string more = "\xE2\x96\xB8 " + std::to_string(t.more_levels) + " more levels";
+        out.text(Role::Label, f_.x0 + s_.small * 0.4f, ry + s_.lane * 0.5f + s_.small * 0.36f, fit_text(more, f_.x1 - f_.x0, s_.small),
+                 s_.small, s_.muted);
+        height += s_.lane;
+      }
       y += height + s_.lane * 0.25f;
     }
   }
@@ -397,6 +430,7 @@ void Layout::emit_rows_within(Scene& scene, float y, size_t budget, TimelineFigu
   }
   stats.fold_px = fold;
   stats.depth_cut = depth_cut_;
+  stats.levels_folded = levels_folded_;
   if (rows.items.size() > budget) {  // still too many rows of content: keep the first ones
     rows.items.resize(budget);
     stats.truncated = true;
@@ -425,6 +459,13 @@ bool Layout::run(Scene& scene, TimelineFigureStats& stats, std::string& error) {
   if (stats.depth_cut) {  // never silently: the reader learns that deeper calls exist
     scene.text(Role::Label, s_.pad, y, depth_note(o_.max_depth, stats.depth_cut), s_.small, s_.muted);
     y += s_.small * 1.7f;
+  }
+  if (stats.levels_folded) {  // wrapped, never cut: it says how to draw what it leaves out
+    for (const std::string& line : wrap_text(fold_note(stats.levels_folded), s_.width - 2 * s_.pad, s_.small, 3)) {
+      scene.text(Role::Label, s_.pad, y, line, s_.small, s_.muted);
+      y += s_.small * 1.3f;
+    }
+    y += s_.small * 0.4f;
   }
   // Legend: kernel types and idle causes that appear, the folding, then the name keys.
   Legend legend(s_);
@@ -455,8 +496,8 @@ std::string process_label(const TraceStore& store, uint32_t p) { return process_
 
 std::string track_label(const TraceStore& store, uint32_t track) { return track_display_name(store, track); }
 
-std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines) {
-  if (max_lines <= 1 || text_width(text, size) <= width) return {fit_text(text, width, size)};
+std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines, bool bold) {
+  if (max_lines <= 1 || text_width(text, size, bold) <= width) return {fit_text(text, width, size, bold)};
   std::vector<std::string> lines;
   std::string line;
   size_t at = 0;
@@ -464,8 +505,8 @@ std::vector<std::string> wrap_text(const std::string& text, float width, float s
     size_t space = text.find(' ', at);
     std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
     std::string longer = line.empty() ? word : line + " " + word;
-    if (!line.empty() && text_width(longer, size) > width) {  // the word starts the next line
-      lines.push_back(fit_text(line, width, size));
+    if (!line.empty() && text_width(longer, size, bold) > width) {  // the word starts the next line
+      lines.push_back(fit_text(line, width, size, bold));
       line.clear();
       continue;
     }
@@ -473,7 +514,7 @@ std::vector<std::string> wrap_text(const std::string& text, float width, float s
     at = space == std::string::npos ? text.size() : space + 1;
   }
   std::string rest = line.empty() ? text.substr(at) : at < text.size() ? line + " " + text.substr(at) : line;
-  lines.push_back(fit_text(rest, width, size));
+  lines.push_back(fit_text(rest, width, size, bold));
   return lines;
 }
 
@@ -490,6 +531,26 @@ std::string fit_text(const std::string& text, float width, float size, bool bold
   }
   while (lo > 0 && lo < text.size() && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;
   return lo == 0 ? std::string() : text.substr(0, lo) + "…";
+}
+
+std::string fit_text_middle(const std::string& text, float width, float size, bool bold) {
+  if (text_width(text, size, bold) <= width) return text;
+  auto boundary = [&](size_t at) {  // back to the start of a UTF-8 character
+    while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+    return at;
+  };
+  // The most characters kept, head and tail in equal parts (the tail a little longer: it is where
+  // template variants differ), found by binary search on the count.
+  std::string best;
+  size_t lo = 0, hi = text.size();
+  while (lo < hi) {
+    size_t keep = (lo + hi + 1) / 2;
+    size_t head = boundary(keep * 2 / 5), tail = boundary(text.size() - (keep - keep * 2 / 5));
+    std::string shown = text.substr(0, head) + "…" + text.substr(std::max(tail, head));
+    if (text_width(shown, size, bold) <= width) lo = keep, best = std::move(shown);
+    else hi = keep - 1;
+  }
+  return best;
 }
 
 void emit_time_axis(Scene& out, const Style& s, double t0, double t1, float x0, float x1, float y_top, float y_axis,
@@ -511,6 +572,11 @@ void emit_time_axis(Scene& out, const Style& s, double t0, double t1, float x0, 
 std::string depth_note(int max_depth, size_t cut) {
   return "stacks cut below depth " + std::to_string(max_depth) + ": " + std::to_string(cut) + (cut == 1 ? " slice" : " slices") +
          " not drawn";
+}
+
+std::string fold_note(size_t folded) {
+  return "deep stacks folded to " + std::to_string(present::kFoldedLevels) + " levels: " + std::to_string(folded) +
+         (folded == 1 ? " slice" : " slices") + " not drawn (--max-depth N or --tracks draws them)";
 }
 
 struct TimelineBand::Impl {

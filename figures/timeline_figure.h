@@ -30,6 +30,10 @@ struct TimelineFigureOptions {
   // Depth limit: slices deeper than this on CPU and async rows (0 = top level) are not drawn; they
   // are counted (stats.depth_cut) and a note under the axis says so. < 0: every depth.
   int max_depth = -1;
+  // Deep stacks folded as on screen (core/present/stack_fold.h): a CPU or async row of 8 levels or
+  // more shows its first 4 and a "▸ N more levels" row; the slices below are counted
+  // (stats.levels_folded) and a note says so. `render` folds unless --tracks or --max-depth is given.
+  bool fold_deep_stacks = false;
   // For figures composed of several timelines (the diff figure): a further row test besides
   // `tracks`, and slice colours that replace the kernel-type / name colours (nullopt: the usual).
   std::function<bool(uint32_t track)> keep_track;
@@ -41,6 +45,7 @@ struct TimelineFigureStats {
   float fold_px = kFoldPx;  // widened past kFoldPx only when the budget demands it
   bool truncated = false;   // the budget was still exceeded at the widest fold: rows were cut
   size_t depth_cut = 0;     // slices in the range below options.max_depth, not drawn
+  size_t levels_folded = 0; // slices under a deep stack's "N more levels" row, not drawn
 };
 
 // `idle` may be null (no overlay). False with `error` set when no row matches or the range is empty.
@@ -76,13 +81,19 @@ void emit_time_axis(Scene& scene, const Style& style, double t0, double t1, floa
 // The figure's note for a depth limit: "stacks cut below depth N: K slices not drawn".
 std::string depth_note(int max_depth, size_t cut);
 
+// The figure's note for folded deep stacks: "deep stacks folded to 4 levels: K slices not drawn …".
+std::string fold_note(size_t folded);
+
 // Display labels, as the GUI names rows.
 std::string process_label(const TraceStore& store, uint32_t process);
 std::string track_label(const TraceStore& store, uint32_t track);
 
 // Shortens `text` with "…" until it fits `width` px at `size`; empty when not even one letter fits.
 std::string fit_text(const std::string& text, float width, float size, bool bold = false);
+// Shortens `text` in the middle ("cutlass::Kernel2<cutl…align4>"), keeping its start and its end,
+// where names that share a function name differ (the short-name rule's template arguments).
+std::string fit_text_middle(const std::string& text, float width, float size, bool bold = false);
 // `text` on at most `max_lines` lines of `width`, broken at spaces; the last line is cut with "…".
-std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines);
+std::vector<std::string> wrap_text(const std::string& text, float width, float size, size_t max_lines, bool bold = false);
 
 }  // namespace sl::fig

@@ -193,18 +193,27 @@ void JobView::draw(ImVec2 size) {
   after_timeline_frame();
   ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);
   if (ImGui::BeginTabBar("job analyses")) {
-    if (ImGui::BeginTabItem("Ranks")) {
+    if (ImGui::BeginTabItem("Ranks", nullptr, std::exchange(show_ranks_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
+      insights_active_ = false;
       draw_ranks_table();
       ImGui::EndTabItem();
     }
     std::string insights = "Insights (" + std::to_string(insights_.size()) + ")###insights";
     if (ImGui::BeginTabItem(insights.c_str(), nullptr, std::exchange(show_insights_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
+      insights_active_ = true;
       draw_insights();
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
+}
+
+bool JobView::show_view(const std::string& name) {
+  if (name == "ranks") show_ranks_ = true, show_insights_ = false;
+  else if (name == "insights") show_insights_ = true, show_ranks_ = false;
+  else return false;
+  return true;
 }
 
 // What the timeline reports after its frame: a closed rank header collapses that rank; a new

@@ -51,6 +51,12 @@ public:
 
   void draw(ImVec2 size);
 
+  // The tab's lower views, by the script's `view` names: "ranks" (the Ranks table) and "insights".
+  static constexpr const char* kViewNames[] = {"ranks", "insights"};
+  bool show_view(const std::string& name);
+  const char* active_view() const { return insights_active_ ? "insights" : "ranks"; }
+  TimelineView& timeline() { return timeline_; }  // the job clock's: the View menu's options act on it
+
   // A profile row (a rank's or an aggregated band's columns) as runs of equal columns: idle
   // cause runs (value = cause) and busy runs (value = level of `levels`), cached per row.
   struct ProfileRuns {
@@ -193,6 +199,8 @@ private:
   std::optional<StragglerFinding> straggler_;    // what opening it shows
   int insight_opened_ = -1;
   bool show_insights_ = false;                   // select the Insights tab next frame
+  bool show_ranks_ = false;                      // select the Ranks tab next frame
+  bool insights_active_ = false;                 // the Insights tab is the one shown
   // The timeline's overview strip: mean GPU busy over every loaded rank per column of the job's
   // whole range (not only the expanded ranks'), cached until the range, width or clocks change.
   struct StripCache {

@@ -92,7 +92,7 @@ std::string JobView::command(const std::string& command, const std::string& args
 }
 
 void JobView::write_state(JsonWriter& w) const {
-  w.begin_object().field("title", title_).field("loading", loading()).field("error", error_);
+  w.begin_object().field("title", title_).field("loading", loading()).field("error", error_).field("view", active_view());
   if (!job_) {
     w.end_object();
     return;

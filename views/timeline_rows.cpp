@@ -192,7 +192,7 @@ void SourceHeaderRow::click(RowContext& ctx, float y) const {
 size_t ProcessHeaderRow::hidden_tracks(const RowContext& ctx) const {
   const TimelineSourceState& src = ctx.sources[source];
   size_t hidden = 0;
-  for (uint32_t t : src.store().processes[process].tracks) hidden += src.hidden[t];
+  for (uint32_t t : src.groups()[process]) hidden += src.hidden[t];
   return hidden;
 }
 
@@ -218,7 +218,7 @@ void ProcessHeaderRow::click(RowContext& ctx, float y) const {
   size_t hidden = hidden_tracks(ctx);
   if (ImGui::IsMouseClicked(0)) src.collapsed[process] ^= 1;
   if (hidden && ImGui::IsMouseClicked(1))
-    for (uint32_t t : src.store().processes[process].tracks) src.hidden[t] = 0;
+    for (uint32_t t : src.groups()[process]) src.hidden[t] = 0;
 }
 
 // --- MoreLevelsRow ---

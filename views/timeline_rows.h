@@ -13,6 +13,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -20,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/names/track_names.h"
 #include "core/present/range_min_max.h"
 #include "core/present/sampled_keys.h"
 #include "core/store/huge_pages.h"
@@ -197,7 +200,22 @@ struct TimelineSourceState {
   bool folded_away = false;                // the source's header folds all its rows
   float screen_y = NAN;                    // its first row, last frame
   std::vector<CounterIndex> counters;      // per counter, built with the view (rebuilt if a series changed)
+  mutable std::vector<std::vector<uint32_t>> groups_;
+  mutable size_t groups_tracks_ = SIZE_MAX;
   const TraceStore& store() const { return *def.store; }
+  // Per process, the rows its group shows (display_groups: a CPU thread filed under a GPU's pid
+  // joins the host's threads); rebuilt when the store's tracks change (live capture adds some).
+  const std::vector<std::vector<uint32_t>>& groups() const {
+    if (groups_tracks_ != store().tracks.size() || groups_.size() != store().processes.size())
+      groups_ = display_groups(store()), groups_tracks_ = store().tracks.size();
+    return groups_;
+  }
+  uint32_t group_of(uint32_t track) const {  // the process whose group shows `track`
+    const auto& g = groups();
+    for (uint32_t p = 0; p < g.size(); ++p)
+      if (std::find(g[p].begin(), g[p].end(), track) != g[p].end()) return p;
+    return store().tracks[track].process;
+  }
   double view(TimeNs t) const { return double(t + def.shift); }  // store clock → view clock
 };
 

@@ -31,6 +31,12 @@ TimelineView::TimelineView(const TraceStore& store) {
   source.store = &store;
   add_source(std::move(source));
   show_all();
+  // An Nsight report opens on its GPU work (gpu_time_range), not on seconds of idle time around it.
+  if (store.meta.format.starts_with("nsys"))
+    if (auto gpu = gpu_time_range(store)) {
+      double span = std::max<double>(double(gpu->second - gpu->first), 1000.0);
+      zoom_to(double(gpu->first) - span * 0.02, double(gpu->second) + span * 0.02);
+    }
 }
 
 namespace {
@@ -135,8 +141,7 @@ bool TimelineView::folded(uint32_t source, uint32_t track) const {
   const Source& src = sources_[source];
   if (track >= src.unfolded.size() || src.unfolded[track]) return false;
   const Track& t = src.store().tracks[track];
-  // Folding fewer than kFoldedLevels levels is not worth a fold row; GPU streams are never deep.
-  return t.kind != TrackKind::GpuStream && t.row_count() >= 2 * kFoldedLevels;
+  return present::folds_deep_stack(t.kind, t.row_count());
 }
 
 void TimelineView::set_folded(uint32_t source, uint32_t track, bool folded) {

@@ -16,6 +16,7 @@
 #include "core/present/range_min_max.h"
 #include "core/present/slice_children.h"
 #include "core/present/slice_links.h"
+#include "core/present/stack_fold.h"
 #include "core/store/trace_store.h"
 #include "views/style.h"
 #include "views/timeline_rows.h"
@@ -98,6 +99,7 @@ public:
   void select(SourceSlice slice, bool frame_it = false);
   SliceRef selected() const { return selected_.source == 0 ? selected_.ref : SliceRef{}; }  // source 0's
   SourceSlice selection() const { return selected_; }
+  SourceSlice hovered() const { return hits_.hovered; }  // under the mouse last frame (its tooltip)
   // The selection's launch, activity and flow links, and its children, found once per selection.
   const present::SliceLinks& selection_links();
   const present::SliceChildren& selection_children();
@@ -162,10 +164,9 @@ public:
   double prepare_ms() const { return prepare_ms_; }
   uint32_t gaps_visible_on(uint32_t track) const;  // source 0's idle gaps drawn on a track last frame
 
-  // Deep stacks (Python with_stack traces nest twenty frames and more; 2 × kFoldedLevels levels
-  // or more) start folded to kFoldedLevels levels under a "N more levels" row; a click on it, or
-  // the track menu, unfolds.
-  static constexpr uint32_t kFoldedLevels = 4;
+  // Deep stacks start folded to kFoldedLevels levels under a "N more levels" row (the rule of
+  // core/present/stack_fold.h, which figures follow too); a click on it, or the track menu, unfolds.
+  static constexpr uint32_t kFoldedLevels = present::kFoldedLevels;
   bool folded(uint32_t track) const { return folded(0, track); }
   bool folded(uint32_t source, uint32_t track) const;
   void set_folded(uint32_t track, bool folded) { set_folded(0, track, folded); }

@@ -129,7 +129,7 @@ void TimelineView::draw_track_menu() {
     if (ImGui::MenuItem(pinned ? "Unpin" : "Pin to top")) set_pinned(hits_.menu_source, hits_.menu_track, !pinned);
     if (ImGui::MenuItem("Hide")) set_hidden(hits_.menu_source, hits_.menu_track, true);
     if (folded(hits_.menu_source, hits_.menu_track) && ImGui::MenuItem("Unfold all levels")) set_folded(hits_.menu_source, hits_.menu_track, false);
-    if (src.unfolded[hits_.menu_track] && src.store().tracks[hits_.menu_track].row_count() >= 2 * kFoldedLevels &&
+    if (src.unfolded[hits_.menu_track] && present::folds_deep_stack(src.store().tracks[hits_.menu_track].kind, src.store().tracks[hits_.menu_track].row_count()) &&
         ImGui::MenuItem("Fold deep levels"))
       set_folded(hits_.menu_source, hits_.menu_track, true);
     if (ImGui::MenuItem("Show all hidden tracks")) std::fill(src.hidden.begin(), src.hidden.end(), 0);

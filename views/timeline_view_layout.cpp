@@ -28,15 +28,15 @@ std::vector<DisplayRow> TimelineView::source_order(uint32_t source) const {
     for (uint32_t t = 0; t < store.tracks.size(); ++t)
       if (src.pinned[t] && drawn(t)) out.push_back({DisplayRow::Track, store.tracks[t].process, t, kNone, source});
   }
+  const auto& groups = src.groups();  // by what the tracks hold, not the pid alone
   for (uint32_t p : store.process_order) {
-    const Process& process = store.processes[p];
     bool has_content = false;
-    for (uint32_t t : process.tracks) has_content |= drawn(t);
+    for (uint32_t t : groups[p]) has_content |= drawn(t);
     for (const CounterSeries& c : store.counters) has_content |= c.process == p;
     if (!has_content) continue;
     out.push_back({DisplayRow::ProcessHeader, p, kNone, kNone, source});
     if (src.collapsed[p]) continue;
-    for (uint32_t t : process.tracks)
+    for (uint32_t t : groups[p])
       if (!src.pinned[t] && !src.hidden[t] && drawn(t)) out.push_back({DisplayRow::Track, p, t, kNone, source});
     for (uint32_t c = 0; c < store.counters.size(); ++c)
       if (store.counters[c].process == p) out.push_back({DisplayRow::Counter, p, kNone, c, source});

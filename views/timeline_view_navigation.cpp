@@ -35,7 +35,7 @@ void TimelineView::frame(SourceSlice ss) {
   double start = src.view(store.start(s)), dur = std::max<double>(double(store.dur(s)), 100);
   zoom_to(start - dur * 0.5, start + dur * 1.5);
   src.folded_away = false;
-  src.collapsed[store.tracks[s.track].process] = 0;
+  src.collapsed[src.group_of(s.track)] = 0;
   if (folded(ss.source, s.track) && store.tracks[s.track].row_of(s.index) >= kFoldedLevels) src.unfolded[s.track] = 1;
   layout_rows();
   for (const TimelineRow& r : rows_)

@@ -111,8 +111,26 @@ std::vector<std::string_view> split_args(std::string_view s) {
   return out;
 }
 
+// A Python frame as Kineto names it, `FILE(LINE): FUNC` ("train_ddp.py(12): <module>"): its
+// function, whole. Its angle brackets (`<module>`, `<lambda>`, `<string>`) are not template
+// arguments, and parsing them as such left ":" or "train_ddp.py:".
+bool python_frame_function(std::string_view name, std::string_view& function) {
+  size_t close = name.find("): ");
+  if (close == std::string_view::npos || close + 3 >= name.size()) return false;
+  size_t open = name.rfind('(', close);
+  if (open == std::string_view::npos || open == 0 || open + 1 == close) return false;
+  for (size_t i = open + 1; i < close; ++i)
+    if (name[i] < '0' || name[i] > '9') return false;
+  function = name.substr(close + 3);
+  return true;
+}
+
 Parsed parse(std::string_view name) {
   Parsed p;
+  if (std::string_view function; python_frame_function(name, function)) {
+    p.base = std::string(function);
+    return p;
+  }
   if (is_memory_name(name) || !needs_shortening(name)) {
     p.base = std::string(name);
     return p;

@@ -116,7 +116,35 @@ std::string track_display_name(const TraceStore& store, uint32_t track) {
   bool numeric = !tid.empty() && tid.find_first_not_of("-0123456789") == std::string_view::npos;
   if ((name.empty() || name == tid) && !t.tid_is_number && !numeric) return std::string(tid);
   if (says_only_its_id(name, tid)) return thread_name_from_content(store, t);
+  // Thread pools name every worker alike ("pt_thread_pool" six times): the tid tells rows apart.
+  // Only the stored name is compared (an id per track), so a frame's labels stay cheap.
+  for (uint32_t other : store.processes[t.process].tracks)
+    if (other != track && store.tracks[other].name == t.name && store.tracks[other].kind == t.kind)
+      return std::string(name) + " (tid " + std::string(tid) + ")";
   return std::string(name);
+}
+
+std::vector<std::vector<uint32_t>> display_groups(const TraceStore& store) {
+  std::vector<std::vector<uint32_t>> groups(store.processes.size());
+  std::vector<uint8_t> gpu(store.processes.size());
+  uint32_t host = kNone;
+  uint64_t host_slices = 0;
+  for (uint32_t p = 0; p < store.processes.size(); ++p) {
+    gpu[p] = is_gpu_process(store, store.processes[p]);
+    if (gpu[p]) continue;
+    uint64_t slices = 0;
+    for (uint32_t t : store.processes[p].tracks)
+      if (store.tracks[t].kind == TrackKind::CpuThread) slices += store.tracks[t].slices.size();
+    if (slices > host_slices) host = p, host_slices = slices;
+  }
+  std::vector<uint32_t> moved;
+  for (uint32_t p = 0; p < store.processes.size(); ++p)
+    for (uint32_t t : store.processes[p].tracks) {
+      bool cpu_under_gpu = gpu[p] && host != kNone && store.tracks[t].kind == TrackKind::CpuThread && store.tracks[t].slices.size();
+      (cpu_under_gpu ? moved : groups[p]).push_back(t);
+    }
+  for (uint32_t t : moved) groups[host].push_back(t);
+  return groups;
 }
 
 std::string track_full_name(const TraceStore& store, uint32_t track) {

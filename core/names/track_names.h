@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/store/trace_store.h"
 
@@ -21,6 +22,13 @@ std::string track_display_name(const TraceStore& store, uint32_t track);
 std::string track_full_name(const TraceStore& store, uint32_t track);
 // The raw ids as the trace writes them, for tooltips: "pid 19392 · tid 19392".
 std::string track_raw_ids(const TraceStore& store, uint32_t track);
+// Per process, the tracks its group shows, in order: its own, except CPU threads filed under a
+// GPU's pid (Kineto writes its Python events with pid 0, the GPU's pid), which join the host's
+// group (the process, no GPU's, with the most CPU slices) after its own threads. A group is what
+// its tracks hold, CPU events or GPU activity, not the pid alone; track_raw_ids keeps the raw
+// pid/tid. Where no host process exists such a thread stays where the trace filed it.
+std::vector<std::vector<uint32_t>> display_groups(const TraceStore& store);
+
 // True when any of the process's tracks holds slices or instants, or it has counters: a process
 // without is not shown as an (empty) group.
 bool process_has_content(const TraceStore& store, uint32_t process);

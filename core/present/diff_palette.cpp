@@ -76,6 +76,7 @@ ChangeTints::ChangeTints(const TraceStore& store, const diff::AlignedDiff& d, bo
   for (const diff::AlignedOp& op : d.ops) map_[key(run_b ? op.b : op.a)] = change_rgb(op.dur_a, op.dur_b);
   // An unmatched op's whole subtree: the slices that follow it on its track while it lasts.
   for (const diff::UnmatchedOp& u : run_b ? d.added : d.removed) {
+    if (u.ref.track >= store.tracks.size() || u.ref.index >= store.slices(u.ref.track).size()) continue;  // not this run's
     const SliceColumns& c = store.slices(u.ref.track);
     TimeNs end = c.start[u.ref.index] + c.dur[u.ref.index];
     for (uint32_t i = u.ref.index; i < c.start.size() && c.start[i] < end; ++i)

@@ -15,4 +15,14 @@ std::pair<TimeNs, TimeNs> data_time_range(const TraceStore& store) {
   return {start, end};
 }
 
+std::optional<std::pair<TimeNs, TimeNs>> gpu_time_range(const TraceStore& store) {
+  std::optional<std::pair<TimeNs, TimeNs>> range;
+  for (const Track& t : store.tracks)
+    if (t.kind == TrackKind::GpuStream && t.slices.size()) {
+      TimeNs a = t.slices.start[0], b = t.max_end_prefix.back();
+      range = range ? std::pair{std::min(range->first, a), std::max(range->second, b)} : std::pair{a, b};
+    }
+  return range;
+}
+
 }  // namespace sl

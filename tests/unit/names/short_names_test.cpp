@@ -49,6 +49,19 @@ TEST_CASE("base short names: function name only, memory names whole") {
   CHECK(base_short_name("") == "");
 }
 
+TEST_CASE("short names: a Python frame shows its function, <module> and <lambda> included") {
+  // Were ":" and "train_ddp.py:": the frame's angle brackets were read as template arguments.
+  CHECK(base_short_name("<string>(1): <module>") == "<module>");
+  CHECK(base_short_name("train_ddp.py(12): <module>") == "<module>");
+  CHECK(base_short_name("model.py(40): <lambda>") == "<lambda>");
+  CHECK(base_short_name("multiprocessing/spawn.py(122): spawn_main") == "spawn_main");
+  CHECK(base_short_name("torch/nn/modules/module.py(1501): _call_impl") == "_call_impl");
+  // Two files' <module> frames stay apart (the whole names) when shown side by side.
+  ShortNames names({"<string>(1): <module>", "train_ddp.py(12): <module>"});
+  CHECK(names("<string>(1): <module>") != names("train_ddp.py(12): <module>"));
+  CHECK(names("train_ddp.py(12): <module>").find("<module>") != std::string::npos);
+}
+
 TEST_CASE("short names of colliding kernels add the template argument that tells them apart") {
   ShortNames names({kAdd, kFill, kMulScalar, kClamp, "volta_sgemm_64x64_nt", "Memcpy DtoD (Device -> Device)"});
   CHECK(names(kAdd) == "at::native::vectorized_elementwise_kernel<AddFunctor>");

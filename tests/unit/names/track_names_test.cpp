@@ -1,6 +1,8 @@
 // Names for people (core/names/track_names.h): rows without a useful name are named by what they hold.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "core/names/track_names.h"
 #include "tests/unit/test_support.h"
 
@@ -86,4 +88,36 @@ TEST_CASE("processes without a name are named by what they hold; empty ones have
     if (s.tracks[t].kind == TrackKind::CpuThread) CHECK(track_display_name(s, t) == "Python thread");
   CHECK(process_has_content(s, process_with_pid(s, "100")));
   CHECK_FALSE(process_has_content(s, process_with_pid(s, "-1")));
+}
+
+TEST_CASE("a CPU thread filed under a GPU's pid is grouped with the host's threads") {
+  auto store = test::load_ok(kTrace);
+  const TraceStore& s = *store;
+  auto groups = display_groups(s);
+  uint32_t device = s.tracks[track_with_tid(s, "7")].process, host = process_with_pid(s, "100");
+  uint32_t python0 = track_with_tid(s, "0");  // Kineto's pid-0 Python events (the GPU's pid)
+  REQUIRE(s.tracks[python0].process == device);
+  auto holds = [&](uint32_t p, uint32_t t) { return std::find(groups[p].begin(), groups[p].end(), t) != groups[p].end(); };
+  CHECK_FALSE(holds(device, python0));
+  CHECK(holds(device, track_with_tid(s, "7")));  // the GPU keeps its stream
+  CHECK(holds(host, python0));
+  CHECK(groups[host].back() == python0);  // after the host's own threads
+  CHECK(track_raw_ids(s, python0) == "pid 0 · tid 0");  // the tooltip keeps the raw ids
+  size_t shown = 0;
+  for (const auto& g : groups) shown += g.size();
+  CHECK(shown == s.tracks.size());  // every track in exactly one group
+}
+
+TEST_CASE("threads of one process with the same name get their tid") {
+  auto store = test::load_ok(R"JSON({"traceEvents":[
+   {"ph":"M","name":"thread_name","pid":1,"tid":11,"args":{"name":"pt_thread_pool"}},
+   {"ph":"M","name":"thread_name","pid":1,"tid":12,"args":{"name":"pt_thread_pool"}},
+   {"ph":"M","name":"thread_name","pid":1,"tid":13,"args":{"name":"loader"}},
+   {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":11,"ts":1,"dur":1},
+   {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":12,"ts":1,"dur":1},
+   {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":13,"ts":1,"dur":1}]})JSON");
+  const TraceStore& s = *store;
+  CHECK(track_display_name(s, track_with_tid(s, "11")) == "pt_thread_pool (tid 11)");
+  CHECK(track_display_name(s, track_with_tid(s, "12")) == "pt_thread_pool (tid 12)");
+  CHECK(track_display_name(s, track_with_tid(s, "13")) == "loader");
 }
