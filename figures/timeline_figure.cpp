@@ -79,9 +79,13 @@ std::vector<std::vector<uint32_t>> lanes_in_range(const Track& track, TimeNs t0,
   return lanes;
 }
 
-// A deep stack folded as on screen: its first levels kept, the rest counted in `folded`.
-uint32_t fold_deep_stack(const Track& track, std::vector<std::vector<uint32_t>>& lanes, size_t& folded) {
-  if (!present::folds_deep_stack(track.kind, uint32_t(lanes.size()))) return 0;
+// A deep stack folded as on screen: its first levels kept, the rest counted in `folded`. The
+// screen's state decides where the options carry it (it folds by the whole row's depth), else the
+// levels in the range do.
+uint32_t fold_deep_stack(const TimelineFigureOptions& o, uint32_t t, const Track& track,
+                         std::vector<std::vector<uint32_t>>& lanes, size_t& folded) {
+  bool fold = o.folded_track ? o.folded_track(t) : o.fold_deep_stacks && present::folds_deep_stack(track.kind, uint32_t(lanes.size()));
+  if (!fold || lanes.size() <= present::kFoldedLevels) return 0;
   for (size_t lane = present::kFoldedLevels; lane < lanes.size(); ++lane) folded += lanes[lane].size();
   uint32_t more = uint32_t(lanes.size() - present::kFoldedLevels);
   lanes.resize(present::kFoldedLevels);
@@ -173,7 +177,7 @@ bool Layout::select_rows(std::string& error) {
       if (o_.keep_track && !o_.keep_track(t)) continue;
       auto lanes = lanes_in_range(store_.tracks[t], t0_, t1_, o_.max_depth, depth_cut_);
       if (lanes.empty()) continue;
-      uint32_t more = o_.fold_deep_stacks ? fold_deep_stack(store_.tracks[t], lanes, levels_folded_) : 0;
+      uint32_t more = fold_deep_stack(o_, t, store_.tracks[t], lanes, levels_folded_);
       g.tracks.push_back({t, std::move(label), std::move(lanes), more});
     }
     if (!g.tracks.empty()) groups_.push_back(std::move(g));
@@ -208,7 +212,7 @@ bool Layout::select_listed_rows(std::string& error) {
     uint32_t p = group_of[t];
     if (groups_.empty() || p != last_process) groups_.push_back({process_label(store_, p), {}});
     last_process = p;
-    uint32_t more = o_.fold_deep_stacks ? fold_deep_stack(store_.tracks[t], lanes, levels_folded_) : 0;
+    uint32_t more = fold_deep_stack(o_, t, store_.tracks[t], lanes, levels_folded_);
     groups_.back().tracks.push_back({t, track_label(store_, t), std::move(lanes), more});
   }
   if (groups_.empty()) {

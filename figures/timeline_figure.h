@@ -34,6 +34,9 @@ struct TimelineFigureOptions {
   // more shows its first 4 and a "▸ N more levels" row; the slices below are counted
   // (stats.levels_folded) and a note says so. `render` folds unless --tracks or --max-depth is given.
   bool fold_deep_stacks = false;
+  // The screen's own fold state (the GUI's export: a row the user unfolded is drawn whole, a folded
+  // one shows its first 4 levels); when set it decides instead of fold_deep_stacks.
+  std::function<bool(uint32_t track)> folded_track;
   // For figures composed of several timelines (the diff figure): a further row test besides
   // `tracks`, and slice colours that replace the kernel-type / name colours (nullopt: the usual).
   std::function<bool(uint32_t track)> keep_track;

@@ -41,6 +41,7 @@ bool timeline_scene(const ExportSources& src, const fig::Style& style, TimeNs st
   fig::TimelineFigureOptions o;
   o.start = start, o.end = end, o.title = r.request.title;
   o.rows = src.timeline.visible_tracks();
+  o.folded_track = [&](uint32_t t) { return src.timeline.folded(t); };
   if (o.rows.empty()) return fail(r, "no rows are shown (all hidden or collapsed)");
   r.start = start, r.end = end, r.rows = o.rows;
   const analysis::IdleCauses* idle = nullptr;
