@@ -463,7 +463,10 @@ const Command kCommands[] = {
     {"critical_path", "critical_path on|off | critical_path instance N | critical_path contributor N: the path overlay on "
                       "the timeline, the ProfilerStep instance (from 0), select and frame the Nth longest contributor",
      Needs::Panel, cmd_panel},
-    {"export", "export [PATH [screen|selection|latency|breakdown|idle|roofline|critical-path] [width=PX] [scale=S] [theme=T]]: "
+    {"memory", "memory device N | memory context N | memory block N | memory peak: the Memory view's device, a context of "
+               "the at-peak table (its blocks listed), one of those blocks (its lifetime on the timeline), the peak",
+     Needs::Panel, cmd_panel},
+    {"export", "export [PATH [screen|selection|latency|breakdown|idle|roofline|critical-path|memory] [width=PX] [scale=S] [theme=T]]: "
                "write a figure; without PATH open the Export dialog", Needs::Trace, cmd_export},
     {"screenshot", "screenshot OUT.png: save the window", Needs::Nothing, cmd_screenshot},
     {"hover", "hover X Y | hover off: put the mouse at window pixels X Y (tooltips show), or nowhere (the default: "

@@ -19,8 +19,17 @@ const char* panel_tab_name(PanelTab tab) {
     case PanelTab::Insights: return "insights";
     case PanelTab::Counters: return "counters";
     case PanelTab::CriticalPath: return "critical-path";
+    case PanelTab::Memory: return "memory";
   }
   return "";
+}
+
+AnalysisPanel::AnalysisPanel(const TraceStore& store, const AnalysisModel& model, TimelineView& timeline)
+    : ctx_{store, model, timeline} {
+  if (store.memory.empty()) return;
+  for (const Track& t : store.tracks)
+    if (t.slices.size() > 0) return;
+  show("memory");
 }
 
 bool AnalysisPanel::show(const std::string& name) {
@@ -34,7 +43,7 @@ bool AnalysisPanel::show(const std::string& name) {
 }
 
 void AnalysisPanel::draw() {
-  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Counters", "Critical path"};
+  static const char* labels[] = {"Details", "Launch latency", "Kernel patterns", "Idle time", "Breakdowns", "Insights", "Counters", "Critical path", "Memory"};
   if (!ImGui::BeginTabBar("analysis", ImGuiTabBarFlags_None)) return;
   for (int t = 0; t <= kLastPanelTab; ++t) {
     ImGuiTabItemFlags flags = force_ > 0 && int(active_) == t ? ImGuiTabItemFlags_SetSelected : 0;
@@ -50,6 +59,7 @@ void AnalysisPanel::draw() {
       case PanelTab::Insights: insights.draw(ctx_); break;
       case PanelTab::Counters: counters.draw(ctx_); break;
       case PanelTab::CriticalPath: critical_path.draw(ctx_); break;
+      case PanelTab::Memory: memory.draw(ctx_); break;
     }
     ImGui::EndChild();
     ImGui::EndTabItem();
@@ -69,6 +79,19 @@ std::string AnalysisPanel::critical_path_command(std::istringstream& in) {
   if (what == "instance") return critical_path.pick_instance(ctx_, n) ? "" : "no critical path for instance " + std::to_string(n);
   if (what == "contributor") return n >= 0 && critical_path.open_contributor(ctx_, size_t(n)) ? "" : "no contributor " + std::to_string(n);
   return "critical_path wants on|off, instance N or contributor N";
+}
+
+// memory device N | memory context N | memory block N | memory peak
+std::string AnalysisPanel::memory_command(std::istringstream& in) {
+  std::string what;
+  size_t n = 0;
+  in >> what;
+  show("memory");
+  if (!ctx_.model.report.memory_analysis || ctx_.model.report.memory_analysis->empty()) return "this trace has no memory events";
+  if (what == "peak") return memory.show_peak(ctx_), "";
+  if (!(in >> n) || (what != "device" && what != "context" && what != "block")) return "memory wants device N, context N, block N or peak";
+  bool ok = what == "device" ? memory.pick_device(ctx_, n) : what == "context" ? memory.pick_context(ctx_, n) : memory.pick_block(ctx_, n);
+  return ok ? "" : "no memory " + what + " " + std::to_string(n);
 }
 
 std::string AnalysisPanel::command(const std::string& verb, const std::string& args) {
@@ -148,6 +171,7 @@ std::string AnalysisPanel::command(const std::string& verb, const std::string& a
     return ok ? "" : "no counters " + what + " " + std::to_string(n);
   }
   if (verb == "critical_path") return critical_path_command(in);
+  if (verb == "memory") return memory_command(in);
   return "unknown command '" + verb + "'";
 }
 
@@ -168,6 +192,8 @@ void AnalysisPanel::write_state(JsonWriter& w) const {
   counters.write_state(w);
   w.key("critical_path");
   critical_path.write_state(w, ctx_);
+  w.key("memory");
+  memory.write_state(w, ctx_);
   w.end_object();
 }
 

@@ -13,17 +13,18 @@
 #include "views/idle_view.h"
 #include "views/insights_view.h"
 #include "views/latency_view.h"
+#include "views/memory_view.h"
 #include "views/patterns_view.h"
 
 namespace sl::views {
 
-enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters, CriticalPath };
-constexpr int kLastPanelTab = int(PanelTab::CriticalPath);
+enum class PanelTab { Details, Latency, Patterns, Idle, Breakdowns, Insights, Counters, CriticalPath, Memory };
+constexpr int kLastPanelTab = int(PanelTab::Memory);
 
 class AnalysisPanel {
 public:
-  AnalysisPanel(const TraceStore& store, const AnalysisModel& model, TimelineView& timeline)
-      : ctx_{store, model, timeline} {}
+  // A memory snapshot (memory events and no slices) opens on the Memory tab.
+  AnalysisPanel(const TraceStore& store, const AnalysisModel& model, TimelineView& timeline);
 
   void draw();  // fills the current window
   // Script `view NAME` (cli.md names: timeline, latency, patterns, idle, breakdown, insights, counters, diff;
@@ -41,11 +42,13 @@ public:
   InsightsView insights;
   CuptiCountersView counters;
   CriticalPathView critical_path;
+  MemoryView memory;
   // View > Critical path: the path overlay on the timeline (computes the path when first asked).
   void set_critical_path_overlay(bool on) { critical_path.set_overlay(ctx_, on); }
 
 private:
   std::string critical_path_command(std::istringstream& in);
+  std::string memory_command(std::istringstream& in);
 
   ViewContext ctx_;
   PanelTab active_ = PanelTab::Details;

@@ -26,6 +26,7 @@ std::optional<ExportWhat> figure_of_tab(PanelTab tab) {
     case PanelTab::Idle: return ExportWhat::Idle;
     case PanelTab::Counters: return ExportWhat::Roofline;
     case PanelTab::CriticalPath: return ExportWhat::CriticalPath;
+    case PanelTab::Memory: return ExportWhat::Memory;
     default: return std::nullopt;
   }
 }

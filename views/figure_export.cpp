@@ -13,6 +13,7 @@
 #include "figures/charts.h"
 #include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
+#include "figures/memory_figure.h"
 #include "figures/roofline_figure.h"
 
 namespace sl::views {
@@ -107,6 +108,11 @@ bool build_scene(const ExportSources& src, const fig::Style& style, fig::Scene& 
       return fig::idle_figure(*report->causes, style, title, scene, r.error);
     case ExportWhat::CriticalPath: return critical_path_scene(src, style, scene, r);
     case ExportWhat::Diff: return diff_scene(src, style, scene, r);
+    case ExportWhat::Memory: {
+      if (!report || !report->memory_analysis || report->memory_analysis->empty()) return fail(r, "this trace has no memory events");
+      fig::MemoryFigureStats stats;
+      return fig::memory_figure(src.store, *report->memory_analysis, style, title, scene, stats, r.error);
+    }
     case ExportWhat::Roofline: {
       if (!report || !report->cupti) return fail(r, "the CUPTI counters are not computed for this trace");
       fig::RooflineFigureStats stats;
@@ -129,6 +135,7 @@ const char* export_what_name(ExportWhat what) {
     case ExportWhat::CriticalPath: return "critical-path";
     case ExportWhat::Diff: return "diff";
     case ExportWhat::Roofline: return "roofline";
+    case ExportWhat::Memory: return "memory";
   }
   return "?";
 }
@@ -143,6 +150,7 @@ const char* export_what_label(ExportWhat what) {
     case ExportWhat::CriticalPath: return "Critical path of the iteration, shares and what would shorten it";
     case ExportWhat::Diff: return "Diff: the compared step of both runs, by change";
     case ExportWhat::Roofline: return "Roofline (CUPTI counters)";
+    case ExportWhat::Memory: return "Memory: allocated and reserved with the peak, what was live at it";
   }
   return "?";
 }

@@ -18,8 +18,8 @@ namespace sl::views {
 
 // What to export. A new kind is one enumerator here, its name in export_what_name, and one case in
 // export_figure's switch.
-enum class ExportWhat { Screen, Selection, Latency, Breakdown, Idle, Diff, Roofline, CriticalPath };
-constexpr int kExportWhatCount = int(ExportWhat::CriticalPath) + 1;
+enum class ExportWhat { Screen, Selection, Latency, Breakdown, Idle, Diff, Roofline, CriticalPath, Memory };
+constexpr int kExportWhatCount = int(ExportWhat::Memory) + 1;
 
 const char* export_what_name(ExportWhat what);   // script names: screen, selection, latency, ...
 const char* export_what_label(ExportWhat what);  // dialog labels

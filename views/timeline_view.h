@@ -112,6 +112,8 @@ public:
   void set_path(PathOverlay path);  // over source 0
   bool path_shown() const { return !sources_.empty() && !sources_[0].path.slices.empty(); }
   const std::vector<SliceRef>& path_slices() const;  // sorted (track, index)
+  // The screen x range of the time axis in the last frame (other views align their plots on it).
+  std::pair<float, float> canvas_x() const { return {canvas_x0_, canvas_x1_}; }
   double view_start() const { return t0_; }
   double view_end() const { return t1_; }
   std::pair<TimeNs, TimeNs> range_selection() const { return {range_a_, range_b_}; }

@@ -21,7 +21,7 @@ std::vector<IdleGapMark> idle_gap_marks(const analysis::IdleCauses& causes) {
 }
 
 // Counter rows derived from the analyses, shown under the GPU they describe: queue length per
-// stream, memory-copy bandwidth per kind, memory in use per device (from `[memory]` events).
+// stream, memory-copy bandwidth per kind, memory allocated and reserved per device (§11).
 void add_derived_counters(TraceStore& store, const analysis::Report& report) {
   auto gpu_process = [&](int64_t device, int64_t stream) {
     uint32_t any = kNone;
@@ -50,9 +50,19 @@ void add_derived_counters(TraceStore& store, const analysis::Report& report) {
     for (const auto& p : k.series) points.emplace_back(p.ts, p.gbps);
     add(gpu_process(-1, -1), k.copy_kind + " GB/s", points);
   }
-  for (const auto& m : report.memory.value_or(std::vector<analysis::MemoryInUse>{}))
-    if (m.device >= 0)  // host memory (device -1) is not a GPU's
-      add(gpu_process(m.device, -1), "memory allocated, GPU " + std::to_string(m.device) + " (bytes)", m.allocated);
+  // The memory row group: allocated and reserved per device, as the Memory view and `report`'s
+  // memory tables read them (core/memory/), under the GPU they belong to.
+  if (report.memory_analysis)
+    for (const memory::DeviceMemory& d : report.memory_analysis->devices) {
+      if (d.device_type == kMemoryCpu) continue;  // host memory is not a GPU's
+      std::vector<std::pair<TimeNs, double>> allocated, reserved;
+      for (const memory::MemoryPoint& p : d.timeline) {
+        allocated.emplace_back(p.ts, double(p.allocated));
+        if (d.reserved_known) reserved.emplace_back(p.ts, double(p.reserved));
+      }
+      add(gpu_process(d.device_id, -1), "memory allocated, " + d.label + " (bytes)", allocated);
+      add(gpu_process(d.device_id, -1), "memory reserved, " + d.label + " (bytes)", reserved);
+    }
 }
 
 std::unique_ptr<AnalysisModel> analyse_for_views(TraceStore& store, std::vector<IdleGapMark>& gaps,
