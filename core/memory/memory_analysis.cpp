@@ -173,6 +173,11 @@ MemoryAnalysis analyze_memory(const TraceStore& store, const MemoryOptions& opti
     }
     d.allocated_at_end = allocated;
     d.addresses = any_address || (d.allocs + d.frees == 0);
+    // Kineto writes `Total Reserved: 0` on CPU events: the CPU allocator keeps no reserve, so a
+    // reserved figure that never rises above zero says nothing (not a negative fragmentation).
+    if (d.reserved_known && d.device_type == kMemoryCpu &&
+        std::none_of(d.timeline.begin(), d.timeline.end(), [](const MemoryPoint& p) { return p.reserved > 0; }))
+      d.reserved_known = false;
     if (d.reserved_known) d.fragmentation = MemoryEvents::add(d.peak_reserved, -d.peak_allocated);
 
     // --- blocks: an alloc pairs with the next free of its address on this device ---

@@ -386,3 +386,18 @@ TEST_CASE("memory snapshot: pre-existing blocks, free_completed ends a block, se
 }
 
 }  // namespace sl
+
+namespace sl {
+TEST_CASE("memory: Kineto's Total Reserved 0 on CPU events is no reserve (no negative fragmentation)") {
+  auto store = test::load_ok(R"({"traceEvents": [
+    {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":1,"args":{"Addr":77,"Bytes":16,"Total Allocated":16,"Total Reserved":0,"Device Type":0,"Device Id":-1}},
+    {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Addr":88,"Bytes":64,"Total Allocated":64,"Total Reserved":0,"Device Type":1,"Device Id":0}}
+  ]})");
+  memory::MemoryAnalysis a = memory::analyze_memory(*store);
+  REQUIRE(a.devices.size() == 2);
+  CHECK(a.devices[0].label == "cpu");
+  CHECK_FALSE(a.devices[0].reserved_known);
+  CHECK(a.devices[0].fragmentation == 0);
+  CHECK(a.devices[1].reserved_known);  // a GPU's 0 reserved is what its allocator said
+}
+}  // namespace sl
