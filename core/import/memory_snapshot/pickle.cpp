@@ -31,12 +31,22 @@ constexpr OpInfo kOps[] = {
     {0x98, "READONLY_BUFFER"},
 };
 
-const std::vector<uint32_t> kNoItems;
+// While parsing, a container's items arrive in batches (APPENDS/SETITEMS of up to 1000 each,
+// interleaved with other containers' batches): each batch is a chunk of the pool, and a
+// container keeps the list of its chunks. At STOP every container with more than one chunk is
+// copied into one stretch, so a finished Document hands out each container's items as a span.
+struct Chunk {
+  uint32_t start = 0, length = 0;
+  uint32_t next = UINT32_MAX;
+};
+struct ChunkList {
+  uint32_t head = UINT32_MAX, tail = UINT32_MAX;
+  uint32_t length = 0;
+};
 
 class Parser {
 public:
-  Parser(std::string_view data, std::vector<Node>& nodes, std::vector<std::vector<uint32_t>>& items, const Limits& limits,
-         PickleError& error)
+  Parser(std::string_view data, std::vector<Node>& nodes, std::vector<uint32_t>& items, const Limits& limits, PickleError& error)
       : d_(data), nodes_(nodes), items_(items), limits_(limits), error_(error) {}
 
   bool run(uint32_t& root, uint32_t& protocol) {
@@ -51,13 +61,15 @@ public:
       return fail_at(stack_.empty() ? "STOP with nothing on the stack" : "STOP with more than one value or an open MARK on the stack", op_at_);
     root = stack_.back();
     protocol = protocol_;
-    return true;
+    return join_chunks();
   }
 
 private:
   std::string_view d_;
   std::vector<Node>& nodes_;
-  std::vector<std::vector<uint32_t>>& items_;
+  std::vector<uint32_t>& items_;
+  std::vector<Chunk> chunks_;
+  std::vector<ChunkList> containers_;  // per container, in creation order (Node::value while parsing)
   const Limits& limits_;
   PickleError& error_;
   size_t pos_ = 0, op_at_ = 0;
@@ -91,10 +103,58 @@ private:
     stack_.push_back(uint32_t(nodes_.size() - 1));
     return true;
   }
-  bool push_container(Kind kind, std::vector<uint32_t> children = {}) {
-    Node n{kind, 0, items_.size()};
-    items_.push_back(std::move(children));
-    return push_node(n);
+  // Adds items [first, last) (of the stack) to a container as one chunk.
+  bool add_items(uint32_t container, const uint32_t* first, const uint32_t* last) {
+    if (first == last) return true;
+    if (items_.size() + size_t(last - first) >= UINT32_MAX) return fail("too many values");
+    ChunkList& list = containers_[size_t(nodes_[container].value)];
+    uint32_t chunk = uint32_t(chunks_.size());
+    chunks_.push_back({uint32_t(items_.size()), uint32_t(last - first)});
+    items_.insert(items_.end(), first, last);
+    if (list.tail == UINT32_MAX) list.head = chunk;
+    else chunks_[list.tail].next = chunk;
+    list.tail = chunk;
+    list.length += uint32_t(last - first);
+    return true;
+  }
+  // A new container holding the top `n` values of the stack (popped).
+  bool push_container(Kind kind, size_t n = 0) {
+    Node node{kind, 0, containers_.size()};
+    containers_.push_back({});
+    size_t at = stack_.size() - n;
+    if (nodes_.size() >= UINT32_MAX - 1) return fail("too many values");
+    nodes_.push_back(node);
+    uint32_t id = uint32_t(nodes_.size() - 1);
+    if (!add_items(id, stack_.data() + at, stack_.data() + stack_.size())) return false;
+    stack_.resize(at);
+    if (stack_.size() >= limits_.max_stack) return fail("the stack grows past its limit");
+    stack_.push_back(id);
+    return true;
+  }
+  // At STOP: each container's items in one stretch of the pool; Node::value becomes its start.
+  bool join_chunks() {
+    for (Node& n : nodes_) {
+      if (n.kind != Kind::List && n.kind != Kind::Tuple && n.kind != Kind::Dict && n.kind != Kind::Set) continue;
+      const ChunkList& list = containers_[size_t(n.value)];
+      n.length = list.length;
+      if (list.head == UINT32_MAX) {
+        n.value = 0;
+        continue;
+      }
+      if (chunks_[list.head].next == UINT32_MAX) {
+        n.value = chunks_[list.head].start;
+        continue;
+      }
+      if (items_.size() + list.length >= UINT32_MAX) return fail_at("too many values", op_at_);
+      n.value = items_.size();
+      for (uint32_t c = list.head; c != UINT32_MAX; c = chunks_[c].next) {
+        size_t start = chunks_[c].start, len = chunks_[c].length;
+        items_.insert(items_.end(), items_.begin() + std::ptrdiff_t(start), items_.begin() + std::ptrdiff_t(start + len));
+      }
+    }
+    std::vector<Chunk>().swap(chunks_);
+    std::vector<ChunkList>().swap(containers_);
+    return true;
   }
   bool push_int(int64_t v) { return push_node({Kind::Int, 0, uint64_t(v)}); }
   bool push_text(Kind kind, uint64_t n) {
@@ -104,13 +164,11 @@ private:
     pos_ += n;
     return push_node(node);
   }
-  // The values above the top MARK, popped with it.
-  bool pop_mark(std::vector<uint32_t>& out) {
+  // Pops the top MARK; `at` is where the values above it begin on the stack (still there).
+  bool pop_mark(size_t& at) {
     if (marks_.empty()) return fail("no MARK on the stack");
-    size_t at = marks_.back();
+    at = marks_.back();
     marks_.pop_back();
-    out.assign(stack_.begin() + std::ptrdiff_t(at), stack_.end());
-    stack_.resize(at);
     return true;
   }
   bool top_is(Kind a, Kind b, size_t below, uint32_t& node) {
@@ -179,8 +237,10 @@ private:
         stack_.pop_back();
         return true;
       case '1': {  // POP_MARK
-        std::vector<uint32_t> dropped;
-        return pop_mark(dropped);
+        size_t at = 0;
+        if (!pop_mark(at)) return false;
+        stack_.resize(at);
+        return true;
       }
       case '2':  // DUP
         if (stack_.empty() || (!marks_.empty() && marks_.back() == stack_.size())) return fail("nothing on the stack");
@@ -240,57 +300,55 @@ private:
       case 0x87: {  // TUPLE1..3
         size_t n = size_t(op - 0x84);
         if (stack_.size() < n || (!marks_.empty() && marks_.back() > stack_.size() - n)) return fail("needs " + std::to_string(n) + " values on the stack");
-        std::vector<uint32_t> children(stack_.end() - std::ptrdiff_t(n), stack_.end());
-        stack_.resize(stack_.size() - n);
-        return push_container(Kind::Tuple, std::move(children));
+        return push_container(Kind::Tuple, n);
       }
       case 't':
       case 'l':
       case 0x91: {  // TUPLE, LIST, FROZENSET: from the MARK
-        std::vector<uint32_t> children;
-        if (!pop_mark(children)) return false;
-        return push_container(op == 't' ? Kind::Tuple : op == 'l' ? Kind::List : Kind::Set, std::move(children));
+        size_t at = 0;
+        if (!pop_mark(at)) return false;
+        return push_container(op == 't' ? Kind::Tuple : op == 'l' ? Kind::List : Kind::Set, stack_.size() - at);
       }
       case 'd': {  // DICT
-        std::vector<uint32_t> children;
-        if (!pop_mark(children)) return false;
-        if (children.size() % 2) return fail("an odd number of keys and values");
-        return push_container(Kind::Dict, std::move(children));
+        size_t at = 0;
+        if (!pop_mark(at)) return false;
+        if ((stack_.size() - at) % 2) return fail("an odd number of keys and values");
+        return push_container(Kind::Dict, stack_.size() - at);
       }
       case 'a': {  // APPEND
         uint32_t list = 0;
         if (!top_is(Kind::List, Kind::List, 1, list)) return false;
-        items_[nodes_[list].value].push_back(stack_.back());
+        if (!add_items(list, &stack_.back(), &stack_.back() + 1)) return false;
         stack_.pop_back();
         return true;
       }
       case 'e':     // APPENDS
       case 0x90: {  // ADDITEMS
-        std::vector<uint32_t> children;
-        if (!pop_mark(children)) return false;
+        size_t at = 0;
+        if (!pop_mark(at)) return false;
         uint32_t target = 0;
-        if (!(op == 'e' ? top_is(Kind::List, Kind::List, 0, target) : top_is(Kind::Set, Kind::Set, 0, target))) return false;
-        auto& list = items_[nodes_[target].value];
-        list.insert(list.end(), children.begin(), children.end());
+        if (!(op == 'e' ? top_is(Kind::List, Kind::List, stack_.size() - at, target)
+                        : top_is(Kind::Set, Kind::Set, stack_.size() - at, target)))
+          return false;
+        if (!add_items(target, stack_.data() + at, stack_.data() + stack_.size())) return false;
+        stack_.resize(at);
         return true;
       }
       case 's': {  // SETITEM
         uint32_t dict = 0;
         if (!top_is(Kind::Dict, Kind::Dict, 2, dict)) return false;
-        auto& list = items_[nodes_[dict].value];
-        list.push_back(stack_[stack_.size() - 2]);
-        list.push_back(stack_.back());
+        if (!add_items(dict, stack_.data() + stack_.size() - 2, stack_.data() + stack_.size())) return false;
         stack_.resize(stack_.size() - 2);
         return true;
       }
       case 'u': {  // SETITEMS
-        std::vector<uint32_t> children;
-        if (!pop_mark(children)) return false;
-        if (children.size() % 2) return fail("an odd number of keys and values");
+        size_t at = 0;
+        if (!pop_mark(at)) return false;
+        if ((stack_.size() - at) % 2) return fail("an odd number of keys and values");
         uint32_t dict = 0;
-        if (!top_is(Kind::Dict, Kind::Dict, 0, dict)) return false;
-        auto& list = items_[nodes_[dict].value];
-        list.insert(list.end(), children.begin(), children.end());
+        if (!top_is(Kind::Dict, Kind::Dict, stack_.size() - at, dict)) return false;
+        if (!add_items(dict, stack_.data() + at, stack_.data() + stack_.size())) return false;
+        stack_.resize(at);
         return true;
       }
       case 0x94: return memo_put(memo_.size());                 // MEMOIZE
@@ -331,6 +389,11 @@ bool Document::parse(std::string_view data, PickleError& error, const Limits& li
   data_ = data;
   nodes_.clear();
   items_.clear();
+  // Every value takes at least two bytes of opcode and argument, and most of a snapshot's five
+  // or more: reserving for that (address space, touched only as it fills) spares the copies and
+  // page faults of growing by doubling.
+  nodes_.reserve(data.size() / 5 + 16);
+  items_.reserve(data.size() / 5 + 16);
   Parser p(data, nodes_, items_, limits, error);
   return p.run(root_, protocol_);
 }
@@ -358,17 +421,17 @@ double Document::number(uint32_t id, double fallback) const {
   return fallback;
 }
 
-const std::vector<uint32_t>& Document::items(uint32_t id) const {
+std::span<const uint32_t> Document::items(uint32_t id) const {
   const Node& n = nodes_[id];
   switch (n.kind) {
-    case Kind::List: case Kind::Tuple: case Kind::Dict: case Kind::Set: return items_[size_t(n.value)];
-    default: return kNoItems;
+    case Kind::List: case Kind::Tuple: case Kind::Dict: case Kind::Set: return {items_.data() + n.value, n.length};
+    default: return {};
   }
 }
 
 uint32_t Document::get(uint32_t dict, std::string_view key) const {
   if (nodes_[dict].kind != Kind::Dict) return kMissing;
-  const auto& kv = items_[size_t(nodes_[dict].value)];
+  std::span<const uint32_t> kv = items(dict);
   for (size_t i = 0; i + 1 < kv.size(); i += 2)
     if (nodes_[kv[i]].kind == Kind::Str && str(kv[i]) == key) return kv[i + 1];
   return kMissing;

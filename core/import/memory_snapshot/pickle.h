@@ -7,13 +7,15 @@
 // a cut or corrupt file is an error with its offset, never a crash.
 //
 // The result is a flat tree of values whose strings point into the file's bytes (no copy), so
-// the bytes must outlive it. Containers are shared, as in Python: a memo GET of a list yields the
+// the bytes must outlive it. Containers' items live in one pool (no allocation per container:
+// a snapshot holds millions of small dicts). Containers are shared, as in Python: a memo GET of a list yields the
 // same node. The tree may therefore hold cycles: walk it along known paths (as the snapshot
 // mapping does), never recursively without a bound.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -24,7 +26,8 @@ enum class Kind : uint8_t { None, Bool, Int, Float, Str, Bytes, List, Tuple, Dic
 struct Node {
   Kind kind = Kind::None;
   uint32_t length = 0;   // Str/Bytes: bytes (with `wide` for > 4 GiB: never in practice, refused)
-  uint64_t value = 0;    // Bool/Int: the integer (two's complement); Float: the bits; Str/Bytes: offset in the data; containers: row of `items`
+  uint64_t value = 0;    // Bool/Int: the integer (two's complement); Float: the bits; Str/Bytes: offset in the data;
+                         // containers: while parsing, their row of the chunk lists; after, the first item's row in the pool (`length` items)
 };
 
 struct PickleError {
@@ -55,7 +58,7 @@ public:
   int64_t integer(uint32_t id, int64_t fallback = 0) const;
   double number(uint32_t id, double fallback = 0) const;  // Int or Float
   // Items of a List/Tuple/Set; a Dict's keys and values alternate. Empty for other kinds.
-  const std::vector<uint32_t>& items(uint32_t id) const;
+  std::span<const uint32_t> items(uint32_t id) const;
   // The value of `key` (a Str key) in a Dict, or kMissing.
   static constexpr uint32_t kMissing = UINT32_MAX;
   uint32_t get(uint32_t dict, std::string_view key) const;
@@ -63,7 +66,7 @@ public:
 private:
   std::string_view data_;
   std::vector<Node> nodes_;
-  std::vector<std::vector<uint32_t>> items_;
+  std::vector<uint32_t> items_;  // every container's items, each container's contiguous
   uint32_t root_ = 0;
   uint32_t protocol_ = 0;
 };
