@@ -94,6 +94,9 @@ public:
 
   // Matches begin/end pairs, rebases times, finalizes the store and binds flows.
   void finish();
+  // An absolute time of an event the loader keeps outside the builder (Nsight's memory rows):
+  // the origin finish() rebases to covers it too.
+  void include_time(TimeNs abs_ts) { see(abs_ts); }
 
   // Live capture: folds everything added since the last call into the store, which stays
   // finished after each call (core/store/store_append.cpp). The first call may come on an empty store.

@@ -448,3 +448,60 @@ bool NsysLoader::read_gpu_metrics() {
 }
 
 }  // namespace sl::nsys_detail
+
+namespace sl::nsys_detail {
+
+namespace {
+
+// ENUM_CUDA_MEM_KIND: 0 pageable and 1 pinned are host memory; device, array, managed and their
+// static kinds (2..6) live on the GPU; 7 unknown is taken as the GPU's (what --cuda-memory-usage
+// tracks is device allocations).
+bool host_memory_kind(int64_t kind) { return kind == 0 || kind == 1; }
+
+}  // namespace
+
+// CUDA_GPU_MEMORY_USAGE_EVENTS (nsys --cuda-memory-usage=true): each allocation and free as a
+// row of the memory table (analyses.md §11), on the thread of the runtime call that made it (by
+// correlation id), so its allocating context is that call's enclosing range. Nsight writes no
+// totals: allocated is the running sum of the rows' bytes.
+bool NsysLoader::read_memory_usage() {
+  const char* table = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+  if (!require(table, {"start", "bytes", "memoryOperationType"})) return true;
+  static constexpr const char* kColumns[] = {"start", "globalPid", "deviceId", "address", "bytes", "memKind",
+                                             "memoryOperationType", "streamId", "correlationId"};
+  return scan_direct(table, kColumns, [&](const auto& s) {
+    ++store_->counts.events;
+    std::optional<int64_t> start = s.opt(0);
+    MemoryEvents::Row row;
+    if (!start) return skip_row(IssueKind::MissingField);
+    if (!absolute(*start, row.ts)) return;
+    int64_t operation = s.opt(6).value_or(-1);
+    if (operation != 0 && operation != 1) return skip_row(IssueKind::IllTypedField);
+    bool clamped = false;
+    int64_t bytes = std::abs(MemoryEvents::clamp_bytes(s.opt(4).value_or(0), clamped));
+    if (clamped) store_->issues.add_count(IssueKind::IllTypedField, 1);
+    row.action = operation == 0 ? MemoryAction::Alloc : MemoryAction::Free;
+    row.bytes = operation == 0 ? bytes : -bytes;
+    row.addr = uint64_t(s.opt(3).value_or(0));
+    bool host = host_memory_kind(s.opt(5).value_or(2));
+    row.device_type = host ? kMemoryCpu : kMemoryCuda;
+    row.device_id = host ? -1 : int32_t(std::clamp<int64_t>(s.opt(2).value_or(0), 0, INT32_MAX));
+    row.stream = stream_or_none(s.opt(7));
+    if (std::optional<int64_t> correlation = s.opt(8))
+      if (const SlicePlace* call = launches_.find(correlation_key(s.opt(1).value_or(0), *correlation))) row.track = call->track;
+    builder_->include_time(row.ts);
+    memory_rows_.push_back(row);
+  });
+}
+
+void NsysLoader::add_memory_rows() {
+  MemoryEvents& m = store_->memory;
+  for (MemoryEvents::Row& row : memory_rows_) {
+    row.ts -= store_->origin_ns;
+    m.append(row);
+  }
+  std::vector<MemoryEvents::Row>().swap(memory_rows_);
+  m.sort_by_time();
+}
+
+}  // namespace sl::nsys_detail

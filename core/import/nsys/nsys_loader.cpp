@@ -85,7 +85,7 @@ bool NsysLoader::load() {
   launches_.seal();
   auto t2 = std::chrono::steady_clock::now();
   if (!read_kernels() || !read_memcpy() || !read_memset() || !read_sync() || !read_graphs()) return false;
-  if (!read_gpu_metrics()) return false;
+  if (!read_gpu_metrics() || !read_memory_usage()) return false;
   auto t3 = std::chrono::steady_clock::now();
   // As for Kineto files, a track holding only syncs (context-wide ones on tid -1) is a GPU track
   // but not GPU work: it is not counted among the streams.
@@ -103,6 +103,7 @@ bool NsysLoader::load() {
   readers_.clear();
   std::jthread unmap([image = std::move(image_)]() mutable { image.reset(); });
   builder_->finish();
+  add_memory_rows();
   if (std::getenv("SIGHTLINE_TIMING")) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     timespec cpu{};

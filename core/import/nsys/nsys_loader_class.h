@@ -48,7 +48,7 @@ constexpr uint64_t kProgressEvery = 1 << 16;
 inline constexpr const char* kEventTables[] = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
     "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-    "NVTX_EVENTS", "OSRT_API", "GPU_METRICS"};
+    "NVTX_EVENTS", "OSRT_API", "GPU_METRICS", "CUDA_GPU_MEMORY_USAGE_EVENTS"};
 constexpr const char* kGpuTables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                                       "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
                                       "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"};
@@ -228,6 +228,9 @@ private:
   bool read_sync();
   bool read_graphs();
   bool read_gpu_metrics();
+  bool read_memory_usage();
+  void add_memory_rows();  // after finish(): memory_rows_ rebased into the store's memory table
+  std::vector<MemoryEvents::Row> memory_rows_;  // absolute times until add_memory_rows
   struct GpuRow {
     TimeNs start = 0, dur = 0;
     int64_t device = 0, context = 0, stream = -1, global_pid = 0;

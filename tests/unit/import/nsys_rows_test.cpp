@@ -5,6 +5,7 @@
 
 #include "core/analysis/common.h"
 #include "core/import/trace_loader.h"
+#include "core/memory/memory_analysis.h"
 #include "core/report/trace_info.h"
 #include "tests/unit/import/nsys_test_util.h"
 #include "tests/unit/test_support.h"
@@ -152,3 +153,50 @@ TEST_CASE("nsys: HTA mode reads an Nsight report as if Kineto had written it") {
   CHECK(own.gpu.size() == 5);
   CHECK(hta.cpu.size() == own.cpu.size());
 }
+
+namespace sl::nsys_test {
+
+TEST_CASE("nsys: CUDA memory usage events fill the memory table, on the thread of the call that made them") {
+  ScratchDir dir;
+  std::string path = dir.file("memory.sqlite");
+  write_db(path, tiny_report(false) + R"(
+CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER, deviceId INTEGER, contextId INTEGER,
+  address INTEGER, pc INTEGER, bytes INTEGER, memKind INTEGER, memoryOperationType INTEGER, name TEXT,
+  correlationId INTEGER, streamId INTEGER);
+INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES
+  (1100, )" + global_pid(100) + R"(, 0, 1, 65536, 0, 4096, 2, 0, NULL, 1, 7),
+  (1200, )" + global_pid(100) + R"(, 0, 1, 131072, 0, 512, 1, 0, NULL, NULL, NULL),
+  (9600, )" + global_pid(100) + R"(, 0, 1, 65536, 0, 4096, 2, 1, NULL, NULL, NULL),
+  (9650, )" + global_pid(100) + R"(, 0, 1, 1, 0, 8, 2, 9, NULL, NULL, NULL);
+)");
+  LoadResult r = load_trace(path);
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  const TraceStore& s = *r.store;
+  const MemoryEvents& m = s.memory;
+  REQUIRE(m.size() == 3);  // the unknown operation (9) is skipped and counted
+  CHECK(s.issues.count(IssueKind::IllTypedField) == 1);
+  CHECK(m.ts[0] == 1100 - 900);  // rebased as every other row (the origin is the NVTX range at 900)
+  CHECK(m.action_of(0) == MemoryAction::Alloc);
+  CHECK(m.bytes[0] == 4096);
+  CHECK(m.addr[0] == 65536);
+  CHECK(m.device_type[0] == kMemoryCuda);
+  CHECK(m.device_id[0] == 0);
+  CHECK(m.stream[0] == 7);
+  REQUIRE(m.track[0] != kNone);  // the cudaLaunchKernel call of correlation 1
+  CHECK(s.strings.view(s.tracks[m.track[0]].name) == "main");
+  CHECK(m.device_type[1] == kMemoryCpu);  // pinned host memory
+  CHECK(m.action_of(2) == MemoryAction::Free);
+  CHECK(m.bytes[2] == -4096);
+  memory::MemoryAnalysis a = memory::analyze_memory(s);
+  const memory::DeviceMemory* gpu = nullptr;
+  for (const auto& d : a.devices)
+    if (d.device_type == kMemoryCuda) gpu = &d;
+  REQUIRE(gpu);
+  CHECK(gpu->peak_allocated == 4096);
+  CHECK(gpu->blocks == 1);
+  CHECK(gpu->live_blocks_at_end == 0);
+  CHECK_FALSE(gpu->from_totals);
+}
+
+}  // namespace sl::nsys_test
