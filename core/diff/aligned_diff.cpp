@@ -121,9 +121,7 @@ std::string_view kind_name(ActivityKind k) {
 
 // A launch call's key: what it launched, not which API (cudaLaunchKernel, hipLaunchKernel,
 // cuLaunchKernel, hipExtModuleLaunchKernel are one role), so CUDA and HIP runs align.
-std::string launch_key(const TraceStore& s, std::span<const SliceRef> activities) {
-  uint32_t kinds = 0;
-  for (SliceRef act : activities) kinds |= 1u << uint32_t(activity_kind(s, act));
+std::string launch_key(uint32_t kinds) {
   std::string key = "<launch";
   for (uint32_t k = 0; k < 6; ++k)
     if (kinds >> k & 1) key.append(" ").append(kind_name(ActivityKind(k)));
@@ -151,6 +149,23 @@ struct Tree {
     uint64_t hash = 0;
   };
   std::unordered_map<StringId, Key> keys;
+  // An activity's kind and alignment key (the kind and its name's matching key), per (name,
+  // category): classifying reads the whole name several times, and names repeat.
+  struct Activity {
+    ActivityKind kind;
+    uint64_t key;
+  };
+  mutable std::unordered_map<uint64_t, Activity> activities;
+
+  Activity activity(SliceRef act) const {
+    uint64_t id = uint64_t(store->name_id(act)) << 32 | store->tracks[act.track].slices.cat[act.index];
+    auto [it, fresh] = activities.try_emplace(id);
+    if (fresh) {
+      ActivityKind kind = activity_kind(*store, act);
+      it->second = {kind, key_of(matching_key(store->name(act))) * 8 + uint64_t(kind)};
+    }
+    return it->second;
+  }
 
   const Key& name_key(StringId id) {
     auto [it, fresh] = keys.try_emplace(id);
@@ -162,8 +177,12 @@ struct Tree {
   }
   // What must be equal for the slice to match: its matching key; for a GPU runtime call what it
   // launched, or the call without its vendor prefix.
-  uint64_t match_key(SliceRef ref, std::span<const SliceRef> activities) {
-    if (!activities.empty()) return key_of(launch_key(*store, activities));
+  uint64_t match_key(SliceRef ref, std::span<const SliceRef> launched) {
+    if (!launched.empty()) {
+      uint32_t kinds = 0;
+      for (SliceRef act : launched) kinds |= 1u << uint32_t(activity(act).kind);
+      return key_of(launch_key(kinds));
+    }
     if (is_runtime_cat(store->cat(ref))) return key_of(runtime_key(store->name(ref)));
     return name_key(store->name_id(ref)).hash;
   }
@@ -342,11 +361,6 @@ std::vector<SliceRef> own_kernels(const Tree& t, uint32_t node) {
   return acts;
 }
 
-// An activity's identity for alignment: its kind and the matching key of its name.
-uint64_t kernel_key(const TraceStore& s, SliceRef act) {
-  return key_of(matching_key(s.name(act))) * 8 + uint64_t(activity_kind(s, act));
-}
-
 // The kernels of two matched ops' own launches: equal keys align in order; what is left pairs
 // up in order within each kind (through their launching operator: another GPU or vendor names
 // the same GEMM differently) as renames; the rest were added or removed.
@@ -356,15 +370,15 @@ void diff_kernels(const Tree& ta, uint32_t na, const Tree& tb, uint32_t nb, Alig
   if (ka.empty() && kb.empty()) return;
   const TraceStore &sa = *ta.store, &sb = *tb.store;
   std::vector<uint64_t> ha, hb;
-  for (SliceRef k : ka) ha.push_back(kernel_key(sa, k));
-  for (SliceRef k : kb) hb.push_back(kernel_key(sb, k));
+  for (SliceRef k : ka) ha.push_back(ta.activity(k).key);
+  for (SliceRef k : kb) hb.push_back(tb.activity(k).key);
   std::vector<char> used_a(ka.size()), used_b(kb.size());
   for (auto [i, j] : align(ha, hb)) used_a[i] = used_b[j] = 1;
   for (size_t i = 0; i < ka.size(); ++i) {
     if (used_a[i]) continue;
-    ActivityKind kind = activity_kind(sa, ka[i]);
+    ActivityKind kind = ta.activity(ka[i]).kind;
     size_t j = 0;
-    while (j < kb.size() && (used_b[j] || activity_kind(sb, kb[j]) != kind)) ++j;
+    while (j < kb.size() && (used_b[j] || tb.activity(kb[j]).kind != kind)) ++j;
     if (j == kb.size()) continue;
     used_a[i] = used_b[j] = 2;  // 2: paired as a rename
     std::string name_a(sa.name(ka[i])), name_b(sb.name(kb[j]));
