@@ -60,6 +60,7 @@ DiffView::DiffView(Workspace& a, Workspace& b) : a_(a), b_(b) {
   add(a_, "A (control)", IM_COL32(160, 200, 228, 255));
   add(b_, "B (test)", IM_COL32(244, 208, 150, 255));
   timeline_.show_legend = false;  // the header has the legend
+  timeline_.sticky_source_headers = true;  // whatever a row selection scrolls to, both runs stay named
   timeline_.show_all();
   set_offset(offset_);
 }
