@@ -276,23 +276,26 @@ std::string names_json(const std::vector<std::string>& v) {
   return o + (v.empty() ? "]" : "\n    ]");
 }
 
-// For people, each run's own name only where it is not the key in `name` already (another
-// address, line or step number); a column left with none goes. JSON and CSV keep every name.
+// For people, each run's own names only where the two runs' names differ (another address, line
+// or step number: what the key in `name` hides); a pair of columns left empty goes. JSON and CSV
+// keep every name.
 Table without_repeated_names(Table t) {
-  size_t name = 0;
-  while (name < t.columns.size() && t.columns[name] != "name") ++name;
-  if (name == t.columns.size()) return t;
-  for (size_t c = t.columns.size(); c-- > 0;) {
-    const std::string& col = t.columns[c];
-    if (col != "name_a" && col != "name_b" && col != "control_name" && col != "test_name") continue;
+  auto column = [&](std::string_view name) {
+    return size_t(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  for (auto [first, second] : {std::pair{"name_a", "name_b"}, std::pair{"control_name", "test_name"}}) {
+    size_t a = column(first), b = column(second);
+    if (a == t.columns.size() || b == t.columns.size()) continue;
     bool any = false;
     for (auto& row : t.rows) {
-      if (row[c].s == row[name].s) row[c] = Cell::str("");
-      any |= !row[c].s.empty();
+      if (row[a].s == row[b].s || row[a].s.empty() || row[b].s.empty()) row[a] = row[b] = Cell::str("");
+      any |= !row[a].s.empty();
     }
     if (any) continue;
-    t.columns.erase(t.columns.begin() + long(c));
-    for (auto& row : t.rows) row.erase(row.begin() + long(c));
+    for (size_t c : {std::max(a, b), std::min(a, b)}) {
+      t.columns.erase(t.columns.begin() + long(c));
+      for (auto& row : t.rows) row.erase(row.begin() + long(c));
+    }
   }
   return t;
 }
