@@ -177,24 +177,21 @@ RowContext TimelineView::row_context(ImDrawList* dl, float header_x) {
 
 // Rows off screen only note where they are (a lane: its track's y, which flows and path links
 // use); the rest draw, then take hover and clicks.
-// Where each labelled source's header is drawn this frame, in content coordinates. A header
-// scrolled above the view while its rows still fill the top stays at the top (pushed up by the
-// next source's header); a header below the view waits at the bottom edge, the later sources
-// under the earlier ones. So with two runs in one timeline (the diff tab) both headers stay in
+// Where each labelled source's header is drawn this frame, in content coordinates. Headers
+// scrolled above the view stay at its top, one under the other in source order; headers below it
+// wait at the bottom edge. So with two runs in one timeline (the diff tab) both headers stay in
 // view whatever the scroll: the reader always knows which run a row belongs to.
 std::vector<TimelineView::StickyHeader> TimelineView::sticky_headers(float top, float bottom) const {
   std::vector<StickyHeader> headers;
   for (size_t i = 0; i < rows_.size(); ++i)
     if (const auto* h = std::get_if<SourceHeaderRow>(&rows_[i])) headers.push_back({i, h->y, h->y, h->height});
-  for (size_t k = 0; k < headers.size(); ++k) {
-    float end = k + 1 < headers.size() ? headers[k + 1].layout_y : content_height_;
-    StickyHeader& h = headers[k];
-    if (h.layout_y < top && end > top) h.y = std::min(top, end - h.height);
-  }
-  float floor = bottom;  // the bottom edge, less the headers already waiting there
+  float ceiling = top;  // the top edge, below the headers already held there
+  for (StickyHeader& h : headers)
+    if (h.layout_y < ceiling) h.y = ceiling, ceiling += h.height;
+  float floor = bottom;  // the bottom edge, above the headers already waiting there
   for (size_t k = headers.size(); k-- > 0;) {
     StickyHeader& h = headers[k];
-    if (h.layout_y + h.height > floor) h.y = floor - h.height, floor = h.y;
+    if (h.y == h.layout_y && h.layout_y + h.height > floor) h.y = floor - h.height, floor = h.y;
   }
   return headers;
 }
