@@ -22,12 +22,15 @@ struct CorpusPair {
   std::string why;
 };
 
-// bert and qwen: one model, H100 (CUDA 12.4) vs MI300X (ROCm 6.4): the cross-vendor case, and the
-// corpus's only same-model pairs on two GPUs. A100 vs V100 (one vendor) are not the same program:
+// DLRM ranks 0 and 1: one model on two V100s (one vendor, one job). bert and qwen: one model, H100
+// (CUDA 12.4) vs MI300X (ROCm 6.4), the cross-vendor case. A100 vs V100 are not the same program:
 // the V100 run goes through torch.compile (CompiledFunction, CompiledFunctionBackward,
 // cudaGraphLaunch) and runs 30 addmm where the A100 one runs 99, so even matching every name of
 // step 1010 in any order and place would pair 54 % of its CPU slices (core/diff/README.md).
 const CorpusPair kPairs[] = {
+    {"param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace", "param_dlrm_8rank/worker1_step_12.1694128201556.pt.trace",
+     0.80, "same model, two V100s (ranks 0 and 1)"},
+    {"hta_sampled_rank0", "hta_sampled_rank1", 0.60, "ranks 0 and 1 of 128, sampled subsets"},
     {"tl_h100_bert_small", "tl_mi300_bert_small", 0.80, "same model, H100 vs MI300"},
     {"tl_h100_qwen15_05b", "tl_mi300_qwen15_05b", 0.80, "same model, H100 vs MI300"},
     {"hta_trace_diff_control_a100", "hta_trace_diff_test_v100", 0.45, "A100 vs V100, V100 compiled: 54 % ceiling"},
