@@ -1,6 +1,7 @@
 #include "core/diff/aligned_diff.h"
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -99,6 +100,7 @@ uint64_t key_of(std::string_view label) { return std::hash<std::string_view>{}(l
 
 // What a GPU activity is, for pairing: a memory activity stands only for one of its own kind.
 enum class ActivityKind : uint8_t { Compute, Communication, Memcpy, Memset, Sync, Other };
+constexpr uint32_t kActivityKinds = 6;
 
 ActivityKind activity_kind(const TraceStore& s, SliceRef act) {
   std::string_view name = s.name(act), cat = s.cat(act);
@@ -115,7 +117,7 @@ ActivityKind activity_kind(const TraceStore& s, SliceRef act) {
 }
 
 std::string_view kind_name(ActivityKind k) {
-  constexpr std::string_view names[] = {"kernel", "communication", "memcpy", "memset", "sync", "other"};
+  constexpr std::string_view names[kActivityKinds] = {"kernel", "communication", "memcpy", "memset", "sync", "other"};
   return names[size_t(k)];
 }
 
@@ -123,7 +125,7 @@ std::string_view kind_name(ActivityKind k) {
 // cuLaunchKernel, hipExtModuleLaunchKernel are one role), so CUDA and HIP runs align.
 std::string launch_key(uint32_t kinds) {
   std::string key = "<launch";
-  for (uint32_t k = 0; k < 6; ++k)
+  for (uint32_t k = 0; k < kActivityKinds; ++k)
     if (kinds >> k & 1) key.append(" ").append(kind_name(ActivityKind(k)));
   return key.append(">");
 }
@@ -374,13 +376,14 @@ void diff_kernels(const Tree& ta, uint32_t na, const Tree& tb, uint32_t nb, Alig
   for (SliceRef k : kb) hb.push_back(tb.activity(k).key);
   std::vector<char> used_a(ka.size()), used_b(kb.size());
   for (auto [i, j] : align(ha, hb)) used_a[i] = used_b[j] = 1;
+  std::array<size_t, kActivityKinds> next_b{};  // per kind, where B's next candidate is looked for
   for (size_t i = 0; i < ka.size(); ++i) {
     if (used_a[i]) continue;
     ActivityKind kind = ta.activity(ka[i]).kind;
-    size_t j = 0;
+    size_t& j = next_b[size_t(kind)];
     while (j < kb.size() && (used_b[j] || tb.activity(kb[j]).kind != kind)) ++j;
     if (j == kb.size()) continue;
-    used_a[i] = used_b[j] = 2;  // 2: paired as a rename
+    used_a[i] = used_b[j] = 1;
     std::string name_a(sa.name(ka[i])), name_b(sb.name(kb[j]));
     op.kernels_renamed.push_back(name_a + " -> " + name_b);
     pairs.push_back({op_index, ka[i], kb[j], std::move(name_a), std::move(name_b), sa.dur(ka[i]), sb.dur(kb[j])});
