@@ -123,7 +123,7 @@ void register_diff(CLI::App& app) {
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--table", a->table,
                   "Table for --format csv: ops, ops_diff, summary, iterations, aligned, added_ops, removed_ops, "
-                  "regressions, improvements, inclusive_regressions, inclusive_improvements");
+                  "regressions, improvements, inclusive_regressions, inclusive_improvements, kernel_pairs");
   cmd->callback([a] { run_diff_command(*a); });
 }
 

@@ -60,6 +60,7 @@ DiffView::DiffView(Workspace& a, Workspace& b) : a_(a), b_(b) {
   add(a_, "A (control)", IM_COL32(160, 200, 228, 255));
   add(b_, "B (test)", IM_COL32(244, 208, 150, 255));
   timeline_.show_legend = false;  // the header has the legend
+  timeline_.sticky_source_headers = true;  // whatever a row selection scrolls to, both runs stay named
   timeline_.show_all();
   set_offset(offset_);
 }
@@ -124,6 +125,7 @@ void DiffView::rebuild_rows() {
       row->name = op.name;
     }
     row->dur_a += op.dur_a, row->dur_b += op.dur_b, ++row->count;
+    row->self_a += op.self_a, row->self_b += op.self_b;
     row->ops.push_back(i);
   }
   sort_rows();
@@ -135,7 +137,8 @@ void DiffView::sort_rows() {
       case 1: return double(r.dur_a);
       case 2: return double(r.dur_b);
       case 4: return double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1));
-      case 5: return double(r.count);
+      case 5: return double(r.self_delta());
+      case 6: return double(r.count);
       default: return double(r.delta());
     }
   };
@@ -305,13 +308,14 @@ void DiffView::draw_table() {
   ImGui::TextDisabled("%zu rows", rows_.size());
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable |
                           ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("aligned", 6, flags)) return;
+  if (!ImGui::BeginTable("aligned", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("operator", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("A");
   ImGui::TableSetupColumn("B");
-  ImGui::TableSetupColumn("delta", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("delta", ImGuiTableColumnFlags_PreferSortDescending);
   ImGui::TableSetupColumn("delta %");
+  ImGui::TableSetupColumn("self delta", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
   ImGui::TableSetupColumn("n");
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty && specs->SpecsCount > 0) {
@@ -346,6 +350,8 @@ void DiffView::draw_table() {
       ImGui::TableNextColumn();
       ImGui::Text("%+.1f%%", 100.0 * double(r.delta()) / double(std::max<TimeNs>(r.dur_a, 1)));
       ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(signed_ms(double(r.self_delta())).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%u", r.count);
     }
@@ -431,7 +437,8 @@ void DiffView::write_state(JsonWriter& w) const {
   w.key("selected");
   if (selected_row_ >= 0) {
     const Row& r = rows_[size_t(selected_row_)];
-    w.begin_object().field("name", r.name).field("dur_a_ns", r.dur_a).field("dur_b_ns", r.dur_b).field("count", uint64_t(r.count)).end_object();
+    w.begin_object().field("name", r.name).field("dur_a_ns", r.dur_a).field("dur_b_ns", r.dur_b);
+    w.field("self_a_ns", r.self_a).field("self_b_ns", r.self_b).field("count", uint64_t(r.count)).end_object();
   } else {
     w.null();
   }

@@ -35,11 +35,13 @@ public:
 
   // One table row: one aligned operator, or every occurrence of one name when grouped.
   struct Row {
-    std::string name;
+    std::string name;  // the matching key both runs' names share
     TimeNs dur_a = 0, dur_b = 0;
+    TimeNs self_a = 0, self_b = 0;  // own time, children excluded
     uint32_t count = 0;
     std::vector<uint32_t> ops;  // indices into AlignedDiff::ops
     TimeNs delta() const { return dur_b - dur_a; }
+    TimeNs self_delta() const { return self_b - self_a; }
   };
   const std::vector<Row>& rows() const { return rows_; }  // in display order
   // Selects row `i` of the display order: highlights its matched events in both timelines
@@ -84,7 +86,9 @@ private:
   bool grouped_ = false;
   std::string filter_;
   char filter_text_[128] = "";
-  int sort_column_ = 3;  // delta
+  // Self delta: what changed is the op whose own time changed, not its ancestors, which all carry
+  // the same inclusive delta (analyses.md §9); the inclusive delta is a column beside it.
+  int sort_column_ = 5;
   bool sort_ascending_ = false;
   int selected_row_ = -1;
   present::ChangeTints tints_a_, tints_b_;  // per slice: colour by change

@@ -198,7 +198,7 @@ struct TimelineSourceState {
   TimeNs path_max_span = 0;                // longest link
   TimeNs data_start = 0, data_end = 0;     // store clock
   bool folded_away = false;                // the source's header folds all its rows
-  float screen_y = NAN;                    // its first row, last frame
+  float screen_y = NAN;                    // its header (first row) last frame, where a sticky one was drawn
   std::vector<CounterIndex> counters;      // per counter, built with the view (rebuilt if a series changed)
   mutable std::vector<std::vector<uint32_t>> groups_;
   mutable size_t groups_tracks_ = SIZE_MAX;

@@ -186,6 +186,9 @@ public:
   Rect custom_rows_rect() const { return custom_rect_; }
   float track_screen_y(uint32_t track) const { return track_screen_y(0, track); }
   float track_screen_y(uint32_t source, uint32_t track) const;
+  // Source headers stay in view (at the top while their rows do, else at the bottom edge): for a
+  // few sources read side by side (the diff's two runs); a job's many ranks would fill the view.
+  bool sticky_source_headers = false;
   float source_screen_y(uint32_t source) const { return source < sources_.size() ? sources_[source].screen_y : NAN; }
 
 private:
@@ -204,6 +207,12 @@ private:
   void draw_ruler(ImDrawList* dl, ImVec2 min, ImVec2 max);
   void draw_overview(ImDrawList* dl, ImVec2 min, ImVec2 max);
   void draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 max, float scroll_y);
+  struct StickyHeader {
+    size_t row;            // index into rows_ of the SourceHeaderRow
+    float layout_y, y;     // its place in the content, where it is drawn (content coordinates)
+    float height;
+  };
+  std::vector<StickyHeader> sticky_headers(float top, float bottom) const;
   RowContext row_context(ImDrawList* dl, float header_x);
   const std::vector<uint8_t>& overview_busy(int columns);
   struct OverviewKey {

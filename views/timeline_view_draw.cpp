@@ -177,12 +177,39 @@ RowContext TimelineView::row_context(ImDrawList* dl, float header_x) {
 
 // Rows off screen only note where they are (a lane: its track's y, which flows and path links
 // use); the rest draw, then take hover and clicks.
+// Where each labelled source's header is drawn this frame, in content coordinates. Headers
+// scrolled above the view stay at its top, one under the other in source order; headers below it
+// wait at the bottom edge. So with two runs in one timeline (the diff tab) both headers stay in
+// view whatever the scroll: the reader always knows which run a row belongs to.
+std::vector<TimelineView::StickyHeader> TimelineView::sticky_headers(float top, float bottom) const {
+  std::vector<StickyHeader> headers;
+  for (size_t i = 0; i < rows_.size(); ++i)
+    if (const auto* h = std::get_if<SourceHeaderRow>(&rows_[i])) headers.push_back({i, h->y, h->y, h->height});
+  float ceiling = top;  // the top edge, below the headers already held there
+  for (StickyHeader& h : headers)
+    if (h.layout_y < ceiling) h.y = ceiling, ceiling += h.height;
+  float floor = bottom;  // the bottom edge, above the headers already waiting there
+  for (size_t k = headers.size(); k-- > 0;) {
+    StickyHeader& h = headers[k];
+    if (h.y == h.layout_y && h.layout_y + h.height > floor) h.y = floor - h.height, floor = h.y;
+  }
+  return headers;
+}
+
 void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float scroll_y) {
   (void)view_max;
   float visible_top = scroll_y - lane_height_, visible_bottom = scroll_y + ImGui::GetWindowHeight() + lane_height_;
   hits_.hovered = {};
   hits_.fold_hovered = false;
   RowContext ctx = row_context(dl, min.x);
+  std::vector<StickyHeader> sticky = sticky_source_headers ? sticky_headers(scroll_y, scroll_y + ImGui::GetWindowHeight())
+                                                          : std::vector<StickyHeader>{};
+  auto under_sticky = [&](float mouse_y) {
+    for (const StickyHeader& h : sticky)
+      if (h.y != h.layout_y && mouse_y >= min.y + h.y && mouse_y < min.y + h.y + h.height) return true;
+    return false;
+  };
+  const bool mouse_free = !under_sticky(ImGui::GetIO().MousePos.y);
   for (const TimelineRow& row : rows_) {
     const RowBase& place = row_base(row);
     float y = min.y + place.y;
@@ -193,9 +220,21 @@ void TimelineView::draw_rows(ImDrawList* dl, ImVec2 min, ImVec2 view_max, float 
     ++stats_.rows_drawn;
     std::visit([&](const auto& r) {
       r.draw(ctx, y);
+      if (!mouse_free) return;  // a header drawn over this row takes the mouse
       r.hover(ctx, y);
       r.click(ctx, y);
     }, row);
+  }
+  for (const StickyHeader& h : sticky) {
+    if (h.y == h.layout_y) continue;
+    const auto& header = std::get<SourceHeaderRow>(rows_[h.row]);
+    float y = min.y + h.y;
+    header.draw(ctx, y);
+    sources_[header.source].screen_y = y;
+    // A click on a header that stands in for its place scrolls the source into view.
+    if (ImGui::IsWindowHovered() && ImGui::IsMouseClicked(0) &&
+        ImGui::IsMouseHoveringRect(ImVec2(ctx.header_x, y), ImVec2(ctx.map.x1, y + h.height)))
+      scroll_to_source(header.source);
   }
 }
 

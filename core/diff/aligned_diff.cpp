@@ -1,9 +1,14 @@
 #include "core/diff/aligned_diff.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+
+#include "core/analysis/common.h"
+#include "core/names/matching_key.h"
 
 namespace sl::diff {
 
@@ -93,24 +98,107 @@ struct Node {
 
 uint64_t key_of(std::string_view label) { return std::hash<std::string_view>{}(label); }
 
+// What a GPU activity is, for pairing: a memory activity stands only for one of its own kind.
+enum class ActivityKind : uint8_t { Compute, Communication, Memcpy, Memset, Sync, Other };
+constexpr uint32_t kActivityKinds = 6;
+
+ActivityKind activity_kind(const TraceStore& s, SliceRef act) {
+  std::string_view name = s.name(act), cat = s.cat(act);
+  switch (analysis::kernel_type_sightline(name, cat)) {
+    case analysis::KernelType::Computation: return ActivityKind::Compute;
+    case analysis::KernelType::Communication: return ActivityKind::Communication;
+    case analysis::KernelType::Sync: return ActivityKind::Sync;
+    case analysis::KernelType::Memory:
+      return cat == "gpu_memset" || cat == "Memset" || name.starts_with("Memset") ? ActivityKind::Memset
+                                                                                   : ActivityKind::Memcpy;
+    case analysis::KernelType::Other: break;
+  }
+  return ActivityKind::Other;
+}
+
+std::string_view kind_name(ActivityKind k) {
+  constexpr std::string_view names[kActivityKinds] = {"kernel", "communication", "memcpy", "memset", "sync", "other"};
+  return names[size_t(k)];
+}
+
+// A launch call's key: what it launched, not which API (cudaLaunchKernel, hipLaunchKernel,
+// cuLaunchKernel, hipExtModuleLaunchKernel are one role), so CUDA and HIP runs align.
+std::string launch_key(uint32_t kinds) {
+  std::string key = "<launch";
+  for (uint32_t k = 0; k < kActivityKinds; ++k)
+    if (kinds >> k & 1) key.append(" ").append(kind_name(ActivityKind(k)));
+  return key.append(">");
+}
+
+// A runtime call that launched nothing in the window (its kernel is missing, or it was a query):
+// the role its name says, so a launch whose kernel was not recorded still matches a launch.
+std::string runtime_key(std::string_view name) {
+  std::string call = runtime_call_key(name);
+  if (call.find("LaunchKernel") != std::string::npos || call.find("LaunchCooperativeKernel") != std::string::npos)
+    return "<launch kernel>";
+  if (call.starts_with("Memcpy")) return "<launch memcpy>";
+  if (call.starts_with("Memset")) return "<launch memset>";
+  return call;
+}
+
+bool is_runtime_cat(std::string_view cat) { return cat == "cuda_runtime" || cat == "cuda_driver"; }
+
 struct Tree {
   const TraceStore* store = nullptr;
   std::vector<Node> nodes;  // 0 is the root; parents come before children
-  std::unordered_map<StringId, uint64_t> keys;
+  struct Key {
+    std::string text;  // matching_key of the name
+    uint64_t hash = 0;
+  };
+  std::unordered_map<StringId, Key> keys;
+  // An activity's kind and alignment key (the kind and its name's matching key), per (name,
+  // category): classifying reads the whole name several times, and names repeat.
+  struct Activity {
+    ActivityKind kind;
+    uint64_t key;
+  };
+  mutable std::unordered_map<uint64_t, Activity> activities;
 
-  uint64_t name_key(StringId id) {
-    auto [it, fresh] = keys.try_emplace(id, 0);
+  Activity activity(SliceRef act) const {
+    uint64_t id = uint64_t(store->name_id(act)) << 32 | store->tracks[act.track].slices.cat[act.index];
+    auto [it, fresh] = activities.try_emplace(id);
     if (fresh) {
-      std::string_view n = store->strings.view(id);
-      // Step annotations carry their number; the aligned steps differ in it by design.
-      it->second = key_of(n.starts_with("ProfilerStep#") ? std::string_view("ProfilerStep#*") : n);
+      ActivityKind kind = activity_kind(*store, act);
+      it->second = {kind, key_of(matching_key(store->name(act))) * 8 + uint64_t(kind)};
     }
     return it->second;
   }
+
+  const Key& name_key(StringId id) {
+    auto [it, fresh] = keys.try_emplace(id);
+    if (fresh) {
+      it->second.text = matching_key(store->strings.view(id));
+      it->second.hash = key_of(it->second.text);
+    }
+    return it->second;
+  }
+  // What must be equal for the slice to match: its matching key; for a GPU runtime call what it
+  // launched, or the call without its vendor prefix.
+  uint64_t match_key(SliceRef ref, std::span<const SliceRef> launched) {
+    if (!launched.empty()) {
+      uint32_t kinds = 0;
+      for (SliceRef act : launched) kinds |= 1u << uint32_t(activity(act).kind);
+      return key_of(launch_key(kinds));
+    }
+    if (is_runtime_cat(store->cat(ref))) return key_of(runtime_key(store->name(ref)));
+    return name_key(store->name_id(ref)).hash;
+  }
   std::string_view name(uint32_t node) const { return store->name(nodes[node].ref); }
+  std::string_view key_text(uint32_t node) const { return keys.at(store->name_id(nodes[node].ref)).text; }
+  // A path names each op by its key (no addresses), but the step by its own number: where an op
+  // sits reads "ProfilerStep#5 > forward" in run B, as B's timeline labels it.
+  std::string_view path_part(uint32_t node) const {
+    std::string_view raw = name(node);
+    return raw.starts_with("ProfilerStep#") ? raw : key_text(node);
+  }
   std::string path(uint32_t node) const {
     std::vector<std::string_view> parts;
-    for (uint32_t n = node; n != kNone && !nodes[n].is_virtual(); n = nodes[n].parent) parts.push_back(name(n));
+    for (uint32_t n = node; n != kNone && !nodes[n].is_virtual(); n = nodes[n].parent) parts.push_back(path_part(n));
     std::string out;
     for (size_t i = parts.size(); i-- > 0;) {
       out += parts[i];
@@ -163,7 +251,8 @@ Tree build_tree(const TraceStore& s, TimeNs t0, TimeNs t1, uint32_t main) {
       Node& n = tree.nodes.emplace_back();
       n.ref = SliceRef{t, row};
       n.parent = parent;
-      n.key = tree.name_key(c.name[row]);
+      tree.name_key(c.name[row]);  // path() prints it
+      n.key = tree.match_key(n.ref, s.activities_of(n.ref));
       n.dur = c.dur[row];
       for (SliceRef act : s.activities_of(n.ref)) {
         n.launch = true;
@@ -175,7 +264,7 @@ Tree build_tree(const TraceStore& s, TimeNs t0, TimeNs t1, uint32_t main) {
     // A thread's role: the main thread, or the name of its first top-level op.
     Node& th = tree.nodes[thread];
     th.key = t == main ? key_of("<main thread>")
-                       : key_of(std::string("<thread> ") + std::string(s.name(tree.nodes[th.children.front()].ref)));
+                       : key_of("<thread> " + std::string(tree.key_text(th.children.front())));
   }
   std::stable_sort(threads.begin(), threads.end(), [](const ThreadOrder& x, const ThreadOrder& y) {
     return x.main != y.main ? x.main : x.first < y.first;
@@ -266,33 +355,43 @@ std::vector<uint64_t> child_keys(const Tree& t, uint32_t node) {
   return keys;
 }
 
-std::vector<std::string_view> own_kernels(const Tree& t, uint32_t node) {
-  std::vector<std::string_view> names;
+std::vector<SliceRef> own_kernels(const Tree& t, uint32_t node) {
+  std::vector<SliceRef> acts;
   for (uint32_t c : t.nodes[node].children)
     if (t.nodes[c].launch)
-      for (SliceRef act : t.store->activities_of(t.nodes[c].ref)) names.push_back(t.store->name(act));
-  return names;
+      for (SliceRef act : t.store->activities_of(t.nodes[c].ref)) acts.push_back(act);
+  return acts;
 }
 
-void diff_kernels(const Tree& ta, uint32_t na, const Tree& tb, uint32_t nb, AlignedOp& op) {
-  std::vector<std::string_view> ka = own_kernels(ta, na), kb = own_kernels(tb, nb);
+// The kernels of two matched ops' own launches: equal keys align in order; what is left pairs
+// up in order within each kind (through their launching operator: another GPU or vendor names
+// the same GEMM differently) as renames; the rest were added or removed.
+void diff_kernels(const Tree& ta, uint32_t na, const Tree& tb, uint32_t nb, AlignedOp& op, uint32_t op_index,
+                  std::vector<KernelPair>& pairs) {
+  std::vector<SliceRef> ka = own_kernels(ta, na), kb = own_kernels(tb, nb);
   if (ka.empty() && kb.empty()) return;
+  const TraceStore &sa = *ta.store, &sb = *tb.store;
   std::vector<uint64_t> ha, hb;
-  for (auto k : ka) ha.push_back(key_of(k));
-  for (auto k : kb) hb.push_back(key_of(k));
-  std::vector<Match> m = align(ha, hb);
+  for (SliceRef k : ka) ha.push_back(ta.activity(k).key);
+  for (SliceRef k : kb) hb.push_back(tb.activity(k).key);
   std::vector<char> used_a(ka.size()), used_b(kb.size());
-  for (auto [i, j] : m) used_a[i] = used_b[j] = 1;
-  std::vector<std::string_view> gone, fresh;
+  for (auto [i, j] : align(ha, hb)) used_a[i] = used_b[j] = 1;
+  std::array<size_t, kActivityKinds> next_b{};  // per kind, where B's next candidate is looked for
+  for (size_t i = 0; i < ka.size(); ++i) {
+    if (used_a[i]) continue;
+    ActivityKind kind = ta.activity(ka[i]).kind;
+    size_t& j = next_b[size_t(kind)];
+    while (j < kb.size() && (used_b[j] || tb.activity(kb[j]).kind != kind)) ++j;
+    if (j == kb.size()) continue;
+    used_a[i] = used_b[j] = 1;
+    std::string name_a(sa.name(ka[i])), name_b(sb.name(kb[j]));
+    op.kernels_renamed.push_back(name_a + " -> " + name_b);
+    pairs.push_back({op_index, ka[i], kb[j], std::move(name_a), std::move(name_b), sa.dur(ka[i]), sb.dur(kb[j])});
+  }
   for (size_t i = 0; i < ka.size(); ++i)
-    if (!used_a[i]) gone.push_back(ka[i]);
+    if (!used_a[i]) op.kernels_removed.emplace_back(sa.name(ka[i]));
   for (size_t j = 0; j < kb.size(); ++j)
-    if (!used_b[j]) fresh.push_back(kb[j]);
-  // Unmatched kernels pair up in order as renames; the rest were added or removed.
-  size_t r = std::min(gone.size(), fresh.size());
-  for (size_t i = 0; i < r; ++i) op.kernels_renamed.push_back(std::string(gone[i]) + " -> " + std::string(fresh[i]));
-  for (size_t i = r; i < gone.size(); ++i) op.kernels_removed.emplace_back(gone[i]);
-  for (size_t i = r; i < fresh.size(); ++i) op.kernels_added.emplace_back(fresh[i]);
+    if (!used_b[j]) op.kernels_added.emplace_back(sb.name(kb[j]));
 }
 
 UnmatchedOp unmatched(const Tree& t, uint32_t parent, uint32_t position) {
@@ -305,9 +404,9 @@ UnmatchedOp unmatched(const Tree& t, uint32_t parent, uint32_t position) {
   u.kernels = x.kernels;
   u.kernel_time = x.kernel_time;
   if (x.is_virtual()) {  // a whole thread: name it by its first op
-    u.name = "<thread> " + std::string(t.name(x.children.front()));
+    u.name = "<thread> " + std::string(t.key_text(x.children.front()));
   } else {
-    u.name = std::string(t.name(n));
+    u.name = std::string(t.key_text(n));
     u.ref = x.ref;
     u.dur = x.dur;
   }
@@ -315,9 +414,7 @@ UnmatchedOp unmatched(const Tree& t, uint32_t parent, uint32_t position) {
 }
 
 bool is_launch_call(const Tree& t, uint32_t node) {
-  if (t.nodes[node].launch) return true;
-  std::string_view cat = t.store->cat(t.nodes[node].ref);
-  return cat == "cuda_runtime" || cat == "cuda_driver";
+  return t.nodes[node].launch || is_runtime_cat(t.store->cat(t.nodes[node].ref));
 }
 
 // Threads whose first ops differ (a backward thread that starts with another op) are still the
@@ -359,7 +456,9 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
       ++out.matched;
       if (!is_launch_call(ta, p.a)) {
         AlignedOp op;
-        op.name = std::string(ta.name(p.a));
+        op.name = std::string(ta.key_text(p.a));
+        op.name_a = std::string(ta.name(p.a));
+        op.name_b = std::string(tb.name(p.b));
         op.path = ta.path(p.a);
         op.depth = p.depth;
         op.a = na.ref;
@@ -372,7 +471,7 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
         op.kernels_b = nb.kernels;
         op.kernel_time_a = na.kernel_time;
         op.kernel_time_b = nb.kernel_time;
-        diff_kernels(ta, p.a, tb, p.b, op);
+        diff_kernels(ta, p.a, tb, p.b, op, uint32_t(out.ops.size()), out.kernel_pairs);
         out.ops.push_back(std::move(op));
       }
     }
@@ -387,6 +486,9 @@ AlignedDiff aligned_diff(const TraceStore& a, const TraceStore& b, const AlignOp
     uint32_t depth = na.is_virtual() && p.a != 0 ? 0 : p.a == 0 ? 0 : p.depth + 1;
     for (size_t k = m.size(); k-- > 0;) stack.push_back({na.children[m[k].first], nb.children[m[k].second], depth});
   }
+  std::stable_sort(out.kernel_pairs.begin(), out.kernel_pairs.end(), [](const KernelPair& x, const KernelPair& y) {
+    return std::llabs(x.delta()) > std::llabs(y.delta());
+  });
   uint64_t total = out.nodes_a + out.nodes_b;
   out.matched_fraction = total ? 2.0 * double(out.matched) / double(total) : 1.0;
 

@@ -5,7 +5,9 @@
 // ProfilerStep first, then the others by the name of their first top-level op), and operators
 // pair through their call trees: the children of two matched nodes are aligned as name
 // sequences (longest common subsequence, so inserted or removed ops leave the rest matched),
-// then the matched children recurse. Kernels hang under the launch calls (`activities_of`).
+// then the matched children recurse. Names are compared by their matching keys; launch calls by
+// what they launch (a kernel, a memcpy, a memset), so a CUDA and a HIP run line up. Kernels hang
+// under the launch calls (`activities_of`).
 #pragma once
 
 #include <cstdint>
@@ -25,8 +27,9 @@ struct IterationPair {
 };
 
 struct AlignedOp {
-  std::string name;
-  std::string path;  // names from the thread's top-level op down to this one, " > "-joined
+  std::string name;            // the matching key both runs' names share (core/names/matching_key.h)
+  std::string name_a, name_b;  // each run's own name (another address, line or step number)
+  std::string path;  // keys from the thread's top-level op down to this one, " > "-joined
   uint32_t depth = 0;
   SliceRef a, b;
   TimeNs dur_a = 0, dur_b = 0;
@@ -37,6 +40,18 @@ struct AlignedOp {
   std::vector<std::string> kernels_added, kernels_removed, kernels_renamed;  // renamed: "A -> B"
   TimeNs delta() const { return dur_b - dur_a; }
   TimeNs self_delta() const { return self_b - self_a; }
+};
+
+// Two kernels (GPU activities) of different names that stand for each other: launched by the
+// same matched operator, in the same order, of the same kind (§9: across GPUs and vendors an H100
+// cutlass GEMM and an MI300 Tensile GEMM under one aten::addmm). A memory activity pairs only
+// with one of its own kind (memcpy with memcpy, memset with memset), never with a compute kernel.
+struct KernelPair {
+  uint32_t op = 0;  // index into AlignedDiff::ops: the launching operator
+  SliceRef a, b;
+  std::string name_a, name_b;
+  TimeNs dur_a = 0, dur_b = 0;
+  TimeNs delta() const { return dur_b - dur_a; }
 };
 
 struct UnmatchedOp {
@@ -63,6 +78,7 @@ struct AlignedDiff {
   std::vector<AlignedOp> ops;             // matched operators, in A's tree order
   std::vector<UnmatchedOp> removed;       // in A only
   std::vector<UnmatchedOp> added;         // in B only
+  std::vector<KernelPair> kernel_pairs;   // renamed kernels paired through their operator, by |delta|
   uint64_t nodes_a = 0, nodes_b = 0, matched = 0;
   double matched_fraction = 0;            // 2 * matched / (nodes_a + nodes_b)
   std::vector<uint32_t> regressions, improvements;  // indices into ops by self time delta

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/names/hta_short_name.h"
+#include "core/names/matching_key.h"
 
 namespace sl::diff {
 
@@ -61,6 +62,34 @@ int64_t step_at(const std::vector<Step>& steps, TimeNs ts) {
 
 bool hta_cpu_op(const EventTable& t, const Row& r) { return t.cat(r) == "cpu_op"; }
 
+// The time a slice spends in its children (the store's parent column), summed per track on first
+// use: a row's self time is its duration minus this.
+class ChildTime {
+public:
+  explicit ChildTime(const TraceStore& store) : store_(store) {}
+  TimeNs operator()(SliceRef r) {
+    auto [it, fresh] = sums_.try_emplace(r.track);
+    if (fresh) {
+      const SliceColumns& c = store_.tracks[r.track].slices;
+      it->second.assign(c.dur.size(), 0);
+      for (size_t i = 0; i < c.dur.size(); ++i)
+        if (c.parent[i] != kNone) it->second[c.parent[i]] += c.dur[i];
+    }
+    return it->second[r.index];
+  }
+
+private:
+  const TraceStore& store_;
+  std::unordered_map<uint32_t, std::vector<TimeNs>> sums_;
+};
+
+// What the printed name of a row is: HTA compares names as they are; Sightline compares their
+// matching keys, so the same call in two runs (another address, another line) is one row.
+std::string compared_name(std::string_view raw, Mode mode, bool short_names) {
+  std::string name = mode == Mode::Sightline ? matching_key(raw) : std::string(raw);
+  return short_names ? hta_short_name(name) : name;
+}
+
 }  // namespace
 
 std::vector<int64_t> table_iterations(const EventTable& t) {
@@ -109,7 +138,9 @@ OpsSummary ops_summary(const EventTable& t, const OpsSelection& sel) {
   }
   std::vector<int64_t> iter;
   if (out.iteration) iter = row_iterations(t);
-  // Group by name id first (cheap), then by the printed name (short names merge ids).
+  // Group by name id first (cheap), then by the printed name (keys and short names merge ids).
+  const bool sightline = t.mode == Mode::Sightline;
+  ChildTime child_time(*t.store);
   std::unordered_map<StringId, OpsSummaryRow> by_id;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const Row& r = t.rows[i];
@@ -119,17 +150,21 @@ OpsSummary ops_summary(const EventTable& t, const OpsSelection& sel) {
     OpsSummaryRow& row = by_id[r.name];
     ++row.count;
     row.total += r.dur;
+    if (sightline) row.self += r.dur - child_time(r.ref);
   }
   std::unordered_map<std::string, OpsSummaryRow> by_name;
+  std::unordered_map<std::string, TimeNs> original_total;  // of the original name kept so far
   for (auto& [id, row] : by_id) {
     std::string_view raw = t.store->strings.view(id);
-    // Sightline: the compared steps may carry different numbers; they are one operator.
-    if (t.mode == Mode::Sightline && step_number(raw)) raw = "ProfilerStep#*";
-    std::string name = sel.short_names ? hta_short_name(raw) : std::string(raw);
+    std::string name = compared_name(raw, t.mode, sel.short_names);
     OpsSummaryRow& dst = by_name[name];
     dst.name = name;
     dst.count += row.count;
     dst.total += row.total;
+    dst.self += row.self;
+    TimeNs& kept = original_total[name];
+    if (sightline && (dst.original.empty() || row.total > kept || (row.total == kept && raw < dst.original)))
+      dst.original = std::string(raw), kept = row.total;
   }
   for (auto& [name, row] : by_name) out.rows.push_back(std::move(row));
   std::sort(out.rows.begin(), out.rows.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -165,16 +200,14 @@ OpsDiff ops_diff(const OpsSummary& control, const OpsSummary& test, bool hta_ord
     bool take_c = j == test.rows.size() || (i < control.rows.size() && control.rows[i].name <= test.rows[j].name);
     bool take_t = i == control.rows.size() || (j < test.rows.size() && test.rows[j].name <= control.rows[i].name);
     if (take_c) {
-      row.name = control.rows[i].name;
-      row.control_count = control.rows[i].count;
-      row.control_total = control.rows[i].total;
-      ++i;
+      const OpsSummaryRow& c = control.rows[i++];
+      row.name = c.name, row.control_name = c.original;
+      row.control_count = c.count, row.control_total = c.total, row.control_self = c.self;
     }
     if (take_t) {
-      row.name = test.rows[j].name;
-      row.test_count = test.rows[j].count;
-      row.test_total = test.rows[j].total;
-      ++j;
+      const OpsSummaryRow& x = test.rows[j++];
+      row.name = x.name, row.test_name = x.original;
+      row.test_count = x.count, row.test_total = x.total, row.test_self = x.self;
     }
     out.rows.push_back(std::move(row));
   }

@@ -28,9 +28,11 @@ std::vector<int64_t> table_iterations(const analysis::EventTable& table);
 std::vector<int64_t> row_iterations(const analysis::EventTable& table);
 
 struct OpsSummaryRow {
-  std::string name;
+  std::string name;      // Sightline: the matching key (core/names/matching_key.h); HTA: the name
+  std::string original;  // Sightline: the run's own name with the largest total under that key
   uint64_t count = 0;
   TimeNs total = 0;
+  TimeNs self = 0;       // Sightline: total minus the time of the slices' children (exclusive)
 };
 
 struct OpsSelection {
@@ -52,8 +54,11 @@ std::string_view change_name(Change c);  // added, deleted, ...
 
 struct OpsDiffRow {
   std::string name;
+  std::string control_name, test_name;  // Sightline: each run's own name behind the key
   uint64_t control_count = 0, test_count = 0;
   TimeNs control_total = 0, test_total = 0;
+  TimeNs control_self = 0, test_self = 0;  // Sightline: exclusive time
+  TimeNs diff_self() const { return test_self - control_self; }
   int64_t diff_count() const { return int64_t(test_count) - int64_t(control_count); }
   TimeNs diff_total() const { return test_total - control_total; }
   char sign() const { return diff_count() > 0 ? '+' : diff_count() < 0 ? '-' : '='; }

@@ -74,13 +74,24 @@ namespace {
 
 Cell opt_iter(const std::optional<int64_t>& v) { return v ? Cell::integer(*v) : Cell::null(); }
 
-Table ops_table(const OpsDiff& d) {
+// HTA's eight columns; Sightline mode adds self (exclusive) time, what "what changed" ranks by,
+// and each run's own name behind the matching key in `name`.
+Table ops_table(const OpsDiff& d, bool sightline) {
   Table t{"ops", {"name", "control_count", "control_total_us", "test_count", "test_total_us", "diff_count",
                   "diff_total_us", "change"}};
-  for (const OpsDiffRow& r : d.rows)
-    t.rows.push_back({Cell::str(r.name), Cell::integer(int64_t(r.control_count)), Cell::ns(r.control_total),
-                      Cell::integer(int64_t(r.test_count)), Cell::ns(r.test_total), Cell::integer(r.diff_count()),
-                      Cell::ns(r.diff_total()), Cell::str(std::string(1, r.sign()))});
+  if (sightline)
+    for (const char* c : {"control_self_us", "test_self_us", "diff_self_us", "control_name", "test_name"})
+      t.columns.emplace_back(c);
+  for (const OpsDiffRow& r : d.rows) {
+    std::vector<Cell> row{Cell::str(r.name), Cell::integer(int64_t(r.control_count)), Cell::ns(r.control_total),
+                          Cell::integer(int64_t(r.test_count)), Cell::ns(r.test_total), Cell::integer(r.diff_count()),
+                          Cell::ns(r.diff_total()), Cell::str(std::string(1, r.sign()))};
+    if (sightline)
+      for (Cell c : {Cell::ns(r.control_self), Cell::ns(r.test_self), Cell::ns(r.diff_self()), Cell::str(r.control_name),
+                     Cell::str(r.test_name)})
+        row.push_back(std::move(c));
+    t.rows.push_back(std::move(row));
+  }
   return t;
 }
 
@@ -149,12 +160,12 @@ Table iterations_table(const AlignedDiff& d) {
 }
 
 const std::vector<std::string> kAlignedColumns = {
-    "path", "name", "depth", "dur_a_us", "dur_b_us", "delta_us", "self_a_us", "self_b_us", "self_delta_us",
+    "path", "name", "name_a", "name_b", "depth", "dur_a_us", "dur_b_us", "delta_us", "self_a_us", "self_b_us", "self_delta_us",
     "kernels_a", "kernels_b", "kernel_time_a_us", "kernel_time_b_us", "kernels_added", "kernels_removed",
     "kernels_renamed"};
 
 std::vector<Cell> aligned_row(const AlignedOp& x) {
-  return {Cell::str(x.path), Cell::str(x.name), Cell::integer(x.depth), Cell::ns(x.dur_a), Cell::ns(x.dur_b),
+  return {Cell::str(x.path), Cell::str(x.name), Cell::str(x.name_a), Cell::str(x.name_b), Cell::integer(x.depth), Cell::ns(x.dur_a), Cell::ns(x.dur_b),
           Cell::ns(x.delta()), Cell::ns(x.self_a), Cell::ns(x.self_b), Cell::ns(x.self_delta()),
           Cell::integer(x.kernels_a), Cell::integer(x.kernels_b), Cell::ns(x.kernel_time_a),
           Cell::ns(x.kernel_time_b), Cell::strs(x.kernels_added), Cell::strs(x.kernels_removed),
@@ -164,6 +175,15 @@ std::vector<Cell> aligned_row(const AlignedOp& x) {
 Table ranked_table(const char* name, const AlignedDiff& d, const std::vector<uint32_t>& which) {
   Table t{name, kAlignedColumns};
   for (uint32_t i : which) t.rows.push_back(aligned_row(d.ops[i]));
+  return t;
+}
+
+// Kernels of different names paired through their launching operator (another GPU or vendor).
+Table kernel_pairs_table(const AlignedDiff& d) {
+  Table t{"kernel_pairs", {"operator", "path", "kernel_a", "kernel_b", "dur_a_us", "dur_b_us", "delta_us"}};
+  for (const KernelPair& k : d.kernel_pairs)
+    t.rows.push_back({Cell::str(d.ops[k.op].name), Cell::str(d.ops[k.op].path), Cell::str(k.name_a),
+                      Cell::str(k.name_b), Cell::ns(k.dur_a), Cell::ns(k.dur_b), Cell::ns(k.delta())});
   return t;
 }
 
@@ -179,7 +199,7 @@ Table unmatched_table(const char* name, const std::vector<UnmatchedOp>& list) {
 
 std::vector<Table> diff_tables(const TraceDiff& d) {
   std::vector<Table> out;
-  out.push_back(ops_table(d.ops));
+  out.push_back(ops_table(d.ops, d.mode == analysis::Mode::Sightline));
   out.push_back(ops_diff_table(d.ops));
   if (d.summary_a && d.summary_b) out.push_back(summary_table(*d.summary_a, *d.summary_b));
   if (d.aligned) {
@@ -194,6 +214,7 @@ std::vector<Table> diff_tables(const TraceDiff& d) {
     out.push_back(ranked_table("improvements", a, a.improvements));
     out.push_back(ranked_table("inclusive_regressions", a, a.inclusive_regressions));
     out.push_back(ranked_table("inclusive_improvements", a, a.inclusive_improvements));
+    out.push_back(kernel_pairs_table(a));
   }
   return out;
 }
@@ -255,6 +276,30 @@ std::string names_json(const std::vector<std::string>& v) {
   return o + (v.empty() ? "]" : "\n    ]");
 }
 
+// For people, each run's own names only where the two runs' names differ (another address, line
+// or step number: what the key in `name` hides); a pair of columns left empty goes. JSON and CSV
+// keep every name.
+Table without_repeated_names(Table t) {
+  auto column = [&](std::string_view name) {
+    return size_t(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  for (auto [first, second] : {std::pair{"name_a", "name_b"}, std::pair{"control_name", "test_name"}}) {
+    size_t a = column(first), b = column(second);
+    if (a == t.columns.size() || b == t.columns.size()) continue;
+    bool any = false;
+    for (auto& row : t.rows) {
+      if (row[a].s == row[b].s || row[a].s.empty() || row[b].s.empty()) row[a] = row[b] = Cell::str("");
+      any |= !row[a].s.empty();
+    }
+    if (any) continue;
+    for (size_t c : {std::max(a, b), std::min(a, b)}) {
+      t.columns.erase(t.columns.begin() + long(c));
+      for (auto& row : t.rows) row.erase(row.begin() + long(c));
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& tables) {
@@ -281,7 +326,7 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
          ", \"matched\": " + std::to_string(a.matched) +
          ", \"matched_fraction\": " + analysis::format_number(a.matched_fraction) + ",\n";
     for (const char* name : {"iterations", "regressions", "improvements", "inclusive_regressions",
-                             "inclusive_improvements", "added_ops", "removed_ops"})
+                             "inclusive_improvements", "kernel_pairs", "added_ops", "removed_ops"})
       o += "    " + json_escape(name) + ": " + rows_json(*find(tables, name), "      ") + ",\n";
     o += "    \"ops\": " + rows_json(*find(tables, "aligned"), "      ") + "\n  },\n";
   } else {
@@ -311,14 +356,19 @@ std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& table
                   100.0 * a.matched_fraction);
     o += buf;
   }
-  for (const Table& t : tables) {
-    if (t.name == "ops_diff" || t.name == "aligned") continue;  // counted above / too long for people
+  for (const Table& full : tables) {
+    if (full.name == "ops_diff" || full.name == "aligned") continue;  // counted above / too long for people
+    const Table t = without_repeated_names(full);
     if (t.name == "ops") {  // people want the biggest changes first
+      // Sightline ranks by self time: the ancestors of a changed op all carry its change in
+      // their totals and would crowd it out (analyses.md §9, matching keys).
+      const bool by_self = d.mode == analysis::Mode::Sightline;
+      const size_t key = by_self ? 10 : 6;
       Table by_delta = t;
-      std::stable_sort(by_delta.rows.begin(), by_delta.rows.end(), [](const auto& x, const auto& y) {
-        return std::llabs(x[6].i) > std::llabs(y[6].i);
+      std::stable_sort(by_delta.rows.begin(), by_delta.rows.end(), [key](const auto& x, const auto& y) {
+        return std::llabs(x[key].i) > std::llabs(y[key].i);
       });
-      by_delta.name = "ops (by |diff_total_us|)";
+      by_delta.name = by_self ? "ops (by |diff_self_us|)" : "ops (by |diff_total_us|)";
       by_delta.columns[7] = "count_change";  // + - = compare counts, not times
       analysis::append_text_table(o, by_delta, 40, 70);
       continue;

@@ -36,7 +36,7 @@ struct TraceDiff {
 TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions& options);
 
 // Tables: ops, ops_diff, summary, iterations, aligned, added_ops, removed_ops, regressions,
-// improvements, inclusive_regressions, inclusive_improvements (all but the first two in
+// improvements, inclusive_regressions, inclusive_improvements, kernel_pairs (all but the first two in
 // Sightline mode only).
 std::vector<analysis::Table> diff_tables(const TraceDiff& d);
 std::string render_diff_json(const TraceDiff& d, const std::vector<analysis::Table>& tables);
