@@ -67,6 +67,7 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
   for (const auto& n : d.aligned->notes) d.notes.push_back(n);
   d.gpu_warning = gpu_mismatch(*d.summary_a, *d.summary_b);
   if (!d.gpu_warning.empty()) d.notes.push_back(d.gpu_warning);
+  d.memory = memory_diff(a, b);
   return d;
 }
 
@@ -216,6 +217,8 @@ std::vector<Table> diff_tables(const TraceDiff& d) {
     out.push_back(ranked_table("inclusive_improvements", a, a.inclusive_improvements));
     out.push_back(kernel_pairs_table(a));
   }
+  if (!d.memory.empty())
+    for (Table& t : memory_diff_tables(d.memory)) out.push_back(std::move(t));
   return out;
 }
 
@@ -332,6 +335,9 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
   } else {
     o += "  \"aligned\": null,\n";
   }
+  if (!d.memory.empty())
+    for (const char* name : {"memory_diff", "memory_diff_contexts"})
+      o += "  " + json_escape(name) + ": " + rows_json(*find(tables, name), "    ") + ",\n";
   o += "  \"notes\": [";
   for (size_t i = 0; i < d.notes.size(); ++i) o += (i ? ", " : "") + json_escape(d.notes[i]);
   o += "]\n}\n";

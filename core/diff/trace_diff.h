@@ -8,6 +8,7 @@
 
 #include "core/analysis/report_tables.h"
 #include "core/diff/aligned_diff.h"
+#include "core/diff/memory_diff.h"
 #include "core/diff/ops_diff.h"
 #include "core/diff/run_summary.h"
 
@@ -28,6 +29,7 @@ struct TraceDiff {
   OpsDiff ops;
   std::optional<RunSummary> summary_a, summary_b;  // Sightline mode
   std::optional<AlignedDiff> aligned;              // Sightline mode
+  std::vector<MemoryDevicePair> memory;            // Sightline mode, when either run has memory events
   std::string gpu_warning;  // non-empty when the runs used different GPUs (also in notes)
   std::vector<std::string> notes;
 };
@@ -37,7 +39,7 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
 
 // Tables: ops, ops_diff, summary, iterations, aligned, added_ops, removed_ops, regressions,
 // improvements, inclusive_regressions, inclusive_improvements, kernel_pairs (all but the first two in
-// Sightline mode only).
+// Sightline mode only), memory_diff and memory_diff_contexts (when either run has memory events).
 std::vector<analysis::Table> diff_tables(const TraceDiff& d);
 std::string render_diff_json(const TraceDiff& d, const std::vector<analysis::Table>& tables);
 std::string render_diff_text(const TraceDiff& d, const std::vector<analysis::Table>& tables);
