@@ -27,8 +27,26 @@ def _column(values):
 
 def frame(columns, data):
     """One DataFrame from a table's column names and its column-major JSON text."""
-    values = json.loads(data)
-    return pd.DataFrame({name: _column(v) for name, v in zip(columns, values)}, columns=list(columns))
+    if not columns:
+        return pd.DataFrame()
+    return frame_of_columns(dict(zip(columns, (_column(v) for v in json.loads(data)))))
+
+
+def frame_of_columns(columns):
+    """A DataFrame over these arrays (numpy arrays, Categoricals, pandas arrays; one length)
+    without copying them: one block per column, where pd.DataFrame would stack the columns of
+    one dtype into a new 2-D block (for the store's columns, a copy of the store; for report
+    tables, twice the time). Through pandas' block API (pandas.core.internals.api, which pyarrow
+    uses too); a pandas without it gets the plain constructor, which copies."""
+    try:
+        from pandas.core.internals import BlockManager
+        from pandas.core.internals.api import make_block
+    except ImportError:
+        return pd.DataFrame(columns)
+    rows = len(next(iter(columns.values())))
+    blocks = [make_block(v.reshape(1, -1) if isinstance(v, np.ndarray) else v, placement=[i])
+              for i, v in enumerate(columns.values())]
+    return pd.DataFrame(BlockManager(blocks, [pd.Index(list(columns)), pd.RangeIndex(rows)]))
 
 
 def frames(tables, wanted=None):

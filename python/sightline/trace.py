@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from . import _sightline
-from ._tables import frames
+from ._tables import frame_of_columns, frames
 
 _KINDS = ("cpu", "gpu", "async")
 _NO_END = np.iinfo(np.int64).max
@@ -242,22 +242,6 @@ class Trace:
                 codes, uniques = pd.factorize(np.array(strings, dtype=object))
                 self._categories = (pd.Index(uniques, dtype=object), codes)
         return self._categories
-
-
-def frame_of_columns(columns):
-    """A DataFrame over these arrays without copying them: one block per column, where
-    pd.DataFrame would stack the columns of one dtype into a new 2-D block (a copy of the
-    store). Through pandas' block API (pandas.core.internals.api, which pyarrow uses too);
-    pandas without it gets the plain constructor, which copies."""
-    try:
-        from pandas.core.internals import BlockManager
-        from pandas.core.internals.api import make_block
-    except ImportError:
-        return pd.DataFrame(columns)
-    rows = len(next(iter(columns.values()))) if columns else 0
-    blocks = [make_block(v if isinstance(v, pd.Categorical) else v.reshape(1, -1), placement=[i])
-              for i, v in enumerate(columns.values())]
-    return pd.DataFrame(BlockManager(blocks, [pd.Index(list(columns)), pd.RangeIndex(rows)]))
 
 
 def _check_mode(mode):
