@@ -14,6 +14,7 @@ import math
 import os
 import re
 import subprocess
+import sys
 import threading
 import warnings
 
@@ -389,3 +390,33 @@ def test_version_and_help():
     assert "sightline.open" in sightline.__doc__
     for f in (sightline.open, sightline.open_job, sightline.diff, sightline.Trace.report, sightline.Trace.slices):
         assert f.__doc__
+
+
+CTRL_C = """
+import os, signal, sys, threading, time
+import sightline
+path = sys.argv[1]
+t0 = time.perf_counter()
+sightline.open(path, cache=False)
+full = time.perf_counter() - t0
+threading.Timer(0.02, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+t0 = time.perf_counter()
+try:
+    sightline.open(path, cache=False)
+except KeyboardInterrupt:
+    print("interrupted %.3f of %.3f" % (time.perf_counter() - t0, full))
+"""
+
+
+def test_ctrl_c_stops_a_load(tmp_path):
+    make = os.environ.get("MAKE_SYNTHETIC_TRACE")
+    if not make:
+        pytest.skip("MAKE_SYNTHETIC_TRACE (tests/tools/make_synthetic_trace) not given")
+    big = tmp_path / "big.json"
+    subprocess.run([make, os.path.join(DATA, "hta_cp_simple_add_input.json.gz"), str(big), "--bytes", "150000000"],
+                   check=True, capture_output=True)
+    r = subprocess.run([sys.executable, "-c", CTRL_C, str(big)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    words = r.stdout.split()
+    assert words[0] == "interrupted", r.stdout
+    assert float(words[1]) < float(words[3]), r.stdout  # stopped before a whole load's time
