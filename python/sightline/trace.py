@@ -229,7 +229,9 @@ class Trace:
         codes = np.asarray(ids)
         if remap is not None:
             codes = remap[codes]
-        return pd.Categorical.from_codes(codes.astype(np.int64, copy=False), categories=categories)
+        if codes.dtype == np.uint32:
+            codes = codes.view(np.int32)  # string ids are below 2**31: the same numbers, no copy
+        return pd.Categorical.from_codes(codes, categories=categories)
 
     def _string_categories(self):
         # The pool's strings are distinct; decoding bytes that are not UTF-8 can make two equal.
