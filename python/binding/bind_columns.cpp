@@ -35,10 +35,10 @@ py::dict slice_columns(py::object self, uint32_t track) {
   d["lane"] = read_only_view(c.lane, self);
   d["parent"] = read_only_view(c.parent, self);
   d["args"] = read_only_view(c.args, self);
-  std::vector<int64_t> ids(c.size(), -1);
-  for (size_t i = 0; i < c.size(); ++i)
-    if (c.corr[i] != kNone) ids[i] = t.store->correlations[c.corr[i]].id;
-  d["correlation"] = new_array(ids);
+  py::array_t<int64_t> ids(py::ssize_t(c.size()));
+  int64_t* id = ids.mutable_data();
+  for (size_t i = 0; i < c.size(); ++i) id[i] = c.corr[i] == kNone ? -1 : t.store->correlations[c.corr[i]].id;
+  d["correlation"] = ids;
   return d;
 }
 
