@@ -326,6 +326,21 @@ def test_job_report_equals_cli():
     assert len(t.slices()) == t.info()["slices"]  # a rank's Trace keeps the job alive
 
 
+def test_corpus_job_equals_cli(tmp_path):
+    corpus_or_skip()
+    names = ("hta_sampled_rank0.json.gz", "hta_sampled_rank1.json.gz")
+    if not all(os.path.exists(os.path.join(CORPUS, n)) for n in names):
+        pytest.skip("the corpus rank pair is absent")
+    for n in names:
+        os.symlink(os.path.join(CORPUS, n), tmp_path / n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sightline.LoadWarning)
+        job = sightline.open_job(str(tmp_path))
+    for mode in ("sightline", "hta"):
+        assert_tables_equal(job.report(mode=mode), cli_json("report", str(tmp_path), "--mode", mode), (tmp_path, mode))
+    assert job.ranks == [0, 1]
+
+
 def diff_tables(report):
     """The tables of `diff --format json` by table name (the aligned ones sit in "aligned",
     the table "aligned" as its "ops"), and their names; ops_diff is lists of names there."""
