@@ -12,25 +12,15 @@
 #include "app/commands.h"
 #include "app/job_open.h"
 #include "core/analysis/common.h"
-#include "core/analysis/critical_path.h"
-#include "core/analysis/idle_time.h"
 #include "core/analysis/job_overview.h"
-#include "core/analysis/kernel_breakdown.h"
-#include "core/analysis/launch_stats.h"
-#include "core/analysis/roofline.h"
-#include "core/analysis/temporal_breakdown.h"
 #include "core/diff/trace_diff.h"
 #include "core/import/trace_loader.h"
-#include "core/memory/memory_analysis.h"
 #include "core/present/time_axis.h"
 #include "figures/cairo_output.h"
-#include "figures/charts.h"
-#include "figures/critical_path_figure.h"
 #include "figures/diff_figure.h"
-#include "figures/memory_figure.h"
 #include "figures/ranks_figure.h"
-#include "figures/roofline_figure.h"
 #include "figures/timeline_figure.h"
+#include "figures/trace_figure.h"
 
 namespace sl::cli {
 namespace {
@@ -91,23 +81,6 @@ void report(const RenderOptions& o, const fig::Scene& scene, const std::string& 
                details.c_str(), double(scene.width), double(scene.height), (unsigned long long)bytes, ms);
 }
 
-std::string rows_report(const fig::TimelineFigureStats& stats, int max_depth) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu rows, %zu slices, %zu folded runs, %zu idle gaps, fold %.0f px%s", stats.tracks, stats.slices,
-                stats.folded, stats.gaps, double(stats.fold_px), stats.truncated ? ", TRUNCATED to the element budget" : "");
-  std::string out = buf;
-  if (stats.depth_cut) out += ", " + fig::depth_note(max_depth, stats.depth_cut);
-  if (stats.levels_folded) out += ", " + fig::fold_note(stats.levels_folded);
-  return out;
-}
-
-std::string path_report(const fig::CriticalPathFigureStats& stats) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%zu rows, %zu path slices, %zu links, %zu strip segments%s", stats.rows, stats.slices, stats.links,
-                stats.strip_segments, stats.skipped ? ", some under a pixel left out" : "");
-  return buf;
-}
-
 // `sightline render CONTROL TEST --view diff`: both runs' compared step and the top changes.
 int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
                 std::chrono::steady_clock::time_point started) {
@@ -135,7 +108,7 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
   if (!figure_written(built, scene, o, format, error)) return 1;
   if (!o.quiet)
     report(o, scene,
-           " (A: " + rows_report(stats.a, options.max_depth) + "; B: " + rows_report(stats.b, options.max_depth) + "; " +
+           " (A: " + fig::timeline_rows_report(stats.a, options.max_depth) + "; B: " + fig::timeline_rows_report(stats.b, options.max_depth) + "; " +
                std::to_string(stats.bars) + " bars)",
            started);
   return 0;
@@ -171,22 +144,6 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
                " collectives)",
            started);
   return stats.failed ? 1 : 0;
-}
-
-// `--view critical-path`: one annotation instance's critical path (as `report --only critical_path`).
-bool critical_path_scene(const RenderOptions& o, const TraceStore& store, const analysis::EventTable& table, const fig::Style& style,
-                         const std::string& title, fig::Scene& scene, fig::CriticalPathFigureStats& stats, std::string& error) {
-  analysis::CriticalPathOptions path_options;
-  if (o.annotation) path_options.annotation = *o.annotation;
-  path_options.annotation_explicit = o.annotation.has_value();
-  path_options.instance = o.instance;
-  analysis::CriticalPath path = analysis::critical_path(table, path_options);
-  analysis::IdleCauses idle = analysis::idle_causes(table);
-  fig::CriticalPathFigureOptions options;
-  options.title = title;
-  options.top = o.top;
-  bool ok = fig::critical_path_figure(store, table, path, &idle, style, options, scene, stats, error);
-  return ok;
 }
 
 int render(RenderOptions o) {
@@ -230,45 +187,15 @@ int render(RenderOptions o) {
   }
   std::string title = o.title.empty() ? fig::trace_title(o.traces[0]) : o.title;
 
-  analysis::EventTable table = analysis::build_table(store, analysis::TableOptions{});
-  fig::Scene scene;
-  std::string error;
-  bool ok = false;
-  fig::TimelineFigureStats stats;
-  fig::CriticalPathFigureStats path_stats;
-  std::string details;
-  if (o.view == "timeline") {
-    analysis::IdleCauses idle = analysis::idle_causes(table);
-    fig::TimelineFigureOptions options;
-    options.start = start, options.end = end, options.tracks = o.tracks, options.title = title;
-    options.max_depth = o.max_depth;
-    options.fold_deep_stacks = o.tracks.empty() && o.max_depth < 0;  // as the GUI opens; asking for rows or a depth draws them
-    ok = fig::timeline_figure(store, &idle, style, options, scene, stats, error);
-  } else if (o.view == "histogram") {
-    ok = fig::histogram_figure(analysis::launch_stats(table), style, title, scene, error);
-  } else if (o.view == "breakdown") {
-    ok = fig::breakdown_figure(analysis::temporal_breakdown(table), analysis::kernel_breakdown(table), style, title, scene, error);
-  } else if (o.view == "idle") {
-    ok = fig::idle_figure(analysis::idle_causes(table), style, title, scene, error);
-  } else if (o.view == "roofline") {
-    analysis::CuptiCounters counters = analysis::cupti_counters(table);
-    analysis::Roofline roof = analysis::roofline(counters, table);
-    fig::RooflineFigureStats roof_stats;
-    ok = fig::roofline_figure(counters, roof, style, title, scene, roof_stats, error);
-    details = " (" + std::to_string(roof_stats.points) + " points, " + std::to_string(roof_stats.roofs) + " roofs)";
-  } else if (o.view == "memory") {
-    fig::MemoryFigureStats memory_stats;
-    ok = fig::memory_figure(store, memory::analyze_memory(store), style, title, scene, memory_stats, error);
-    details = " (" + std::to_string(memory_stats.devices) + (memory_stats.devices == 1 ? " device, " : " devices, ") +
-              std::to_string(memory_stats.contexts) + " contexts at the peak)";
-  } else if (o.view == "critical-path") {
-    ok = critical_path_scene(o, store, table, style, title, scene, path_stats, error);
-    details = " (" + path_report(path_stats) + ")";
-  } else {
+  if (!fig::is_trace_view(o.view))
     return usage("--view wants timeline, histogram, breakdown, idle, roofline, memory, critical-path, diff or ranks; got '" + o.view + "'");
-  }
+  fig::TraceFigureRequest request;
+  request.view = o.view, request.start = start, request.end = end, request.tracks = o.tracks, request.title = title;
+  request.max_depth = o.max_depth, request.top = o.top, request.instance = o.instance, request.annotation = o.annotation;
+  fig::Scene scene;
+  std::string error, details;
+  bool ok = fig::trace_figure(store, request, style, scene, details, error);
   if (!figure_written(ok, scene, o, format, error)) return 1;
-  if (o.view == "timeline") details = " (" + rows_report(stats, o.max_depth) + ")";
   if (!o.quiet) report(o, scene, details, started);
   return 0;
 }

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "app/commands.h"
 #include "app/gui.h"
@@ -11,11 +12,26 @@ namespace sl::cli {
 int exit_code = 0;
 }
 
+namespace {
+
+// The bundled sample trace: installed beside the binary (BIN/../share/sightline, packaging/),
+// else the source tree's (a build-tree binary).
+std::string bundled_sample() {
+  const char* name = "sample_bert_h100.json.gz";
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "sightline" / name;
+  if (!ec && std::filesystem::is_regular_file(installed, ec)) return installed.string();
+  return std::string(SIGHTLINE_ASSETS_DIR) + "/" + name;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"Sightline: fast, visual GPU trace analysis for PyTorch/Kineto traces.\n"
+  CLI::App app{"Sightline " SIGHTLINE_VERSION ": fast, visual GPU trace analysis for PyTorch/Kineto traces.\n"
                "With no subcommand it opens the GUI on FILE (or on the bundled sample trace).",
                "sightline"};
-  app.set_version_flag("--version", SIGHTLINE_VERSION);
+  app.set_version_flag("--version", "sightline " SIGHTLINE_VERSION);
   app.require_subcommand(0, 1);
   sl::cli::register_info(app);
   sl::cli::register_report(app);
@@ -34,7 +50,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_critical_path(*bench);
 
   sl::gui::Options gui;
-  gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";
+  gui.sample = bundled_sample();
   std::string size;
   app.add_option("files", gui.files, "Trace files (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep) to open in the GUI; a folder opens as one job tab");
   app.add_option("--job", gui.job, "Open these rank files as one job tab (a folder FILE opens as a job too)");

@@ -10,6 +10,8 @@ packages=(
   clang-14 libclang-rt-14-dev
   xvfb xauth libgl1-mesa-dri mesa-utils
   poppler-utils librsvg2-bin
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib
+  dpkg-dev
 )
 missing=()
 for p in "${packages[@]}"; do
