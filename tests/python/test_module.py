@@ -351,6 +351,9 @@ def diff_tables(report):
     for name, rows in aligned.items():
         if isinstance(rows, list):
             tables["aligned" if name == "ops" else name] = rows
+    for name in ("memory_diff", "memory_diff_contexts"):  # only when either run has memory events
+        if name in report:
+            tables[name] = report[name]
     return tables, list(tables)
 
 
@@ -382,6 +385,23 @@ def test_corpus_diff_pair_equals_cli():
         warnings.simplefilter("ignore", sightline.LoadWarning)
         tables, names = diff_tables(cli_json("diff", a, b))
         assert_tables_equal(sightline.diff(a, b), tables, (a, b), names)
+
+
+def test_memory_diff_equals_cli():
+    """Two runs with memory events: the memory_diff tables as DataFrames equal the CLI's."""
+    a = SAMPLE
+    b = os.path.join(CORPUS, "tl_mi300_bert_small.json.gz")
+    if not os.path.exists(b):
+        pytest.skip("the corpus MI300 BERT trace is absent")
+    expected = cli_json("diff", a, b)
+    assert expected["memory_diff"][0]["device"] == "cuda:0 vs hip:0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sightline.LoadWarning)
+        frames = sightline.diff(a, b)
+    tables, names = diff_tables(expected)
+    assert "memory_diff_contexts" in names
+    assert_tables_equal(frames, tables, (a, b), names)
+    assert frames["memory_diff"]["peak_a_bytes"].iloc[0] == expected["memory_diff"][0]["peak_a_bytes"]
 
 
 # --- figures -------------------------------------------------------------------------------------------
