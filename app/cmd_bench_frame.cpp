@@ -12,6 +12,7 @@
 
 #include "app/commands.h"
 #include "core/text/json_writer.h"
+#include "views/analysis_panel.h"
 #include "views/details_panel.h"
 #include "views/job_view.h"
 #include "views/workspace.h"
@@ -71,6 +72,19 @@ struct TimelineAndDetails {
   }
 };
 
+// The timeline over the top 55% and the analysis panel below it on one tab (`bench frame
+// --memory`: the Memory view, whose plot follows the timeline's range every frame).
+struct TimelineAndPanel {
+  views::TimelineView& timeline;
+  views::AnalysisPanel& panel;
+  void draw(ImVec2 size) {
+    timeline.draw(ImVec2(size.x, size.y * 0.55f));
+    ImGui::BeginChild("panel", ImVec2(size.x, 0));
+    panel.draw();
+    ImGui::EndChild();
+  }
+};
+
 // The first slice by start named `name`, or an invalid ref.
 SliceRef first_named(const TraceStore& store, const std::string& name) {
   StringId id = store.strings.find(name);
@@ -125,7 +139,7 @@ void register_bench_frame(CLI::App& bench) {
     std::string file;
     std::string format = "text";
     int width = 1600, height = 1000;
-    bool critical_path = false;
+    bool critical_path = false, memory = false;
     std::string select;
     std::vector<int64_t> expand;
   };
@@ -136,6 +150,7 @@ void register_bench_frame(CLI::App& bench) {
   cmd->add_option("--select", options->select,
                   "Select the first slice (by start) of this name: frames draw its arrows and the details panel");
   cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
+  cmd->add_flag("--memory", options->memory, "With the Memory view under the timeline (its plot follows every zoom)");
   cmd->callback([options] {
     if (is_job_dir(options->file)) {
       ImGuiIO& io = headless_context(options->width, options->height);
@@ -179,13 +194,24 @@ void register_bench_frame(CLI::App& bench) {
       tl.select(selected);
     }
     TimelineAndDetails with_details{tl, *ws.store()};
+    if (options->memory && !ws.panel()) {
+      std::fprintf(stderr, "sightline: no analysis panel for this trace\n");
+      exit_code = 1;
+      return;
+    }
+    if (options->memory) ws.panel()->show("memory");
     double span = std::max<double>(double(ws.store()->end_ns), 1000);
     std::vector<std::pair<double, double>> views_to_draw = zoom_script(span);
     std::vector<double> ms;
     uint32_t max_commands = 0, max_vertices = 0;
     for (auto [a, b] : views_to_draw) {
       tl.zoom_to(a, b);
-      ms.push_back(options->select.empty() ? timed_frame(io, tl) : timed_frame(io, with_details));
+      if (options->memory) {
+        TimelineAndPanel with_panel{tl, *ws.panel()};
+        ms.push_back(timed_frame(io, with_panel));
+      } else {
+        ms.push_back(options->select.empty() ? timed_frame(io, tl) : timed_frame(io, with_details));
+      }
       max_commands = std::max(max_commands, uint32_t(ImGui::GetDrawData()->CmdListsCount ? tl.stats().draw_commands : 0));
       max_vertices = std::max(max_vertices, uint32_t(ImGui::GetDrawData()->TotalVtxCount));
     }

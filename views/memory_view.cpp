@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/present/series_palette.h"
 #include "core/present/time_axis.h"
@@ -11,6 +12,8 @@
 namespace sl::views {
 
 using namespace sl::memory;
+using present::ContextColumns;
+using present::kOtherContexts;
 
 namespace {
 
@@ -50,12 +53,14 @@ void MemoryView::build_tables(ViewContext& ctx) {
   built_ = true;
   bands_ = {};
   lines_.clear();
+  index_.reset();
   context_selected_ = false, block_ = -1, peak_row_ = leak_row_ = churn_row_ = block_row_ = -1;
   context_blocks_.clear(), blocks_.clear();
   for (DataTable* t : {&at_peak_, &leaks_, &churn_, &iterations_}) t->clear();
   peak_contexts_.clear(), leak_contexts_.clear(), churn_contexts_.clear();
   const DeviceMemory* d = device(ctx);
   if (!d) return;
+  index_ = std::make_unique<present::ContextBands>(*analysis(ctx), *d);
   const TraceStore& store = ctx.store;
   at_peak_.headers = {"allocating context", "bytes at the peak", "share", "blocks"};
   for (const ContextBytes& c : d->at_peak) {
@@ -172,10 +177,10 @@ std::string MemoryView::block_text(const ViewContext& ctx, const MemoryBlock& b)
   return s;
 }
 
-void MemoryView::refresh_columns(const ViewContext& ctx, TimeNs t0, TimeNs t1, int columns) {
+void MemoryView::refresh_columns(TimeNs t0, TimeNs t1, int columns) {
   if (bands_.t0 == t0 && bands_.t1 == t1 && bands_.columns == columns && !lines_.empty()) return;
-  bands_ = context_columns(*analysis(ctx), *device(ctx), t0, t1, columns);
-  lines_ = memory_columns(*device(ctx), t0, t1, columns);
+  bands_ = index_->columns(t0, t1, columns);
+  lines_ = index_->lines(t0, t1, columns);
 }
 
 void MemoryView::draw_summary(ViewContext& ctx) {
@@ -224,23 +229,32 @@ void MemoryView::draw_plot(ViewContext& ctx, ImVec2 size) {
   }
   TimeNs t0 = TimeNs(v0), t1 = std::max<TimeNs>(TimeNs(v1), t0 + 1);
   int columns = std::max(1, int(x1 - x0));
-  refresh_columns(ctx, t0, t1, columns);
+  refresh_columns(t0, t1, columns);
   float top = origin.y, bottom = origin.y + size.y;
   dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), ImGui::GetColorU32(ImGuiCol_FrameBg));
   double scale = double(scale_of(d));
   auto y_of = [&](double bytes) { return bottom - float(bytes / scale) * (size.y - 4); };
-  // The live blocks, stacked by context band, one column per pixel.
-  size_t selected_band = context_selected_ ? band_of(bands_, context_) : SIZE_MAX;
-  for (int c = 0; c < columns; ++c) {
-    double below = 0;
-    float x = x0 + float(c);
-    for (size_t k = 0; k < bands_.band_count(); ++k) {
-      int64_t v = bands_.at(c, k);
-      if (v <= 0) continue;
-      dl->AddRectFilled(ImVec2(x, y_of(below + double(v))), ImVec2(x + 1, y_of(below)),
-                        band_color(bands_, k, selected_band != SIZE_MAX && k != selected_band));
-      below += double(v);
+  // The live blocks, stacked by context band: per band, runs of columns whose band spans the
+  // same pixels are one rectangle (a zoomed-in plot is a few rectangles, not columns × bands).
+  size_t selected_band = context_selected_ ? bands_.band_of(context_) : SIZE_MAX;
+  std::vector<double> stacked(size_t(columns), 0);
+  for (size_t k = 0; k < bands_.band_count(); ++k) {
+    ImU32 color = band_color(bands_, k, selected_band != SIZE_MAX && k != selected_band);
+    int run = -1;
+    float run_top = 0, run_bottom = 0;
+    auto flush = [&](int end) {
+      if (run >= 0 && run_bottom - run_top >= 0.5f)
+        dl->AddRectFilled(ImVec2(x0 + float(run), run_top), ImVec2(x0 + float(end), run_bottom), color);
+      run = -1;
+    };
+    for (int c = 0; c < columns; ++c) {
+      double v = double(std::max<int64_t>(bands_.at(c, k), 0));
+      float top = std::round(y_of(stacked[size_t(c)] + v)), bottom = std::round(y_of(stacked[size_t(c)]));
+      stacked[size_t(c)] += v;
+      if (run >= 0 && (top != run_top || bottom != run_bottom)) flush(c);
+      if (run < 0) run = c, run_top = top, run_bottom = bottom;
     }
+    flush(columns);
   }
   // Allocated (each column's maximum) and reserved as lines over the bands.
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), muted = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -273,7 +287,7 @@ void MemoryView::draw_plot(ViewContext& ctx, ImVec2 size) {
       below += std::max(v, 0.0);
       continue;
     }
-    int64_t block = largest_block_at(a, d, bands_, k, t);
+    int64_t block = index_->largest_block_at(k, t);
     std::string tip = band_name(ctx.store, bands_.bands[k]) + ": " + human::bytes(int64_t(v)) + " live at " + human::duration(t);
     if (block >= 0) tip += "\nlargest block: " + block_text(ctx, a.blocks[size_t(block)]) + "\nclick: select this block";
     ImGui::SetTooltip("%s", tip.c_str());

@@ -6,7 +6,9 @@
 // lifetime becomes the timeline's range and its allocating op the selection.
 #pragma once
 
-#include "core/memory/memory_columns.h"
+#include <memory>
+
+#include "core/present/memory_columns.h"
 #include "core/text/json_writer.h"
 #include "views/data_table.h"
 #include "views/view_context.h"
@@ -34,13 +36,14 @@ private:
   void draw_plot(ViewContext& ctx, ImVec2 size);
   void draw_tables(ViewContext& ctx);
   void draw_legend(const ViewContext& ctx, ImVec2 at, float width) const;
-  void refresh_columns(const ViewContext& ctx, TimeNs t0, TimeNs t1, int columns);
+  void refresh_columns(TimeNs t0, TimeNs t1, int columns);
   std::string block_text(const ViewContext& ctx, const memory::MemoryBlock& b) const;
 
   size_t device_ = 0;
   bool built_ = false, whole_stacks_ = false;
-  memory::ContextColumns bands_;
-  std::vector<memory::MemoryColumn> lines_;
+  std::unique_ptr<present::ContextBands> index_;  // of the device shown, built when it is chosen
+  present::ContextColumns bands_;
+  std::vector<present::MemoryColumn> lines_;
   StringId context_ = 0;
   bool context_selected_ = false;
   int64_t block_ = -1;                   // selected block (row of analysis.blocks)

@@ -184,6 +184,8 @@ MemoryAnalysis analyze_memory(const TraceStore& store, const MemoryOptions& opti
     size_t first_block = out.blocks.size();
     if (d.addresses) {
       std::unordered_map<uint64_t, uint32_t> open;  // address → row of out.blocks
+      open.reserve(size_t(std::min<uint64_t>(d.allocs, uint64_t(1) << 24)));
+      out.blocks.reserve(out.blocks.size() + d.allocs + d.frees / 8);
       const TimeNs first_ts = m.ts[rows.front()];
       for (uint32_t i : rows) {
         MemoryAction a = m.action_of(i);

@@ -1,8 +1,8 @@
-// The Memory view's headless drawing model (core/memory/memory_columns): context bands per pixel
+// The Memory view's headless drawing model (core/present/memory_columns): context bands per pixel
 // column, the allocated/reserved column maxima, and the block under the mouse.
 #include <doctest/doctest.h>
 
-#include "core/memory/memory_columns.h"
+#include "core/present/memory_columns.h"
 #include "tests/unit/test_support.h"
 
 namespace sl {
@@ -31,10 +31,10 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   const memory::DeviceMemory& d = a.devices[0];
   TimeNs origin = store->memory.ts[0] - 10'000;  // the trace's t = 0 µs on the store's clock
   // Ten columns of 10 µs over [0, 100) µs: middles at 5, 15, ..., 95 µs.
-  auto cols = memory::context_columns(a, d, origin, origin + 100'000, 10, 1);
+  auto cols = present::context_columns(a, d, origin, origin + 100'000, 10, 1);
   REQUIRE(cols.band_count() == 2);  // the largest at the peak (aten::add) and "the rest"
   CHECK(store->strings.view(cols.bands[0]) == "aten::add");
-  CHECK(cols.bands[1] == memory::kOtherContexts);
+  CHECK(cols.bands[1] == present::kOtherContexts);
   auto total = [&](int c) { return cols.at(c, 0) + cols.at(c, 1); };
   CHECK(total(0) == 0);    // 5 µs
   CHECK(total(1) == 100);  // 15 µs: aten::empty
@@ -44,7 +44,7 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   CHECK(cols.at(5, 0) == 0);
   CHECK(total(9) == 300);  // live at the end
   CHECK(cols.max_total == 400);
-  auto lines = memory::memory_columns(d, origin, origin + 100'000, 10);
+  auto lines = present::memory_columns(d, origin, origin + 100'000, 10);
   REQUIRE(lines.size() == 10);
   CHECK(lines[0].allocated == 0);
   CHECK(lines[1].allocated == 100);
@@ -54,12 +54,19 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   CHECK(lines[6].allocated == 300);
   CHECK(lines[2].reserved == 2000);
   // The block under the mouse: the largest of the band live at that time.
-  int64_t b = memory::largest_block_at(a, d, cols, 1, origin + 25'000);
+  present::ContextBands bands(a, d, 1);
+  int64_t b = bands.largest_block_at(1, origin + 25'000);
   REQUIRE(b >= 0);
   CHECK(a.blocks[size_t(b)].size == 300);
-  CHECK(memory::largest_block_at(a, d, cols, 0, origin + 25'000) == -1);
+  CHECK(bands.largest_block_at(0, origin + 25'000) == -1);
+  // The index answers as the one-off form, range after range.
+  for (int n : {1, 7, 10, 333}) {
+    auto again = bands.columns(origin, origin + 100'000, n);
+    auto once = present::context_columns(a, d, origin, origin + 100'000, n, 1);
+    CHECK(again.bytes == once.bytes);
+  }
   // Zoomed into [20, 30) µs in 5 columns: aten::mm from the first column on.
-  auto zoom = memory::context_columns(a, d, origin + 20'000, origin + 30'000, 5, 8);
+  auto zoom = present::context_columns(a, d, origin + 20'000, origin + 30'000, 5, 8);
   CHECK(zoom.band_count() == 3);  // the two live at the peak (aten::add, aten::mm), then the rest (aten::empty)
   for (int c = 0; c < 5; ++c) {
     int64_t sum = 0;
@@ -77,8 +84,8 @@ TEST_CASE("memory columns: bytes the totals count and no block explains stack as
   ]})");
   memory::MemoryAnalysis a = memory::analyze_memory(*store);
   REQUIRE(a.devices.size() == 1);
-  auto cols = memory::context_columns(a, a.devices[0], 0, 20'000, 4, 8);  // middles at 2.5, 7.5, 12.5, 17.5 µs
-  size_t before = memory::band_of(cols, memory::kBeforeTraceContext);
+  auto cols = present::context_columns(a, a.devices[0], 0, 20'000, 4, 8);  // middles at 2.5, 7.5, 12.5, 17.5 µs
+  size_t before = cols.band_of(memory::kBeforeTraceContext);
   REQUIRE(before < cols.band_count());
   CHECK(cols.bands[before] == memory::kBeforeTraceContext);
   for (int c = 0; c < 4; ++c) {
@@ -93,10 +100,10 @@ TEST_CASE("memory columns: empty ranges and no columns give empty results, not a
   auto store = test::load_ok(kTrace);
   memory::MemoryAnalysis a = memory::analyze_memory(*store);
   const memory::DeviceMemory& d = a.devices[0];
-  CHECK(memory::context_columns(a, d, 10, 10, 100).bytes.empty());
-  CHECK(memory::context_columns(a, d, 0, 100, 0).bytes.empty());
-  CHECK(memory::memory_columns(d, 5, 5, 10).size() == 10);
-  CHECK(memory::memory_columns(d, 0, 100, -3).empty());
+  CHECK(present::context_columns(a, d, 10, 10, 100).bytes.empty());
+  CHECK(present::context_columns(a, d, 0, 100, 0).bytes.empty());
+  CHECK(present::memory_columns(d, 5, 5, 10).size() == 10);
+  CHECK(present::memory_columns(d, 0, 100, -3).empty());
 }
 
 }  // namespace sl
