@@ -58,7 +58,8 @@ uint32_t TimelineView::add_source(TimelineSource def, uint32_t at) {
   src.pinned.assign(store.tracks.size(), 0);
   src.hidden.assign(store.tracks.size(), 0);
   // Start where the question is: GPU streams pinned on top (right-click to unpin), processes
-  // holding only instants (Kineto's markers) collapsed. Everything else keeps the trace's order.
+  // holding only instants (Kineto's markers) collapsed; counters-only ones (a snapshot's memory
+  // rows) stay open. Everything else keeps the trace's order.
   uint32_t gpu_streams = 0;
   for (const Track& t : store.tracks) gpu_streams += t.kind == TrackKind::GpuStream && t.gpu_work;
   if (gpu_streams <= 16)
@@ -67,7 +68,9 @@ uint32_t TimelineView::add_source(TimelineSource def, uint32_t at) {
   for (uint32_t p = 0; p < store.processes.size(); ++p) {
     bool slices = false;
     for (uint32_t t : store.processes[p].tracks) slices |= store.tracks[t].slices.size() > 0;
-    src.collapsed[p] = !slices;
+    bool counters_only = store.processes[p].tracks.empty() &&
+                         std::any_of(store.counters.begin(), store.counters.end(), [p](const CounterSeries& c) { return c.process == p; });
+    src.collapsed[p] = !slices && !counters_only;
   }
   src.gaps.resize(store.tracks.size());
   src.gap_ends.resize(store.tracks.size());

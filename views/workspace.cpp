@@ -32,6 +32,16 @@ void add_derived_counters(TraceStore& store, const analysis::Report& report) {
     }
     return any;
   };
+  // A process of its own for a device's memory rows (a memory snapshot has no GPU streams).
+  auto memory_process = [&](const std::string& label) {
+    Process p;
+    p.name = store.strings.intern("Memory · " + label);
+    p.pid = -1 - int64_t(store.processes.size());
+    p.pid_text = store.strings.intern("");  // no process of the program: the header is the name alone
+    store.processes.push_back(p);
+    store.process_order.push_back(uint32_t(store.processes.size() - 1));
+    return uint32_t(store.processes.size() - 1);
+  };
   auto add = [&](uint32_t process, std::string name, auto&& points) {
     if (process == kNone || points.empty()) return;
     CounterSeries series;
@@ -60,8 +70,10 @@ void add_derived_counters(TraceStore& store, const analysis::Report& report) {
         allocated.emplace_back(p.ts, double(p.allocated));
         if (d.reserved_known) reserved.emplace_back(p.ts, double(p.reserved));
       }
-      add(gpu_process(d.device_id, -1), "memory allocated, " + d.label + " (bytes)", allocated);
-      add(gpu_process(d.device_id, -1), "memory reserved, " + d.label + " (bytes)", reserved);
+      uint32_t process = gpu_process(d.device_id, -1);
+      if (process == kNone) process = memory_process(d.label);  // a snapshot: no GPU rows to join
+      add(process, "memory allocated, " + d.label + " (bytes)", allocated);
+      add(process, "memory reserved, " + d.label + " (bytes)", reserved);
     }
 }
 

@@ -88,7 +88,7 @@ std::string process_display_name(const TraceStore& store, uint32_t process) {
     return label;
   }
   std::string_view name = store.strings.view(p.name);
-  if (!name.empty()) return std::string(name) + " " + pid;
+  if (!name.empty()) return pid.empty() ? std::string(name) : std::string(name) + " " + pid;
   // Kineto's own spans live under a textual pid ("Spans", "Traces") in a "PyTorch Profiler" track.
   for (uint32_t t : p.tracks)
     for (StringId text : {store.tracks[t].name, store.tracks[t].tid_text})

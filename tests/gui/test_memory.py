@@ -70,6 +70,10 @@ for trace in traces:
 state, _ = run_app(SNAPSHOT, [])
 if state:
     check(state["view"]["active"] == "memory", f"snapshot opens on {state['view']['active']}")
+    # Its timeline holds the memory row group: allocated and reserved under "Memory · cuda:0".
+    groups = [g["header"] for g in state["layout"]["row_groups"]]
+    check("Memory · cuda:0" in groups, f"snapshot's row groups: {groups}")
+    check(state["rows_drawn"] >= 3, f"snapshot's timeline draws {state['rows_drawn']} rows")
 check_script_errors(NO_MEMORY, [("memory peak\n", 1)])
 check_script_errors(SAMPLE, [("memory context 999\n", 1), ("memory sideways 1\n", 1)])
 
