@@ -1,6 +1,9 @@
 #include "app/job_open.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -80,6 +83,21 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
     if (std::string gpu = r.ok() ? missing_gpu_activity_warning(*r.store) : ""; !gpu.empty())
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(), gpu.c_str());
   return std::move(result.job);
+}
+
+analysis::TextLayout text_layout(bool wide) {
+  analysis::TextLayout layout;
+  layout.wide = wide;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    long n = std::strtol(columns, &end, 10);
+    if (end != columns && *end == 0 && n > 0) layout.width = size_t(n);
+  }
+  return layout;
+}
+
+void add_wide_flag(CLI::App& cmd, bool& wide) {
+  cmd.add_flag("--wide", wide, "Text tables print names whole (by default they are cut with … to fit $COLUMNS, else 160)");
 }
 
 analysis::Align align_named(const std::string& name) {

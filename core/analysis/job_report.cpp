@@ -204,14 +204,14 @@ std::string render_job_json(const Job& job, const JobReport& report, const JobRe
   return o;
 }
 
-std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt) {
+std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt, const TextLayout& layout) {
   std::string o = "mode: " + std::string(mode_name(opt.report.table.mode)) + "   job: " + job.source + "   ranks: " +
                   std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
   // The Insights' stragglers entry, as the job tab shows it.
   if (report.collectives)
     if (std::string worst = straggler_insight(*report.collectives); !worst.empty()) o += "stragglers: " + worst + "\n";
   for (const Table& t : report.tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);
+    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t, SIZE_MAX, 60, layout);
   if (!report.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : report.notes) o += "  - " + n + "\n";

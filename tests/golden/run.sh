@@ -5,6 +5,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 sightline=${SIGHTLINE:?set SIGHTLINE to the binary}
 failed=0 passed=0
+unset COLUMNS  # text tables fit $COLUMNS, else 160: the goldens are at 160
 
 check() {
   local name=$1 dir=$2
