@@ -597,12 +597,30 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-std::string text_cell(std::string_view column, const Cell& c) {
+// Columns of fractions of one (an idle category's ratio, a cause's share, utilization, how
+// close a fusion chain's kernels run): percentages in text.
+bool is_fraction_column(std::string_view column) {
+  for (std::string_view f : {"ratio", "share", "utilization", "proximity"})
+    if (column == f) return true;
+  return false;
+}
+
+// A plain number as text says what it is: percentages, bandwidths with their unit (GB/s in the
+// model), other numbers with at most three decimals.
+std::string text_number(std::string_view table, std::string_view column, double v) {
+  if (ends_with(column, "_pct") || column == "pct") return human::percent(v);
+  if (is_fraction_column(column)) return human::percent(v * 100);
+  if ((table == "memory_bw_summary" && column != "count") || ends_with(column, "_gb_per_s")) return human::bandwidth(v * 1e9);
+  if (column == "gflop_per_s") return human::decimal(v) + " GFLOP/s";
+  return human::decimal(v);
+}
+
+std::string text_cell(std::string_view table, std::string_view column, const Cell& c) {
   switch (c.kind) {
     case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
     case Cell::Bytes: return human::bytes(c.i);
     case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
-    case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
+    case Cell::Num: return text_number(table, column, c.d);
     default: return cell_text(c);
   }
 }
@@ -663,7 +681,7 @@ TextCells text_cells(const Table& t, size_t max_rows, size_t clip_width) {
         s = cell.kind == Cell::Str ? short_names(cell.s) : short_list(short_names, cell.list);
         out.shortened |= s != cell_text(cell);
       } else {
-        s = text_cell(t.columns[k], cell);
+        s = text_cell(t.name, t.columns[k], cell);
         if (s.size() > clip_width) s = shorten(s, clip_width), out.clipped = true;
       }
       line.push_back(std::move(s));
