@@ -323,7 +323,7 @@ std::string job_info_text(const Job& job, double load_seconds) {
   o += "ranks           " + std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) +
        " loaded, " + std::to_string(job.ranks.size() - job.loaded_count()) + " failed)\n";
   if (load_seconds >= 0) o += "loaded in       " + load_time_text(load_seconds) + "\n";
-  o += "\nrank  source                status      events  kernels    iters        span_us  file\n";
+  o += "\nrank  source                status      events  kernels    iters  trace_span_us  file\n";
   for (const JobRank& r : job.ranks) {
     char head[96];
     std::snprintf(head, sizeof head, "%-5lld %-21s %-7s", (long long)r.rank, std::string(rank_source_name(r.rank_source)).c_str(),
