@@ -1,5 +1,7 @@
 #include "core/report/trace_info.h"
 
+#include <simdjson.h>
+
 #include <cstdio>
 #include <set>
 
@@ -51,6 +53,40 @@ std::optional<TimeWindow> gpu_window(const TraceStore& store) {
     }
   }
   return w;
+}
+
+namespace {
+
+// "AMD" or "NVIDIA" from what the trace recorded of its runtime ("" when it says neither).
+std::string vendor_of(const TraceStore& store, simdjson::dom::element properties) {
+  int64_t warp = 0;
+  if (!properties["warpSize"].get_int64().get(warp) && warp == 64) return "AMD";  // a wavefront; NVIDIA warps are 32
+  for (const char* call : {"hipLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "hipMemcpyAsync"})
+    if (store.strings.find(call) != StringPool::kNotFound) return "AMD";
+  for (const char* call : {"cudaLaunchKernel", "cuLaunchKernel", "cudaMemcpyAsync", "cudaLaunchKernelExC"})
+    if (store.strings.find(call) != StringPool::kNotFound) return "NVIDIA";
+  return {};
+}
+
+}  // namespace
+
+std::string device_description(const TraceStore& store, const Device& device) {
+  if (!device.name.empty()) return device.name;
+  simdjson::dom::parser parser;
+  simdjson::dom::element properties;
+  std::vector<std::string> known;
+  if (!device.properties_json.empty() && !parser.parse(device.properties_json).get(properties)) {
+    if (std::string vendor = vendor_of(store, properties); !vendor.empty()) known.push_back(vendor);
+    int64_t major = 0, minor = 0;
+    if (!properties["computeMajor"].get_int64().get(major) && !properties["computeMinor"].get_int64().get(minor))
+      known.push_back("compute capability " + std::to_string(major) + "." + std::to_string(minor));
+  }
+  std::string o = "(unnamed";
+  for (size_t i = 0; i < known.size(); ++i) {
+    o += i ? ", " : "; ";
+    o += known[i];
+  }
+  return o + ")";
 }
 
 std::string info_json(const TraceStore& store, double load_seconds) {
@@ -146,7 +182,7 @@ std::string info_text(const TraceStore& store, double load_seconds) {
     line("GPU window", {human::duration(gpu->length()), ", first to last GPU activity (", format_micros(gpu->start), " to ",
                         format_micros(gpu->end), " us into the trace)"});
   if (m.rank) line("rank", {num(*m.rank), m.world_size ? " of " : "", m.world_size ? num(*m.world_size) : ""});
-  for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", d.name});
+  for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", device_description(store, d)});
   if (!store.iterations.empty())
     line("iterations", {num(store.iterations.size()), " (ProfilerStep#", std::to_string(store.iterations.front().number),
                         " .. #", std::to_string(store.iterations.back().number), ")"});

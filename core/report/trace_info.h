@@ -25,6 +25,11 @@ struct TimeWindow {
   TimeNs length() const { return end - start; }
 };
 std::optional<TimeWindow> gpu_window(const TraceStore& store);  // none without GPU activity
+// What info prints for a device: its name, or, where the trace left the name empty, what is known
+// ("(unnamed; AMD, compute capability 9.4)": the vendor from the HIP/CUDA runtime's calls or the
+// wavefront size, the compute capability from deviceProperties); "(unnamed)" when nothing is.
+std::string device_description(const TraceStore& store, const Device& device);
+
 // The `info --format json` object; load_seconds < 0 leaves it out.
 std::string info_json(const TraceStore& store, double load_seconds = -1);
 // Aligned text for people, with the import issues and their first byte offsets.

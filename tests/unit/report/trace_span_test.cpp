@@ -36,3 +36,21 @@ TEST_CASE("trace span and GPU window: one definition each, named alike in info a
   CHECK(text.find("trace span 50.0 µs (first to last event); GPU window 3.00 µs") != std::string::npos);
   CHECK(info_json(*store).find("\"gpu_window_us\":3") != std::string::npos);
 }
+
+TEST_CASE("info: a device without a name prints what is known, not an empty field") {
+  // vLLM's ROCm traces write "name": "" with the compute capability and a 64-wide wavefront.
+  auto amd = test::load_ok(R"({"deviceProperties": [{"id": 0, "name": "", "computeMajor": 9, "computeMinor": 4, "warpSize": 64}],
+    "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]})");
+  std::string info = info_text(*amd);
+  CHECK(info.find("device          0: (unnamed; AMD, compute capability 9.4)\n") != std::string::npos);
+  // The vendor from the runtime's calls when deviceProperties does not say.
+  auto cuda = test::load_ok(R"({"deviceProperties": [{"id": 0, "name": "", "computeMajor": 8, "computeMinor": 0}],
+    "traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]})");
+  CHECK(info_text(*cuda).find("0: (unnamed; NVIDIA, compute capability 8.0)") != std::string::npos);
+  auto bare = test::load_ok(R"({"deviceProperties": [{"id": 3}], "traceEvents": []})");
+  CHECK(info_text(*bare).find("3: (unnamed)") != std::string::npos);
+  // A named device prints its name alone.
+  auto named = test::load_ok(R"({"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "computeMajor": 9, "computeMinor": 0}],
+    "traceEvents": []})");
+  CHECK(info_text(*named).find("device          0: NVIDIA H100\n") != std::string::npos);
+}
