@@ -780,15 +780,18 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
 }
 
+bool is_text_table(std::string_view name, const Report& r) {
+  // The ledger's own tables are for auditing: text prints them with --explain (or --only ledger).
+  const bool explain = r.explain || std::find(r.only.begin(), r.only.end(), "ledger") != r.only.end();
+  if (!explain && (name == "ledger" || name == "ledger_gaps")) return false;
+  return name != "kernel_durations" && name != "launch_histograms" && name != "insights" && name != "memory_timeline";
+}
+
 std::string render_text(const Report& r, const std::vector<Table>& tables, const TextLayout& layout) {
   std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
   o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
-  // The ledger's own tables are for auditing: text prints them with --explain (or --only ledger).
-  const bool explain = r.explain || std::find(r.only.begin(), r.only.end(), "ledger") != r.only.end();
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights" && t.name != "memory_timeline" &&
-        (explain || (t.name != "ledger" && t.name != "ledger_gaps")))
-      append_text_table(o, t, SIZE_MAX, 60, layout);  // those: JSON only
+    if (is_text_table(t.name, r)) append_text_table(o, t, SIZE_MAX, 60, layout);
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";

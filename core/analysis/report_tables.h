@@ -57,6 +57,10 @@ struct TextLayout {
   bool wide = false;
 };
 std::string render_text(const Report& report, const std::vector<Table>& tables, const TextLayout& layout = {});
+// Whether text prints the table `name` of `report`: histograms, the memory timeline and the
+// insights table (text opens with the headline instead) are JSON/CSV only, the ledger's tables
+// text only with --explain or --only ledger.
+bool is_text_table(std::string_view name, const Report& report);
 // One table as aligned text, at most `max_rows` rows. Name columns (name, operator, chain, ...)
 // show short names that stay distinct within the table; where the table is wider than
 // `layout.width`, they are cut in the middle with "…" to the width the other columns leave
