@@ -79,6 +79,8 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
     if (r.ok() && r.store->issues.truncation)
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(),
                    describe(*r.store->issues.truncation).c_str());
+  // Ranks that may not be one job (a folder of unrelated traces): said before any output.
+  for (const std::string& w : job_warnings(*result.job)) std::fprintf(stderr, "sightline: warning: job: %s\n", w.c_str());
   for (const JobRank& r : result.job->ranks)
     if (std::string gpu = r.ok() ? missing_gpu_activity_warning(*r.store) : ""; !gpu.empty())
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(), gpu.c_str());

@@ -128,6 +128,7 @@ private:
   void install_overview(analysis::JobOverview overview);
   void draw_loading();
   void draw_toolbar();
+  void draw_warnings_banner();
   void draw_export_popup();
   void layout_overview(float height);
   void draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas, const TimeMapping& map);
@@ -156,6 +157,7 @@ private:
 
   std::function<void()> wake_;
   std::string title_, error_;
+  std::vector<std::string> warnings_;  // job_warnings(): why these ranks may not be one job (the banner)
   JobPlan plan_;
   std::unique_ptr<RankLoad[]> loads_;
   std::atomic<bool> cancel_{false}, analysing_{false};

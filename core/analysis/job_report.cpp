@@ -191,7 +191,8 @@ namespace {
 std::string job_json(const Job& job, const JobReport& report) {
   std::string o = "{\"source\": " + json_escape(job.source) + ", \"aligned\": ";
   o += report.collectives && report.collectives->aligned ? "true" : "false";
-  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) + "}";
+  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) +
+         ", \"warnings\": " + job_warnings_json(job) + "}";
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "core/report/trace_info.h"
@@ -269,6 +271,77 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options) {
 }  // namespace sl
 
 namespace sl {
+
+std::vector<std::vector<size_t>> overlapping_groups(const std::vector<std::pair<TimeNs, TimeNs>>& spans) {
+  std::vector<size_t> order(spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a] < spans[b]; });
+  std::vector<std::vector<size_t>> groups;
+  TimeNs group_end = 0;
+  for (size_t i : order) {
+    if (groups.empty() || spans[i].first > group_end) groups.emplace_back(), group_end = spans[i].second;
+    groups.back().push_back(i);
+    group_end = std::max(group_end, spans[i].second);
+  }
+  return groups;
+}
+
+std::string ranks_text(std::vector<int64_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  std::string o = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i) o += (i ? ", " : "") + std::to_string(ranks[i]);
+  return o;
+}
+
+namespace {
+
+// "A (ranks 0, 2), B (rank 1)" when the loaded ranks say more than one value; "" otherwise.
+// Ranks that say nothing (no devices, no world_size) are left out.
+std::string disagreement(const Job& job, const std::function<std::string(const JobRank&)>& value_of) {
+  std::map<std::string, std::vector<int64_t>> by_value;
+  for (const JobRank& r : job.ranks)
+    if (r.ok())
+      if (std::string v = value_of(r); !v.empty()) by_value[v].push_back(r.rank);
+  if (by_value.size() < 2) return {};
+  std::string o;
+  for (const auto& [value, ranks] : by_value) o += (o.empty() ? "" : ", ") + value + " (" + ranks_text(ranks) + ")";
+  return o;
+}
+
+std::string device_type(const JobRank& r) {
+  std::set<std::string> types;
+  for (const Device& d : r.store->meta.devices) types.insert(device_description(*r.store, d));
+  std::string o;
+  for (const std::string& t : types) o += (o.empty() ? "" : " + ") + t;
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::string> job_warnings(const Job& job) {
+  std::vector<std::string> out;
+  if (std::string d = disagreement(job, device_type); !d.empty()) out.push_back("ranks disagree on device type: " + d);
+  auto world = [](const JobRank& r) { return r.store->meta.world_size ? std::to_string(*r.store->meta.world_size) : ""; };
+  if (std::string w = disagreement(job, world); !w.empty()) out.push_back("ranks disagree on world_size: " + w);
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  std::vector<int64_t> rank_of;
+  for (const JobRank& r : job.ranks)
+    if (r.ok()) spans.push_back({r.store->origin_ns, r.store->origin_ns + r.store->end_ns}), rank_of.push_back(r.rank);
+  std::vector<std::vector<size_t>> groups = overlapping_groups(spans);
+  if (groups.size() > 1) {
+    std::string list;
+    for (const auto& g : groups) {
+      std::vector<int64_t> ranks;
+      for (size_t i : g) ranks.push_back(rank_of[i]);
+      list += (list.empty() ? "" : " | ") + ranks_text(ranks);
+    }
+    out.push_back("the ranks' clocks do not overlap at all (" + list +
+                  "): separate recordings, or hosts whose clocks differ by more than the traces last");
+  }
+  if (!out.empty()) out.back() += "; are these one job?";
+  return out;
+}
+
 namespace {
 
 std::string json_string(std::string_view s) {
@@ -300,9 +373,15 @@ std::string job_skipped_json(const Job& job) {
   return o + "]";
 }
 
+std::string job_warnings_json(const Job& job) {
+  std::string o = "[";
+  for (const std::string& w : job_warnings(job)) o += (o.size() > 1 ? ", " : "") + json_string(w);
+  return o + "]";
+}
+
 std::string job_info_json(const Job& job, double load_seconds) {
   std::string o = "{\"job\": " + json_string(job.source) + ", \"ranks\": " + job_ranks_json(job, "  ") +
-                  ",\n \"skipped\": " + job_skipped_json(job);
+                  ",\n \"skipped\": " + job_skipped_json(job) + ", \"warnings\": " + job_warnings_json(job);
   if (load_seconds >= 0) {
     JsonWriter w;
     w.value(load_seconds);

@@ -102,6 +102,21 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options = {});
 }  // namespace sl
 
 namespace sl {
+// Indices of `spans` ([start, end], one clock) in groups that overlap, directly or through
+// others, each group by start, groups by their first start. Spans touching at one instant share
+// that moment: only a true gap starts a new group.
+std::vector<std::vector<size_t>> overlapping_groups(const std::vector<std::pair<TimeNs, TimeNs>>& spans);
+
+// "ranks 0, 2" / "rank 1", in rank order.
+std::string ranks_text(std::vector<int64_t> ranks);
+
+// What says these ranks may not be one job, one line each: ranks that disagree on their device
+// type or on distributedInfo.world_size, or whose clocks share no moment at all (the traces'
+// first to last events, as recorded). Empty for a job that looks like one.
+std::vector<std::string> job_warnings(const Job& job);
+}  // namespace sl
+
+namespace sl {
 // Calls fn(i) for i in [0, n) on up to `threads` threads (0 = one per core), each taking the
 // next index in turn; returns when all are done. The job's loader and analyses share it.
 void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>& fn);
@@ -110,10 +125,11 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
 namespace sl {
 // `info DIR`: one line per rank (file, where its rank came from, status, counts) and the files
 // skipped; JSON: {"job", "ranks": [{rank, file, rank_source, status, error, trace}], "skipped",
-// "load_seconds"} with each rank's `info` object as `trace`. load_seconds < 0 leaves it out.
+// "warnings", "load_seconds"} with each rank's `info` object as `trace`. load_seconds < 0 leaves it out.
 std::string job_info_json(const Job& job, double load_seconds = -1);
 // The `ranks` array (each line starting with `indent`) and the `skipped` array of that object.
 std::string job_ranks_json(const Job& job, std::string_view indent);
 std::string job_skipped_json(const Job& job);
+std::string job_warnings_json(const Job& job);  // job_warnings() as a JSON array of strings
 std::string job_info_text(const Job& job, double load_seconds = -1);
 }  // namespace sl
