@@ -40,6 +40,7 @@ struct ReportArgs {
   std::string memory;                     // --memory SNAPSHOT
   std::optional<double> memory_offset_us;  // --memory-offset
   bool wide = false;                       // --wide: names whole in text tables
+  std::string rank_from;                   // --rank-from: a job's ranks from this source
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -117,7 +118,7 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
   o.table.rank.reset();
   jo.report = std::move(o);
   jo.collectives.align = align_named(a.align);
-  auto job = open_job(a.file, a.job);
+  auto job = open_job(a.file, a.job, rank_source_named(a.rank_from));
   if (!job) {
     exit_code = 1;
     return;
@@ -317,6 +318,7 @@ void register_report(CLI::App& app) {
                   "µs from the trace start to the snapshot's first entry (default: by wall clock when both have one, else 0)");
   cmd->add_option("--tsys", a->tsys, "Null-launch floor for HDBI in µs, or 'auto' (default 4.5)");
   add_wide_flag(*cmd, a->wide);
+  add_rank_from_option(*cmd, a->rank_from);
   cmd->callback([a] { run_report_command(*a); });
 }
 

@@ -58,10 +58,18 @@ bool report_load(const LoadResult& r) {
   return true;
 }
 
-std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files) {
+void add_rank_from_option(CLI::App& cmd, std::string& value) {
+  cmd.add_option("--rank-from", value,
+                 "A job: take every rank's number from distributedInfo (distributed-info), the file name (name) or the "
+                 "files' order (order), instead of the first each file has")
+      ->check(CLI::IsMember({"distributed-info", "name", "order"}));
+}
+
+std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from) {
   JobPlan plan = files.empty() ? plan_job_dir(dir) : plan_job_files(files);
   JobOptions options;
   options.cache = &process_cache_settings();
+  options.rank_from = rank_from;
   JobResult result = load_job(plan, options);
   if (!result.ok()) {
     std::fprintf(stderr, "sightline: %s\n", result.error.c_str());

@@ -30,7 +30,7 @@ JobView::~JobView() {
   if (thread_.joinable()) thread_.join();
 }
 
-void JobView::open(const std::string& dir, const std::vector<std::string>& files) {
+void JobView::open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from) {
   plan_ = dir.empty() ? plan_job_files(files) : plan_job_dir(dir);
   fs::path p = fs::path(dir).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();
@@ -43,8 +43,9 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
     return;
   }
   loads_ = std::make_unique<RankLoad[]>(plan_.files.size());
-  thread_ = std::thread([this] {
+  thread_ = std::thread([this, rank_from] {
     JobOptions options;
+    options.rank_from = rank_from;
     options.cancel = &cancel_;
     options.cache = &process_cache_settings();  // ranks open from (and go into) the snapshot cache
     options.on_rank_progress = [this](size_t i, const LoadProgress& p) {

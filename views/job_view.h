@@ -40,7 +40,8 @@ public:
   JobView& operator=(const JobView&) = delete;
 
   // Loads a folder (`dir`) or the given rank files in the background (core load_job: parallel).
-  void open(const std::string& dir, const std::vector<std::string>& files);
+  // `rank_from` (--rank-from): where every rank's number comes from; none: the first each file has.
+  void open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from = std::nullopt);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
   bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning

@@ -25,6 +25,13 @@ std::string_view rank_source_name(RankSource s) {
   return "?";
 }
 
+std::optional<RankSource> rank_source_named(std::string_view option) {
+  if (option == "distributed-info") return RankSource::DistributedInfo;
+  if (option == "name") return RankSource::FileName;
+  if (option == "order") return RankSource::FileOrder;
+  return std::nullopt;
+}
+
 namespace {
 
 std::string lower(std::string_view s) {
@@ -199,18 +206,42 @@ std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
   return out;
 }
 
-// distributedInfo.rank, else the file name, else the file's position among the rank files.
-void name_rank(JobRank& r, size_t file_order) {
-  if (r.ok() && r.store->meta.rank) {
-    r.rank = *r.store->meta.rank;
+// distributedInfo.rank, else the file name, else the file's position among the rank files; only
+// `from` when given. False (with `error`) when the file has no rank of that source.
+bool name_rank(JobRank& r, size_t file_order, std::optional<RankSource> from, std::string& error) {
+  std::optional<int64_t> distributed = r.ok() ? r.store->meta.rank : std::nullopt;
+  std::optional<int64_t> named = rank_from_file_name(fs::path(r.path).filename().string());
+  if (from == RankSource::DistributedInfo && !distributed) {
+    error = r.path + ": --rank-from distributed-info, but " + (r.ok() ? "it has no distributedInfo.rank" : "it failed to load");
+    return false;
+  }
+  if (from == RankSource::FileName && !named) {
+    error = r.path + ": --rank-from name, but its name holds no rank (rank-N, rank_N, rankN, workerN)";
+    return false;
+  }
+  if (distributed && (!from || from == RankSource::DistributedInfo)) {
+    r.rank = *distributed;
     r.rank_source = RankSource::DistributedInfo;
-  } else if (auto n = rank_from_file_name(fs::path(r.path).filename().string())) {
-    r.rank = *n;
+  } else if (named && from != RankSource::FileOrder) {
+    r.rank = *named;
     r.rank_source = RankSource::FileName;
   } else {
     r.rank = int64_t(file_order);
     r.rank_source = RankSource::FileOrder;
   }
+  return true;
+}
+
+// "two files claim rank 0: A (distributedInfo.rank) and B (distributedInfo.rank)", and the way
+// forward: number them by another source.
+std::string duplicate_rank_error(const JobRank& a, const JobRank& b, std::optional<RankSource> from) {
+  std::string o = "two files claim rank " + std::to_string(a.rank) + ": " + a.path + " (" + std::string(rank_source_name(a.rank_source)) +
+                  ") and " + b.path + " (" + std::string(rank_source_name(b.rank_source)) + ")";
+  if (from == RankSource::FileOrder) return o;
+  o += "; --rank-from ";
+  o += a.rank_source == RankSource::FileName ? "order numbers the files by their order"
+                                              : "name takes each rank from its file name, --rank-from order from the files' order";
+  return o;
 }
 
 }  // namespace
@@ -252,15 +283,14 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options) {
                    skipped_lines(job->skipped);
     return result;
   }
-  for (size_t i = 0; i < job->ranks.size(); ++i) name_rank(job->ranks[i], i);
+  for (size_t i = 0; i < job->ranks.size(); ++i)
+    if (!name_rank(job->ranks[i], i, options.rank_from, result.error)) return result;
   std::stable_sort(job->ranks.begin(), job->ranks.end(),
                    [](const JobRank& a, const JobRank& b) { return a.rank < b.rank; });
   for (size_t i = 1; i < job->ranks.size(); ++i) {
     const JobRank &a = job->ranks[i - 1], &b = job->ranks[i];
     if (a.rank == b.rank) {
-      result.error = "two files claim rank " + std::to_string(a.rank) + ": " + a.path + " (" +
-                     std::string(rank_source_name(a.rank_source)) + ") and " + b.path + " (" +
-                     std::string(rank_source_name(b.rank_source)) + ")";
+      result.error = duplicate_rank_error(a, b, options.rank_from);
       return result;
     }
   }

@@ -30,6 +30,8 @@ struct SkippedFile {
 // Where a rank number came from, most trusted first.
 enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder };
 std::string_view rank_source_name(RankSource s);  // "distributedInfo.rank", "file name", "file order"
+// --rank-from's values: "distributed-info", "name", "order"; none for anything else.
+std::optional<RankSource> rank_source_named(std::string_view option);
 
 struct JobRank {
   int64_t rank = -1;
@@ -73,6 +75,9 @@ struct JobOptions {
   // Non-null: each rank opens through this snapshot cache; a rank parsed from its file is
   // cached by its loader thread right after loading (the pool keeps the other cores busy).
   const CacheSettings* cache = nullptr;
+  // Where every rank's number comes from (--rank-from), instead of the most trusted source each
+  // file has: two files that both claim rank 0 in distributedInfo load by their names or order.
+  std::optional<RankSource> rank_from;
 };
 
 struct Job {
@@ -96,7 +101,8 @@ struct JobResult {
 JobRank load_rank(const std::string& path, const LoadOptions& options = {}, const CacheSettings* cache = nullptr);
 
 // Loads every planned file in parallel and names the ranks. Files that turn out not to be
-// traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail.
+// traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail
+// (the error names --rank-from), and so does a file without the rank `rank_from` asks for.
 JobResult load_job(const JobPlan& plan, const JobOptions& options = {});
 
 }  // namespace sl

@@ -86,6 +86,8 @@ check warning_job_cut_rank_report.txt "$inputs" report job_cut --only stragglers
 check warning_job_unrelated.txt "$inputs" info job_unrelated
 check warning_job_unrelated_report.txt "$inputs" report job_unrelated --only collectives,clock_offsets
 check error_job_duplicate_rank.txt "$inputs" info job_dup
+# Two files claiming one rank: --rank-from order (or name) is the way forward the error names.
+check info_job_dup_rank_from_order.txt "$inputs" info job_dup --rank-from order
 check error_job_not_traces.txt "$inputs" info job_not_traces
 empty_parent=$(mktemp -d)
 mkdir "$empty_parent/empty_job"

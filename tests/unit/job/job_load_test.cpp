@@ -268,3 +268,36 @@ TEST_CASE("job: warnings when the ranks may not be one job") {
     CHECK(w[2].ends_with("are these one job?"));
   }
 }
+
+TEST_CASE("job: --rank-from overrides where ranks come from; two files claiming one rank say how") {
+  TempDir dir("rank_from");
+  // Both claim rank 0 in distributedInfo (two single-GPU runs); their names say 5 and 7.
+  dir.write("rank_5.json", rank_on(0, 1, "NVIDIA H100", 1000));
+  dir.write("rank_7.json", rank_on(0, 1, "NVIDIA H100", 1010));
+  JobResult clash = load_job(plan_job_dir(dir.path.string()));
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error.find("two files claim rank 0") != std::string::npos);
+  CHECK(clash.error.find("--rank-from name") != std::string::npos);  // was a dead end
+  JobOptions by_name;
+  by_name.rank_from = RankSource::FileName;
+  JobResult named = load_job(plan_job_dir(dir.path.string()), by_name);
+  REQUIRE_MESSAGE(named.ok(), named.error);
+  REQUIRE(named.job->ranks.size() == 2);
+  CHECK(named.job->ranks[0].rank == 5);
+  CHECK(named.job->ranks[1].rank == 7);
+  CHECK(named.job->ranks[0].rank_source == RankSource::FileName);
+  JobOptions by_order;
+  by_order.rank_from = RankSource::FileOrder;
+  JobResult ordered = load_job(plan_job_dir(dir.path.string()), by_order);
+  REQUIRE(ordered.ok());
+  CHECK(ordered.job->ranks[0].rank == 0);
+  CHECK(ordered.job->ranks[1].rank == 1);
+  CHECK(ordered.job->ranks[1].path.ends_with("rank_7.json"));
+  // A source a file lacks is an error naming the file, not a silent fallback.
+  dir.write("other.json", rank_on(1, 1, "NVIDIA H100", 1020));
+  JobResult missing = load_job(plan_job_dir(dir.path.string()), by_name);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error.find("other.json: --rank-from name") != std::string::npos);
+  CHECK(rank_source_named("distributed-info") == RankSource::DistributedInfo);
+  CHECK_FALSE(rank_source_named("rank"));
+}
