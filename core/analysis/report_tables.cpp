@@ -651,6 +651,9 @@ namespace {
 // among every name of the table, core/names/short_names.h).
 struct TextCells {
   std::vector<bool> is_name, is_list;  // is_list: the cells are names joined with '|'
+  // Cut in the middle to fit rather than at 60 characters: names, and call paths (a diff's
+  // "A > B > C", whose leaf at the end is what the row is about).
+  std::vector<bool> elided;
 
   std::vector<std::vector<std::string>> rows;
   bool shortened = false, clipped = false;
@@ -664,6 +667,7 @@ TextCells text_cells(const Table& t, size_t max_rows, size_t clip_width) {
   for (size_t k = 0; k < t.columns.size(); ++k) {
     out.is_name[k] = is_name_column(t.columns[k]);
     out.is_list[k] = out.is_name[k] && !t.rows.empty() && t.rows.front()[k].kind == Cell::StrList;
+    out.elided.push_back(out.is_name[k] || t.columns[k] == "path");
   }
   for (const auto& row : t.rows)
     for (size_t k = 0; k < row.size(); ++k) {
@@ -682,7 +686,7 @@ TextCells text_cells(const Table& t, size_t max_rows, size_t clip_width) {
         out.shortened |= s != cell_text(cell);
       } else {
         s = text_cell(t.name, t.columns[k], cell);
-        if (s.size() > clip_width) s = shorten(s, clip_width), out.clipped = true;
+        if (s.size() > clip_width && !out.elided[k]) s = shorten(s, clip_width), out.clipped = true;
       }
       line.push_back(std::move(s));
     }
@@ -722,12 +726,12 @@ constexpr size_t kNarrowestName = 24;
 // table of numbers wider than the terminal stays as it is. Returns whether a name was cut.
 bool fit_names(TextCells& cells, const std::vector<size_t>& shown, std::vector<size_t>& width, size_t total) {
   size_t fixed = shown.empty() ? 0 : 2 * (shown.size() - 1), names = 0;
-  for (size_t k : shown) (cells.is_name[k] ? names : fixed) += width[k];
+  for (size_t k : shown) (cells.elided[k] ? names : fixed) += width[k];
   if (fixed + names <= total || names == 0) return false;
   const size_t room = total > fixed ? total - fixed : 0;
   bool cut = false;
   for (size_t k : shown) {
-    if (!cells.is_name[k]) continue;
+    if (!cells.elided[k]) continue;
     size_t budget = std::max(kNarrowestName, size_t(double(room) * double(width[k]) / double(names)));
     if (width[k] <= budget) continue;
     std::vector<std::string> column;

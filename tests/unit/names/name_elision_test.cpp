@@ -111,6 +111,20 @@ TEST_CASE("text table: long kernel names are cut to fit the layout's width; --wi
   CHECK(analysis::render_csv(t).find(kTensileA) != std::string::npos);
 }
 
+TEST_CASE("text table: a diff's call path is cut in the middle, its leaf kept, not cut off at the end") {
+  Table t("regressions", {"path", "delta_us"});
+  std::string path = "ProfilerStep#6";
+  for (int i = 0; i < 12; ++i) path += " > aten::some_wrapper_op_" + std::to_string(i);
+  path += " > aten::cudnn_convolution";
+  t.rows.push_back({Cell::str(path), Cell::ns(int64_t(916000))});
+  std::string out;
+  analysis::append_text_table(out, t, SIZE_MAX, 70, {80, false});
+  CHECK(longest_line(out) <= 80);
+  CHECK(out.find("aten::cudnn_convolution  ") != std::string::npos);  // the leaf, at the end of the cell
+  CHECK(out.find("ProfilerStep#6") != std::string::npos);
+  CHECK(out.find("...") == std::string::npos);
+}
+
 TEST_CASE("text table: a table of numbers wider than the terminal is printed as it is") {
   // Only names are cut: numbers are never elided, so a wide numbers-only table is not a failure.
   std::vector<std::string> cols;
