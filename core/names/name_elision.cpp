@@ -91,6 +91,19 @@ std::string cut(const Chars& c, size_t width, const std::vector<Span>& keep) {
   return best;
 }
 
+// The word around character `p` (letters and digits: `_`, `<`, `,` and spaces bound it, so a
+// Tensile field or a template argument is kept whole), at most a few characters either side.
+Span word_around(const Chars& c, size_t p) {
+  auto inside = [&](size_t i) {
+    std::string_view ch = c.piece({i, i + 1});
+    return ch.size() == 1 && std::isalnum(static_cast<unsigned char>(ch[0]));
+  };
+  size_t begin = p, end = std::min(p + 1, c.size());
+  while (begin > 0 && p - begin < 16 && inside(begin - 1)) --begin;
+  while (end < c.size() && end - p < 24 && inside(end)) ++end;
+  return {begin, end};
+}
+
 // Characters `a` and `b` share from the start.
 size_t common_prefix(const Chars& a, const Chars& b) {
   size_t i = 0;
@@ -130,7 +143,7 @@ std::vector<std::string> elide_names(const std::vector<std::string>& names, size
         std::set<size_t> firsts;
         for (size_t j : group)
           if (names[j] != names[i]) firsts.insert(common_prefix(chars[i], chars[j]));
-        for (size_t p : firsts) keep[i].push_back({p - std::min<size_t>(p, 4), std::min(chars[i].size(), p + 12)});
+        for (size_t p : firsts) keep[i].push_back(word_around(chars[i], std::min(p, chars[i].size() - 1)));
       }
       changed = true;
     }
