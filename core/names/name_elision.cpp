@@ -198,13 +198,32 @@ std::string cut_list(const std::vector<std::string>& list, size_t width, char se
   return best;
 }
 
+// Every name of the lists cut to half the column (distinct among all of them), so that a list
+// whose first name alone is wider than the column still keeps its count of names left out.
+std::vector<std::vector<std::string>> elide_members(const std::vector<std::vector<std::string>>& lists, size_t width) {
+  std::vector<std::string> members;
+  for (const auto& list : lists) members.insert(members.end(), list.begin(), list.end());
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  std::vector<std::string> cut = elide_names(members, std::max<size_t>(width / 2, 1));
+  std::map<std::string_view, std::string_view> shown;
+  for (size_t i = 0; i < members.size(); ++i) shown[members[i]] = cut[i];
+  std::vector<std::vector<std::string>> out;
+  for (const auto& list : lists) {
+    std::vector<std::string>& o = out.emplace_back();
+    for (const std::string& name : list) o.emplace_back(shown.at(name));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> elide_lists(const std::vector<std::vector<std::string>>& lists, size_t width, char sep) {
   std::vector<std::string> whole, out;
-  for (const auto& list : lists) {
-    whole.push_back(joined(list, sep, list.size(), 0));
-    out.push_back(cut_list(list, width, sep));
+  std::vector<std::vector<std::string>> short_lists = elide_members(lists, width);
+  for (size_t i = 0; i < lists.size(); ++i) {
+    whole.push_back(joined(lists[i], sep, lists[i].size(), 0));
+    out.push_back(display_width(whole.back()) <= width ? whole.back() : cut_list(short_lists[i], width, sep));
   }
   std::map<std::string, std::set<std::string_view>> owners;
   for (size_t i = 0; i < lists.size(); ++i) owners[out[i]].insert(whole[i]);

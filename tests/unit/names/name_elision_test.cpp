@@ -93,6 +93,16 @@ TEST_CASE("name elision: lists are cut at whole names, the first kept, the left-
   CHECK(display_width(out[0]) <= 90);
   CHECK(out[0] != out[1]);
   CHECK(elide_lists({{"a", "b"}}, 90)[0] == "a|b");
+  // A first name wider than the column (a mangled cutlass kernel) is cut too, and the lists of 7
+  // and 6 names stay apart by their counts (were printed whole: 2,050 columns).
+  std::string mangled = "_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolution" + std::string(300, 'E') + "vNT_6ParamsE";
+  std::vector<std::string> seven(7, "at::native::multi_tensor_apply_kernel"), six(6, "at::native::multi_tensor_apply_kernel");
+  seven[0] = six[0] = mangled;
+  std::vector<std::string> cut = elide_lists({seven, six}, 100);
+  CHECK(display_width(cut[0]) <= 100);
+  CHECK(display_width(cut[1]) <= 100);
+  CHECK(cut[0] != cut[1]);
+  CHECK(cut[0].find("more …") != std::string::npos);
 }
 
 TEST_CASE("text table: long kernel names are cut to fit the layout's width; --wide prints them whole") {
