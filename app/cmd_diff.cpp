@@ -25,6 +25,7 @@ struct DiffArgs {
   std::string mode = "sightline";
   std::string format = "text";
   std::string table;
+  bool wide = false;  // --wide: names whole in text tables
 };
 
 // Both traces load at once: the two loads are independent and each is mostly single-threaded.
@@ -80,7 +81,7 @@ void run_diff_command(const DiffArgs& a) {
   if (!d.gpu_warning.empty()) std::fprintf(stderr, "sightline diff: warning: %s\n", d.gpu_warning.c_str());
   std::vector<analysis::Table> tables = diff::diff_tables(d);
   if (a.format == "json") return print(diff::render_diff_json(d, tables));
-  if (a.format == "text") return print(diff::render_diff_text(d, tables));
+  if (a.format == "text") return print(diff::render_diff_text(d, tables, text_layout(a.wide)));
   if (a.table.empty()) {  // bad usage, but say what would work
     std::fprintf(stderr, "sightline diff: --format csv prints one table: add --table NAME. Tables in %s mode:\n",
                  a.mode.c_str());
@@ -123,7 +124,9 @@ void register_diff(CLI::App& app) {
   cmd->add_option("--format", a->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--table", a->table,
                   "Table for --format csv: ops, ops_diff, summary, iterations, aligned, added_ops, removed_ops, "
-                  "regressions, improvements, inclusive_regressions, inclusive_improvements, kernel_pairs");
+                  "regressions, improvements, inclusive_regressions, inclusive_improvements, kernel_pairs, memory_diff, "
+                  "memory_diff_contexts");
+  add_wide_flag(*cmd, a->wide);
   cmd->callback([a] { run_diff_command(*a); });
 }
 

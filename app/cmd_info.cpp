@@ -29,6 +29,8 @@ void register_info(CLI::App& app) {
     std::string format = "text";
     std::vector<std::string> job;
     bool verbose = false;
+    bool wide = false;  // accepted as on report and diff; info's text has no names to cut
+    std::string rank_from;  // --rank-from: a job's ranks from this source
     std::string memory;                     // --memory SNAPSHOT
     std::optional<double> memory_offset_us;  // --memory-offset
   };
@@ -39,6 +41,8 @@ void register_info(CLI::App& app) {
   cmd->add_option("--memory", options->memory, "A PyTorch memory snapshot (.pickle) of the same run");
   cmd->add_option("--memory-offset", options->memory_offset_us, "µs from the trace start to the snapshot's first entry");
   cmd->add_flag("-v,--verbose", options->verbose, "Text output also says where the store came from (the trace, a snapshot, the cache)");
+  add_wide_flag(*cmd, options->wide);
+  add_rank_from_option(*cmd, options->rank_from);
   cmd->callback([options] {
     if (options->file.empty() == options->job.empty()) {
       std::fprintf(stderr, "sightline info: trace (a file or a directory of ranks) or --job FILES... is required\n"
@@ -47,7 +51,7 @@ void register_info(CLI::App& app) {
       return;
     }
     if (!options->job.empty() || is_job_dir(options->file)) {
-      auto job = open_job(options->file, options->job);
+      auto job = open_job(options->file, options->job, rank_source_named(options->rank_from));
       if (!job) {
         exit_code = 1;
         return;

@@ -39,6 +39,8 @@ struct ReportArgs {
   std::optional<int64_t> instance;
   std::string memory;                     // --memory SNAPSHOT
   std::optional<double> memory_offset_us;  // --memory-offset
+  bool wide = false;                       // --wide: names whole in text tables
+  std::string rank_from;                   // --rank-from: a job's ranks from this source
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -116,7 +118,7 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
   o.table.rank.reset();
   jo.report = std::move(o);
   jo.collectives.align = align_named(a.align);
-  auto job = open_job(a.file, a.job);
+  auto job = open_job(a.file, a.job, rank_source_named(a.rank_from));
   if (!job) {
     exit_code = 1;
     return;
@@ -137,7 +139,7 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
       return;
     }
   } else {
-    std::string out = analysis::render_job_text(*job, report, jo);
+    std::string out = analysis::render_job_text(*job, report, jo, text_layout(a.wide));
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   if (job->loaded_count() != job->ranks.size()) exit_code = 1;
@@ -179,7 +181,7 @@ void run_report_command(const ReportArgs& a) {
   } else if (a.format == "csv") {
     if (!print_csv_table(tables, a.table)) exit_code = 2;
   } else {
-    std::string out = analysis::render_text(report, tables);
+    std::string out = analysis::render_text(report, tables, text_layout(a.wide));
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
 }
@@ -315,6 +317,8 @@ void register_report(CLI::App& app) {
   cmd->add_option("--memory-offset", a->memory_offset_us,
                   "µs from the trace start to the snapshot's first entry (default: by wall clock when both have one, else 0)");
   cmd->add_option("--tsys", a->tsys, "Null-launch floor for HDBI in µs, or 'auto' (default 4.5)");
+  add_wide_flag(*cmd, a->wide);
+  add_rank_from_option(*cmd, a->rank_from);
   cmd->callback([a] { run_report_command(*a); });
 }
 

@@ -17,6 +17,7 @@ namespace sl::gui {
 struct Options {
   std::vector<std::string> files;
   std::vector<std::string> job;   // --job A B C: one job tab over these rank files
+  std::string rank_from;          // --rank-from: job tabs take their ranks from this source
   std::vector<std::string> diff;  // --diff A B: a diff tab comparing A (control) with B (test)
   std::string sample;      // opened when no file is given
   std::string screenshot;  // save after the first full view, then exit

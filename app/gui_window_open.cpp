@@ -56,7 +56,7 @@ void App::open(const std::string& path) {  // a new tab per trace; a folder is a
 void App::open_job(const std::string& dir, const std::vector<std::string>& files) {
   Tab& t = tabs_.add();
   t.job = std::make_unique<views::JobView>([] { glfwPostEmptyEvent(); });
-  t.job->open(dir, files);
+  t.job->open(dir, files, rank_source_named(options_.rank_from));
   t.pending = dir.empty() ? "job" : dir;
 }
 

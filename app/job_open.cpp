@@ -1,6 +1,9 @@
 #include "app/job_open.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -55,10 +58,18 @@ bool report_load(const LoadResult& r) {
   return true;
 }
 
-std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files) {
+void add_rank_from_option(CLI::App& cmd, std::string& value) {
+  cmd.add_option("--rank-from", value,
+                 "A job: take every rank's number from distributedInfo (distributed-info), the file name (name) or the "
+                 "files' order (order), instead of the first each file has")
+      ->check(CLI::IsMember({"distributed-info", "name", "order"}));
+}
+
+std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from) {
   JobPlan plan = files.empty() ? plan_job_dir(dir) : plan_job_files(files);
   JobOptions options;
   options.cache = &process_cache_settings();
+  options.rank_from = rank_from;
   JobResult result = load_job(plan, options);
   if (!result.ok()) {
     std::fprintf(stderr, "sightline: %s\n", result.error.c_str());
@@ -76,10 +87,27 @@ std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::str
     if (r.ok() && r.store->issues.truncation)
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(),
                    describe(*r.store->issues.truncation).c_str());
+  // Ranks that may not be one job (a folder of unrelated traces): said before any output.
+  for (const std::string& w : job_warnings(*result.job)) std::fprintf(stderr, "sightline: warning: job: %s\n", w.c_str());
   for (const JobRank& r : result.job->ranks)
     if (std::string gpu = r.ok() ? missing_gpu_activity_warning(*r.store) : ""; !gpu.empty())
       std::fprintf(stderr, "sightline: warning: rank %lld: %s: %s\n", (long long)r.rank, r.path.c_str(), gpu.c_str());
   return std::move(result.job);
+}
+
+analysis::TextLayout text_layout(bool wide) {
+  analysis::TextLayout layout;
+  layout.wide = wide;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    long n = std::strtol(columns, &end, 10);
+    if (end != columns && *end == 0 && n > 0) layout.width = size_t(n);
+  }
+  return layout;
+}
+
+void add_wide_flag(CLI::App& cmd, bool& wide) {
+  cmd.add_flag("--wide", wide, "Text tables print names whole (by default they are cut with … to fit $COLUMNS, else 160)");
 }
 
 analysis::Align align_named(const std::string& name) {

@@ -8,8 +8,13 @@
 #include <vector>
 
 #include "core/analysis/collectives.h"
+#include "core/analysis/report_tables.h"
 #include "core/job/job.h"
 #include "core/open_trace.h"
+
+namespace CLI {
+class App;
+}
 
 namespace sl::cli {
 
@@ -41,7 +46,15 @@ void print_cache_line(const std::string& line, bool warning);
 
 // Loads the job; on error prints "sightline: ERROR" and returns null. Failed ranks print a line
 // each on stderr (the job still loads; callers exit 1 after printing their output).
-std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files);
+std::unique_ptr<Job> open_job(const std::string& dir, const std::vector<std::string>& files,
+                              std::optional<RankSource> rank_from = std::nullopt);
+// "--rank-from distributed-info|name|order" on a command that opens jobs; `value` "" when absent.
+void add_rank_from_option(CLI::App& cmd, std::string& value);
+
+// How wide text tables may be: $COLUMNS when it is a number, else 160; `wide` (--wide): names whole.
+analysis::TextLayout text_layout(bool wide);
+// "--wide" on a command with text tables.
+void add_wide_flag(CLI::App& cmd, bool& wide);
 
 // --align's value (collectives, none, auto; checked by the option) as the analyses take it.
 analysis::Align align_named(const std::string& name);

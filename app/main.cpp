@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
   std::string size;
   app.add_option("files", gui.files, "Trace files (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep) to open in the GUI; a folder opens as one job tab");
   app.add_option("--job", gui.job, "Open these rank files as one job tab (a folder FILE opens as a job too)");
+  app.add_option("--rank-from", gui.rank_from, "Job tabs: every rank's number from distributedInfo, the file name or the files' order")
+      ->check(CLI::IsMember({"distributed-info", "name", "order"}));
   app.add_option("--diff", gui.diff, "Open the GUI's diff view comparing trace A (control) with B (test)")->expected(2);
   app.add_option("--screenshot", gui.screenshot, "Open the GUI, save a PNG of the first full view, exit");
   app.add_option("--script", gui.script, "Run GUI automation commands from a file (see shared/specs/cli.md)");

@@ -3,6 +3,7 @@
 #include "views/job_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <utility>
 
@@ -29,7 +30,7 @@ JobView::~JobView() {
   if (thread_.joinable()) thread_.join();
 }
 
-void JobView::open(const std::string& dir, const std::vector<std::string>& files) {
+void JobView::open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from) {
   plan_ = dir.empty() ? plan_job_files(files) : plan_job_dir(dir);
   fs::path p = fs::path(dir).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();
@@ -42,8 +43,9 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
     return;
   }
   loads_ = std::make_unique<RankLoad[]>(plan_.files.size());
-  thread_ = std::thread([this] {
+  thread_ = std::thread([this, rank_from] {
     JobOptions options;
+    options.rank_from = rank_from;
     options.cancel = &cancel_;
     options.cache = &process_cache_settings();  // ranks open from (and go into) the snapshot cache
     options.on_rank_progress = [this](size_t i, const LoadProgress& p) {
@@ -112,6 +114,7 @@ void JobView::install(Loaded loaded) {
     return;
   }
   job_ = std::move(loaded.job);
+  warnings_ = job_warnings(*job_);
   install_overview(std::move(loaded.overview));
   timeline_.show_all();
   timeline_.empty_hint = "Click a rank's row above to expand its streams and threads here, on the job clock.";
@@ -170,6 +173,23 @@ const analysis::CollectiveArrival* JobView::arrival_of(int instance, int64_t ran
 
 // ---- drawing ---------------------------------------------------------------------------
 
+// Ranks that may not be one job (the CLI's warnings, in the same words), above everything they
+// make suspect, in the warning colours of a trace tab's banner.
+void JobView::draw_warnings_banner() {
+  if (warnings_.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 224, 130, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(80, 40, 0, 255));
+  const float lines = float(warnings_.size());
+  ImGui::BeginChild("job_warnings", ImVec2(0, lines * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y), false);
+  for (const std::string& w : warnings_) {
+    std::string text = w;
+    text[0] = char(std::toupper(static_cast<unsigned char>(text[0])));
+    ImGui::TextUnformatted(text.c_str());
+  }
+  ImGui::EndChild();
+  ImGui::PopStyleColor(2);
+}
+
 void JobView::draw(ImVec2 size) {
   if (!job_) {
     if (error_.empty()) draw_loading();
@@ -177,6 +197,7 @@ void JobView::draw(ImVec2 size) {
     return;
   }
   ImVec2 start = ImGui::GetCursorPos();
+  draw_warnings_banner();
   draw_toolbar();
   float avail = size.y - (ImGui::GetCursorPos().y - start.y);
   // The overview's rows get up to half the tab (a third once ranks are expanded below them),

@@ -40,7 +40,8 @@ public:
   JobView& operator=(const JobView&) = delete;
 
   // Loads a folder (`dir`) or the given rank files in the background (core load_job: parallel).
-  void open(const std::string& dir, const std::vector<std::string>& files);
+  // `rank_from` (--rank-from): where every rank's number comes from; none: the first each file has.
+  void open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from = std::nullopt);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
   bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
@@ -128,6 +129,7 @@ private:
   void install_overview(analysis::JobOverview overview);
   void draw_loading();
   void draw_toolbar();
+  void draw_warnings_banner();
   void draw_export_popup();
   void layout_overview(float height);
   void draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas, const TimeMapping& map);
@@ -156,6 +158,7 @@ private:
 
   std::function<void()> wake_;
   std::string title_, error_;
+  std::vector<std::string> warnings_;  // job_warnings(): why these ranks may not be one job (the banner)
   JobPlan plan_;
   std::unique_ptr<RankLoad[]> loads_;
   std::atomic<bool> cancel_{false}, analysing_{false};

@@ -99,6 +99,9 @@ void JobView::write_state(JsonWriter& w) const {
   }
   const auto& a = overview_.collectives;
   w.field("source", job_->source).field("loaded", uint64_t(job_->loaded_count())).field("aligned", a.aligned);
+  w.key("warnings").begin_array();  // the banner's lines
+  for (const std::string& line : warnings_) w.value(line);
+  w.end_array();
   w.key("ranks").begin_array();
   for (const JobRank& r : job_->ranks) {
     w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());

@@ -384,6 +384,42 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
   return rows;
 }
 
+// A rank's trace on the job clock as placed so far: absolute, first to last event.
+std::pair<TimeNs, TimeNs> placed_span(const RankData& d) {
+  TimeNs start = d.s->store->origin_ns + d.offset;
+  return {start, start + d.s->store->end_ns};
+}
+
+// Groups of ranks whose clocks share no moment: said in a note, and (unless alignment is off)
+// each later group moved to start where the first starts. Fills clock_groups, applied, moved.
+void place_clock_groups(std::vector<RankData>& ranks, const CollectiveOptions& options, CollectiveAnalysis& out) {
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (const RankData& d : ranks) spans.push_back(placed_span(d));
+  std::vector<std::vector<size_t>> groups = overlapping_groups(spans);
+  out.moved.assign(ranks.size(), false);
+  for (const auto& g : groups) {
+    std::vector<int64_t>& named = out.clock_groups.emplace_back();
+    for (size_t r : g) named.push_back(ranks[r].rank());
+    std::sort(named.begin(), named.end());
+  }
+  if (groups.size() > 1) {
+    const bool move = options.align != Align::None;
+    const TimeNs zero = placed_span(ranks[groups.front().front()]).first;
+    for (size_t k = 1; move && k < groups.size(); ++k) {
+      const TimeNs shift = zero - placed_span(ranks[groups[k].front()]).first;
+      for (size_t r : groups[k]) ranks[r].offset += shift, out.moved[r] = true;
+    }
+    std::string list;
+    for (size_t k = 0; k < out.clock_groups.size(); ++k) list += (k ? " | " : "") + ranks_text(out.clock_groups[k]);
+    out.notes.push_back("collectives: the ranks' clocks share no moment (" + list + "): " +
+                        (move ? "each group's clock is started where the first group's starts"
+                              : "times are on the raw clocks (--align none)") +
+                        "; were these traces recorded together?");
+  }
+  out.applied.clear();
+  for (const RankData& d : ranks) out.applied.push_back(d.offset);
+}
+
 }  // namespace
 
 RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes) {
@@ -445,6 +481,7 @@ CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& su
   out.aligned = options.align == Align::Collectives || (options.align == Align::Auto && largest > options.align_noise);
   if (out.aligned)
     for (size_t r = 0; r < ranks.size(); ++r) ranks[r].offset = out.offsets[r];
+  place_clock_groups(ranks, options, out);
   for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
 
   out.origin_ns = INT64_MAX;
@@ -494,8 +531,11 @@ std::vector<Table> collective_tables(const CollectiveAnalysis& a) {
                       Cell::ns(r.compute), Cell::ns(r.communication), Cell::ns(r.idle)});
   out.push_back(std::move(s));
   Table o("clock_offsets", {"rank", "offset_us", "applied"});
+  // applied: "moved" for a rank whose clock shares no moment with the first group's (see
+  // CollectiveAnalysis::clock_groups): its times carry that move instead.
   for (size_t i = 0; i < a.ranks.size(); ++i)
-    o.rows.push_back({Cell::integer(a.ranks[i]), Cell::ns(a.offsets[i]), Cell::str(a.aligned ? "yes" : "no")});
+    o.rows.push_back({Cell::integer(a.ranks[i]), Cell::ns(a.offsets[i]),
+                      Cell::str(i < a.moved.size() && a.moved[i] ? "moved" : a.aligned ? "yes" : "no")});
   out.push_back(std::move(o));
   return out;
 }

@@ -124,6 +124,13 @@ struct CollectiveAnalysis {
   std::vector<int64_t> ranks;                 // as given
   std::vector<TimeNs> offsets;                // estimated, per rank as given (add to its clock)
   bool aligned = false;                       // offsets applied to the times above
+  // Ranks whose clocks, as placed, share no moment with the others' fall into separate groups
+  // (unrelated traces in one folder, or hosts whose clocks differ by more than the trace). Unless
+  // alignment is off, each later group is moved to start where the first does, so that the job
+  // clock reads in seconds of the run, not in days between recordings.
+  std::vector<std::vector<int64_t>> clock_groups;  // ranks, by group; one group when the clocks overlap
+  std::vector<TimeNs> applied;                     // per rank as given: the offset its times carry
+  std::vector<bool> moved;                         // per rank as given: its group was moved
   TimeNs origin_ns = 0;                       // job clock zero: earliest rank origin (aligned)
   std::vector<std::string> notes;
 };

@@ -9,6 +9,7 @@
 #include "core/analysis/idle_host.h"
 #include "core/analysis/report_result.h"
 #include "core/names/hta_short_name.h"
+#include "core/report/trace_info.h"
 
 namespace sl::analysis {
 
@@ -297,11 +298,7 @@ std::optional<double> hta_idle_share(const EventTable& t) {
   return span > 0 ? 100.0 * (1.0 - double(total_length(busy)) / double(span)) : 0.0;
 }
 
-TimeNs trace_span(const EventTable& t) {
-  TimeNs a = INT64_MAX, b = INT64_MIN;
-  for (const Row& r : t.rows) a = std::min(a, r.ts), b = std::max(b, r.end());
-  return b > a ? b - a : 0;
-}
+TimeNs trace_span(const EventTable& t) { return sl::trace_span(*t.store); }
 
 std::string duration_text(TimeNs ns) {
   static const struct {
@@ -353,7 +350,8 @@ std::string headline_text(const Report& r, size_t top) {
   if (!r.insights) return {};
   std::string o = "\n== headline ==\n";
   const TimeNs span = trace_span(r.table);
-  o += "trace span " + duration_text(span);
+  o += "trace span " + duration_text(span) + " (first to last event)";
+  if (auto gpu = gpu_window(*r.table.store)) o += "; GPU window " + duration_text(gpu->length());
   const bool steps = !r.table.store->iterations.empty();
   if (r.ledger && r.ledger->window().end > r.ledger->window().start)
     o += "; idle window " + duration_text(r.ledger->window().end - r.ledger->window().start) +

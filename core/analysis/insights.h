@@ -51,7 +51,7 @@ std::vector<Insight> rank_insights(const Report& report, const InsightOptions& o
 // table costs more than the whole report).
 std::optional<double> hta_idle_share(const EventTable& table);
 
-// First start to last end over every event of the table (CPU and GPU).
+// The trace span of the table's store: first to last event (core/report/trace_info.h), as info says.
 TimeNs trace_span(const EventTable& table);
 
 // A duration for people: "850 ns", "12.4 µs", "3.21 ms", "1.87 s".

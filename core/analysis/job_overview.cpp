@@ -7,10 +7,10 @@
 namespace sl::analysis {
 namespace {
 
-// Rank-local store time → job clock: the store's origin, the offset when the clocks were
-// aligned, relative to the job clock's zero (the earliest rank origin).
+// Rank-local store time → job clock: the store's origin, the offset its times carry (the
+// aligned offset, a disjoint clock's move), relative to the job clock's zero (the earliest origin).
 TimeNs rank_shift(const CollectiveAnalysis& a, size_t i, const TraceStore& s) {
-  return s.origin_ns + (a.aligned && i < a.offsets.size() ? a.offsets[i] : 0) - a.origin_ns;
+  return s.origin_ns + (i < a.applied.size() ? a.applied[i] : 0) - a.origin_ns;
 }
 
 // A rank's idle gaps merged per cause (rank-local).

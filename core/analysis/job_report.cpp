@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/analysis/insights.h"
 #include "core/analysis/job_overview.h"
 
 
@@ -190,7 +191,8 @@ namespace {
 std::string job_json(const Job& job, const JobReport& report) {
   std::string o = "{\"source\": " + json_escape(job.source) + ", \"aligned\": ";
   o += report.collectives && report.collectives->aligned ? "true" : "false";
-  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) + "}";
+  return o + ", \"ranks\": " + job_ranks_json(job, "    ") + ", \"skipped\": " + job_skipped_json(job) +
+         ", \"warnings\": " + job_warnings_json(job) + "}";
 }
 
 }  // namespace
@@ -204,14 +206,46 @@ std::string render_job_json(const Job& job, const JobReport& report, const JobRe
   return o;
 }
 
-std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt) {
-  std::string o = "mode: " + std::string(mode_name(opt.report.table.mode)) + "   job: " + job.source + "   ranks: " +
-                  std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
-  // The Insights' stragglers entry, as the job tab shows it.
+namespace {
+
+// The job's findings: the straggler (as the job tab's Insights show it), then each rank's
+// headline (its costliest findings), so a job's report reads like a rank's from its first line.
+std::string job_insights_text(const JobReport& report) {
+  std::string o = "\n== job insights ==\n";
   if (report.collectives)
     if (std::string worst = straggler_insight(*report.collectives); !worst.empty()) o += "stragglers: " + worst + "\n";
+  for (const RankReport& rr : report.ranks) {
+    std::string headline = headline_text(rr.report);
+    size_t body = headline.find("==\n");  // past the headline's own title
+    if (body == std::string::npos) continue;
+    std::string lines = headline.substr(body + 3);  // indented under the rank's own line
+    for (size_t nl = lines.find('\n'); nl != std::string::npos && nl + 1 < lines.size(); nl = lines.find('\n', nl + 3))
+      lines.insert(nl + 1, "  ");
+    o += "rank " + std::to_string(rr.rank) + ": " + lines;
+  }
+  return o.ends_with("==\n") ? o + "(none)\n" : o;
+}
+
+bool is_job_table(const Table& t) { return is_job_table_name(t.name); }
+
+}  // namespace
+
+// The job's insights and stragglers first, then the per-rank tables, then the collectives
+// instance by instance (the longest table, and the detail behind the stragglers).
+std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& opt, const TextLayout& layout) {
+  std::string o = "mode: " + std::string(mode_name(opt.report.table.mode)) + "   job: " + job.source + "   ranks: " +
+                  std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
+  o += job_insights_text(report);
+  auto emit = [&](const Table& t) { append_text_table(o, t, SIZE_MAX, 60, layout); };
+  for (const char* first : {"stragglers", "clock_offsets"})
+    for (const Table& t : report.tables)
+      if (t.name == first) emit(t);
+  // Each rank's report decides which of its tables text prints (all ranks share the options).
+  const Report* any_rank = report.ranks.empty() ? nullptr : &report.ranks.front().report;
   for (const Table& t : report.tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms") append_text_table(o, t);
+    if (!is_job_table(t) && any_rank && is_text_table(t.name, *any_rank)) emit(t);
+  for (const Table& t : report.tables)
+    if (t.name == "collectives") emit(t);
   if (!report.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : report.notes) o += "  - " + n + "\n";

@@ -42,6 +42,7 @@ JobReport run_job_report(const Job& job, const JobReportOptions& options);
 std::vector<Table> merge_rank_tables(const std::vector<RankReport>& ranks);
 
 std::string render_job_json(const Job& job, const JobReport& report, const JobReportOptions& options);
-std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& options);
+std::string render_job_text(const Job& job, const JobReport& report, const JobReportOptions& options,
+                            const TextLayout& layout = {});
 
 }  // namespace sl::analysis

@@ -1,5 +1,6 @@
 #include "core/analysis/report_tables.h"
 
+#include "core/names/name_elision.h"
 #include "core/names/short_names.h"
 #include "core/text/format.h"
 #include "core/text/json_writer.h"
@@ -465,12 +466,18 @@ std::string cell_json(const Cell& c) {
     case Cell::Str: return json_escape(c.s);
     case Cell::StrList: {
       std::string o = "[";
-      for (size_t i = 0; i < c.list.size(); ++i) o += (i ? "," : "") + json_escape(c.list[i]);
+      for (size_t i = 0; i < c.list.size(); ++i) {
+        if (i) o += ',';
+        o += json_escape(c.list[i]);
+      }
       return o + "]";
     }
     case Cell::NumList: {
       std::string o = "[";
-      for (size_t i = 0; i < c.nums.size(); ++i) o += (i ? "," : "") + format_number(c.nums[i]);
+      for (size_t i = 0; i < c.nums.size(); ++i) {
+        if (i) o += ',';
+        o += format_number(c.nums[i]);
+      }
       return o + "]";
     }
   }
@@ -488,7 +495,10 @@ std::string cell_text(const Cell& c) {
     }
     case Cell::NumList: {
       std::string o;
-      for (size_t i = 0; i < c.nums.size(); ++i) o += (i ? "|" : "") + format_number(c.nums[i]);
+      for (size_t i = 0; i < c.nums.size(); ++i) {
+        if (i) o += '|';
+        o += format_number(c.nums[i]);
+      }
       return o;
     }
     default: return cell_json(c);
@@ -546,7 +556,10 @@ bool is_name_column(std::string_view column) {
 
 std::string short_list(const ShortNames& names, const std::vector<std::string>& list) {
   std::string o;
-  for (size_t i = 0; i < list.size(); ++i) o += (i ? "|" : "") + names(list[i]);
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) o += '|';
+    o += names(list[i]);
+  }
   return o;
 }
 
@@ -584,21 +597,32 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-std::string text_cell(std::string_view column, const Cell& c) {
+// Columns of fractions of one (an idle category's ratio, a cause's share, utilization, how
+// close a fusion chain's kernels run): percentages in text.
+bool is_fraction_column(std::string_view column) {
+  for (std::string_view f : {"ratio", "share", "utilization", "proximity"})
+    if (column == f) return true;
+  return false;
+}
+
+// A plain number as text says what it is: percentages, bandwidths with their unit (GB/s in the
+// model), other numbers with at most three decimals.
+std::string text_number(std::string_view table, std::string_view column, double v) {
+  if (ends_with(column, "_pct") || column == "pct") return human::percent(v);
+  if (is_fraction_column(column)) return human::percent(v * 100);
+  if ((table == "memory_bw_summary" && column != "count") || ends_with(column, "_gb_per_s")) return human::bandwidth(v * 1e9);
+  if (column == "gflop_per_s") return human::decimal(v) + " GFLOP/s";
+  return human::decimal(v);
+}
+
+std::string text_cell(std::string_view table, std::string_view column, const Cell& c) {
   switch (c.kind) {
     case Cell::Ns: return c.ns_fractional ? human::duration(c.d) : human::duration(c.i);
     case Cell::Bytes: return human::bytes(c.i);
     case Cell::Int: return is_identifier_column(column) ? std::to_string(c.i) : human::count(c.i);
-    case Cell::Num: return ends_with(column, "_pct") || column == "pct" ? human::percent(c.d) : human::number(c.d);
+    case Cell::Num: return text_number(table, column, c.d);
     default: return cell_text(c);
   }
-}
-
-// Characters on screen, not bytes: "µs" is two bytes, one column.
-size_t display_width(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
 }
 
 // A column of durations drops its "_us": its cells carry their own unit ("1.62 ms").
@@ -621,55 +645,126 @@ bool is_json_only_column(std::string_view table, std::string_view column) {
   return table == "coupling" && column == "tklqt_us";
 }
 
-void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width) {
-  o += "\n== " + t.name + " ==\n";
-  if (t.rows.empty()) {
-    o += "(none)\n";
-    return;
-  }
-  // Name columns are never cut: a cut name can read like another one. They show their short
-  // form, which stays distinct among every name of the table (core/names/short_names.h).
-  std::vector<bool> is_name(t.columns.size());
+namespace {
+
+// The cells of the shown rows as text, and which columns hold names (shown short: distinct
+// among every name of the table, core/names/short_names.h).
+struct TextCells {
+  std::vector<bool> is_name, is_list;  // is_list: the cells are names joined with '|'
+  // Cut in the middle to fit rather than at 60 characters: names, and call paths (a diff's
+  // "A > B > C", whose leaf at the end is what the row is about).
+  std::vector<bool> elided;
+
+  std::vector<std::vector<std::string>> rows;
+  bool shortened = false, clipped = false;
+};
+
+TextCells text_cells(const Table& t, size_t max_rows, size_t clip_width) {
+  TextCells out;
+  out.is_name.resize(t.columns.size());
+  out.is_list.resize(t.columns.size());
   std::vector<std::string_view> names;
-  for (size_t k = 0; k < t.columns.size(); ++k) is_name[k] = is_name_column(t.columns[k]);
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    out.is_name[k] = is_name_column(t.columns[k]);
+    out.is_list[k] = out.is_name[k] && !t.rows.empty() && t.rows.front()[k].kind == Cell::StrList;
+    out.elided.push_back(out.is_name[k] || t.columns[k] == "path");
+  }
   for (const auto& row : t.rows)
     for (size_t k = 0; k < row.size(); ++k) {
-      if (!is_name[k]) continue;
+      if (!out.is_name[k]) continue;
       if (row[k].kind == Cell::Str) names.push_back(row[k].s);
       if (row[k].kind == Cell::StrList) names.insert(names.end(), row[k].list.begin(), row[k].list.end());
     }
   ShortNames short_names(names);
-  bool shortened = false, clipped = false;
-  std::vector<std::vector<std::string>> cells;
-  std::vector<std::string> header = text_header(t);
-  std::vector<size_t> width(t.columns.size());
-  for (size_t k = 0; k < t.columns.size(); ++k) width[k] = header[k].size();
   for (size_t i = 0; i < t.rows.size() && i < max_rows; ++i) {
     std::vector<std::string> line;
     for (size_t k = 0; k < t.rows[i].size(); ++k) {
       const Cell& cell = t.rows[i][k];
       std::string s;
-      if (is_name[k] && (cell.kind == Cell::Str || cell.kind == Cell::StrList)) {
+      if (out.is_name[k] && (cell.kind == Cell::Str || cell.kind == Cell::StrList)) {
         s = cell.kind == Cell::Str ? short_names(cell.s) : short_list(short_names, cell.list);
-        shortened |= s != cell_text(cell);
+        out.shortened |= s != cell_text(cell);
       } else {
-        s = text_cell(t.columns[k], cell);
-        if (s.size() > clip_width) s = shorten(s, clip_width), clipped = true;
+        s = text_cell(t.name, t.columns[k], cell);
+        if (s.size() > clip_width && !out.elided[k]) s = shorten(s, clip_width), out.clipped = true;
       }
-      width[k] = std::max(width[k], display_width(s));
       line.push_back(std::move(s));
     }
-    cells.push_back(std::move(line));
+    out.rows.push_back(std::move(line));
   }
-  // Lists of names (a fusion chain, a kernel pattern) are long and never cut: in text they go
-  // last, so the columns after them stay aligned and readable.
+  return out;
+}
+
+// The names of list cells, as short_list joined them.
+std::vector<std::vector<std::string>> split_lists(const std::vector<std::string>& cells) {
+  std::vector<std::vector<std::string>> out;
+  for (const std::string& cell : cells) {
+    std::vector<std::string>& list = out.emplace_back();
+    for (size_t from = 0;;) {
+      size_t bar = cell.find('|', from);
+      list.push_back(cell.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
+      if (bar == std::string::npos) break;
+      from = bar + 1;
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> column_widths(const std::vector<std::string>& header, const TextCells& cells) {
+  std::vector<size_t> width(header.size());
+  for (size_t k = 0; k < header.size(); ++k) width[k] = display_width(header[k]);
+  for (const auto& line : cells.rows)
+    for (size_t k = 0; k < line.size(); ++k) width[k] = std::max(width[k], display_width(line[k]));
+  return width;
+}
+
+// A name column is never cut below this: a few letters of head and tail read as nothing.
+constexpr size_t kNarrowestName = 24;
+
+// Name columns cut (in the middle, distinct within the column) to the width the other columns
+// leave, shared by the name columns in proportion to their own widths. Numbers are never cut: a
+// table of numbers wider than the terminal stays as it is. Returns whether a name was cut.
+bool fit_names(TextCells& cells, const std::vector<size_t>& shown, std::vector<size_t>& width, size_t total) {
+  size_t fixed = shown.empty() ? 0 : 2 * (shown.size() - 1), names = 0;
+  for (size_t k : shown) (cells.elided[k] ? names : fixed) += width[k];
+  if (fixed + names <= total || names == 0) return false;
+  const size_t room = total > fixed ? total - fixed : 0;
+  bool cut = false;
+  for (size_t k : shown) {
+    if (!cells.elided[k]) continue;
+    size_t budget = std::max(kNarrowestName, size_t(double(room) * double(width[k]) / double(names)));
+    if (width[k] <= budget) continue;
+    std::vector<std::string> column;
+    for (const auto& line : cells.rows) column.push_back(k < line.size() ? line[k] : std::string());
+    column = cells.is_list[k] ? elide_lists(split_lists(column), budget) : elide_names(column, budget);
+    for (size_t i = 0; i < cells.rows.size(); ++i)
+      if (k < cells.rows[i].size()) cells.rows[i][k] = std::move(column[i]);
+    cut = true;
+  }
+  return cut;
+}
+
+}  // namespace
+
+void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t clip_width, const TextLayout& layout) {
+  o += "\n== " + t.name + " ==\n";
+  if (t.rows.empty()) {
+    o += "(none)\n";
+    return;
+  }
+  TextCells cells = text_cells(t, max_rows, clip_width);
+  std::vector<std::string> header = text_header(t);
+  // Lists of names (a fusion chain, a kernel pattern) are long: in text they go last, so the
+  // columns after them stay aligned and readable.
   std::vector<size_t> order;
   for (int pass = 0; pass < 2; ++pass)
     for (size_t k = 0; k < t.columns.size(); ++k) {
       if (is_json_only_column(t.name, t.columns[k])) continue;
-      bool list = is_name[k] && !t.rows.empty() && t.rows.front()[k].kind == Cell::StrList;
-      if (list == (pass == 1)) order.push_back(k);
+      if (cells.is_list[k] == (pass == 1)) order.push_back(k);
     }
+  std::vector<size_t> width = column_widths(header, cells);
+  const bool cut = !layout.wide && fit_names(cells, order, width, layout.width);
+  if (cut) width = column_widths(header, cells);
   auto emit = [&](const std::vector<std::string>& line) {
     for (size_t i = 0; i < order.size(); ++i) {
       size_t k = order[i];
@@ -679,22 +774,28 @@ void append_text_table(std::string& o, const Table& t, size_t max_rows, size_t c
     o += "\n";
   };
   emit(header);
-  for (const auto& line : cells) emit(line);
-  if (shortened) o += "(names shortened where they stay distinct; --format json or csv prints them whole)\n";
-  if (clipped) o += "(long cells cut with ...; --format json or csv prints them whole)\n";
+  for (const auto& line : cells.rows) emit(line);
+  if (cut)
+    o += "(names cut with … to fit " + std::to_string(layout.width) + " columns; --wide or --format json/csv: whole)\n";
+  else if (cells.shortened)
+    o += "(names shortened where they stay distinct; --format json or csv prints them whole)\n";
+  if (cells.clipped) o += "(long cells cut with ...; --format json or csv prints them whole)\n";
   if (t.rows.size() > max_rows)
     o += "... " + std::to_string(t.rows.size() - max_rows) + " more rows (--format json or csv for all)\n";
 }
 
-std::string render_text(const Report& r, const std::vector<Table>& tables) {
-  std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
-  o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
+bool is_text_table(std::string_view name, const Report& r) {
   // The ledger's own tables are for auditing: text prints them with --explain (or --only ledger).
   const bool explain = r.explain || std::find(r.only.begin(), r.only.end(), "ledger") != r.only.end();
+  if (!explain && (name == "ledger" || name == "ledger_gaps")) return false;
+  return name != "kernel_durations" && name != "launch_histograms" && name != "insights" && name != "memory_timeline";
+}
+
+std::string render_text(const Report& r, const std::vector<Table>& tables, const TextLayout& layout) {
+  std::string o = "mode: " + std::string(mode_name(r.table.mode)) + "   rank: " + std::to_string(r.table.rank) + "\n";
+  o += headline_text(r);  // the findings first; the insights table itself: JSON/CSV only
   for (const Table& t : tables)
-    if (t.name != "kernel_durations" && t.name != "launch_histograms" && t.name != "insights" && t.name != "memory_timeline" &&
-        (explain || (t.name != "ledger" && t.name != "ledger_gaps")))
-      append_text_table(o, t);  // those: JSON only
+    if (is_text_table(t.name, r)) append_text_table(o, t, SIZE_MAX, 60, layout);
   if (!r.notes.empty()) {
     o += "\nnotes:\n";
     for (const auto& n : r.notes) o += "  - " + n + "\n";

@@ -51,11 +51,23 @@ std::string cell_text(const Cell& c);  // CSV/text: lists joined with '|'
 std::string render_json(const Report& report, const std::vector<Table>& tables, const std::string& trace_info_json);
 // The tables, then the notes, as the members of a report object that `o` has opened; closes it.
 void append_tables_json(std::string& o, const std::vector<Table>& tables, const std::vector<std::string>& notes);
-std::string render_text(const Report& report, const std::vector<Table>& tables);
+// How wide text tables may be: the terminal's columns ($COLUMNS, else 160), or names whole (--wide).
+struct TextLayout {
+  size_t width = 160;
+  bool wide = false;
+};
+std::string render_text(const Report& report, const std::vector<Table>& tables, const TextLayout& layout = {});
+// Whether text prints the table `name` of `report`: histograms, the memory timeline and the
+// insights table (text opens with the headline instead) are JSON/CSV only, the ledger's tables
+// text only with --explain or --only ledger.
+bool is_text_table(std::string_view name, const Report& report);
 // One table as aligned text, at most `max_rows` rows. Name columns (name, operator, chain, ...)
-// show short names that stay distinct within the table and are never cut; other cells longer
-// than `clip_width` are cut with "...". Either is said under the table.
-void append_text_table(std::string& out, const Table& table, size_t max_rows = SIZE_MAX, size_t clip_width = 60);
+// show short names that stay distinct within the table; where the table is wider than
+// `layout.width`, they are cut in the middle with "…" to the width the other columns leave
+// (core/names/name_elision.h), still distinct. Numbers are never cut. Other cells longer than
+// `clip_width` are cut with "...". Each is said under the table.
+void append_text_table(std::string& out, const Table& table, size_t max_rows = SIZE_MAX, size_t clip_width = 60,
+                       const TextLayout& layout = {});
 std::string render_csv(const Table& table);
 
 }  // namespace sl::analysis

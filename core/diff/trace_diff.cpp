@@ -344,7 +344,7 @@ std::string render_diff_json(const TraceDiff& d, const std::vector<Table>& table
   return o;
 }
 
-std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& tables) {
+std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& tables, const analysis::TextLayout& layout) {
   std::string o = "mode: " + std::string(analysis::mode_name(d.mode)) + "   rank: " + std::to_string(d.rank_a) +
                   " vs " + std::to_string(d.rank_b) + "   iteration: " + cell_json(opt_iter(d.ops.control_iteration)) +
                   " vs " + cell_json(opt_iter(d.ops.test_iteration)) + "\n";
@@ -376,11 +376,11 @@ std::string render_diff_text(const TraceDiff& d, const std::vector<Table>& table
       });
       by_delta.name = by_self ? "ops (by |diff_self_us|)" : "ops (by |diff_total_us|)";
       by_delta.columns[7] = "count_change";  // + - = compare counts, not times
-      analysis::append_text_table(o, by_delta, 40, 70);
+      analysis::append_text_table(o, by_delta, 40, 70, layout);
       continue;
     }
     size_t rows = t.name == "ops" ? 60 : t.name == "summary" || t.name == "iterations" ? 200 : 20;
-    analysis::append_text_table(o, t, rows, t.name == "summary" ? 40 : 70);
+    analysis::append_text_table(o, t, rows, t.name == "summary" ? 40 : 70, layout);
   }
   if (!d.notes.empty()) {
     o += "\nnotes:\n";

@@ -42,6 +42,7 @@ TraceDiff trace_diff(const TraceStore& a, const TraceStore& b, const DiffOptions
 // Sightline mode only), memory_diff and memory_diff_contexts (when either run has memory events).
 std::vector<analysis::Table> diff_tables(const TraceDiff& d);
 std::string render_diff_json(const TraceDiff& d, const std::vector<analysis::Table>& tables);
-std::string render_diff_text(const TraceDiff& d, const std::vector<analysis::Table>& tables);
+std::string render_diff_text(const TraceDiff& d, const std::vector<analysis::Table>& tables,
+                             const analysis::TextLayout& layout = {});
 
 }  // namespace sl::diff

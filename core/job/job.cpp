@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "core/report/trace_info.h"
@@ -21,6 +23,13 @@ std::string_view rank_source_name(RankSource s) {
     case RankSource::FileOrder: return "file order";
   }
   return "?";
+}
+
+std::optional<RankSource> rank_source_named(std::string_view option) {
+  if (option == "distributed-info") return RankSource::DistributedInfo;
+  if (option == "name") return RankSource::FileName;
+  if (option == "order") return RankSource::FileOrder;
+  return std::nullopt;
 }
 
 namespace {
@@ -197,18 +206,42 @@ std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
   return out;
 }
 
-// distributedInfo.rank, else the file name, else the file's position among the rank files.
-void name_rank(JobRank& r, size_t file_order) {
-  if (r.ok() && r.store->meta.rank) {
-    r.rank = *r.store->meta.rank;
+// distributedInfo.rank, else the file name, else the file's position among the rank files; only
+// `from` when given. False (with `error`) when the file has no rank of that source.
+bool name_rank(JobRank& r, size_t file_order, std::optional<RankSource> from, std::string& error) {
+  std::optional<int64_t> distributed = r.ok() ? r.store->meta.rank : std::nullopt;
+  std::optional<int64_t> named = rank_from_file_name(fs::path(r.path).filename().string());
+  if (from == RankSource::DistributedInfo && !distributed) {
+    error = r.path + ": --rank-from distributed-info, but " + (r.ok() ? "it has no distributedInfo.rank" : "it failed to load");
+    return false;
+  }
+  if (from == RankSource::FileName && !named) {
+    error = r.path + ": --rank-from name, but its name holds no rank (rank-N, rank_N, rankN, workerN)";
+    return false;
+  }
+  if (distributed && (!from || from == RankSource::DistributedInfo)) {
+    r.rank = *distributed;
     r.rank_source = RankSource::DistributedInfo;
-  } else if (auto n = rank_from_file_name(fs::path(r.path).filename().string())) {
-    r.rank = *n;
+  } else if (named && from != RankSource::FileOrder) {
+    r.rank = *named;
     r.rank_source = RankSource::FileName;
   } else {
     r.rank = int64_t(file_order);
     r.rank_source = RankSource::FileOrder;
   }
+  return true;
+}
+
+// "two files claim rank 0: A (distributedInfo.rank) and B (distributedInfo.rank)", and the way
+// forward: number them by another source.
+std::string duplicate_rank_error(const JobRank& a, const JobRank& b, std::optional<RankSource> from) {
+  std::string o = "two files claim rank " + std::to_string(a.rank) + ": " + a.path + " (" + std::string(rank_source_name(a.rank_source)) +
+                  ") and " + b.path + " (" + std::string(rank_source_name(b.rank_source)) + ")";
+  if (from == RankSource::FileOrder) return o;
+  o += "; --rank-from ";
+  o += a.rank_source == RankSource::FileName ? "order numbers the files by their order"
+                                              : "name takes each rank from its file name, --rank-from order from the files' order";
+  return o;
 }
 
 }  // namespace
@@ -250,15 +283,14 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options) {
                    skipped_lines(job->skipped);
     return result;
   }
-  for (size_t i = 0; i < job->ranks.size(); ++i) name_rank(job->ranks[i], i);
+  for (size_t i = 0; i < job->ranks.size(); ++i)
+    if (!name_rank(job->ranks[i], i, options.rank_from, result.error)) return result;
   std::stable_sort(job->ranks.begin(), job->ranks.end(),
                    [](const JobRank& a, const JobRank& b) { return a.rank < b.rank; });
   for (size_t i = 1; i < job->ranks.size(); ++i) {
     const JobRank &a = job->ranks[i - 1], &b = job->ranks[i];
     if (a.rank == b.rank) {
-      result.error = "two files claim rank " + std::to_string(a.rank) + ": " + a.path + " (" +
-                     std::string(rank_source_name(a.rank_source)) + ") and " + b.path + " (" +
-                     std::string(rank_source_name(b.rank_source)) + ")";
+      result.error = duplicate_rank_error(a, b, options.rank_from);
       return result;
     }
   }
@@ -269,6 +301,77 @@ JobResult load_job(const JobPlan& plan, const JobOptions& options) {
 }  // namespace sl
 
 namespace sl {
+
+std::vector<std::vector<size_t>> overlapping_groups(const std::vector<std::pair<TimeNs, TimeNs>>& spans) {
+  std::vector<size_t> order(spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a] < spans[b]; });
+  std::vector<std::vector<size_t>> groups;
+  TimeNs group_end = 0;
+  for (size_t i : order) {
+    if (groups.empty() || spans[i].first > group_end) groups.emplace_back(), group_end = spans[i].second;
+    groups.back().push_back(i);
+    group_end = std::max(group_end, spans[i].second);
+  }
+  return groups;
+}
+
+std::string ranks_text(std::vector<int64_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  std::string o = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i) o += (i ? ", " : "") + std::to_string(ranks[i]);
+  return o;
+}
+
+namespace {
+
+// "A (ranks 0, 2), B (rank 1)" when the loaded ranks say more than one value; "" otherwise.
+// Ranks that say nothing (no devices, no world_size) are left out.
+std::string disagreement(const Job& job, const std::function<std::string(const JobRank&)>& value_of) {
+  std::map<std::string, std::vector<int64_t>> by_value;
+  for (const JobRank& r : job.ranks)
+    if (r.ok())
+      if (std::string v = value_of(r); !v.empty()) by_value[v].push_back(r.rank);
+  if (by_value.size() < 2) return {};
+  std::string o;
+  for (const auto& [value, ranks] : by_value) o += (o.empty() ? "" : ", ") + value + " (" + ranks_text(ranks) + ")";
+  return o;
+}
+
+std::string device_type(const JobRank& r) {
+  std::set<std::string> types;
+  for (const Device& d : r.store->meta.devices) types.insert(device_description(*r.store, d));
+  std::string o;
+  for (const std::string& t : types) o += (o.empty() ? "" : " + ") + t;
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::string> job_warnings(const Job& job) {
+  std::vector<std::string> out;
+  if (std::string d = disagreement(job, device_type); !d.empty()) out.push_back("ranks disagree on device type: " + d);
+  auto world = [](const JobRank& r) { return r.store->meta.world_size ? std::to_string(*r.store->meta.world_size) : ""; };
+  if (std::string w = disagreement(job, world); !w.empty()) out.push_back("ranks disagree on world_size: " + w);
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  std::vector<int64_t> rank_of;
+  for (const JobRank& r : job.ranks)
+    if (r.ok()) spans.push_back({r.store->origin_ns, r.store->origin_ns + r.store->end_ns}), rank_of.push_back(r.rank);
+  std::vector<std::vector<size_t>> groups = overlapping_groups(spans);
+  if (groups.size() > 1) {
+    std::string list;
+    for (const auto& g : groups) {
+      std::vector<int64_t> ranks;
+      for (size_t i : g) ranks.push_back(rank_of[i]);
+      list += (list.empty() ? "" : " | ") + ranks_text(ranks);
+    }
+    out.push_back("the ranks' clocks do not overlap at all (" + list +
+                  "): separate recordings, or hosts whose clocks differ by more than the traces last");
+  }
+  if (!out.empty()) out.back() += "; are these one job?";
+  return out;
+}
+
 namespace {
 
 std::string json_string(std::string_view s) {
@@ -300,9 +403,15 @@ std::string job_skipped_json(const Job& job) {
   return o + "]";
 }
 
+std::string job_warnings_json(const Job& job) {
+  std::string o = "[";
+  for (const std::string& w : job_warnings(job)) o += (o.size() > 1 ? ", " : "") + json_string(w);
+  return o + "]";
+}
+
 std::string job_info_json(const Job& job, double load_seconds) {
   std::string o = "{\"job\": " + json_string(job.source) + ", \"ranks\": " + job_ranks_json(job, "  ") +
-                  ",\n \"skipped\": " + job_skipped_json(job);
+                  ",\n \"skipped\": " + job_skipped_json(job) + ", \"warnings\": " + job_warnings_json(job);
   if (load_seconds >= 0) {
     JsonWriter w;
     w.value(load_seconds);
@@ -323,7 +432,7 @@ std::string job_info_text(const Job& job, double load_seconds) {
   o += "ranks           " + std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) +
        " loaded, " + std::to_string(job.ranks.size() - job.loaded_count()) + " failed)\n";
   if (load_seconds >= 0) o += "loaded in       " + load_time_text(load_seconds) + "\n";
-  o += "\nrank  source                status      events  kernels    iters        span_us  file\n";
+  o += "\nrank  source                status      events  kernels    iters  trace_span_us  file\n";
   for (const JobRank& r : job.ranks) {
     char head[96];
     std::snprintf(head, sizeof head, "%-5lld %-21s %-7s", (long long)r.rank, std::string(rank_source_name(r.rank_source)).c_str(),

@@ -30,6 +30,8 @@ struct SkippedFile {
 // Where a rank number came from, most trusted first.
 enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder };
 std::string_view rank_source_name(RankSource s);  // "distributedInfo.rank", "file name", "file order"
+// --rank-from's values: "distributed-info", "name", "order"; none for anything else.
+std::optional<RankSource> rank_source_named(std::string_view option);
 
 struct JobRank {
   int64_t rank = -1;
@@ -73,6 +75,9 @@ struct JobOptions {
   // Non-null: each rank opens through this snapshot cache; a rank parsed from its file is
   // cached by its loader thread right after loading (the pool keeps the other cores busy).
   const CacheSettings* cache = nullptr;
+  // Where every rank's number comes from (--rank-from), instead of the most trusted source each
+  // file has: two files that both claim rank 0 in distributedInfo load by their names or order.
+  std::optional<RankSource> rank_from;
 };
 
 struct Job {
@@ -96,9 +101,25 @@ struct JobResult {
 JobRank load_rank(const std::string& path, const LoadOptions& options = {}, const CacheSettings* cache = nullptr);
 
 // Loads every planned file in parallel and names the ranks. Files that turn out not to be
-// traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail.
+// traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail
+// (the error names --rank-from), and so does a file without the rank `rank_from` asks for.
 JobResult load_job(const JobPlan& plan, const JobOptions& options = {});
 
+}  // namespace sl
+
+namespace sl {
+// Indices of `spans` ([start, end], one clock) in groups that overlap, directly or through
+// others, each group by start, groups by their first start. Spans touching at one instant share
+// that moment: only a true gap starts a new group.
+std::vector<std::vector<size_t>> overlapping_groups(const std::vector<std::pair<TimeNs, TimeNs>>& spans);
+
+// "ranks 0, 2" / "rank 1", in rank order.
+std::string ranks_text(std::vector<int64_t> ranks);
+
+// What says these ranks may not be one job, one line each: ranks that disagree on their device
+// type or on distributedInfo.world_size, or whose clocks share no moment at all (the traces'
+// first to last events, as recorded). Empty for a job that looks like one.
+std::vector<std::string> job_warnings(const Job& job);
 }  // namespace sl
 
 namespace sl {
@@ -110,10 +131,11 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
 namespace sl {
 // `info DIR`: one line per rank (file, where its rank came from, status, counts) and the files
 // skipped; JSON: {"job", "ranks": [{rank, file, rank_source, status, error, trace}], "skipped",
-// "load_seconds"} with each rank's `info` object as `trace`. load_seconds < 0 leaves it out.
+// "warnings", "load_seconds"} with each rank's `info` object as `trace`. load_seconds < 0 leaves it out.
 std::string job_info_json(const Job& job, double load_seconds = -1);
 // The `ranks` array (each line starting with `indent`) and the `skipped` array of that object.
 std::string job_ranks_json(const Job& job, std::string_view indent);
 std::string job_skipped_json(const Job& job);
+std::string job_warnings_json(const Job& job);  // job_warnings() as a JSON array of strings
 std::string job_info_text(const Job& job, double load_seconds = -1);
 }  // namespace sl

@@ -1,5 +1,7 @@
 #include "core/report/trace_info.h"
 
+#include <simdjson.h>
+
 #include <cstdio>
 #include <set>
 
@@ -38,6 +40,55 @@ TraceSummary summarize(const TraceStore& store) {
   return s;
 }
 
+TimeNs trace_span(const TraceStore& store) { return store.end_ns; }
+
+std::optional<TimeWindow> gpu_window(const TraceStore& store) {
+  std::optional<TimeWindow> w;
+  for (const Track& t : store.tracks) {
+    if (t.kind != TrackKind::GpuStream) continue;
+    for (size_t i = 0; i < t.slices.size(); ++i) {
+      TimeNs a = t.slices.start[i], b = t.slices.end(i);
+      if (!w) w = TimeWindow{a, b};
+      w->start = std::min(w->start, a), w->end = std::max(w->end, b);
+    }
+  }
+  return w;
+}
+
+namespace {
+
+// "AMD" or "NVIDIA" from what the trace recorded of its runtime ("" when it says neither).
+std::string vendor_of(const TraceStore& store, simdjson::dom::element properties) {
+  int64_t warp = 0;
+  if (!properties["warpSize"].get_int64().get(warp) && warp == 64) return "AMD";  // a wavefront; NVIDIA warps are 32
+  for (const char* call : {"hipLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "hipMemcpyAsync"})
+    if (store.strings.find(call) != StringPool::kNotFound) return "AMD";
+  for (const char* call : {"cudaLaunchKernel", "cuLaunchKernel", "cudaMemcpyAsync", "cudaLaunchKernelExC"})
+    if (store.strings.find(call) != StringPool::kNotFound) return "NVIDIA";
+  return {};
+}
+
+}  // namespace
+
+std::string device_description(const TraceStore& store, const Device& device) {
+  if (!device.name.empty()) return device.name;
+  simdjson::dom::parser parser;
+  simdjson::dom::element properties;
+  std::vector<std::string> known;
+  if (!device.properties_json.empty() && !parser.parse(device.properties_json).get(properties)) {
+    if (std::string vendor = vendor_of(store, properties); !vendor.empty()) known.push_back(vendor);
+    int64_t major = 0, minor = 0;
+    if (!properties["computeMajor"].get_int64().get(major) && !properties["computeMinor"].get_int64().get(minor))
+      known.push_back("compute capability " + std::to_string(major) + "." + std::to_string(minor));
+  }
+  std::string o = "(unnamed";
+  for (size_t i = 0; i < known.size(); ++i) {
+    o += i ? ", " : "; ";
+    o += known[i];
+  }
+  return o + ")";
+}
+
 std::string info_json(const TraceStore& store, double load_seconds) {
   TraceSummary s = summarize(store);
   const TraceMeta& m = store.meta;
@@ -54,7 +105,11 @@ std::string info_json(const TraceStore& store, double load_seconds) {
   if (!store.memory.empty()) w.field("memory_events", uint64_t(store.memory.size()));
   w.key("start_us").micros(store.origin_ns);
   w.key("end_us").micros(store.origin_ns + store.end_ns);
-  w.key("span_us").micros(store.end_ns);
+  w.key("span_us").micros(trace_span(store));
+  if (auto gpu = gpu_window(store)) {  // store-relative, as the report's times
+    w.key("gpu_window_start_us").micros(gpu->start);
+    w.key("gpu_window_us").micros(gpu->length());
+  }
   w.key("rank");
   m.rank ? w.value(*m.rank) : w.null();
   w.key("world_size");
@@ -121,9 +176,13 @@ std::string info_text(const TraceStore& store, double load_seconds) {
     line("memory", {num(store.memory.size()), " allocator events on ", num(devices.size()), devices.size() == 1 ? " device" : " devices",
                     " (report --only memory_peak,memory_at_peak)"});
   }
-  line("span", {format_micros(store.end_ns), " us from ", format_micros(store.origin_ns), " us"});
+  line("trace span", {human::duration(trace_span(store)), ", first to last event (", format_micros(trace_span(store)), " us from ",
+                      format_micros(store.origin_ns), " us)"});
+  if (auto gpu = gpu_window(store))
+    line("GPU window", {human::duration(gpu->length()), ", first to last GPU activity (", format_micros(gpu->start), " to ",
+                        format_micros(gpu->end), " us into the trace)"});
   if (m.rank) line("rank", {num(*m.rank), m.world_size ? " of " : "", m.world_size ? num(*m.world_size) : ""});
-  for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", d.name});
+  for (const Device& d : m.devices) line("device", {std::to_string(d.id), ": ", device_description(store, d)});
   if (!store.iterations.empty())
     line("iterations", {num(store.iterations.size()), " (ProfilerStep#", std::to_string(store.iterations.front().number),
                         " .. #", std::to_string(store.iterations.back().number), ")"});

@@ -1,6 +1,7 @@
 // The `info` summary of a loaded trace: counts, span, devices, iterations, import issues.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/store/trace_store.h"
@@ -13,6 +14,22 @@ struct TraceSummary {
 };
 
 TraceSummary summarize(const TraceStore& store);
+
+// The two extents a trace is measured by, each named wherever it is printed (info, the report's
+// headline), so that two outputs never call different things "span":
+//   trace span: first to last event of any kind, as recorded (Kineto's own markers included);
+//   GPU window: first start to last end of GPU activity (kernels, copies, sets, GPU annotations).
+TimeNs trace_span(const TraceStore& store);
+struct TimeWindow {
+  TimeNs start = 0, end = 0;  // store-relative
+  TimeNs length() const { return end - start; }
+};
+std::optional<TimeWindow> gpu_window(const TraceStore& store);  // none without GPU activity
+// What info prints for a device: its name, or, where the trace left the name empty, what is known
+// ("(unnamed; AMD, compute capability 9.4)": the vendor from the HIP/CUDA runtime's calls or the
+// wavefront size, the compute capability from deviceProperties); "(unnamed)" when nothing is.
+std::string device_description(const TraceStore& store, const Device& device);
+
 // The `info --format json` object; load_seconds < 0 leaves it out.
 std::string info_json(const TraceStore& store, double load_seconds = -1);
 // Aligned text for people, with the import issues and their first byte offsets.

@@ -32,6 +32,18 @@ std::string group_thousands(std::string_view sign, std::string_view digits) {
   return out;
 }
 
+// `v` with `decimals` decimals, trailing zeros (and a trailing point) dropped; "-0" is "0".
+std::string fixed_trimmed(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
 }  // namespace
 
 std::string duration(double ns) {
@@ -90,15 +102,30 @@ std::string number(double v) {
   double a = std::fabs(v);
   if (a >= 999.5) return group_thousands(v < 0 ? "-" : "", std::to_string(std::llround(a)));
   if (a < 0.0001) return v < 0 ? "-<0.0001" : "<0.0001";
-  int decimals = std::max(0, 3 - int(std::floor(std::log10(a))));
+  return fixed_trimmed(v, std::max(0, 3 - int(std::floor(std::log10(a)))));
+}
+
+std::string decimal(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0) return "0";
+  double a = std::fabs(v);
+  if (a >= 999.5) return number(v);
+  if (a < 0.0005) return v < 0 ? "-<0.001" : "<0.001";
+  return fixed_trimmed(v, std::min(3, std::max(0, 2 - int(std::floor(std::log10(a))))));
+}
+
+std::string bandwidth(double bytes_per_second) {
+  if (!std::isfinite(bytes_per_second)) return "n/a";
+  if (bytes_per_second == 0) return "0 B/s";
+  static const char* units[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+  const char* sign = bytes_per_second < 0 ? "-" : "";
+  double v = std::fabs(bytes_per_second);
+  int unit = 0;
+  while (unit < 5 && round3(v) >= 1000) v /= 1000, ++unit;
+  v = round3(v);
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s == "-0" ? "0" : s;
+  std::snprintf(buf, sizeof buf, "%s%.*f %s", sign, unit == 0 || v >= 100 ? 0 : v >= 10 ? 1 : 2, v, units[unit]);
+  return buf;
 }
 
 }  // namespace sl::human

@@ -5,6 +5,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 sightline=${SIGHTLINE:?set SIGHTLINE to the binary}
 failed=0 passed=0
+unset COLUMNS  # text tables fit $COLUMNS, else 160: the goldens are at 160
 
 check() {
   local name=$1 dir=$2
@@ -80,7 +81,13 @@ check error_job_truncated_rank.txt "$inputs" info job_truncated
 # A rank cut off after complete events loads with a warning naming rank and file.
 check warning_job_cut_rank.txt "$inputs" info job_cut
 check warning_job_cut_rank_report.txt "$inputs" report job_cut --only stragglers
+# A folder of unrelated traces (MI300 rank of 8, H100 inference, an MI300 run 28 days later):
+# warned on stderr; the collectives stay on one job clock (no arrival in millions of seconds).
+check warning_job_unrelated.txt "$inputs" info job_unrelated
+check warning_job_unrelated_report.txt "$inputs" report job_unrelated --only collectives,clock_offsets
 check error_job_duplicate_rank.txt "$inputs" info job_dup
+# Two files claiming one rank: --rank-from order (or name) is the way forward the error names.
+check info_job_dup_rank_from_order.txt "$inputs" info job_dup --rank-from order
 check error_job_not_traces.txt "$inputs" info job_not_traces
 empty_parent=$(mktemp -d)
 mkdir "$empty_parent/empty_job"

@@ -152,6 +152,18 @@ if rc == 0:
     sel = st["sel"]["job"]["expanded_ranks"]
     check(sel and sel[0]["highlights"] == 1, f"collective 0 not highlighted on the expanded rank: {sel}")
 
+# 3d. A folder of unrelated traces: the job tab's banner says what the CLI warns (device type,
+# world_size, clocks that never overlap); two files claiming rank 0 open with --rank-from order.
+rc, err, st, _ = run([os.path.join(INPUTS, "job_unrelated")], ["wait 2", "state {open}"], ["open"])
+check(rc == 0, f"job_unrelated run failed ({rc}): {err}")
+if rc == 0:
+    w = st["open"]["job"]["warnings"]
+    check(len(w) == 3 and w[0].startswith("ranks disagree on device type") and "world_size" in w[1]
+          and "do not overlap" in w[2], f"job_unrelated banner: {w}")
+rc, err, st, _ = run([os.path.join(INPUTS, "job_dup"), "--rank-from", "order"], ["wait 2", "state {open}"], ["open"])
+check(rc == 0 and st["open"]["job"]["error"] == "" and [r["rank"] for r in st["open"]["job"]["ranks"]] == [0, 1],
+      f"job_dup --rank-from order: {rc} {err} {st.get('open', {}).get('job')}")
+
 # 4. A folder with no traces: a clear error, exit 1.
 rc, err, st, _ = run([os.path.join(INPUTS, "job_not_traces")], ["state {open}"], ["open"])
 check(rc == 1 and "sightline:" in err, f"job_not_traces: rc {rc}, stderr {err!r}")

@@ -332,3 +332,50 @@ TEST_CASE("collectives: clock offsets between hosts are recovered within 10 us")
     for (const auto& in : a.instances) CHECK(in.skew >= usec(1234000));
   }
 }
+
+TEST_CASE("collectives: ranks whose clocks share no moment are said, and put on one job clock") {
+  // Two ranks of one run, and a third recorded 28 days later (a folder of unrelated traces): its
+  // only collective matches nothing, so no offset places it. Its arrival read 2,437,895 s.
+  const double later = 2'437'895.0 * 1e6;  // µs
+  std::vector<std::string> texts;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> ev;
+    int corr = 0;
+    add_collective(ev, corr, 5000 + 50 * rank, 5900);
+    texts.push_back(trace(ev, dist(rank, 2)));
+  }
+  std::vector<std::string> ev;
+  int corr = 0;
+  add_collective(ev, corr, later + 5000, later + 5900, "9", "[2]", "ncclDevKernel_Broadcast_RING_LL(ncclDevComm*)");
+  texts.push_back(trace(ev, dist(2, 8)));
+  auto stores = load_ranks(texts);
+  SUBCASE("auto: the later rank's clock starts where the others' does") {
+    CollectiveAnalysis a = analyze_collectives(inputs_of(stores));
+    REQUIRE(a.clock_groups.size() == 2);
+    CHECK(a.clock_groups[0] == std::vector<int64_t>{0, 1});
+    CHECK(a.clock_groups[1] == std::vector<int64_t>{2});
+    CHECK(a.moved == std::vector<bool>{false, false, true});
+    for (const auto& in : a.instances)
+      for (const auto& ar : in.arrivals) CHECK(ar.arrival < usec(1'000'000));  // not days: the job clock
+    bool noted = false;
+    for (const auto& n : a.notes) noted |= n.find("share no moment (ranks 0, 1 | rank 2)") != std::string::npos;
+    CHECK(noted);
+  }
+  SUBCASE("none: raw clocks, still said") {
+    CollectiveOptions o;
+    o.align = Align::None;
+    CollectiveAnalysis a = analyze_collectives(inputs_of(stores), o);
+    CHECK(a.clock_groups.size() == 2);
+    CHECK(a.moved == std::vector<bool>{false, false, false});
+    TimeNs latest = 0;
+    for (const auto& in : a.instances)
+      for (const auto& ar : in.arrivals) latest = std::max(latest, ar.arrival);
+    CHECK(latest > usec(1'000'000'000));
+  }
+  SUBCASE("clocks that overlap are one group, even across hosts once aligned") {
+    auto hosts = load_ranks(two_host_ranks());
+    CollectiveAnalysis a = analyze_collectives(inputs_of(hosts));
+    CHECK(a.clock_groups.size() == 1);
+    CHECK(a.moved == std::vector<bool>(4, false));
+  }
+}

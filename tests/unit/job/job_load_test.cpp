@@ -231,3 +231,73 @@ TEST_CASE("job: snapshot files are ranks; a snapshot beside its own trace is ski
   CHECK(none.error == "no Kineto traces (.json, .json.gz) or snapshots (.slsnap) among the files given");
   CHECK(none.skipped[0].reason == "not a .json, .json.gz or .slsnap file");
 }
+
+namespace {
+
+// A rank of `world` ranks on `device`, with one kernel at `start_us`.
+std::string rank_on(int rank, int world, const std::string& device, double start_us) {
+  std::vector<std::string> ev;
+  ev.push_back(launch("cudaLaunchKernel", us_text(start_us - 10), "5", 1));
+  ev.push_back(kernel("gemm_kernel", 7, us_text(start_us), "100", 1));
+  return trace(ev, dist(rank, world) + R"(, "deviceProperties": [{"id": 0, "name": ")" + device + R"("}])");
+}
+
+}  // namespace
+
+TEST_CASE("job: warnings when the ranks may not be one job") {
+  SUBCASE("one job: no warning") {
+    TempDir dir("one_job");
+    for (int r = 0; r < 2; ++r) dir.write("rank" + std::to_string(r) + ".json", rank_on(r, 2, "NVIDIA H100", 1000 + r));
+    JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE(loaded.ok());
+    CHECK(job_warnings(*loaded.job).empty());
+  }
+  SUBCASE("a folder of unrelated traces: device type, world_size, clocks") {
+    // An MI300 rank of 8, an H100 inference trace, another MI300 run 28 days later: was silent.
+    TempDir dir("unrelated");
+    dir.write("a.json", rank_on(0, 8, "AMD Instinct MI300X", 1000));
+    dir.write("b.json", rank_on(1, 1, "NVIDIA H100 80GB HBM3", 1050));
+    dir.write("c.json", rank_on(2, 8, "AMD Instinct MI300X", 2'437'895e6));
+    JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+    REQUIRE(loaded.ok());
+    std::vector<std::string> w = job_warnings(*loaded.job);
+    REQUIRE(w.size() == 3);
+    CHECK(w[0] == "ranks disagree on device type: AMD Instinct MI300X (ranks 0, 2), NVIDIA H100 80GB HBM3 (rank 1)");
+    CHECK(w[1] == "ranks disagree on world_size: 1 (rank 1), 8 (ranks 0, 2)");
+    CHECK(w[2].starts_with("the ranks' clocks do not overlap at all (ranks 0, 1 | rank 2)"));
+    CHECK(w[2].ends_with("are these one job?"));
+  }
+}
+
+TEST_CASE("job: --rank-from overrides where ranks come from; two files claiming one rank say how") {
+  TempDir dir("rank_from");
+  // Both claim rank 0 in distributedInfo (two single-GPU runs); their names say 5 and 7.
+  dir.write("rank_5.json", rank_on(0, 1, "NVIDIA H100", 1000));
+  dir.write("rank_7.json", rank_on(0, 1, "NVIDIA H100", 1010));
+  JobResult clash = load_job(plan_job_dir(dir.path.string()));
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error.find("two files claim rank 0") != std::string::npos);
+  CHECK(clash.error.find("--rank-from name") != std::string::npos);  // was a dead end
+  JobOptions by_name;
+  by_name.rank_from = RankSource::FileName;
+  JobResult named = load_job(plan_job_dir(dir.path.string()), by_name);
+  REQUIRE_MESSAGE(named.ok(), named.error);
+  REQUIRE(named.job->ranks.size() == 2);
+  CHECK(named.job->ranks[0].rank == 5);
+  CHECK(named.job->ranks[1].rank == 7);
+  CHECK(named.job->ranks[0].rank_source == RankSource::FileName);
+  JobOptions by_order;
+  by_order.rank_from = RankSource::FileOrder;
+  JobResult ordered = load_job(plan_job_dir(dir.path.string()), by_order);
+  REQUIRE(ordered.ok());
+  CHECK(ordered.job->ranks[0].rank == 0);
+  CHECK(ordered.job->ranks[1].rank == 1);
+  CHECK(ordered.job->ranks[1].path.ends_with("rank_7.json"));
+  // A source a file lacks is an error naming the file, not a silent fallback.
+  dir.write("other.json", rank_on(1, 1, "NVIDIA H100", 1020));
+  JobResult missing = load_job(plan_job_dir(dir.path.string()), by_name);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error.find("other.json: --rank-from name") != std::string::npos);
+  CHECK(rank_source_named("distributed-info") == RankSource::DistributedInfo);
+  CHECK_FALSE(rank_source_named("rank"));
+}
