@@ -685,7 +685,11 @@ TextCells text_cells(const Table& t, size_t max_rows, size_t clip_width) {
         s = cell.kind == Cell::Str ? short_names(cell.s) : short_list(short_names, cell.list);
         out.shortened |= s != cell_text(cell);
       } else {
-        s = text_cell(t.name, t.columns[k], cell);
+        // A table of `metric` rows (the diff's summary): each value is what its row's metric
+        // names (`idle_pct` a percentage), not what its column does.
+        std::string_view column = t.columns[k];
+        if (k > 0 && t.columns[0] == "metric" && t.rows[i][0].kind == Cell::Str) column = t.rows[i][0].s;
+        s = text_cell(t.name, column, cell);
         if (s.size() > clip_width && !out.elided[k]) s = shorten(s, clip_width), out.clipped = true;
       }
       line.push_back(std::move(s));
