@@ -329,7 +329,7 @@ void add_cause(CollectiveInstance& in, const std::vector<RankData>& ranks, TimeN
   if (in.skew <= 0) return;
   auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankData& d) { return d.rank() == in.last_rank; });
   const RankSummary& d = *it->s;
-  TimeNs to_local = origin - it->offset - d.store->origin_ns;
+  TimeNs to_local = origin - it->offset - d.origin_ns;
   TimeNs last = 0;
   for (const auto& a : in.arrivals)
     if (a.rank == in.last_rank) last = a.arrival;
@@ -344,10 +344,10 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
     const RankSummary& d = *rd.s;
     StragglerRow s;
     s.rank = d.rank;
-    s.iterations = d.store->iterations.size();
+    s.iterations = d.iteration_durations.size();
     if (s.iterations) {
       double sum = 0;
-      for (const Iteration& it : d.store->iterations) sum += double(it.end - it.start);
+      for (TimeNs length : d.iteration_durations) sum += double(length);
       s.iteration_mean = sum / double(s.iterations);
     }
     const auto& merged = d.busy.merged();
@@ -390,6 +390,8 @@ RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTab
   RankSummary out;
   out.rank = rank;
   out.store = &store;
+  out.origin_ns = store.origin_ns;
+  for (const Iteration& it : store.iterations) out.iteration_durations.push_back(it.end - it.start);
   out.causes = std::move(causes);
   // One pass over the GPU rows: busy and compute time, and the communication kernels' calls.
   std::vector<Interval> busy, compute;
@@ -448,7 +450,7 @@ CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& su
   for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
 
   out.origin_ns = INT64_MAX;
-  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->store->origin_ns + d.offset);
+  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->origin_ns + d.offset);
   if (ranks.empty()) out.origin_ns = 0;
   for (const Match& m : matches) out.instances.push_back(time_instance(m, ranks, out.origin_ns));
   auto first_arrival = [](const CollectiveInstance& in) {

@@ -172,6 +172,19 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
   for (auto& t : pool) t.join();
 }
 
+void name_rank(JobRank& r, size_t file_order) {
+  if (r.ok() && r.store->meta.rank) {
+    r.rank = *r.store->meta.rank;
+    r.rank_source = RankSource::DistributedInfo;
+  } else if (auto n = rank_from_file_name(fs::path(r.path).filename().string())) {
+    r.rank = *n;
+    r.rank_source = RankSource::FileName;
+  } else {
+    r.rank = int64_t(file_order);
+    r.rank_source = RankSource::FileOrder;
+  }
+}
+
 size_t Job::loaded_count() const {
   return size_t(std::count_if(ranks.begin(), ranks.end(), [](const JobRank& r) { return r.ok(); }));
 }
@@ -197,19 +210,6 @@ std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
   return out;
 }
 
-// distributedInfo.rank, else the file name, else the file's position among the rank files.
-void name_rank(JobRank& r, size_t file_order) {
-  if (r.ok() && r.store->meta.rank) {
-    r.rank = *r.store->meta.rank;
-    r.rank_source = RankSource::DistributedInfo;
-  } else if (auto n = rank_from_file_name(fs::path(r.path).filename().string())) {
-    r.rank = *n;
-    r.rank_source = RankSource::FileName;
-  } else {
-    r.rank = int64_t(file_order);
-    r.rank_source = RankSource::FileOrder;
-  }
-}
 
 }  // namespace
 

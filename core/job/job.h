@@ -95,6 +95,10 @@ struct JobResult {
 // With `cache`, through that snapshot cache (written before returning).
 JobRank load_rank(const std::string& path, const LoadOptions& options = {}, const CacheSettings* cache = nullptr);
 
+// Names a loaded (or failed) rank: distributedInfo.rank, else the file name, else `file_order`,
+// its position among the job's rank files. load_job does it; a fleet map does it per file.
+void name_rank(JobRank& r, size_t file_order);
+
 // Loads every planned file in parallel and names the ranks. Files that turn out not to be
 // traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail.
 JobResult load_job(const JobPlan& plan, const JobOptions& options = {});

@@ -1,0 +1,123 @@
+#include "core/fleet/sections.h"
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+namespace sl::fleet {
+
+namespace {
+
+constexpr size_t kMagicBytes = 8;
+constexpr uint8_t kZstd = 1;
+// A section header: tag, flags, raw size, stored size, checksum.
+constexpr size_t kSectionHeadBytes = 4 + 1 + 8 + 8 + 4;
+// Far above any real section (a 16,384-rank fleet's tables are a few hundred MB): a larger raw
+// size is damage, refused before anything is allocated for it.
+constexpr uint64_t kLargestSection = uint64_t(16) << 30;
+
+uint32_t crc32(std::string_view b) { return libdeflate_crc32(0, b.data(), b.size()); }
+
+std::string decompressed(std::string_view stored, uint64_t raw_size, bool& ok) {
+  // The frame names its own size: a header claiming another is damage, found before allocating.
+  ok = ZSTD_getFrameContentSize(stored.data(), stored.size()) == raw_size;
+  if (!ok) return {};
+  std::string raw(size_t(raw_size), '\0');
+  size_t n = ZSTD_decompress(raw.data(), raw.size(), stored.data(), stored.size());
+  ok = !ZSTD_isError(n) && n == raw_size;
+  return raw;
+}
+
+}  // namespace
+
+std::string tag_text(uint32_t t) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    char c = char((t >> (8 * i)) & 0xff);
+    s += c >= 32 && c < 127 ? c : '?';
+  }
+  return s;
+}
+
+SectionWriter::SectionWriter(std::string_view magic, uint32_t version) {
+  head_.assign(magic.substr(0, kMagicBytes));
+  head_.resize(kMagicBytes, '\0');
+  ByteWriter w;
+  w.u32(version);
+  head_ += w.bytes;
+}
+
+void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
+  std::string stored;
+  uint8_t flags = 0;
+  if (compress && raw.size() > 64) {
+    stored.resize(ZSTD_compressBound(raw.size()));
+    size_t n = ZSTD_compress(stored.data(), stored.size(), raw.data(), raw.size(), 3);
+    if (!ZSTD_isError(n) && n < raw.size()) stored.resize(n), flags = kZstd;
+    else stored.clear();
+  }
+  if (!flags) stored.assign(raw);
+  ByteWriter w;
+  w.u32(t);
+  w.u8(flags);
+  w.u64(raw.size());
+  w.u64(stored.size());
+  w.u32(crc32(stored));
+  w.bytes += stored;
+  sections_.push_back(std::move(w.bytes));
+}
+
+std::string SectionWriter::finish() {
+  ByteWriter count;
+  count.u32(uint32_t(sections_.size()));
+  std::string out = std::move(head_) + count.bytes;
+  for (auto& s : sections_) out += s;
+  sections_.clear();
+  return out;
+}
+
+SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {
+  SectionFile out;
+  auto fail = [&](std::string message) {
+    out.sections.clear();
+    out.error = std::string(what) + ": " + message;
+    return out;
+  };
+  if (bytes.size() < kMagicBytes || bytes.substr(0, magic.size()) != magic)
+    return fail("not a Sightline " + std::string(what) + " (wrong magic at byte 0)");
+  ByteReader r(bytes.substr(kMagicBytes), kMagicBytes);
+  out.version = r.u32("version");
+  uint32_t count = r.u32("section count");
+  if (!r.ok()) return fail(r.error());
+  if (out.version == 0 || out.version > newest_version)
+    return fail("format version " + std::to_string(out.version) + " is not one this Sightline reads (up to " +
+                std::to_string(newest_version) + ")");
+  if (count > r.left() / kSectionHeadBytes) return fail("section count " + std::to_string(count) + " exceeds the file at byte 12");
+  for (uint32_t i = 0; i < count; ++i) {
+    Section s;
+    s.offset = r.offset();
+    s.tag = r.u32("section tag");
+    uint8_t flags = r.u8("section flags");
+    uint64_t raw_size = r.u64("section size"), stored_size = r.u64("section stored size");
+    uint32_t crc = r.u32("section checksum");
+    std::string name = "section " + tag_text(s.tag) + " #" + std::to_string(i);
+    if (!r.ok()) return fail(name + ": " + r.error());
+    if (stored_size > r.left()) return fail(name + " at byte " + std::to_string(s.offset) + ": cut short (" +
+                                            std::to_string(stored_size) + " bytes stored, " + std::to_string(r.left()) + " left)");
+    std::string_view stored = r.bytes(size_t(stored_size), "section bytes");
+    if (crc32(stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
+    if (flags > kZstd || raw_size > kLargestSection || (!flags && raw_size != stored_size))
+      return fail(name + " at byte " + std::to_string(s.offset) + ": bad header");
+    if (flags == kZstd) {
+      bool ok = false;
+      s.data = decompressed(stored, raw_size, ok);
+      if (!ok) return fail(name + " at byte " + std::to_string(s.offset) + ": does not decompress");
+    } else {
+      s.data.assign(stored);
+    }
+    out.sections.push_back(std::move(s));
+  }
+  if (!r.at_end()) return fail(std::to_string(r.left()) + " stray bytes after the last section at byte " + std::to_string(r.offset()));
+  return out;
+}
+
+}  // namespace sl::fleet
