@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/commands.h"
+#include "app/fleet_cli.h"
 #include "app/gui.h"
 #include "core/snapshot/snapshot_cache.h"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_live(*bench);
   sl::cli::register_bench_open(*bench);
   sl::cli::register_bench_critical_path(*bench);
+  sl::cli::register_fleet_commands(app, *bench);
 
   sl::gui::Options gui;
   gui.sample = std::string(SIGHTLINE_ASSETS_DIR) + "/sample_bert_h100.json.gz";
