@@ -41,20 +41,58 @@ CacheSettings cache_for(const std::string& dir) {
   return c;
 }
 
+// The plan of `sightline fleet`: the rank files of each folder (as `report DIR` picks them) and
+// the files given, as JSON {"source", "files", "skipped"}, so the driver names ranks as jobs do.
+void register_fleet_plan(CLI::App& app) {
+  auto* cmd = app.add_subcommand("fleet-plan", "List the rank files of folders and files, as a job picks them (JSON)");
+  auto paths = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("paths", *paths, "Folders of rank traces and rank files")->required();
+  cmd->callback([paths] {
+    JobPlan all;
+    std::vector<std::string> files;
+    for (const auto& p : *paths) {
+      if (!is_job_dir(p)) {
+        files.push_back(p);
+        continue;
+      }
+      JobPlan dir = plan_job_dir(p);
+      if (!dir.ok()) std::fprintf(stderr, "sightline fleet-plan: %s\n", dir.error.c_str());
+      all.source = all.source.empty() ? dir.source : all.source + ", " + dir.source;
+      all.files.insert(all.files.end(), dir.files.begin(), dir.files.end());
+      all.skipped.insert(all.skipped.end(), dir.skipped.begin(), dir.skipped.end());
+    }
+    JobPlan given = plan_job_files(files);
+    all.files.insert(all.files.end(), given.files.begin(), given.files.end());
+    all.skipped.insert(all.skipped.end(), given.skipped.begin(), given.skipped.end());
+    std::string out = "{\"source\": " + analysis::json_escape(all.source) + ", \"files\": [";
+    for (size_t i = 0; i < all.files.size(); ++i) out += (i ? ", " : "") + analysis::json_escape(all.files[i]);
+    out += "], \"skipped\": [";
+    for (size_t i = 0; i < all.skipped.size(); ++i)
+      out += (i ? ", " : "") + std::string("{\"path\": ") + analysis::json_escape(all.skipped[i].path) +
+             ", \"reason\": " + analysis::json_escape(all.skipped[i].reason) + "}";
+    out += "]}\n";
+    std::fputs(out.c_str(), stdout);
+    if (all.files.empty()) exit_code = 1;
+  });
+}
+
 void register_fleet_map(CLI::App& app) {
   auto* cmd = app.add_subcommand("fleet-map", "Summarise one rank file for a fleet (the map step of `sightline fleet`)");
   struct Options {
     std::string file, out, cache;
     size_t index = 0;
+    std::optional<std::string> failed_with;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("rank_file", o->file, "The rank's trace file")->required();
   cmd->add_option("-o,--output", o->out, "Where to write the rank summary")->required();
   cmd->add_option("--index", o->index, "The file's position among the run's rank files (names ranks that carry no rank)");
   cmd->add_option("--cache", o->cache, "A snapshot cache folder shared by the workers (default: this machine's)");
+  cmd->add_option("--failed-with", o->failed_with, "Write the rank as failed with this error, without loading it (the driver's word for a map that crashed)");
   cmd->callback([o] {
     CacheSettings cache = cache_for(o->cache);
-    fleet::RankSummary s = fleet::map_rank_file(o->file, o->index, &cache);
+    fleet::RankSummary s = o->failed_with ? fleet::failed_rank(o->file, o->index, *o->failed_with)
+                                          : fleet::map_rank_file(o->file, o->index, &cache);
     std::string error;
     if (!fleet::write_file_atomically(o->out, fleet::serialize_rank_summary(s), error)) {
       std::fprintf(stderr, "sightline fleet-map: %s\n", error.c_str());
@@ -283,6 +321,7 @@ void run_fleet_info(const std::string& path, const std::string& format) {
 }
 
 void register_fleet_commands(CLI::App& app, CLI::App& bench) {
+  register_fleet_plan(app);
   register_fleet_map(app);
   register_fleet_reduce(app);
   register_fleet(app);

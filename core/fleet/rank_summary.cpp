@@ -363,6 +363,15 @@ RankSummary map_rank_file(const std::string& path, size_t file_order, const Cach
   return s;
 }
 
+RankSummary failed_rank(const std::string& path, size_t file_order, const std::string& error) {
+  JobRank rank;
+  rank.path = path;
+  name_rank(rank, file_order);
+  RankSummary s = summarize_job_rank(rank);
+  s.error = path + ": " + error;
+  return s;
+}
+
 std::string serialize_rank_summary(const RankSummary& s, bool timing) {
   SectionWriter w(std::string_view(kMagic, 8), kVersion);
   w.add(kMeta, meta_bytes(s));

@@ -73,6 +73,8 @@ constexpr size_t kTopKernels = 10;
 // (`file_order`: its position among the run's rank files) and summarises it. Never throws; a
 // rank that fails to load comes back failed with its error.
 RankSummary map_rank_file(const std::string& path, size_t file_order, const CacheSettings* cache);
+// A rank whose map could not run (its process died): failed with `error`, named as a job would.
+RankSummary failed_rank(const std::string& path, size_t file_order, const std::string& error);
 // Summarises a loaded rank (the part of map_rank_file after loading).
 RankSummary summarize_job_rank(const JobRank& rank);
 
