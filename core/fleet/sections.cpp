@@ -3,6 +3,9 @@
 #include <libdeflate.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace sl::fleet {
 
 namespace {
@@ -118,6 +121,24 @@ SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32
   }
   if (!r.at_end()) return fail(std::to_string(r.left()) + " stray bytes after the last section at byte " + std::to_string(r.offset()));
   return out;
+}
+
+void reseal_sections(std::string& bytes) {
+  size_t at = kMagicBytes + 8;
+  while (at + kSectionHeadBytes <= bytes.size()) {
+    uint64_t stored_size = 0;
+    std::memcpy(&stored_size, bytes.data() + at + 13, 8);
+    size_t body = at + kSectionHeadBytes;
+    size_t n = size_t(std::min<uint64_t>(stored_size, bytes.size() - body));
+    std::string inner = bytes.substr(body, n);
+    if (inner.size() >= kMagicBytes && inner.compare(0, 7, "SLRANKS") == 0) {
+      reseal_sections(inner);
+      bytes.replace(body, n, inner);
+    }
+    uint32_t crc = crc32(std::string_view(bytes).substr(body, n));
+    std::memcpy(bytes.data() + at + 21, &crc, 4);
+    at = body + n;
+  }
 }
 
 }  // namespace sl::fleet

@@ -47,4 +47,8 @@ struct SectionFile {
 // `newest_version` is refused (written by a newer Sightline).
 SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what);
 
+// For the fuzzer: recomputes every section's checksum (and those of a rank summary nested in a
+// section), within the bytes there are, so mutated inputs reach the parsers behind the checks.
+void reseal_sections(std::string& bytes);
+
 }  // namespace sl::fleet
