@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/fleet/sections.h"
 
@@ -26,12 +27,6 @@ constexpr uint32_t kHead = tag("HEAD"), kCollectives = tag("COLL"), kTables = ta
                    kTime = tag("TIME");
 
 // ---- the fleet's own tables ----
-
-const StragglerRow* straggler_of(const CollectiveAnalysis& a, int64_t rank) {
-  for (const StragglerRow& s : a.stragglers)
-    if (s.rank == rank) return &s;
-  return nullptr;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -85,9 +80,11 @@ Table ranks_table(const Fleet& f, const Nodes& nodes) {
   Table t("ranks", {"rank", "status", "file", "rank_source", "node", "host", "device", "iterations", "iteration_mean_us",
                     "wait_us", "delay_caused_us", "late_count", "top_cause", "compute_us", "communication_us", "idle_us",
                     "top_idle_cause", "error"});
+  std::unordered_map<int64_t, const StragglerRow*> straggler_of;
+  for (const StragglerRow& s : f.collectives.stragglers) straggler_of.emplace(s.rank, &s);
   for (size_t i = 0; i < f.ranks.size(); ++i) {
     const RankSummary& r = f.ranks[i];
-    const StragglerRow* s = r.ok() ? straggler_of(f.collectives, r.rank) : nullptr;
+    const StragglerRow* s = r.ok() ? straggler_of[r.rank] : nullptr;
     auto ns_or_null = [&](auto get) { return s ? Cell::ns(get(*s)) : Cell::null(); };
     t.rows.push_back({Cell::integer(r.rank), Cell::str(r.ok() ? "ok" : "failed"), Cell::str(r.path),
                       Cell::str(std::string(rank_source_name(r.rank_source))),
@@ -148,27 +145,43 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
     notes.push_back("nodes: no --gpus-per-node given and the traces name no host for every rank: no node grouping");
     return t;
   }
-  std::map<int64_t, int64_t> node_of;
+  // Dense node slots, so a collective's arrivals are grouped without a map lookup each.
+  std::unordered_map<int64_t, size_t> slot_of_rank;
   std::map<int64_t, std::vector<int64_t>> members;
   for (size_t i = 0; i < f.ranks.size(); ++i)
-    if (nodes.of_rank[i] >= 0) node_of[f.ranks[i].rank] = nodes.of_rank[i], members[nodes.of_rank[i]].push_back(f.ranks[i].rank);
-  std::map<int64_t, NodeSkew> skew;
+    if (nodes.of_rank[i] >= 0) members[nodes.of_rank[i]].push_back(f.ranks[i].rank);
+  std::vector<int64_t> node_of_slot;
+  for (auto& [node, ranks] : members) {
+    for (int64_t r : ranks) slot_of_rank[r] = node_of_slot.size();
+    node_of_slot.push_back(node);
+  }
+  std::vector<NodeSkew> skew(node_of_slot.size());
+  std::vector<std::pair<TimeNs, TimeNs>> span(node_of_slot.size());  // (first, last) arrival per slot
+  std::vector<size_t> touched, seen(node_of_slot.size(), 0);  // seen: 1 + the instance that last touched the slot
   double intra_total = 0, inter_total = 0;
   uint64_t inter_count = 0;
-  for (const CollectiveInstance& in : f.collectives.instances) {
-    std::map<int64_t, std::pair<TimeNs, TimeNs>> span;  // node -> (first, last) arrival
+  for (size_t n = 0; n < f.collectives.instances.size(); ++n) {
+    const CollectiveInstance& in = f.collectives.instances[n];
+    touched.clear();
     TimeNs first = INT64_MAX;
     for (const CollectiveArrival& a : in.arrivals) {
-      auto it = node_of.find(a.rank);
-      if (it == node_of.end()) continue;
-      auto [s, fresh] = span.try_emplace(it->second, a.arrival, a.arrival);
-      if (!fresh) s->second.first = std::min(s->second.first, a.arrival), s->second.second = std::max(s->second.second, a.arrival);
+      auto it = slot_of_rank.find(a.rank);
+      if (it == slot_of_rank.end()) continue;
+      auto& s = span[it->second];
+      if (seen[it->second] != n + 1) {
+        seen[it->second] = n + 1;
+        s = {a.arrival, a.arrival};
+        touched.push_back(it->second);
+      } else {
+        s.first = std::min(s.first, a.arrival), s.second = std::max(s.second, a.arrival);
+      }
       first = std::min(first, a.arrival);
     }
-    if (span.empty()) continue;
+    if (touched.empty()) continue;
     TimeNs widest = 0, earliest_node = INT64_MAX, latest_node = INT64_MIN;
-    for (auto& [node, fl] : span) {
-      NodeSkew& k = skew[node];
+    for (size_t slot : touched) {
+      auto& fl = span[slot];
+      NodeSkew& k = skew[slot];
       ++k.instances;
       k.intra_sum += double(fl.second - fl.first);
       k.intra_max = std::max(k.intra_max, fl.second - fl.first);
@@ -177,10 +190,12 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
       earliest_node = std::min(earliest_node, fl.first), latest_node = std::max(latest_node, fl.first);
     }
     intra_total += double(widest);
-    if (span.size() > 1) inter_total += double(latest_node - earliest_node), ++inter_count;
+    if (touched.size() > 1) inter_total += double(latest_node - earliest_node), ++inter_count;
   }
-  for (auto& [node, ranks] : members) {
-    const NodeSkew& k = skew[node];
+  for (size_t slot = 0; slot < node_of_slot.size(); ++slot) {
+    int64_t node = node_of_slot[slot];
+    const std::vector<int64_t>& ranks = members.at(node);
+    const NodeSkew& k = skew[slot];
     double n = double(std::max<uint64_t>(1, k.instances));
     t.rows.push_back({Cell::integer(node), str_or_null(nodes.hosts.at(node)), Cell::integer(int64_t(ranks.size())),
                       Cell::integer(ranks.front()), Cell::integer(ranks.back()), Cell::integer(int64_t(k.instances)),
