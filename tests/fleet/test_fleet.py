@@ -3,9 +3,12 @@
 A dask-scheduler and two dask-worker processes on 127.0.0.1 (random free ports), the fleet of the
 corpus 8-rank job against `report DIR`; --local 1 and 2 give the same fleet file apart from its
 TIME section; a corrupt rank is `failed` with its error while the rest complete; an unreachable
-scheduler is named within 10 s; a cut fleet file is refused. Run: SIGHTLINE=BIN python3 -m pytest
-tests/fleet. Tests needing ../shared skip, saying so, when it is absent."""
+scheduler is named within 10 s; a cut fleet file is refused; a 256-rank synthetic fleet names
+exactly its injected stragglers and slow steps, and is unchanged by a worker SIGKILLed mid-run.
+Run: SIGHTLINE=BIN /usr/bin/python3 -m pytest tests/fleet. Tests needing ../shared skip, saying
+so, when it is absent."""
 
+import contextlib
 import os
 import shutil
 import socket
@@ -70,10 +73,11 @@ def without_timing(path):
     return [s for s in sections(path) if s[0] != "TIME"]
 
 
-@pytest.fixture
-def cluster(tmp_path):
-    """A real dask-scheduler and two dask-worker processes on the loopback; stopped afterwards.
-    The workers get no PYTHONPATH: the map task travels by value."""
+@contextlib.contextmanager
+def dask_cluster(tmp_path, nanny=True):
+    """A real dask-scheduler and two dask-worker processes on the loopback, stopped afterwards;
+    yields (address, worker processes). The workers get no PYTHONPATH: the map task travels by
+    value. Without a nanny, a killed worker stays dead."""
     port = free_port()
     address = "tcp://127.0.0.1:%d" % port
     worker_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -81,10 +85,11 @@ def cluster(tmp_path):
     logs = open(tmp_path / "dask.log", "w")
     procs = [subprocess.Popen(["dask-scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
                               stdout=logs, stderr=subprocess.STDOUT, env=worker_env)]
-    for _ in range(2):
-        procs.append(subprocess.Popen(["dask-worker", address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1",
-                                       "--no-dashboard", "--local-directory", str(tmp_path / "dask")],
-                                      stdout=logs, stderr=subprocess.STDOUT, env=worker_env))
+    workers = [subprocess.Popen(["dask-worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                 "--nanny" if nanny else "--no-nanny", "--no-dashboard",
+                                 "--local-directory", str(tmp_path / "dask")],
+                                stdout=logs, stderr=subprocess.STDOUT, env=worker_env) for _ in range(2)]
+    procs += workers
     try:
         from distributed import Client
 
@@ -98,16 +103,23 @@ def cluster(tmp_path):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
-        yield address
+        yield address, workers
     finally:
         for p in reversed(procs):
-            p.terminate()
+            if p.poll() is None:
+                p.terminate()
         for p in procs:
             try:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 p.kill()
         logs.close()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    with dask_cluster(tmp_path) as (address, workers):
+        yield address
 
 
 @needs_job
@@ -194,3 +206,66 @@ def test_a_cut_or_flipped_fleet_file_is_refused(tmp_path, env):
     cut.write_bytes(bytes(flipped))
     r = run(["info", cut], env)
     assert r.returncode == 1 and "checksum mismatch" in r.stderr
+
+
+def csv_rows(path, table, env):
+    import csv
+    import io
+
+    r = run(["report", path, "--format", "csv", "--table", table], env)
+    assert r.returncode in (0, 1), r.stderr
+    return list(csv.DictReader(io.StringIO(r.stdout)))
+
+
+STRAGGLERS, SLOW_STEPS = {5, 77, 200}, {13, 140}
+
+
+@pytest.fixture(scope="module")
+def synthetic_job(tmp_path_factory):
+    """make_synthetic_job.py --fleet: 256 copies of one corpus rank, clocks shifted 1 ms a rank,
+    stragglers and slow steps injected at known ranks."""
+    if not JOB.is_dir():
+        pytest.skip("skipped: ../shared is absent (%s)" % JOB)
+    job = tmp_path_factory.mktemp("synthetic") / "job"
+    subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "make_synthetic_job.py"), "--fleet", str(job), "256",
+                    str(sorted(JOB.iterdir())[0]), "--stragglers", ",".join(map(str, sorted(STRAGGLERS))),
+                    "--slow-steps", ",".join(map(str, sorted(SLOW_STEPS)))], check=True)
+    return job
+
+
+def test_a_256_rank_synthetic_fleet_names_exactly_the_injected_ranks(synthetic_job, tmp_path, env):
+    out = tmp_path / "run.slfleet"
+    r = run(["fleet", synthetic_job, "-o", out, "--local", 2, "--gpus-per-node", 8], env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "256/256 ranks done, 0 failed" in r.stderr
+    late = {int(row["rank"]) for row in csv_rows(out, "stragglers", env) if int(row["late_count"]) > 0}
+    assert late == STRAGGLERS
+    outliers = csv_rows(out, "outliers", env)
+    assert {int(o["rank"]) for o in outliers if o["metric"] == "iteration_time"} == SLOW_STEPS
+    offsets = csv_rows(out, "clock_offsets", env)
+    assert all(o["applied"] == "yes" for o in offsets)
+    nodes = csv_rows(out, "nodes", env)
+    assert len(nodes) == 32 and all(int(n["ranks"]) == 8 for n in nodes)
+
+
+def test_a_worker_killed_mid_run_changes_nothing(synthetic_job, tmp_path, env):
+    """SIGKILL one of two workers (no nanny to restart it) once a sixteenth of the ranks are
+    done: Dask reruns its tasks on the other, and the fleet file equals a --local 2 run's."""
+    with dask_cluster(tmp_path, nanny=False) as (address, workers):
+        out = tmp_path / "killed.slfleet"
+        fleet = subprocess.Popen([SIGHTLINE, "fleet", str(synthetic_job), "-o", str(out), "--scheduler", address,
+                                  "--progress-every", "16"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+        for line in fleet.stderr:
+            lines.append(line)
+            if line.startswith("fleet: 16/256"):
+                workers[0].kill()
+                break
+        _, rest = fleet.communicate(timeout=600)
+        lines.append(rest)
+        assert workers[0].poll() is not None, "the worker was not killed mid-run: %s" % "".join(lines)
+        assert fleet.returncode == 0, "".join(lines)
+        reference = tmp_path / "reference.slfleet"
+        r = run(["fleet", synthetic_job, "-o", reference, "--local", 2], env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert without_timing(out) == without_timing(reference)
