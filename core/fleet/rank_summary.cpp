@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 #include "core/analysis/job_overview.h"
@@ -27,12 +28,21 @@ constexpr uint32_t kMeta = tag("META"), kAnalysis = tag("ANLS"), kView = tag("VI
 
 // ---- summarising a loaded rank ----
 
-// "Tesla V100-SXM2-32GB", or "NAME (xN)" for N devices of one name, or the names joined.
+// The GPUs the rank's work ran on (deviceProperties lists every GPU of the host): "NAME" for
+// one, "NAME (xN)" for N of one name, else the names joined; every listed GPU when no GPU
+// track names its device.
 std::string device_text(const TraceStore& s) {
+  std::set<int64_t> used;
+  for (const Track& t : s.tracks)
+    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.device >= 0) used.insert(t.device);
   std::vector<std::string> names;
-  for (const Device& d : s.meta.devices)
+  size_t count = 0;
+  for (const Device& d : s.meta.devices) {
+    if (!used.empty() && !used.count(d.id)) continue;
+    ++count;
     if (std::find(names.begin(), names.end(), d.name) == names.end()) names.push_back(d.name);
-  if (names.size() == 1 && s.meta.devices.size() > 1) return names[0] + " (x" + std::to_string(s.meta.devices.size()) + ")";
+  }
+  if (names.size() == 1 && count > 1) return names[0] + " (x" + std::to_string(count) + ")";
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
