@@ -20,6 +20,13 @@ constexpr uint64_t kLargestSection = uint64_t(16) << 30;
 
 uint32_t crc32(std::string_view b) { return libdeflate_crc32(0, b.data(), b.size()); }
 
+// The checksum covers the section's header (tag, flags, sizes) and its stored bytes, so a
+// flipped tag or size is found as surely as a flipped byte of data.
+constexpr size_t kCoveredHeadBytes = 4 + 1 + 8 + 8;
+uint32_t section_crc(std::string_view head, std::string_view stored) {
+  return libdeflate_crc32(crc32(head.substr(0, kCoveredHeadBytes)), stored.data(), stored.size());
+}
+
 std::string decompressed(std::string_view stored, uint64_t raw_size, bool& ok) {
   // The frame names its own size: a header claiming another is damage, found before allocating.
   ok = ZSTD_getFrameContentSize(stored.data(), stored.size()) == raw_size;
@@ -64,7 +71,7 @@ void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
   w.u8(flags);
   w.u64(raw.size());
   w.u64(stored.size());
-  w.u32(crc32(stored));
+  w.u32(section_crc(w.bytes, stored));
   w.bytes += stored;
   sections_.push_back(std::move(w.bytes));
 }
@@ -92,12 +99,13 @@ SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32
   uint32_t count = r.u32("section count");
   if (!r.ok()) return fail(r.error());
   if (out.version == 0 || out.version > newest_version)
-    return fail("format version " + std::to_string(out.version) + " is not one this Sightline reads (up to " +
+    return fail("format version " + std::to_string(out.version) + " at byte 8 is not one this Sightline reads (up to " +
                 std::to_string(newest_version) + ")");
   if (count > r.left() / kSectionHeadBytes) return fail("section count " + std::to_string(count) + " exceeds the file at byte 12");
   for (uint32_t i = 0; i < count; ++i) {
     Section s;
     s.offset = r.offset();
+    std::string_view head = bytes.substr(size_t(s.offset), std::min<size_t>(kCoveredHeadBytes, bytes.size() - size_t(s.offset)));
     s.tag = r.u32("section tag");
     uint8_t flags = r.u8("section flags");
     uint64_t raw_size = r.u64("section size"), stored_size = r.u64("section stored size");
@@ -107,7 +115,7 @@ SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32
     if (stored_size > r.left()) return fail(name + " at byte " + std::to_string(s.offset) + ": cut short (" +
                                             std::to_string(stored_size) + " bytes stored, " + std::to_string(r.left()) + " left)");
     std::string_view stored = r.bytes(size_t(stored_size), "section bytes");
-    if (crc32(stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
+    if (section_crc(head, stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
     if (flags > kZstd || raw_size > kLargestSection || (!flags && raw_size != stored_size))
       return fail(name + " at byte " + std::to_string(s.offset) + ": bad header");
     if (flags == kZstd) {
@@ -135,7 +143,7 @@ void reseal_sections(std::string& bytes) {
       reseal_sections(inner);
       bytes.replace(body, n, inner);
     }
-    uint32_t crc = crc32(std::string_view(bytes).substr(body, n));
+    uint32_t crc = section_crc(std::string_view(bytes).substr(at), std::string_view(bytes).substr(body, n));
     std::memcpy(bytes.data() + at + 21, &crc, 4);
     at = body + n;
   }

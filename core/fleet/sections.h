@@ -1,6 +1,6 @@
 // The container both fleet formats share: an 8-byte magic, a format version, then sections, each
-// with its tag, its raw and stored sizes and a CRC-32 of the stored bytes (zstd-compressed when
-// that is smaller). Reading checks every bound and every checksum before a byte is parsed, and
+// with its tag, its raw and stored sizes and a CRC-32 of that header and the stored bytes
+// (zstd-compressed when that is smaller). Reading checks every bound and every checksum before a byte is parsed, and
 // names what failed and where ("section RANK #3 at byte 1234: checksum mismatch").
 #pragma once
 
