@@ -11,6 +11,7 @@ so, when it is absent."""
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -269,3 +270,24 @@ def test_a_worker_killed_mid_run_changes_nothing(synthetic_job, tmp_path, env):
         r = run(["fleet", synthetic_job, "-o", reference, "--local", 2], env, timeout=600)
         assert r.returncode == 0, r.stderr
         assert without_timing(out) == without_timing(reference)
+
+
+def test_ctrl_c_cancels_the_run(synthetic_job, tmp_path, env):
+    """SIGINT once the first ranks are done: the driver cancels its futures, stops its local
+    cluster and exits 130 without writing the fleet file."""
+    out = tmp_path / "cancelled.slfleet"
+    fleet = subprocess.Popen([SIGHTLINE, "fleet", str(synthetic_job), "-o", str(out), "--local", "2",
+                              "--progress-every", "8"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in fleet.stderr:
+        lines.append(line)
+        if line.startswith("fleet: 8/256"):
+            fleet.send_signal(signal.SIGINT)
+            t0 = time.monotonic()
+            break
+    _, rest = fleet.communicate(timeout=60)
+    lines.append(rest)
+    assert fleet.returncode == 130, "".join(lines)
+    assert time.monotonic() - t0 < 30
+    assert "cancelled" in "".join(lines)
+    assert not out.exists()
