@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/fleet/fleet.h"
 #include "views/job_view_overview_row.h"
 #include "views/workspace.h"
 
@@ -63,6 +64,25 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
       loaded->job = std::move(result.job);
     } else {
       loaded->error = result.error;
+    }
+    std::lock_guard lock(mutex_);
+    finished_ = std::move(loaded);
+    wake_();
+  });
+}
+
+void JobView::open_fleet(const std::string& path) {
+  fleet_ = true;
+  title_ = fs::path(path).filename().string();
+  started_ = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0;
+  thread_ = std::thread([this, path] {
+    auto loaded = std::make_unique<Loaded>();
+    fleet::Fleet f;
+    if (fleet::read_fleet_file(path, f, loaded->error)) {
+      analysing_ = true;
+      wake_();
+      loaded->overview = fleet::overview_of_fleet(f);
+      loaded->job = fleet::job_of_fleet(f);
     }
     std::lock_guard lock(mutex_);
     finished_ = std::move(loaded);
@@ -155,10 +175,10 @@ void JobView::install_overview(analysis::JobOverview overview) {
   apply_highlights();
 }
 
-int JobView::ov_index(int64_t rank) const {
-  for (size_t i = 0; i < overview_.ranks.size(); ++i)
-    if (overview_.ranks[i].rank == rank) return int(i);
-  return -1;
+int JobView::ov_index(int64_t rank) const {  // overview_.ranks is by rank
+  auto it = std::lower_bound(overview_.ranks.begin(), overview_.ranks.end(), rank,
+                             [](const analysis::RankActivity& a, int64_t r) { return a.rank < r; });
+  return it != overview_.ranks.end() && it->rank == rank ? int(it - overview_.ranks.begin()) : -1;
 }
 
 const analysis::CollectiveArrival* JobView::arrival_of(int instance, int64_t rank) const {

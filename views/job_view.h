@@ -41,6 +41,9 @@ public:
 
   // Loads a folder (`dir`) or the given rank files in the background (core load_job: parallel).
   void open(const std::string& dir, const std::vector<std::string>& files);
+  // Opens a fleet file (core/fleet) in the background: the rank overview, collectives and ranks
+  // table from its summaries; a rank's store loads from its source path when it is expanded.
+  void open_fleet(const std::string& path);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
   bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
@@ -152,6 +155,9 @@ private:
   void apply_highlights();
   int instance_at(size_t ov_row, TimeNs t, TimeNs tolerance) const;
   int ov_index(int64_t rank) const;  // into overview_.ranks, -1 when not loaded
+  // Loaded, or (in a fleet tab) summarised: the rank has a row in the overview.
+  bool present(const JobRank& r) const { return r.ok() || ov_index(r.rank) >= 0; }
+  bool fleet_ = false;  // opened from a .slfleet: stores load on expand
   const analysis::CollectiveArrival* arrival_of(int instance, int64_t rank) const;
 
   std::function<void()> wake_;

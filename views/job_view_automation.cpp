@@ -99,10 +99,12 @@ void JobView::write_state(JsonWriter& w) const {
   }
   const auto& a = overview_.collectives;
   w.field("source", job_->source).field("loaded", uint64_t(job_->loaded_count())).field("aligned", a.aligned);
+  w.field("fleet", fleet_).field("summarised", uint64_t(overview_.ranks.size()));
   w.key("ranks").begin_array();
   for (const JobRank& r : job_->ranks) {
     w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());
-    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string());
+    w.field("status", r.ok() ? "loaded" : present(r) ? "summarised" : "failed")
+        .field("error", present(r) ? std::string() : r.error.to_string());
     w.field("cut_off", cut_off_text(r)).end_object();
   }
   w.end_array();

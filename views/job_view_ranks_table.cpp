@@ -49,7 +49,7 @@ void JobView::draw_ranks_table() {
     const analysis::StragglerRow* s = analysis::straggler_of(a, r.rank);
     switch (sort_column_) {
       case 0: return double(r.rank);
-      case 1: return r.ok() ? 0 : 1;
+      case 1: return present(r) ? 0 : 1;
       case 2: return s ? double(s->collectives) : 0;
       case 3: return s ? double(s->late_count) : 0;
       case 4: return s ? double(s->delay_caused) : 0;
@@ -84,6 +84,7 @@ void JobView::draw_ranks_table() {
       ImGui::TextColored(kCutText, "loaded, cut off");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cut.c_str());
     } else if (r->ok()) ImGui::TextUnformatted("loaded");
+    else if (present(*r)) ImGui::TextUnformatted("summarised");
     else ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", r->error.message.c_str());
     if (!s) continue;
     ImGui::TableNextColumn();

@@ -16,8 +16,10 @@ void JobView::draw_toolbar() {
   const auto& a = overview_.collectives;
   TimeNs largest = 0;
   for (TimeNs o : a.offsets) largest = std::max(largest, o < 0 ? -o : o);
-  ImGui::Text("%zu ranks (%zu loaded) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
-              job_->loaded_count(), a.instances.size(), a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
+  // A fleet tab counts its summarised ranks (their stores load on expand).
+  ImGui::Text("%zu ranks (%zu %s) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
+              fleet_ ? overview_.ranks.size() : job_->loaded_count(), fleet_ ? "summarised" : "loaded", a.instances.size(),
+              a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
   if (ImGui::IsItemHovered() && !a.offsets.empty()) {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");

@@ -484,6 +484,40 @@ bool read_fleet_file(const std::string& path, Fleet& out, std::string& error) {
   return true;
 }
 
+std::unique_ptr<Job> job_of_fleet(const Fleet& f) {
+  auto job = std::make_unique<Job>();
+  job->source = f.source;
+  for (const RankSummary& r : f.ranks) {
+    JobRank jr;
+    jr.rank = r.rank;
+    jr.rank_source = r.rank_source;
+    jr.path = r.path;
+    jr.error.file = r.path;
+    // The summary's error is LoadError::to_string (FILE: ...): keep it whole, less its file.
+    std::string prefix = r.path + ": ";
+    jr.error.message = r.ok() ? "not loaded (a fleet rank: its summary only)"
+                       : r.error.rfind(prefix, 0) == 0 ? r.error.substr(prefix.size()) : r.error;
+    jr.load_seconds = r.load_seconds;
+    job->ranks.push_back(std::move(jr));
+  }
+  return job;
+}
+
+analysis::JobOverview overview_of_fleet(const Fleet& f, const analysis::CollectiveOptions& options) {
+  analysis::JobOverview base;
+  for (size_t i = 0; i < f.ranks.size(); ++i) {
+    if (!f.ranks[i].ok()) continue;
+    analysis::RankActivity a;
+    a.rank = f.ranks[i].rank;
+    a.job_index = i;
+    auto summary = std::make_shared<analysis::RankSummary>(f.ranks[i].analysis);
+    a.idle = std::make_shared<const analysis::IdleCoverage>(analysis::idle_coverage(summary->causes));
+    a.summary = std::move(summary);
+    base.ranks.push_back(std::move(a));
+  }
+  return analysis::realign_job_overview(base, options);
+}
+
 bool is_fleet_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   char magic[8] = {};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/analysis/collectives.h"
+#include "core/analysis/job_overview.h"
 #include "core/analysis/report_tables.h"
 #include "core/fleet/rank_summary.h"
 
@@ -56,6 +57,13 @@ std::string serialize_fleet(const Fleet& fleet);
 bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error);
 bool write_fleet_file(const std::string& path, const Fleet& fleet, std::string& error);
 bool read_fleet_file(const std::string& path, Fleet& out, std::string& error);
+// The job tab's view of a fleet (views/job_view.h): its ranks as a Job with no store loaded
+// (each rank's number, source path and error), and the rank overview built from the summaries
+// alone (the same collectives, shifts and bins a loaded job gives). A rank's store loads from
+// its path when the tab expands it.
+std::unique_ptr<Job> job_of_fleet(const Fleet& fleet);
+analysis::JobOverview overview_of_fleet(const Fleet& fleet, const analysis::CollectiveOptions& options = {});
+
 // True when the file starts with the fleet magic (how the CLI tells a fleet from a trace).
 bool is_fleet_file(const std::string& path);
 

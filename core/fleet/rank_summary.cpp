@@ -197,12 +197,16 @@ void write_calls(ByteWriter& w, const std::vector<CollectiveCall>& calls) {
     w.svarint(c.start - prev);
     w.svarint(c.end - c.start);
     if (c.cpu_start) w.svarint(*c.cpu_start - c.start);
+    // Where the call's kernel lives in the rank's store (the same file loads to the same store),
+    // so an expanded fleet rank highlights it as a loaded job's does; kNone + 1 wraps to 0.
+    w.varint((uint64_t(c.slice.track) + 1) & 0xffffffffu);
+    w.varint((uint64_t(c.slice.index) + 1) & 0xffffffffu);
     prev = c.start;
   }
 }
 
 std::vector<CollectiveCall> read_calls(ByteReader& r) {
-  std::vector<CollectiveCall> out(r.count("collective calls", 6));
+  std::vector<CollectiveCall> out(r.count("collective calls", 8));
   TimeNs prev = 0;
   for (CollectiveCall& c : out) {
     c.name = r.str("call name");
@@ -217,6 +221,8 @@ std::vector<CollectiveCall> read_calls(ByteReader& r) {
     c.start = wrapping_add(prev, r.svarint("call start"));
     c.end = wrapping_add(c.start, r.svarint("call end"));
     if (flags & kCpuStart) c.cpu_start = wrapping_add(c.start, r.svarint("call cpu start"));
+    c.slice.track = uint32_t(r.varint("call slice") - 1);
+    c.slice.index = uint32_t(r.varint("call slice") - 1);
     prev = c.start;
     if (!r.ok()) return {};
   }
@@ -358,7 +364,6 @@ RankSummary summarize_job_rank(const JobRank& rank) {
   s.streams = stream_totals(table);
   s.top_kernels = top_kernels(table);
   s.analysis.store = nullptr;
-  for (auto& c : s.analysis.calls) c.slice = {};
   s.profile = build_profile(s.analysis);
   s.insights = summary_insights(s.analysis, s.profile);
   return s;
@@ -415,6 +420,7 @@ bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& e
     }
   }
   if (!meta) return error = "rank summary: no META section", false;
+  s.analysis.rank = s.rank;  // not stored twice
   out = std::move(s);
   return true;
 }
