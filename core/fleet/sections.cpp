@@ -49,40 +49,38 @@ std::string tag_text(uint32_t t) {
 }
 
 SectionWriter::SectionWriter(std::string_view magic, uint32_t version) {
-  head_.assign(magic.substr(0, kMagicBytes));
-  head_.resize(kMagicBytes, '\0');
+  out_.assign(magic.substr(0, kMagicBytes));
+  out_.resize(kMagicBytes, '\0');
   ByteWriter w;
   w.u32(version);
-  head_ += w.bytes;
+  w.u32(0);  // the section count, known at finish()
+  out_ += w.bytes;
 }
 
+// Appended in place: a fleet of thousands of ranks is one buffer, not a copy per section.
 void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
-  std::string stored;
+  std::string compressed;
   uint8_t flags = 0;
   if (compress && raw.size() > 64) {
-    stored.resize(ZSTD_compressBound(raw.size()));
-    size_t n = ZSTD_compress(stored.data(), stored.size(), raw.data(), raw.size(), 3);
-    if (!ZSTD_isError(n) && n < raw.size()) stored.resize(n), flags = kZstd;
-    else stored.clear();
+    compressed.resize(ZSTD_compressBound(raw.size()));
+    size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), 3);
+    if (!ZSTD_isError(n) && n < raw.size()) compressed.resize(n), flags = kZstd;
   }
-  if (!flags) stored.assign(raw);
+  std::string_view stored = flags ? std::string_view(compressed) : raw;
   ByteWriter w;
   w.u32(t);
   w.u8(flags);
   w.u64(raw.size());
   w.u64(stored.size());
   w.u32(section_crc(w.bytes, stored));
-  w.bytes += stored;
-  sections_.push_back(std::move(w.bytes));
+  out_ += w.bytes;
+  out_ += stored;
+  ++count_;
 }
 
 std::string SectionWriter::finish() {
-  ByteWriter count;
-  count.u32(uint32_t(sections_.size()));
-  std::string out = std::move(head_) + count.bytes;
-  for (auto& s : sections_) out += s;
-  sections_.clear();
-  return out;
+  std::memcpy(out_.data() + kMagicBytes + 4, &count_, 4);
+  return std::move(out_);
 }
 
 SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {

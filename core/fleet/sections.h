@@ -32,8 +32,8 @@ public:
   std::string finish();
 
 private:
-  std::string head_;
-  std::vector<std::string> sections_;
+  std::string out_;  // magic, version, count (patched by finish), then each section as added
+  uint32_t count_ = 0;
 };
 
 struct SectionFile {
