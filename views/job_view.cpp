@@ -28,6 +28,7 @@ JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {
 JobView::~JobView() {
   cancel_ = true;
   if (thread_.joinable()) thread_.join();
+  if (rank_thread_.joinable()) rank_thread_.join();
 }
 
 void JobView::open(const std::string& dir, const std::vector<std::string>& files) {
@@ -90,7 +91,40 @@ void JobView::open_fleet(const std::string& path) {
   });
 }
 
+void JobView::load_rank_in_background(size_t job_index) {
+  if (rank_loading_ >= 0) return;  // one at a time: a second click waits for the first to land
+  if (rank_thread_.joinable()) rank_thread_.join();
+  rank_loading_ = job_->ranks[job_index].rank;
+  rank_thread_ = std::thread([this, path = job_->ranks[job_index].path] {
+    LoadOptions options;
+    options.cancel = &cancel_;
+    auto loaded = std::make_unique<JobRank>(load_rank(path, options, &process_cache_settings()));
+    std::lock_guard lock(mutex_);
+    rank_loaded_ = std::move(loaded);
+    wake_();
+  });
+}
+
+bool JobView::install_loaded_rank() {
+  std::unique_ptr<JobRank> loaded;
+  {
+    std::lock_guard lock(mutex_);
+    loaded = std::move(rank_loaded_);
+  }
+  if (!loaded) return false;
+  rank_thread_.join();
+  int64_t rank = std::exchange(rank_loading_, -1);
+  for (JobRank& r : job_->ranks)
+    if (r.rank == rank) {
+      if (loaded->ok()) r.store = std::move(loaded->store);
+      else r.error = loaded->error;
+    }
+  expand_rank(rank, true, true);
+  return true;
+}
+
 bool JobView::poll() {
+  if (install_loaded_rank()) return true;
   std::unique_ptr<Loaded> done;
   {
     std::lock_guard lock(mutex_);

@@ -85,7 +85,9 @@ public:
   void zoom_to(double t0, double t1);
   TimeNs span() const { return overview_.span; }
   // Ranks by rank number.
-  bool expand_rank(int64_t rank, bool expand);
+  // A fleet rank's store loads first: in the background (the rank expands when poll() installs
+  // it), or now with `wait` (script commands, so the next command sees it expanded).
+  bool expand_rank(int64_t rank, bool expand, bool wait = false);
   bool focus_rank(int64_t rank);
   // The job's Insights: the Stragglers entry (empty when no rank was ever last with a skew).
   // Opening it focuses its rank and selects its worst collective (on every rank, and its kernel
@@ -158,6 +160,11 @@ private:
   // Loaded, or (in a fleet tab) summarised: the rank has a row in the overview.
   bool present(const JobRank& r) const { return r.ok() || ov_index(r.rank) >= 0; }
   bool fleet_ = false;  // opened from a .slfleet: stores load on expand
+  void load_rank_in_background(size_t job_index);
+  bool install_loaded_rank();  // a finished background rank load: its store, then its expansion
+  std::thread rank_thread_;              // one fleet rank's store loading, for expand_rank
+  int64_t rank_loading_ = -1;            // which rank (UI thread only); -1 none
+  std::unique_ptr<JobRank> rank_loaded_;  // its result, under mutex_
   const analysis::CollectiveArrival* arrival_of(int instance, int64_t rank) const;
 
   std::function<void()> wake_;

@@ -75,7 +75,7 @@ void JobView::apply_highlights() {
 
 // Expanding adds the rank's store as a source of the one timeline, in rank order, on the job
 // clock (its lane index and idle overlay are built now, lazily); collapsing removes it.
-bool JobView::expand_rank(int64_t rank, bool expand) {
+bool JobView::expand_rank(int64_t rank, bool expand, bool wait) {
   int k = ov_index(rank);
   if (k < 0) return false;
   int source = expanded_source(rank);
@@ -90,7 +90,11 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   if (source >= 0) return true;
   const analysis::RankActivity& ov = overview_.ranks[size_t(k)];
   JobRank& jr = job_->ranks[ov.job_index];
-  if (!jr.store) {  // a fleet rank: its store loads now, from its source (through the cache)
+  if (!jr.store) {  // a fleet rank: its store loads from its source (through the cache)
+    if (!wait) {
+      load_rank_in_background(ov.job_index);
+      return true;
+    }
     JobRank loaded = load_rank(jr.path, {}, &process_cache_settings());
     if (!loaded.ok()) {
       jr.error = loaded.error;

@@ -27,6 +27,10 @@ void JobView::draw_toolbar() {
       ImGui::Text("rank %lld: %s", (long long)a.ranks[i], present::format_duration(double(a.offsets[i])).c_str());
     ImGui::EndTooltip();
   }
+  if (rank_loading_ >= 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("· loading rank %lld…", (long long)rank_loading_);
+  }
   ImGui::SameLine();
   bool aligned = a.aligned;
   ImGui::BeginDisabled(realigning_);

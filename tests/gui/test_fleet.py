@@ -60,6 +60,14 @@ with tempfile.TemporaryDirectory() as tmp:
         check(fe["expanded_ranks"] and fe["expanded_ranks"][0].get("highlights") == 1,
               f"the selected collective's kernel is not highlighted on the expanded fleet rank: {fe['expanded_ranks']}")
 
+    # A click (focus, as the Ranks table's) loads the rank in the background; it expands once loaded.
+    rc, err, bg = run([fleet], ["wait 2", "focus 2", "state {now}", "wait 300", "state {later}"], ["now", "later"])
+    check(rc == 0 and len(bg) == 2, f"background expand run failed ({rc}): {err}")
+    if len(bg) == 2:
+        later = bg["later"]["job"]
+        check({r["rank"]: r["status"] for r in later["ranks"]}[2] == "loaded" and [e["rank"] for e in later["expanded_ranks"]] == [2],
+              f"focus 2 in a fleet tab: {later['ranks']}, expanded {later['expanded_ranks']}")
+
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)
