@@ -291,3 +291,20 @@ def test_ctrl_c_cancels_the_run(synthetic_job, tmp_path, env):
     assert time.monotonic() - t0 < 30
     assert "cancelled" in "".join(lines)
     assert not out.exists()
+
+
+@needs_job
+def test_render_of_a_fleet_equals_render_dir(tmp_path, env):
+    """`render RUN.slfleet` draws the rank overview from the summaries alone: the same figure,
+    byte for byte, as `render DIR` (also with --align collectives)."""
+    parts = []
+    for i, f in enumerate(sorted(JOB.iterdir())):
+        parts.append(tmp_path / ("r%d.slrank" % i))
+        assert run(["fleet-map", f, "-o", parts[-1], "--index", i], env).returncode == 0
+    fleet = tmp_path / "run.slfleet"
+    assert run(["fleet-reduce"] + parts + ["-o", fleet, "--source", JOB], env).returncode == 0
+    for align in ("auto", "collectives"):
+        a, b = tmp_path / ("fleet-%s.svg" % align), tmp_path / ("dir-%s.svg" % align)
+        assert run(["render", fleet, "--align", align, "-o", a, "-q"], env).returncode == 0
+        assert run(["render", JOB, "--align", align, "-o", b, "-q"], env).returncode == 0
+        assert a.read_bytes() == b.read_bytes()
