@@ -181,6 +181,8 @@ void JobView::install_overview(analysis::JobOverview overview) {
     group = in.group, name = in.name, instance = in.instance;
   }
   overview_ = std::move(overview);
+  straggler_by_rank_.clear();
+  for (const auto& row : overview_.collectives.stragglers) straggler_by_rank_.emplace(row.rank, &row);
   bins_t0_ = -1;
   // Per rank: its collective occurrences by start (for clicks) and slice → instance (for a
   // kernel selected in its expanded timeline).

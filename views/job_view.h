@@ -157,6 +157,13 @@ private:
   void apply_highlights();
   int instance_at(size_t ov_row, TimeNs t, TimeNs tolerance) const;
   int ov_index(int64_t rank) const;  // into overview_.ranks, -1 when not loaded
+  // The rank's straggler row, or null: by a lookup built per overview (analysis::straggler_of
+  // scans, and the overview asks for every row every frame).
+  const analysis::StragglerRow* straggler_row(int64_t rank) const {
+    auto it = straggler_by_rank_.find(rank);
+    return it == straggler_by_rank_.end() ? nullptr : it->second;
+  }
+  std::unordered_map<int64_t, const analysis::StragglerRow*> straggler_by_rank_;
   // Loaded, or (in a fleet tab) summarised: the rank has a row in the overview.
   bool present(const JobRank& r) const { return r.ok() || ov_index(r.rank) >= 0; }
   bool fleet_ = false;  // opened from a .slfleet: stores load on expand

@@ -172,7 +172,7 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   TimeNs worst_wait = 0;
   for (size_t r = a; r < b; ++r) {
     loaded += present(job_->ranks[r]);
-    if (const auto* s = analysis::straggler_of(overview_.collectives, job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
+    if (const auto* s = straggler_row(job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
   }
   if (labelled) {
     std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
@@ -242,7 +242,7 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
     } else {
       draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
       if (labelled) {  // the summary column: right-aligned in the header, a cut-off marker after it
-        const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
+        const analysis::StragglerRow* s = straggler_row(jr.rank);
         std::string summary = "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
                               (s ? ms(s->wait) : std::string("-"));
         bool cut = !cut_off_text(jr).empty();  // the marker; the hover tooltip carries the banner text
@@ -320,7 +320,7 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
   if (!present(jr)) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
   // A cut-off rank: the banner's words first, before the numbers it makes suspect.
   if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
-  if (const analysis::StragglerRow* s = present(jr) ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
+  if (const analysis::StragglerRow* s = present(jr) ? straggler_row(jr.rank) : nullptr) {
     ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
                 s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
                 ms(s->wait).c_str(), (unsigned long long)s->collectives);

@@ -46,7 +46,7 @@ void JobView::draw_ranks_table() {
   }
   // Sort keys per column (time columns in ns; a failed rank sorts as 0 / empty).
   auto key = [&](const JobRank& r) -> double {
-    const analysis::StragglerRow* s = analysis::straggler_of(a, r.rank);
+    const analysis::StragglerRow* s = straggler_row(r.rank);
     switch (sort_column_) {
       case 0: return double(r.rank);
       case 1: return present(r) ? 0 : 1;
@@ -65,7 +65,7 @@ void JobView::draw_ranks_table() {
   for (const JobRank& r : job_->ranks) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [&](const JobRank* x, const JobRank* y) {
     if (sort_column_ == 10) {
-      const auto *sx = analysis::straggler_of(a, x->rank), *sy = analysis::straggler_of(a, y->rank);
+      const auto *sx = straggler_row(x->rank), *sy = straggler_row(y->rank);
       std::string cx = sx ? sx->top_cause : "", cy = sy ? sy->top_cause : "";
       return sort_descending_ ? cx > cy : cx < cy;
     }
@@ -74,7 +74,7 @@ void JobView::draw_ranks_table() {
   table_order_.clear();
   for (const JobRank* r : rows) {
     table_order_.push_back(r->rank);
-    const analysis::StragglerRow* s = analysis::straggler_of(a, r->rank);
+    const analysis::StragglerRow* s = straggler_row(r->rank);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     std::string label = std::to_string(r->rank);
