@@ -139,56 +139,61 @@ def connect(scheduler, local):
 
 def run_fleet(paths, output, sightline="sightline", scheduler=None, local=None, cache=None, gpus_per_node=None,
               align="auto", progress_every=None, stream=sys.stderr):
-    """Maps and reduces; returns {"ranks", "failed": [{path, error}], "seconds"}. Raises FleetError."""
+    """Maps and reduces; returns {"ranks", "failed": [{path, error}], "seconds"}. Raises FleetError.
+    Each summary is written to a temporary folder as its task completes, so the client holds one
+    at a time, whatever the rank count."""
     started = time.monotonic()
     plan = expand_paths(sightline, paths)
-    files = plan["files"]
+    # Absolute, so that workers started elsewhere (another folder, another machine with the same
+    # mounts) find the files.
+    files = [os.path.abspath(f) for f in plan["files"]]
     _by_value()
     client, cluster = connect(scheduler, local or os.cpu_count() or 1)
     progress = Progress(len(files), progress_every or max(1, len(files) // 20), stream)
     futures = []
-    results = []
-    try:
-        from distributed import as_completed
-
-        futures = [client.submit(map_rank, sightline, path, i, cache, key="sightline-map-%d-%s" % (i, os.path.basename(path)),
-                                 pure=False, retries=2)
-                   for i, path in enumerate(files)]
-        for future in as_completed(futures):
-            r = future.result()
-            results.append(r)
-            progress.add(r["status"] != "ok")
-    except KeyboardInterrupt:
-        stream.write("fleet: cancelled; cancelling %d tasks\n" % sum(1 for f in futures if not f.done()))
-        client.cancel(futures)
-        raise
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    failed = [{"path": r["path"], "error": r.get("error", "")} for r in results if r["status"] != "ok"]
-    reduce_summaries(sightline, results, output, plan["source"], gpus_per_node, align)
-    return {"ranks": len(results), "failed": failed, "seconds": time.monotonic() - started}
-
-
-def reduce_summaries(sightline, results, output, source, gpus_per_node, align):
+    failed = []
     workdir = tempfile.mkdtemp(prefix="sightline-reduce-")
     try:
-        listing = os.path.join(workdir, "summaries.txt")
-        with open(listing, "w") as lst:
-            for r in sorted(results, key=lambda r: r["index"]):
-                path = os.path.join(workdir, "rank%d.slrank" % r["index"])
-                with open(path, "wb") as f:
+        try:
+            from distributed import as_completed
+
+            futures = [client.submit(map_rank, sightline, path, i, cache,
+                                     key="sightline-map-%d-%s" % (i, os.path.basename(path)), pure=False, retries=2)
+                       for i, path in enumerate(files)]
+            for future in as_completed(futures):
+                r = future.result()
+                future.release()  # the client keeps each summary on disk, not in memory
+                with open(os.path.join(workdir, "rank%d.slrank" % r["index"]), "wb") as f:
                     f.write(r["summary"])
-                lst.write(path + "\n")
-        cmd = [sightline, "fleet-reduce", "--list", listing, "-o", output, "--source", source, "--align", align]
-        if gpus_per_node:
-            cmd += ["--gpus-per-node", str(gpus_per_node)]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if proc.returncode != 0:
-            raise FleetError(proc.stderr.strip() or "fleet-reduce exited with status %d" % proc.returncode)
+                if r["status"] != "ok":
+                    failed.append({"path": r["path"], "error": r.get("error", "")})
+                progress.add(r["status"] != "ok")
+        except KeyboardInterrupt:
+            stream.write("fleet: cancelled; cancelling %d tasks\n" % sum(1 for f in futures if not f.done()))
+            client.cancel(futures)
+            raise
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        reduce_summaries(sightline, workdir, len(files), output, plan["source"], gpus_per_node, align)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return {"ranks": len(files), "failed": failed, "seconds": time.monotonic() - started}
+
+
+def reduce_summaries(sightline, workdir, count, output, source, gpus_per_node, align):
+    """fleet-reduce over the `count` summaries the map wrote into `workdir` (rankI.slrank)."""
+    listing = os.path.join(workdir, "summaries.txt")
+    with open(listing, "w") as lst:
+        for i in range(count):
+            lst.write(os.path.join(workdir, "rank%d.slrank" % i) + "\n")
+    cmd = [sightline, "fleet-reduce", "--list", listing, "-o", output, "--source", source, "--align", align]
+    if gpus_per_node:
+        cmd += ["--gpus-per-node", str(gpus_per_node)]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise FleetError(proc.stderr.strip() or "fleet-reduce exited with status %d" % proc.returncode)
 
 
 def main(argv=None):
