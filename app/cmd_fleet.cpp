@@ -203,6 +203,8 @@ void register_fleet(CLI::App& app) {
     const char* old = std::getenv("PYTHONPATH");
     std::string path = dir + (old && *old ? ":" + std::string(old) : std::string());
     ::setenv("PYTHONPATH", path.c_str(), 1);
+    // `sightline --no-cache fleet ...`: the maps (local workers inherit the environment) too.
+    if (!process_cache_settings().enabled) ::setenv("SIGHTLINE_NO_CACHE", "1", 1);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
