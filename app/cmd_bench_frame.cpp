@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "app/commands.h"
+#include "core/fleet/fleet.h"
 #include "core/text/json_writer.h"
 #include "views/analysis_panel.h"
 #include "views/details_panel.h"
@@ -111,7 +112,8 @@ std::vector<std::pair<double, double>> zoom_script(double span) {
 // script; every frame changes the window, so every frame re-bins.
 std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks, const std::vector<int64_t>& expand) {
   views::JobView job([] {});
-  job.open(dir, {});
+  if (fleet::is_fleet_file(dir)) job.open_fleet(dir);  // the fleet tab: the overview from its summaries
+  else job.open(dir, {});
   while (!job.poll()) {
     timespec pause{0, 5'000'000};
     nanosleep(&pause, nullptr);
@@ -123,7 +125,7 @@ std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& rank
   }
   ranks = job.job()->ranks.size();
   for (int64_t r : expand)
-    if (!job.expand_rank(r, true)) std::fprintf(stderr, "sightline: rank %lld is not loaded: not expanded\n", (long long)r);
+    if (!job.expand_rank(r, true, true)) std::fprintf(stderr, "sightline: rank %lld is not loaded: not expanded\n", (long long)r);
   job.select_worst_skew();
   for (auto [a, b] : zoom_script(std::max<double>(double(job.span()), 1000))) {
     job.zoom_to(a, b);
@@ -144,7 +146,7 @@ void register_bench_frame(CLI::App& bench) {
     std::vector<int64_t> expand;
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file, or a job folder (the rank overview)")->required();
+  cmd->add_option("trace", options->file, "Trace file, or a job folder or fleet file (the rank overview)")->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--critical-path", options->critical_path, "With the critical-path overlay on (first ProfilerStep)");
   cmd->add_option("--select", options->select,
@@ -152,7 +154,7 @@ void register_bench_frame(CLI::App& bench) {
   cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
   cmd->add_flag("--memory", options->memory, "With the Memory view under the timeline (its plot follows every zoom)");
   cmd->callback([options] {
-    if (is_job_dir(options->file)) {
+    if (is_job_dir(options->file) || fleet::is_fleet_file(options->file)) {
       ImGuiIO& io = headless_context(options->width, options->height);
       size_t ranks = 0;
       std::vector<double> ms = job_frames(options->file, io, ranks, options->expand);

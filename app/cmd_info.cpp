@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "app/commands.h"
+#include "app/fleet_cli.h"
 #include "app/job_open.h"
 #include "core/open_trace.h"
 #include "core/report/trace_info.h"
@@ -35,7 +36,7 @@ void register_info(CLI::App& app) {
     std::optional<double> memory_offset_us;  // --memory-offset
   };
   auto options = std::make_shared<Options>();
-  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), or a directory of rank traces (a job)");
+  cmd->add_option("trace", options->file, "Trace file (.json, .json.gz, Nsight .sqlite, .sqlite.gz, .nsys-rep), a directory of rank traces (a job), or a fleet file (.slfleet)");
   cmd->add_option("--job", options->job, "Rank trace files of one job (instead of TRACE)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--memory", options->memory, "A PyTorch memory snapshot (.pickle) of the same run");
@@ -48,6 +49,10 @@ void register_info(CLI::App& app) {
       std::fprintf(stderr, "sightline info: trace (a file or a directory of ranks) or --job FILES... is required\n"
                            "Run with --help for more information.\n");
       exit_code = 2;
+      return;
+    }
+    if (options->job.empty() && fleet::is_fleet_file(options->file)) {
+      run_fleet_info(options->file, options->format);
       return;
     }
     if (!options->job.empty() || is_job_dir(options->file)) {

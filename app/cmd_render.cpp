@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/fleet_cli.h"
 #include "app/job_open.h"
 #include "core/analysis/common.h"
 #include "core/analysis/job_overview.h"
@@ -119,13 +120,24 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
 int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
                  std::chrono::steady_clock::time_point started) {
   std::string dir_arg = o.traces.empty() ? "" : o.traces[0];
-  if (o.job.empty() && !is_job_dir(dir_arg))
+  bool fleet_file = o.job.empty() && fleet::is_fleet_file(dir_arg);
+  if (o.job.empty() && !is_job_dir(dir_arg) && !fleet_file)
     return usage("--view ranks draws a job: sightline render DIR --view ranks -o FIG, or --job A B ... --view ranks");
-  std::unique_ptr<Job> job = open_job(dir_arg, o.job);
-  if (!job) return 1;
   analysis::CollectiveOptions aligned;
   aligned.align = align_named(o.align);
-  analysis::JobOverview overview = analysis::build_job_overview(*job, aligned);
+  std::unique_ptr<Job> job;
+  analysis::JobOverview overview;
+  if (fleet_file) {  // the same figure from the rank summaries alone, named as its folder
+    fleet::Fleet f;
+    if (!open_fleet_for_cli(dir_arg, f, "render")) return 1;
+    job = fleet::job_of_fleet(f);
+    overview = fleet::overview_of_fleet(f, aligned);
+    dir_arg = f.source;
+  } else {
+    job = open_job(dir_arg, o.job);
+    if (!job) return 1;
+    overview = analysis::build_job_overview(*job, aligned);
+  }
   fig::RanksFigureOptions options;
   options.start = start, options.end = end;
   std::filesystem::path dir = std::filesystem::path(dir_arg).lexically_normal();
@@ -148,7 +160,7 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
 
 int render(RenderOptions o) {
   auto started = std::chrono::steady_clock::now();
-  bool job = !o.job.empty() || (o.traces.size() == 1 && is_job_dir(o.traces[0]));
+  bool job = !o.job.empty() || (o.traces.size() == 1 && (is_job_dir(o.traces[0]) || fleet::is_fleet_file(o.traces[0])));
   if (o.view.empty()) o.view = job ? "ranks" : "timeline";  // a job folder draws its rank overview
   if (!o.job.empty() && !o.traces.empty()) return usage("--job names the rank files; give no TRACE with it");
   if (job && o.view != "ranks") return usage("a job (a folder, or --job) draws its rank overview (--view ranks), not --view " + o.view);
@@ -207,7 +219,7 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace or memory snapshot: timeline, histogram, breakdown, idle, roofline, memory, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder (draws --view ranks)")->expected(0, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder or a fleet file (.slfleet; draw --view ranks)")->expected(0, 2);
   cmd->add_option("--job", o->job, "Rank trace files of one job (instead of a folder): its rank overview");
   cmd->add_option("--align", o->align, "Job clocks for --view ranks: collectives, none or auto (default), as report --align")
       ->check(CLI::IsMember({"auto", "collectives", "none"}));

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "app/commands.h"
+#include "app/fleet_cli.h"
+#include "core/fleet/fleet_report.h"
 #include "app/job_open.h"
 #include "core/analysis/job_overview.h"
 #include "core/analysis/job_report.h"
@@ -59,7 +61,7 @@ bool known_name(const std::string& n) {
                                  "critical_path_summary"};
   const auto& names = analysis::analysis_names();
   if (std::find(names.begin(), names.end(), n) != names.end()) return true;
-  if (analysis::is_job_table_name(n)) return true;
+  if (analysis::is_job_table_name(n) || fleet::is_fleet_table_name(n)) return true;
   return std::any_of(std::begin(tables), std::end(tables), [&](const char* t) { return n == t; });
 }
 
@@ -145,6 +147,52 @@ void run_job_report_command(const ReportArgs& a, analysis::ReportOptions o) {
   if (job->loaded_count() != job->ranks.size()) exit_code = 1;
 }
 
+// A fleet file: its job tables as `report DIR` prints them; --rank R loads that rank's trace (its
+// source path) for the single-rank tables.
+void run_fleet_report_command(const ReportArgs& a, analysis::ReportOptions o) {
+  fleet::Fleet f;
+  if (!open_fleet_for_cli(a.file, f, "report")) {
+    exit_code = 1;
+    return;
+  }
+  fleet::FleetReportOptions fo;
+  fo.mode = o.table.mode;
+  fo.only = o.only;
+  fo.only_rank = o.table.rank;
+  if (fo.only_rank) {
+    const fleet::RankSummary* rank = f.find(*fo.only_rank);
+    if (!rank) {
+      std::fprintf(stderr, "sightline report: --rank %lld: the fleet has no such rank\n", (long long)*fo.only_rank);
+      exit_code = 2;
+      return;
+    }
+    bool rank_tables = o.only.empty() || std::any_of(o.only.begin(), o.only.end(), [](auto& n) {
+                         return !analysis::is_job_table_name(n) && !fleet::is_fleet_table_name(n);
+                       });
+    CliTrace opened;
+    if (rank->ok() && rank_tables) {
+      if (!open_cli_trace(rank->path, opened)) {
+        exit_code = 1;
+        return;
+      }
+      std::erase_if(o.only, [](auto& n) { return analysis::is_job_table_name(n) || fleet::is_fleet_table_name(n); });
+      o.threads = 1;
+      fleet::add_rank_report(fo, rank->rank, analysis::run_report(*opened.loaded.store, o));
+    }
+  }
+  if (a.format == "json") {
+    std::string out = fleet::render_fleet_json(f, fo);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else if (a.format == "csv") {
+    if (!print_csv_table(fleet::fleet_report_tables(f, fo), a.table)) exit_code = 2;
+    return;
+  } else {
+    std::string out = fleet::render_fleet_text(f, fo);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  if (f.loaded_count() != f.ranks.size()) exit_code = 1;
+}
+
 void run_report_command(const ReportArgs& a) {
   analysis::ReportOptions o;
   if (!make_options(a, o)) {
@@ -155,6 +203,10 @@ void run_report_command(const ReportArgs& a) {
     std::fprintf(stderr, "sightline report: trace (a file or a directory of ranks) or --job FILES... is required\n"
                            "Run with --help for more information.\n");
     exit_code = 2;
+    return;
+  }
+  if (a.job.empty() && fleet::is_fleet_file(a.file)) {
+    run_fleet_report_command(a, std::move(o));
     return;
   }
   if (!a.job.empty() || is_job_dir(a.file)) {

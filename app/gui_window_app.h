@@ -62,6 +62,7 @@ private:
   void start_load(Workspace& ws, const std::string& path);
   void open(const std::string& path);
   void open_job(const std::string& dir, const std::vector<std::string>& files);
+  void open_fleet(const std::string& path);
   void open_diff(const std::string& a, const std::string& b);
   bool open_live(const std::string& socket, std::string& error);
   void toggle_live();

@@ -12,6 +12,7 @@
 
 #include "app/gui_window_app.h"
 #include "core/capture/live_server.h"
+#include "core/fleet/fleet.h"
 
 namespace sl::gui {
 
@@ -47,6 +48,7 @@ void App::start_load(Workspace& ws, const std::string& path) {
 
 void App::open(const std::string& path) {  // a new tab per trace; a folder is a job
   if (is_job_dir(path)) return open_job(path, {});
+  if (fleet::is_fleet_file(path)) return open_fleet(path);
   Tab& t = tabs_.add();
   start_load(*t.ws, path);
   t.pending = path;
@@ -58,6 +60,14 @@ void App::open_job(const std::string& dir, const std::vector<std::string>& files
   t.job = std::make_unique<views::JobView>([] { glfwPostEmptyEvent(); });
   t.job->open(dir, files, rank_source_named(options_.rank_from));
   t.pending = dir.empty() ? "job" : dir;
+}
+
+// A fleet file opens as a job tab: the rank overview from its summaries.
+void App::open_fleet(const std::string& path) {
+  Tab& t = tabs_.add();
+  t.job = std::make_unique<views::JobView>([] { glfwPostEmptyEvent(); });
+  t.job->open_fleet(path);
+  t.pending = path;
 }
 
 void App::open_diff(const std::string& a, const std::string& b) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "app/commands.h"
+#include "app/fleet_cli.h"
 #include "app/gui.h"
 #include "core/snapshot/snapshot_cache.h"
 
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   sl::cli::register_bench_live(*bench);
   sl::cli::register_bench_open(*bench);
   sl::cli::register_bench_critical_path(*bench);
+  sl::cli::register_fleet_commands(app, *bench);
 
   sl::gui::Options gui;
   gui.sample = bundled_sample();

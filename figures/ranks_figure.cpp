@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "figures/cairo_output.h"
 #include "figures/legend.h"
@@ -86,13 +87,15 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
   float plot_top = y;
   const analysis::CollectiveInstance* marked = worst_skew(ov.collectives, t0, t1);
   bool seen[analysis::kIdleCauseCount] = {};
+  std::unordered_map<int64_t, const analysis::StragglerRow*> straggler_by_rank;  // rows × stragglers otherwise
+  for (const auto& row : ov.collectives.stragglers) straggler_by_rank.emplace(row.rank, &row);
   for (const JobRank& jr : job.ranks) {
     bool label_rows = row_h >= s.small * 0.8f || n <= 32;
     if (label_rows && row_h >= s.small * 0.6f)
       scene.text(Role::Label, x0 - s.small * 0.4f, y + row_h * 0.5f + s.small * 0.36f, "rank " + std::to_string(jr.rank), s.small,
                  s.ink, Anchor::Right);
     auto it = std::find_if(ov.ranks.begin(), ov.ranks.end(), [&](const auto& r) { return r.rank == jr.rank; });
-    if (!jr.ok() || it == ov.ranks.end()) {
+    if (it == ov.ranks.end()) {  // failed (a fleet's summarised ranks have rows though not loaded)
       ++stats.failed;
       scene.text(Role::Label, x0 + s.small * 0.3f, y + row_h * 0.5f + s.small * 0.36f,
                  fit_text("failed to load: " + jr.error.message, x1 - x0, s.small), s.small, kLast);
@@ -104,7 +107,7 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
     for (int8_t c : bins.cause)
       if (c >= 0) seen[c] = true;
     stats.runs += emit_profile(scene, bins, x0, col_w, y, row_h);
-    if (const analysis::StragglerRow* sr = analysis::straggler_of(ov.collectives, jr.rank)) {
+    if (const analysis::StragglerRow* sr = straggler_by_rank[jr.rank]) {
       float w = float(double(sr->delay_caused) / double(most_delay)) * (bars_x1 - bars_x0);
       if (sr->delay_caused > 0) scene.rect(Role::Bar, bars_x0, y, std::max(w, 0.5f), row_h, s.muted);
       if (row_h >= s.small * 0.6f)

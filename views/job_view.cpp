@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/fleet/fleet.h"
 #include "views/job_view_overview_row.h"
 #include "views/workspace.h"
 
@@ -28,6 +29,7 @@ JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {
 JobView::~JobView() {
   cancel_ = true;
   if (thread_.joinable()) thread_.join();
+  if (rank_thread_.joinable()) rank_thread_.join();
 }
 
 void JobView::open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from) {
@@ -72,7 +74,59 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
   });
 }
 
+void JobView::open_fleet(const std::string& path) {
+  fleet_ = true;
+  title_ = fs::path(path).filename().string();
+  started_ = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0;
+  thread_ = std::thread([this, path] {
+    auto loaded = std::make_unique<Loaded>();
+    fleet::Fleet f;
+    if (fleet::read_fleet_file(path, f, loaded->error)) {
+      analysing_ = true;
+      wake_();
+      loaded->overview = fleet::overview_of_fleet(f);
+      loaded->job = fleet::job_of_fleet(f);
+    }
+    std::lock_guard lock(mutex_);
+    finished_ = std::move(loaded);
+    wake_();
+  });
+}
+
+void JobView::load_rank_in_background(size_t job_index) {
+  if (rank_loading_ >= 0) return;  // one at a time: a second click waits for the first to land
+  if (rank_thread_.joinable()) rank_thread_.join();
+  rank_loading_ = job_->ranks[job_index].rank;
+  rank_thread_ = std::thread([this, path = job_->ranks[job_index].path] {
+    LoadOptions options;
+    options.cancel = &cancel_;
+    auto loaded = std::make_unique<JobRank>(load_rank(path, options, &process_cache_settings()));
+    std::lock_guard lock(mutex_);
+    rank_loaded_ = std::move(loaded);
+    wake_();
+  });
+}
+
+bool JobView::install_loaded_rank() {
+  std::unique_ptr<JobRank> loaded;
+  {
+    std::lock_guard lock(mutex_);
+    loaded = std::move(rank_loaded_);
+  }
+  if (!loaded) return false;
+  rank_thread_.join();
+  int64_t rank = std::exchange(rank_loading_, -1);
+  for (JobRank& r : job_->ranks)
+    if (r.rank == rank) {
+      if (loaded->ok()) r.store = std::move(loaded->store);
+      else r.error = loaded->error;
+    }
+  expand_rank(rank, true, true);
+  return true;
+}
+
 bool JobView::poll() {
+  if (install_loaded_rank()) return true;
   std::unique_ptr<Loaded> done;
   {
     std::lock_guard lock(mutex_);
@@ -130,6 +184,8 @@ void JobView::install_overview(analysis::JobOverview overview) {
     group = in.group, name = in.name, instance = in.instance;
   }
   overview_ = std::move(overview);
+  straggler_by_rank_.clear();
+  for (const auto& row : overview_.collectives.stragglers) straggler_by_rank_.emplace(row.rank, &row);
   bins_t0_ = -1;
   // Per rank: its collective occurrences by start (for clicks) and slice → instance (for a
   // kernel selected in its expanded timeline).
@@ -158,10 +214,10 @@ void JobView::install_overview(analysis::JobOverview overview) {
   apply_highlights();
 }
 
-int JobView::ov_index(int64_t rank) const {
-  for (size_t i = 0; i < overview_.ranks.size(); ++i)
-    if (overview_.ranks[i].rank == rank) return int(i);
-  return -1;
+int JobView::ov_index(int64_t rank) const {  // overview_.ranks is by rank
+  auto it = std::lower_bound(overview_.ranks.begin(), overview_.ranks.end(), rank,
+                             [](const analysis::RankActivity& a, int64_t r) { return a.rank < r; });
+  return it != overview_.ranks.end() && it->rank == rank ? int(it - overview_.ranks.begin()) : -1;
 }
 
 const analysis::CollectiveArrival* JobView::arrival_of(int instance, int64_t rank) const {

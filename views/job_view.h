@@ -42,6 +42,9 @@ public:
   // Loads a folder (`dir`) or the given rank files in the background (core load_job: parallel).
   // `rank_from` (--rank-from): where every rank's number comes from; none: the first each file has.
   void open(const std::string& dir, const std::vector<std::string>& files, std::optional<RankSource> rank_from = std::nullopt);
+  // Opens a fleet file (core/fleet) in the background: the rank overview, collectives and ranks
+  // table from its summaries; a rank's store loads from its source path when it is expanded.
+  void open_fleet(const std::string& path);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
   bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
@@ -83,7 +86,9 @@ public:
   void zoom_to(double t0, double t1);
   TimeNs span() const { return overview_.span; }
   // Ranks by rank number.
-  bool expand_rank(int64_t rank, bool expand);
+  // A fleet rank's store loads first: in the background (the rank expands when poll() installs
+  // it), or now with `wait` (script commands, so the next command sees it expanded).
+  bool expand_rank(int64_t rank, bool expand, bool wait = false);
   bool focus_rank(int64_t rank);
   // The job's Insights: the Stragglers entry (empty when no rank was ever last with a skew).
   // Opening it focuses its rank and selects its worst collective (on every rank, and its kernel
@@ -154,6 +159,21 @@ private:
   void apply_highlights();
   int instance_at(size_t ov_row, TimeNs t, TimeNs tolerance) const;
   int ov_index(int64_t rank) const;  // into overview_.ranks, -1 when not loaded
+  // The rank's straggler row, or null: by a lookup built per overview (analysis::straggler_of
+  // scans, and the overview asks for every row every frame).
+  const analysis::StragglerRow* straggler_row(int64_t rank) const {
+    auto it = straggler_by_rank_.find(rank);
+    return it == straggler_by_rank_.end() ? nullptr : it->second;
+  }
+  std::unordered_map<int64_t, const analysis::StragglerRow*> straggler_by_rank_;
+  // Loaded, or (in a fleet tab) summarised: the rank has a row in the overview.
+  bool present(const JobRank& r) const { return r.ok() || ov_index(r.rank) >= 0; }
+  bool fleet_ = false;  // opened from a .slfleet: stores load on expand
+  void load_rank_in_background(size_t job_index);
+  bool install_loaded_rank();  // a finished background rank load: its store, then its expansion
+  std::thread rank_thread_;              // one fleet rank's store loading, for expand_rank
+  int64_t rank_loading_ = -1;            // which rank (UI thread only); -1 none
+  std::unique_ptr<JobRank> rank_loaded_;  // its result, under mutex_
   const analysis::CollectiveArrival* arrival_of(int instance, int64_t rank) const;
 
   std::function<void()> wake_;

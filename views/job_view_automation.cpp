@@ -70,7 +70,7 @@ std::string JobView::command(const std::string& command, const std::string& args
   int64_t rank = -1;
   if (!(in >> rank) || !job_->find(rank)) return "no rank '" + args + "' in the job";
   if (command == "expand" || command == "collapse")
-    return expand_rank(rank, command == "expand") ? "" : "rank " + std::to_string(rank) + " did not load";
+    return expand_rank(rank, command == "expand", true) ? "" : "rank " + std::to_string(rank) + " did not load";
   if (command == "focus") return focus_rank(rank) ? "" : "no rank " + std::to_string(rank);
   // rankselect R NAME [N]: the N-th (by start) slice named NAME of rank R, as a click would.
   std::string name;
@@ -79,7 +79,7 @@ std::string JobView::command(const std::string& command, const std::string& args
   if (space != std::string::npos && space + 1 < name.size() &&
       name.find_first_not_of("0123456789", space + 1) == std::string::npos)
     nth = std::stoul(name.substr(space + 1)), name.erase(space);
-  if (!expand_rank(rank, true)) return "rank " + std::to_string(rank) + " did not load";
+  if (!expand_rank(rank, true, true)) return "rank " + std::to_string(rank) + " did not load";
   const TraceStore& s = *job_->find(rank)->store;
   StringId id = s.strings.find(name);
   if (id == StringPool::kNotFound) return "no slice '" + name + "' on rank " + std::to_string(rank);
@@ -102,10 +102,12 @@ void JobView::write_state(JsonWriter& w) const {
   w.key("warnings").begin_array();  // the banner's lines
   for (const std::string& line : warnings_) w.value(line);
   w.end_array();
+  w.field("fleet", fleet_).field("summarised", uint64_t(overview_.ranks.size()));
   w.key("ranks").begin_array();
   for (const JobRank& r : job_->ranks) {
     w.begin_object().field("rank", r.rank).field("file", fs::path(r.path).filename().string());
-    w.field("status", r.ok() ? "loaded" : "failed").field("error", r.ok() ? std::string() : r.error.to_string());
+    w.field("status", r.ok() ? "loaded" : present(r) ? "summarised" : "failed")
+        .field("error", present(r) ? std::string() : r.error.to_string());
     w.field("cut_off", cut_off_text(r)).end_object();
   }
   w.end_array();

@@ -171,8 +171,8 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   size_t loaded = 0;
   TimeNs worst_wait = 0;
   for (size_t r = a; r < b; ++r) {
-    loaded += job_->ranks[r].ok();
-    if (const auto* s = analysis::straggler_of(overview_.collectives, job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
+    loaded += present(job_->ranks[r]);
+    if (const auto* s = straggler_row(job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
   }
   if (labelled) {
     std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
@@ -233,16 +233,16 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
     const JobRank& jr = job_->ranks[row];
     if (jr.rank == focused_) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(x1, y + row_height_), IM_COL32(255, 200, 0, 50));
     float text_y = y + (label_every > 1 ? 0.f : (h - font) / 2);
-    if (labelled) dl->AddText(ImVec2(header.x0 + 4, text_y), jr.ok() ? ink : kLastColor, ("rank " + std::to_string(jr.rank)).c_str());
+    if (labelled) dl->AddText(ImVec2(header.x0 + 4, text_y), present(jr) ? ink : kLastColor, ("rank " + std::to_string(jr.rank)).c_str());
     int k = ov_index(jr.rank);
-    if (!jr.ok() || k < 0) {
+    if (k < 0) {
       std::string text = "failed to load: " + jr.error.message;
       if (labelled) dl->AddText(ImVec2(x0 + 4, text_y), kLastColor, text.c_str());
       else dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
     } else {
       draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
       if (labelled) {  // the summary column: right-aligned in the header, a cut-off marker after it
-        const analysis::StragglerRow* s = analysis::straggler_of(overview_.collectives, jr.rank);
+        const analysis::StragglerRow* s = straggler_row(jr.rank);
         std::string summary = "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
                               (s ? ms(s->wait) : std::string("-"));
         bool cut = !cut_off_text(jr).empty();  // the marker; the hover tooltip carries the banner text
@@ -317,10 +317,10 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
       ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
   }
   ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
-  if (!jr.ok()) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
+  if (!present(jr)) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
   // A cut-off rank: the banner's words first, before the numbers it makes suspect.
   if (std::string cut = cut_off_text(jr); !cut.empty()) ImGui::TextColored(kCutText, "%s", cut.c_str());
-  if (const analysis::StragglerRow* s = jr.ok() ? analysis::straggler_of(overview_.collectives, jr.rank) : nullptr) {
+  if (const analysis::StragglerRow* s = present(jr) ? straggler_row(jr.rank) : nullptr) {
     ImGui::Text("iteration mean %s over %llu · waited %s in %llu collectives",
                 s->iteration_mean ? ms(TimeNs(*s->iteration_mean)).c_str() : "-", (unsigned long long)s->iterations,
                 ms(s->wait).c_str(), (unsigned long long)s->collectives);

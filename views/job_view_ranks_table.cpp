@@ -46,10 +46,10 @@ void JobView::draw_ranks_table() {
   }
   // Sort keys per column (time columns in ns; a failed rank sorts as 0 / empty).
   auto key = [&](const JobRank& r) -> double {
-    const analysis::StragglerRow* s = analysis::straggler_of(a, r.rank);
+    const analysis::StragglerRow* s = straggler_row(r.rank);
     switch (sort_column_) {
       case 0: return double(r.rank);
-      case 1: return r.ok() ? 0 : 1;
+      case 1: return present(r) ? 0 : 1;
       case 2: return s ? double(s->collectives) : 0;
       case 3: return s ? double(s->late_count) : 0;
       case 4: return s ? double(s->delay_caused) : 0;
@@ -65,7 +65,7 @@ void JobView::draw_ranks_table() {
   for (const JobRank& r : job_->ranks) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [&](const JobRank* x, const JobRank* y) {
     if (sort_column_ == 10) {
-      const auto *sx = analysis::straggler_of(a, x->rank), *sy = analysis::straggler_of(a, y->rank);
+      const auto *sx = straggler_row(x->rank), *sy = straggler_row(y->rank);
       std::string cx = sx ? sx->top_cause : "", cy = sy ? sy->top_cause : "";
       return sort_descending_ ? cx > cy : cx < cy;
     }
@@ -74,7 +74,7 @@ void JobView::draw_ranks_table() {
   table_order_.clear();
   for (const JobRank* r : rows) {
     table_order_.push_back(r->rank);
-    const analysis::StragglerRow* s = analysis::straggler_of(a, r->rank);
+    const analysis::StragglerRow* s = straggler_row(r->rank);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     std::string label = std::to_string(r->rank);
@@ -84,6 +84,7 @@ void JobView::draw_ranks_table() {
       ImGui::TextColored(kCutText, "loaded, cut off");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cut.c_str());
     } else if (r->ok()) ImGui::TextUnformatted("loaded");
+    else if (present(*r)) ImGui::TextUnformatted("summarised");
     else ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", r->error.message.c_str());
     if (!s) continue;
     ImGui::TableNextColumn();

@@ -68,13 +68,14 @@ int JobView::expanded_source(int64_t rank) const {
 void JobView::apply_highlights() {
   for (size_t i = 0; i < expanded_.size(); ++i) {
     const auto* a = arrival_of(selected_, expanded_[i]);
-    timeline_.set_highlights(uint32_t(i), a ? std::vector<SliceRef>{a->slice} : std::vector<SliceRef>{});
+    bool known = a && a->slice.valid();  // a summary may not know its kernel's place in the store
+    timeline_.set_highlights(uint32_t(i), known ? std::vector<SliceRef>{a->slice} : std::vector<SliceRef>{});
   }
 }
 
 // Expanding adds the rank's store as a source of the one timeline, in rank order, on the job
 // clock (its lane index and idle overlay are built now, lazily); collapsing removes it.
-bool JobView::expand_rank(int64_t rank, bool expand) {
+bool JobView::expand_rank(int64_t rank, bool expand, bool wait) {
   int k = ov_index(rank);
   if (k < 0) return false;
   int source = expanded_source(rank);
@@ -88,7 +89,19 @@ bool JobView::expand_rank(int64_t rank, bool expand) {
   }
   if (source >= 0) return true;
   const analysis::RankActivity& ov = overview_.ranks[size_t(k)];
-  const JobRank& jr = job_->ranks[ov.job_index];
+  JobRank& jr = job_->ranks[ov.job_index];
+  if (!jr.store) {  // a fleet rank: its store loads from its source (through the cache)
+    if (!wait) {
+      load_rank_in_background(ov.job_index);
+      return true;
+    }
+    JobRank loaded = load_rank(jr.path, {}, &process_cache_settings());
+    if (!loaded.ok()) {
+      jr.error = loaded.error;
+      return false;
+    }
+    jr.store = std::move(loaded.store);
+  }
   auto at = uint32_t(std::lower_bound(expanded_.begin(), expanded_.end(), rank) - expanded_.begin());
   TimelineSource def;
   def.store = jr.store.get(), def.shift = ov.shift, def.closable = true;
@@ -119,7 +132,7 @@ bool JobView::open_insight(size_t index) {
   // Its own kernel of that instance, selected on its timeline as a click would (no re-framing:
   // select_instance framed the whole instance).
   int source = expanded_source(straggler_->rank);
-  if (const auto* a = arrival_of(straggler_->instance, straggler_->rank); a && source >= 0) {
+  if (const auto* a = arrival_of(straggler_->instance, straggler_->rank); a && a->slice.valid() && source >= 0) {
     timeline_.select(SourceSlice{uint32_t(source), a->slice});
     seen_selection_ = timeline_.selection();
   }

@@ -16,14 +16,20 @@ void JobView::draw_toolbar() {
   const auto& a = overview_.collectives;
   TimeNs largest = 0;
   for (TimeNs o : a.offsets) largest = std::max(largest, o < 0 ? -o : o);
-  ImGui::Text("%zu ranks (%zu loaded) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
-              job_->loaded_count(), a.instances.size(), a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
+  // A fleet tab counts its summarised ranks (their stores load on expand).
+  ImGui::Text("%zu ranks (%zu %s) · %zu collective instances · clocks %s (largest offset %s)", job_->ranks.size(),
+              fleet_ ? overview_.ranks.size() : job_->loaded_count(), fleet_ ? "summarised" : "loaded", a.instances.size(),
+              a.aligned ? "aligned on collectives" : "raw", ms(largest).c_str());
   if (ImGui::IsItemHovered() && !a.offsets.empty()) {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted("Clock offsets estimated from collective ends (added to each rank's clock):");
     for (size_t i = 0; i < a.offsets.size() && i < a.ranks.size(); ++i)
       ImGui::Text("rank %lld: %s", (long long)a.ranks[i], present::format_duration(double(a.offsets[i])).c_str());
     ImGui::EndTooltip();
+  }
+  if (rank_loading_ >= 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("· loading rank %lld…", (long long)rank_loading_);
   }
   ImGui::SameLine();
   bool aligned = a.aligned;

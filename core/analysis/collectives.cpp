@@ -256,20 +256,22 @@ std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const s
       placed[r] = 1;
       break;
     }
+  // Each rank's (match, its call) in match order, so a pass costs the parts, not ranks × matches.
+  std::vector<std::vector<std::pair<const Match*, size_t>>> taking(ranks.size());
+  for (const Match& m : matches)
+    for (auto& [r, k] : m.parts)
+      if (taking[r].empty() || taking[r].back().first != &m) taking[r].push_back({&m, k});  // its first part
   for (bool progress = true; progress;) {
     progress = false;
     for (size_t r = 0; r < ranks.size(); ++r) {
       if (placed[r]) continue;
       std::vector<TimeNs> diffs;
-      for (const Match& m : matches) {
-        auto mine = std::find_if(m.parts.begin(), m.parts.end(), [&](auto& p) { return p.first == r; });
-        if (mine == m.parts.end()) continue;
-        for (auto& [q, k] : m.parts)
+      for (auto& [m, mine] : taking[r])
+        for (auto& [q, k] : m->parts)
           if (placed[q]) {
-            diffs.push_back(ranks[q].calls()[k].end + off[q] - ranks[r].calls()[mine->second].end);
+            diffs.push_back(ranks[q].calls()[k].end + off[q] - ranks[r].calls()[mine].end);
             break;
           }
-      }
       if (diffs.empty()) continue;
       off[r] = median_of(std::move(diffs));
       placed[r] = 1;
@@ -312,9 +314,11 @@ CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ra
     in.arrivals.push_back(a);
   }
   std::sort(in.arrivals.begin(), in.arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
+  std::vector<size_t> present;
+  for (auto& [r, k] : m.parts) present.push_back(r);
+  std::sort(present.begin(), present.end());
   for (size_t r : m.members)
-    if (std::none_of(m.parts.begin(), m.parts.end(), [&](auto& p) { return p.first == r; }))
-      in.missing.push_back(ranks[r].rank());
+    if (!std::binary_search(present.begin(), present.end(), r)) in.missing.push_back(ranks[r].rank());
   TimeNs first = INT64_MAX, last = INT64_MIN;
   for (const auto& a : in.arrivals) {
     first = std::min(first, a.arrival);
@@ -325,15 +329,29 @@ CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ra
   return in;
 }
 
-void add_cause(CollectiveInstance& in, const std::vector<RankData>& ranks, TimeNs origin) {
-  if (in.skew <= 0) return;
-  auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankData& d) { return d.rank() == in.last_rank; });
-  const RankSummary& d = *it->s;
-  TimeNs to_local = origin - it->offset - d.store->origin_ns;
+// What the instance's last rank (`last_rank`) did while the others waited for it.
+void add_cause(CollectiveInstance& in, const RankData& last_rank, TimeNs origin) {
+  const RankSummary& d = *last_rank.s;
+  TimeNs to_local = origin - last_rank.offset - d.origin_ns;
   TimeNs last = 0;
   for (const auto& a : in.arrivals)
     if (a.rank == in.last_rank) last = a.arrival;
   in.last_cause = d.host_calls ? "host" : cause_in_window(d, last - in.skew + to_local, last + to_local);
+}
+
+// Stable, by each instance's first arrival (computed once per instance, not per comparison).
+void sort_by_first_arrival(std::vector<CollectiveInstance>& instances) {
+  std::vector<std::pair<TimeNs, size_t>> keys;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    TimeNs f = INT64_MAX;
+    for (const auto& a : instances[i].arrivals) f = std::min(f, a.arrival);
+    keys.push_back({f, i});
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::vector<CollectiveInstance> sorted;
+  sorted.reserve(instances.size());
+  for (auto& [f, i] : keys) sorted.push_back(std::move(instances[i]));
+  instances = std::move(sorted);
 }
 
 std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
@@ -344,10 +362,10 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
     const RankSummary& d = *rd.s;
     StragglerRow s;
     s.rank = d.rank;
-    s.iterations = d.store->iterations.size();
+    s.iterations = d.iteration_durations.size();
     if (s.iterations) {
       double sum = 0;
-      for (const Iteration& it : d.store->iterations) sum += double(it.end - it.start);
+      for (TimeNs length : d.iteration_durations) sum += double(length);
       s.iteration_mean = sum / double(s.iterations);
     }
     const auto& merged = d.busy.merged();
@@ -358,9 +376,9 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
     }
     rows.push_back(std::move(s));
   }
-  auto row_of = [&](int64_t rank) -> StragglerRow& {
-    return *std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.rank == rank; });
-  };
+  std::unordered_map<int64_t, size_t> row_index;  // the first row of each rank
+  for (size_t i = rows.size(); i-- > 0;) row_index[rows[i].rank] = i;
+  auto row_of = [&](int64_t rank) -> StragglerRow& { return rows[row_index.at(rank)]; };
   for (const auto& in : instances) {
     TimeNs others = 0;
     for (const auto& a : in.arrivals) {
@@ -386,8 +404,8 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
 
 // A rank's trace on the job clock as placed so far: absolute, first to last event.
 std::pair<TimeNs, TimeNs> placed_span(const RankData& d) {
-  TimeNs start = d.s->store->origin_ns + d.offset;
-  return {start, start + d.s->store->end_ns};
+  TimeNs start = d.s->origin_ns + d.offset;
+  return {start, start + d.s->end_ns};
 }
 
 // Groups of ranks whose clocks share no moment: said in a note, and (unless alignment is off)
@@ -426,6 +444,9 @@ RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTab
   RankSummary out;
   out.rank = rank;
   out.store = &store;
+  out.origin_ns = store.origin_ns;
+  out.end_ns = store.end_ns;
+  for (const Iteration& it : store.iterations) out.iteration_durations.push_back(it.end - it.start);
   out.causes = std::move(causes);
   // One pass over the GPU rows: busy and compute time, and the communication kernels' calls.
   std::vector<Interval> busy, compute;
@@ -485,20 +506,16 @@ CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& su
   for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
 
   out.origin_ns = INT64_MAX;
-  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->store->origin_ns + d.offset);
+  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->origin_ns + d.offset);
   if (ranks.empty()) out.origin_ns = 0;
   for (const Match& m : matches) out.instances.push_back(time_instance(m, ranks, out.origin_ns));
-  auto first_arrival = [](const CollectiveInstance& in) {
-    TimeNs f = INT64_MAX;
-    for (const auto& a : in.arrivals) f = std::min(f, a.arrival);
-    return f;
-  };
-  std::stable_sort(out.instances.begin(), out.instances.end(),
-                   [&](auto& a, auto& b) { return first_arrival(a) < first_arrival(b); });
+  sort_by_first_arrival(out.instances);
+  std::unordered_map<int64_t, size_t> index_of;  // rank -> its first RankData
+  for (size_t r = ranks.size(); r-- > 0;) index_of[ranks[r].rank()] = r;
   std::map<Key, uint64_t> numbering;
   for (auto& in : out.instances) {
     in.instance = numbering[{in.group, in.name}]++;
-    add_cause(in, ranks, out.origin_ns);
+    if (in.skew > 0) add_cause(in, ranks[index_of.at(in.last_rank)], out.origin_ns);
   }
   out.stragglers = straggler_rows(ranks, out.instances);
   if (out.instances.empty()) out.notes.push_back("collectives: no NCCL/RCCL kernel or record_param_comms call on any rank");

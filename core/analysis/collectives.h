@@ -52,9 +52,14 @@ struct CollectiveCall {
 // that the table (the big part) can be dropped as soon as the rank is summarised: GPU busy time,
 // idle gaps by cause, iterations (from the store) and the collective calls. Times store-relative
 // unless said otherwise.
+// Everything analyze_collectives reads is a field here (never the store), so that a summary
+// rebuilt from its serialised form (core/fleet) gives the same tables as the live one.
 struct RankSummary {
   int64_t rank = 0;
-  const TraceStore* store = nullptr;
+  const TraceStore* store = nullptr;  // the rank's store while loaded; null for a fleet summary
+  TimeNs origin_ns = 0;               // the store's origin_ns (absolute ns of its time 0)
+  TimeNs end_ns = 0;                  // the store's end_ns (its last event, store time)
+  std::vector<TimeNs> iteration_durations;  // ProfilerStep#N lengths, in store order
   IntervalIndex busy;     // GPU kernels, memcpys, memsets
   IntervalIndex compute;  // the non-communication part of them
   IdleCauses causes;

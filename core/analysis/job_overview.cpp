@@ -5,15 +5,7 @@
 #include <cstdio>
 
 namespace sl::analysis {
-namespace {
 
-// Rank-local store time → job clock: the store's origin, the offset its times carry (the
-// aligned offset, a disjoint clock's move), relative to the job clock's zero (the earliest origin).
-TimeNs rank_shift(const CollectiveAnalysis& a, size_t i, const TraceStore& s) {
-  return s.origin_ns + (i < a.applied.size() ? a.applied[i] : 0) - a.origin_ns;
-}
-
-// A rank's idle gaps merged per cause (rank-local).
 IdleCoverage idle_coverage(const IdleCauses& causes) {
   std::vector<Interval> idle[kIdleCauseCount];
   for (const IdleGap& g : causes.gaps)
@@ -21,6 +13,14 @@ IdleCoverage idle_coverage(const IdleCauses& causes) {
   IdleCoverage out;
   for (int c = 0; c < kIdleCauseCount; ++c) out[size_t(c)] = Coverage(std::move(idle[c]));
   return out;
+}
+
+namespace {
+
+// Rank-local store time → job clock: the store's origin, the offset its times carry (the
+// aligned offset, a disjoint clock's move), relative to the job clock's zero (the earliest origin).
+TimeNs rank_shift(const CollectiveAnalysis& a, size_t i, const RankSummary& s) {
+  return s.origin_ns + (i < a.applied.size() ? a.applied[i] : 0) - a.origin_ns;
 }
 
 // The clock-dependent part: collectives aligned as `options` asks, then each rank's shift and
@@ -32,7 +32,7 @@ void align_overview(JobOverview& out, const CollectiveOptions& options) {
   out.span = 0;
   for (size_t k = 0; k < out.ranks.size(); ++k) {
     RankActivity& r = out.ranks[k];
-    r.shift = rank_shift(out.collectives, k, *r.summary->store);
+    r.shift = rank_shift(out.collectives, k, *r.summary);
     const auto& busy = r.summary->busy.merged();
     r.start = busy.empty() ? 0 : busy.front().start + r.shift;
     r.end = busy.empty() ? 0 : busy.back().end + r.shift;

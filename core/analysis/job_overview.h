@@ -26,6 +26,8 @@ namespace sl::analysis {
 // Merged intervals with running totals; `cumulative` bins a row of columns in one pass.
 using Coverage = IntervalIndex;
 using IdleCoverage = std::array<Coverage, kIdleCauseCount>;  // by IdleCause
+// A rank's idle gaps merged per cause (rank-local).
+IdleCoverage idle_coverage(const IdleCauses& causes);
 
 // The clock-independent parts (summary, idle coverage) are built once per rank and shared,
 // read-only, by every overview of the job: a realign copies the pointers, not the data, and an

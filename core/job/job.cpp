@@ -181,31 +181,6 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
   for (auto& t : pool) t.join();
 }
 
-size_t Job::loaded_count() const {
-  return size_t(std::count_if(ranks.begin(), ranks.end(), [](const JobRank& r) { return r.ok(); }));
-}
-
-const JobRank* Job::find(int64_t rank) const {
-  for (const auto& r : ranks)
-    if (r.rank == rank) return &r;
-  return nullptr;
-}
-
-namespace {
-
-// Runs load_rank over every planned file on the shared pool.
-std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
-  std::vector<JobRank> out(plan.files.size());
-  parallel_for(plan.files.size(), options.threads, [&](size_t i) {
-    LoadOptions lo;
-    lo.cancel = options.cancel;
-    if (options.on_rank_progress) lo.on_progress = [&, i](const LoadProgress& p) { options.on_rank_progress(i, p); };
-    out[i] = load_rank(plan.files[i], lo, options.cache);
-    if (options.on_rank_done) options.on_rank_done(i, out[i]);
-  });
-  return out;
-}
-
 // distributedInfo.rank, else the file name, else the file's position among the rank files; only
 // `from` when given. False (with `error`) when the file has no rank of that source.
 bool name_rank(JobRank& r, size_t file_order, std::optional<RankSource> from, std::string& error) {
@@ -232,6 +207,8 @@ bool name_rank(JobRank& r, size_t file_order, std::optional<RankSource> from, st
   return true;
 }
 
+namespace {
+
 // "two files claim rank 0: A (distributedInfo.rank) and B (distributedInfo.rank)", and the way
 // forward: number them by another source.
 std::string duplicate_rank_error(const JobRank& a, const JobRank& b, std::optional<RankSource> from) {
@@ -243,6 +220,34 @@ std::string duplicate_rank_error(const JobRank& a, const JobRank& b, std::option
                                               : "name takes each rank from its file name, --rank-from order from the files' order";
   return o;
 }
+
+}  // namespace
+
+size_t Job::loaded_count() const {
+  return size_t(std::count_if(ranks.begin(), ranks.end(), [](const JobRank& r) { return r.ok(); }));
+}
+
+const JobRank* Job::find(int64_t rank) const {
+  for (const auto& r : ranks)
+    if (r.rank == rank) return &r;
+  return nullptr;
+}
+
+namespace {
+
+// Runs load_rank over every planned file on the shared pool.
+std::vector<JobRank> load_all(const JobPlan& plan, const JobOptions& options) {
+  std::vector<JobRank> out(plan.files.size());
+  parallel_for(plan.files.size(), options.threads, [&](size_t i) {
+    LoadOptions lo;
+    lo.cancel = options.cancel;
+    if (options.on_rank_progress) lo.on_progress = [&, i](const LoadProgress& p) { options.on_rank_progress(i, p); };
+    out[i] = load_rank(plan.files[i], lo, options.cache);
+    if (options.on_rank_done) options.on_rank_done(i, out[i]);
+  });
+  return out;
+}
+
 
 }  // namespace
 

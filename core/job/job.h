@@ -100,6 +100,11 @@ struct JobResult {
 // With `cache`, through that snapshot cache (written before returning).
 JobRank load_rank(const std::string& path, const LoadOptions& options = {}, const CacheSettings* cache = nullptr);
 
+// Names a loaded (or failed) rank: distributedInfo.rank, else the file name, else `file_order`,
+// its position among the job's rank files; only `from` (--rank-from) when given. False, with
+// `error`, when the file has no rank of that source. load_job does it; a fleet map per file.
+bool name_rank(JobRank& r, size_t file_order, std::optional<RankSource> from, std::string& error);
+
 // Loads every planned file in parallel and names the ranks. Files that turn out not to be
 // traces at all (no "traceEvents" at byte 0) move to `skipped`; two files with one rank fail
 // (the error names --rank-from), and so does a file without the rank `rank_from` asks for.

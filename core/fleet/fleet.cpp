@@ -1,0 +1,548 @@
+#include "core/fleet/fleet.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/fleet/sections.h"
+
+namespace sl::fleet {
+
+using analysis::Cell;
+using analysis::CollectiveAnalysis;
+using analysis::CollectiveArrival;
+using analysis::CollectiveInstance;
+using analysis::StragglerRow;
+using analysis::Table;
+
+namespace {
+
+constexpr char kMagic[] = "SLFLEET";  // with its NUL: 8 bytes
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kHead = tag("HEAD"), kCollectives = tag("COLL"), kTables = tag("TABL"), kRank = tag("RANK"),
+                   kTime = tag("TIME");
+
+// ---- the fleet's own tables ----
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Cell str_or_null(const std::string& s) { return s.empty() ? Cell::null() : Cell::str(s); }
+
+Cell top_idle_cause_cell(const RankSummary& r) {
+  auto top = r.ok() ? top_idle_cause(r.analysis) : std::nullopt;
+  return top ? Cell::str(std::string(analysis::idle_cause_name(*top))) : Cell::null();
+}
+
+// Node of each rank (by position in fleet.ranks), -1 where unknown; names per node.
+struct Nodes {
+  std::vector<int64_t> of_rank;
+  std::map<int64_t, std::string> hosts;
+  bool known = false;
+};
+
+Nodes assign_nodes(const Fleet& f) {
+  Nodes n;
+  n.of_rank.assign(f.ranks.size(), -1);
+  if (f.gpus_per_node && *f.gpus_per_node > 0) {
+    for (size_t i = 0; i < f.ranks.size(); ++i) {
+      n.of_rank[i] = f.ranks[i].rank / *f.gpus_per_node;
+      std::string& h = n.hosts[n.of_rank[i]];
+      if (h.empty()) h = f.ranks[i].host;
+    }
+    n.known = true;
+    return n;
+  }
+  std::set<std::string> hosts;
+  for (const RankSummary& r : f.ranks)
+    if (r.ok()) {
+      if (r.host.empty()) return n;
+      hosts.insert(r.host);
+    }
+  if (hosts.empty()) return n;
+  std::vector<std::string> order(hosts.begin(), hosts.end());
+  for (size_t i = 0; i < f.ranks.size(); ++i) {
+    auto it = std::find(order.begin(), order.end(), f.ranks[i].host);
+    if (it != order.end()) n.of_rank[i] = int64_t(it - order.begin()), n.hosts[n.of_rank[i]] = *it;
+  }
+  n.known = true;
+  return n;
+}
+
+Table ranks_table(const Fleet& f, const Nodes& nodes) {
+  Table t("ranks", {"rank", "status", "file", "rank_source", "node", "host", "device", "iterations", "iteration_mean_us",
+                    "wait_us", "delay_caused_us", "late_count", "top_cause", "compute_us", "communication_us", "idle_us",
+                    "top_idle_cause", "error"});
+  std::unordered_map<int64_t, const StragglerRow*> straggler_of;
+  for (const StragglerRow& s : f.collectives.stragglers) straggler_of.emplace(s.rank, &s);
+  for (size_t i = 0; i < f.ranks.size(); ++i) {
+    const RankSummary& r = f.ranks[i];
+    const StragglerRow* s = r.ok() ? straggler_of[r.rank] : nullptr;
+    auto ns_or_null = [&](auto get) { return s ? Cell::ns(get(*s)) : Cell::null(); };
+    t.rows.push_back({Cell::integer(r.rank), Cell::str(r.ok() ? "ok" : "failed"), Cell::str(r.path),
+                      Cell::str(std::string(rank_source_name(r.rank_source))),
+                      nodes.of_rank[i] >= 0 ? Cell::integer(nodes.of_rank[i]) : Cell::null(), str_or_null(r.host),
+                      str_or_null(r.device), s ? Cell::integer(int64_t(s->iterations)) : Cell::null(),
+                      s && s->iteration_mean ? Cell::ns(*s->iteration_mean) : Cell::null(),
+                      ns_or_null([](auto& x) { return x.wait; }), ns_or_null([](auto& x) { return x.delay_caused; }),
+                      s ? Cell::integer(int64_t(s->late_count)) : Cell::null(), s ? str_or_null(s->top_cause) : Cell::null(),
+                      ns_or_null([](auto& x) { return x.compute; }), ns_or_null([](auto& x) { return x.communication; }),
+                      ns_or_null([](auto& x) { return x.idle; }),
+                      top_idle_cause_cell(r), str_or_null(r.error)});
+  }
+  return t;
+}
+
+// Ranks whose value exceeds the median by more than k·MAD (slow ranks; a MAD of 0 flags any
+// rank above a group that is otherwise equal).
+void add_outliers(Table& t, const std::string& metric, const std::vector<std::pair<int64_t, double>>& values, double k) {
+  if (values.size() < 3) return;  // no "typical" rank among two
+  std::vector<double> v, dev;
+  for (auto& [rank, x] : values) v.push_back(x);
+  double m = median(v);
+  for (double x : v) dev.push_back(std::fabs(x - m));
+  double mad = median(dev);
+  for (auto& [rank, x] : values)
+    if (x - m > k * mad && x > m)
+      t.rows.push_back({Cell::integer(rank), Cell::str(metric), Cell::ns(x), Cell::ns(m), Cell::ns(mad),
+                        mad > 0 ? Cell::num(std::round((x - m) / mad * 100) / 100) : Cell::null()});
+}
+
+Table outliers_table(const Fleet& f, double k) {
+  Table t("outliers", {"rank", "metric", "value_us", "median_us", "mad_us", "mads"});
+  std::vector<std::pair<int64_t, double>> iteration, wait;
+  for (const StragglerRow& s : f.collectives.stragglers) {
+    if (s.iteration_mean) iteration.push_back({s.rank, *s.iteration_mean});
+    if (s.collectives) wait.push_back({s.rank, double(s.wait)});
+  }
+  std::sort(iteration.begin(), iteration.end());
+  std::sort(wait.begin(), wait.end());
+  add_outliers(t, "iteration_time", iteration, k);
+  add_outliers(t, "wait", wait, k);
+  return t;
+}
+
+struct NodeSkew {
+  uint64_t instances = 0;
+  double intra_sum = 0, lag_sum = 0;
+  TimeNs intra_max = 0;
+};
+
+// Per node: its spread (last − first arrival among its ranks) and its lag (its first arrival −
+// the instance's first) per instance; per instance the inter-node skew is the spread of the
+// nodes' first arrivals, the intra-node skew the largest node spread.
+Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& notes) {
+  Table t("nodes", {"node", "host", "ranks", "first_rank", "last_rank", "instances", "intra_skew_mean_us",
+                    "intra_skew_max_us", "lag_mean_us"});
+  if (!nodes.known) {
+    notes.push_back("nodes: no --gpus-per-node given and the traces name no host for every rank: no node grouping");
+    return t;
+  }
+  // Dense node slots, so a collective's arrivals are grouped without a map lookup each.
+  std::unordered_map<int64_t, size_t> slot_of_rank;
+  std::map<int64_t, std::vector<int64_t>> members;
+  for (size_t i = 0; i < f.ranks.size(); ++i)
+    if (nodes.of_rank[i] >= 0) members[nodes.of_rank[i]].push_back(f.ranks[i].rank);
+  std::vector<int64_t> node_of_slot;
+  for (auto& [node, ranks] : members) {
+    for (int64_t r : ranks) slot_of_rank[r] = node_of_slot.size();
+    node_of_slot.push_back(node);
+  }
+  std::vector<NodeSkew> skew(node_of_slot.size());
+  std::vector<std::pair<TimeNs, TimeNs>> span(node_of_slot.size());  // (first, last) arrival per slot
+  std::vector<size_t> touched, seen(node_of_slot.size(), 0);  // seen: 1 + the instance that last touched the slot
+  double intra_total = 0, inter_total = 0;
+  uint64_t inter_count = 0;
+  for (size_t n = 0; n < f.collectives.instances.size(); ++n) {
+    const CollectiveInstance& in = f.collectives.instances[n];
+    touched.clear();
+    TimeNs first = INT64_MAX;
+    for (const CollectiveArrival& a : in.arrivals) {
+      auto it = slot_of_rank.find(a.rank);
+      if (it == slot_of_rank.end()) continue;
+      auto& s = span[it->second];
+      if (seen[it->second] != n + 1) {
+        seen[it->second] = n + 1;
+        s = {a.arrival, a.arrival};
+        touched.push_back(it->second);
+      } else {
+        s.first = std::min(s.first, a.arrival), s.second = std::max(s.second, a.arrival);
+      }
+      first = std::min(first, a.arrival);
+    }
+    if (touched.empty()) continue;
+    TimeNs widest = 0, earliest_node = INT64_MAX, latest_node = INT64_MIN;
+    for (size_t slot : touched) {
+      auto& fl = span[slot];
+      NodeSkew& k = skew[slot];
+      ++k.instances;
+      k.intra_sum += double(fl.second - fl.first);
+      k.intra_max = std::max(k.intra_max, fl.second - fl.first);
+      k.lag_sum += double(fl.first - first);
+      widest = std::max(widest, fl.second - fl.first);
+      earliest_node = std::min(earliest_node, fl.first), latest_node = std::max(latest_node, fl.first);
+    }
+    intra_total += double(widest);
+    if (touched.size() > 1) inter_total += double(latest_node - earliest_node), ++inter_count;
+  }
+  for (size_t slot = 0; slot < node_of_slot.size(); ++slot) {
+    int64_t node = node_of_slot[slot];
+    const std::vector<int64_t>& ranks = members.at(node);
+    const NodeSkew& k = skew[slot];
+    double n = double(std::max<uint64_t>(1, k.instances));
+    t.rows.push_back({Cell::integer(node), str_or_null(nodes.hosts.at(node)), Cell::integer(int64_t(ranks.size())),
+                      Cell::integer(ranks.front()), Cell::integer(ranks.back()), Cell::integer(int64_t(k.instances)),
+                      k.instances ? Cell::ns(k.intra_sum / n) : Cell::null(), k.instances ? Cell::ns(k.intra_max) : Cell::null(),
+                      k.instances ? Cell::ns(k.lag_sum / n) : Cell::null()});
+  }
+  size_t instances = f.collectives.instances.size();
+  if (instances) {
+    std::string line = "nodes: " + std::to_string(members.size()) + " node(s); skew per collective: intra-node mean " +
+                       analysis::format_us(Cell::ns(intra_total / double(instances))) + " us";
+    if (inter_count) line += ", inter-node mean " + analysis::format_us(Cell::ns(inter_total / double(inter_count))) + " us";
+    notes.push_back(line);
+  }
+  return t;
+}
+
+// ---- serialising the analysis and the tables ----
+
+void write_analysis(ByteWriter& w, const CollectiveAnalysis& a) {
+  w.varint(a.ranks.size());
+  for (size_t i = 0; i < a.ranks.size(); ++i) w.svarint(a.ranks[i]), w.svarint(a.offsets[i]);
+  w.u8(a.aligned);
+  w.svarint(a.origin_ns);
+  // Where each rank's clock was put: the offset its times carry, whether its group was moved,
+  // and the groups of clocks that share no moment (core/analysis/collectives.h).
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    w.svarint(i < a.applied.size() ? a.applied[i] : 0);
+    w.u8(i < a.moved.size() && a.moved[i]);
+  }
+  w.varint(a.clock_groups.size());
+  for (const auto& g : a.clock_groups) {
+    w.varint(g.size());
+    for (int64_t rank : g) w.svarint(rank);
+  }
+  w.varint(a.notes.size());
+  for (const auto& n : a.notes) w.str(n);
+  w.varint(a.instances.size());
+  for (const CollectiveInstance& in : a.instances) {
+    w.str(in.name), w.str(in.group), w.varint(in.instance), w.svarint(in.last_rank), w.svarint(in.skew), w.str(in.last_cause);
+    w.varint(in.missing.size());
+    for (int64_t m : in.missing) w.svarint(m);
+    w.varint(in.arrivals.size());
+    for (const CollectiveArrival& ar : in.arrivals) {
+      w.svarint(ar.rank), w.svarint(ar.arrival), w.svarint(ar.end - ar.arrival), w.svarint(ar.wait);
+      w.u8(ar.cpu_arrival.has_value());
+      if (ar.cpu_arrival) w.svarint(*ar.cpu_arrival - ar.arrival);
+    }
+  }
+  w.varint(a.stragglers.size());
+  for (const StragglerRow& s : a.stragglers) {
+    w.svarint(s.rank), w.varint(s.collectives), w.varint(s.late_count), w.svarint(s.delay_caused), w.svarint(s.wait);
+    w.u8(s.iteration_mean.has_value());
+    if (s.iteration_mean) w.f64(*s.iteration_mean);
+    w.varint(s.iterations), w.svarint(s.compute), w.svarint(s.communication), w.svarint(s.idle), w.str(s.top_cause);
+  }
+}
+
+void read_analysis(ByteReader& r, CollectiveAnalysis& a) {
+  size_t n = r.count("ranks", 2);
+  for (size_t i = 0; i < n && r.ok(); ++i) a.ranks.push_back(r.svarint("rank")), a.offsets.push_back(r.svarint("offset"));
+  a.aligned = r.u8("aligned") != 0;
+  a.origin_ns = r.svarint("origin");
+  for (size_t i = 0; i < n && r.ok(); ++i) {
+    a.applied.push_back(r.svarint("applied offset"));
+    a.moved.push_back(r.u8("moved") != 0);
+  }
+  a.clock_groups.resize(r.count("clock groups"));
+  for (auto& g : a.clock_groups) {
+    g.resize(r.count("clock group"));
+    for (int64_t& rank : g) rank = r.svarint("clock group rank");
+  }
+  a.notes.resize(r.count("notes"));
+  for (auto& note : a.notes) note = r.str("note");
+  a.instances.resize(r.count("instances", 7));
+  for (CollectiveInstance& in : a.instances) {
+    in.name = r.str("name"), in.group = r.str("group"), in.instance = r.varint("instance");
+    in.last_rank = r.svarint("last rank"), in.skew = r.svarint("skew"), in.last_cause = r.str("last cause");
+    in.missing.resize(r.count("missing"));
+    for (int64_t& m : in.missing) m = r.svarint("missing rank");
+    in.arrivals.resize(r.count("arrivals", 5));
+    for (CollectiveArrival& ar : in.arrivals) {
+      ar.rank = r.svarint("arrival rank"), ar.arrival = r.svarint("arrival");
+      ar.end = wrapping_add(ar.arrival, r.svarint("arrival end")), ar.wait = r.svarint("wait");
+      if (r.u8("cpu arrival")) ar.cpu_arrival = wrapping_add(ar.arrival, r.svarint("cpu arrival"));
+    }
+    if (!r.ok()) return;
+  }
+  a.stragglers.resize(r.count("stragglers", 11));
+  for (StragglerRow& s : a.stragglers) {
+    s.rank = r.svarint("rank"), s.collectives = r.varint("collectives"), s.late_count = r.varint("late count");
+    s.delay_caused = r.svarint("delay"), s.wait = r.svarint("wait");
+    if (r.u8("iteration mean")) s.iteration_mean = r.f64("iteration mean");
+    s.iterations = r.varint("iterations"), s.compute = r.svarint("compute"), s.communication = r.svarint("communication");
+    s.idle = r.svarint("idle"), s.top_cause = r.str("top cause");
+    if (!r.ok()) return;
+  }
+}
+
+void write_cell(ByteWriter& w, const Cell& c) {
+  w.u8(uint8_t(c.kind) | (c.ns_fractional ? 0x80 : 0));
+  switch (c.kind) {
+    case Cell::Null: break;
+    case Cell::Int: case Cell::Bytes: w.svarint(c.i); break;
+    case Cell::Ns: c.ns_fractional ? w.f64(c.d) : w.svarint(c.i); break;
+    case Cell::Num: w.f64(c.d); break;
+    case Cell::Str: w.str(c.s); break;
+    case Cell::StrList:
+      w.varint(c.list.size());
+      for (const auto& s : c.list) w.str(s);
+      break;
+    case Cell::NumList:
+      w.varint(c.nums.size());
+      for (double d : c.nums) w.f64(d);
+      break;
+  }
+}
+
+Cell read_cell(ByteReader& r) {
+  uint8_t k = r.u8("cell kind");
+  Cell c;
+  c.kind = Cell::Kind(k & 0x7f);
+  c.ns_fractional = (k & 0x80) != 0;
+  switch (c.kind) {
+    case Cell::Null: break;
+    case Cell::Int: case Cell::Bytes: c.i = r.svarint("cell"); break;
+    case Cell::Ns: c.ns_fractional ? void(c.d = r.f64("cell")) : void(c.i = r.svarint("cell")); break;
+    case Cell::Num: c.d = r.f64("cell"); break;
+    case Cell::Str: c.s = r.str("cell"); break;
+    case Cell::StrList:
+      c.list.resize(r.count("cell list"));
+      for (auto& s : c.list) s = r.str("cell list");
+      break;
+    case Cell::NumList:
+      c.nums.resize(r.count("cell numbers", 8));
+      for (double& d : c.nums) d = r.f64("cell numbers");
+      break;
+    default: r.fail("cell: unknown kind");
+  }
+  if (c.ns_fractional && c.kind != Cell::Ns) r.fail("cell: unknown kind");
+  return c;
+}
+
+void write_tables(ByteWriter& w, const std::vector<Table>& tables) {
+  w.varint(tables.size());
+  for (const Table& t : tables) {
+    w.str(t.name);
+    w.varint(t.columns.size());
+    for (const auto& c : t.columns) w.str(c);
+    w.varint(t.rows.size());
+    for (const auto& row : t.rows)
+      for (const Cell& c : row) write_cell(w, c);
+  }
+}
+
+void read_tables(ByteReader& r, std::vector<Table>& tables) {
+  size_t n = r.count("tables");
+  for (size_t i = 0; i < n && r.ok(); ++i) {
+    Table t(r.str("table name"), {});
+    t.columns.resize(r.count("columns"));
+    for (auto& c : t.columns) c = r.str("column");
+    size_t rows = r.count("rows", std::max<size_t>(1, t.columns.size()));
+    for (size_t k = 0; k < rows && r.ok(); ++k) {
+      std::vector<Cell> row;
+      for (size_t c = 0; c < t.columns.size(); ++c) row.push_back(read_cell(r));
+      t.rows.push_back(std::move(row));
+    }
+    tables.push_back(std::move(t));
+  }
+}
+
+void write_strings(ByteWriter& w, const std::vector<std::string>& v) {
+  w.varint(v.size());
+  for (const auto& s : v) w.str(s);
+}
+
+std::vector<std::string> read_strings(ByteReader& r, std::string_view what) {
+  std::vector<std::string> v(r.count(what));
+  for (auto& s : v) s = r.str(what);
+  return v;
+}
+
+}  // namespace
+
+size_t Fleet::loaded_count() const {
+  return size_t(std::count_if(ranks.begin(), ranks.end(), [](const RankSummary& r) { return r.ok(); }));
+}
+
+const RankSummary* Fleet::find(int64_t rank) const {
+  for (const auto& r : ranks)
+    if (r.rank == rank) return &r;
+  return nullptr;
+}
+
+bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "outliers" || n == "nodes"; }
+
+bool reduce_fleet(std::vector<RankSummary> ranks, const FleetOptions& o, Fleet& out, std::string& error) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i - 1].rank == ranks[i].rank) {
+      error = "two summaries claim rank " + std::to_string(ranks[i].rank) + ": " + ranks[i - 1].path + " (" +
+              std::string(rank_source_name(ranks[i - 1].rank_source)) + ") and " + ranks[i].path + " (" +
+              std::string(rank_source_name(ranks[i].rank_source)) + ")";
+      return false;
+    }
+  Fleet f;
+  f.source = o.source;
+  f.gpus_per_node = o.gpus_per_node;
+  f.ranks = std::move(ranks);
+  std::vector<const analysis::RankSummary*> loaded;
+  for (RankSummary& r : f.ranks) {
+    if (!r.ok()) continue;
+    r.analysis.rank = r.rank;
+    loaded.push_back(&r.analysis);
+  }
+  // The job report's own code: the same matching, offsets, causes and straggler rows.
+  f.collectives = analysis::analyze_collectives(loaded, o.collectives);
+  Nodes nodes = assign_nodes(f);
+  f.tables.push_back(ranks_table(f, nodes));
+  f.tables.push_back(outliers_table(f, o.outlier_mads));
+  f.tables.push_back(nodes_table(f, nodes, f.fleet_notes));
+  f.reduce_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out = std::move(f);
+  return true;
+}
+
+std::vector<Table> fleet_tables(const Fleet& f) {
+  std::vector<Table> out = analysis::collective_tables(f.collectives);
+  for (const Table& t : f.tables) out.push_back(t);
+  return out;
+}
+
+std::string serialize_fleet(const Fleet& f) {
+  SectionWriter w(std::string_view(kMagic, 8), kVersion);
+  ByteWriter head;
+  head.str(f.source);
+  head.svarint(f.gpus_per_node.value_or(-1));
+  head.varint(f.ranks.size());
+  write_strings(head, f.fleet_notes);
+  w.add(kHead, head.bytes);
+  ByteWriter coll;
+  write_analysis(coll, f.collectives);
+  w.add(kCollectives, coll.bytes);
+  ByteWriter tables;
+  write_tables(tables, f.tables);
+  w.add(kTables, tables.bytes);
+  // Each rank is already compressed section by section: stored as it is.
+  for (const RankSummary& r : f.ranks) w.add(kRank, serialize_rank_summary(r, false), false);
+  ByteWriter time;
+  time.f64(f.reduce_seconds);
+  for (const RankSummary& r : f.ranks) time.f64(r.load_seconds), time.f64(r.map_seconds);
+  w.add(kTime, time.bytes, false);
+  return w.finish();
+}
+
+bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
+  SectionFile file = read_sections(bytes, std::string_view(kMagic, 8), kVersion, "fleet file");
+  if (!file.ok()) return error = file.error, false;
+  Fleet f;
+  size_t declared_ranks = 0;
+  bool head = false, coll = false;
+  for (const Section& sec : file.sections) {
+    ByteReader r(sec.data);
+    std::string where = "fleet file: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": ";
+    if (sec.tag == kHead) {
+      f.source = r.str("source");
+      int64_t g = r.svarint("gpus per node");
+      if (g >= 0) f.gpus_per_node = g;
+      declared_ranks = size_t(r.varint("rank count"));
+      f.fleet_notes = read_strings(r, "fleet notes");
+      head = true;
+    } else if (sec.tag == kCollectives) {
+      read_analysis(r, f.collectives);
+      coll = true;
+    } else if (sec.tag == kTables) {
+      read_tables(r, f.tables);
+    } else if (sec.tag == kRank) {
+      RankSummary s;
+      std::string rank_error;
+      if (!parse_rank_summary(sec.data, s, rank_error)) return error = where + rank_error, false;
+      f.ranks.push_back(std::move(s));
+      continue;
+    } else if (sec.tag == kTime) {
+      f.reduce_seconds = r.f64("reduce seconds");
+      for (RankSummary& s : f.ranks) s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
+    } else {
+      continue;  // a later version's section
+    }
+    if (!r.ok() || !r.at_end()) return error = where + (r.ok() ? std::to_string(r.left()) + " stray bytes" : r.error()), false;
+  }
+  if (!head || !coll) return error = "fleet file: no HEAD or COLL section", false;
+  if (f.ranks.size() != declared_ranks)
+    return error = "fleet file: " + std::to_string(f.ranks.size()) + " rank sections, HEAD says " + std::to_string(declared_ranks), false;
+  out = std::move(f);
+  return true;
+}
+
+bool write_fleet_file(const std::string& path, const Fleet& fleet, std::string& error) {
+  return write_file_atomically(path, serialize_fleet(fleet), error);
+}
+
+bool read_fleet_file(const std::string& path, Fleet& out, std::string& error) {
+  std::string bytes;
+  if (!read_whole_file(path, bytes, error)) return false;
+  if (!parse_fleet(bytes, out, error)) return error = path + ": " + error, false;
+  return true;
+}
+
+std::unique_ptr<Job> job_of_fleet(const Fleet& f) {
+  auto job = std::make_unique<Job>();
+  job->source = f.source;
+  for (const RankSummary& r : f.ranks) {
+    JobRank jr;
+    jr.rank = r.rank;
+    jr.rank_source = r.rank_source;
+    jr.path = r.path;
+    jr.error.file = r.path;
+    // The summary's error is LoadError::to_string (FILE: ...): keep it whole, less its file.
+    std::string prefix = r.path + ": ";
+    jr.error.message = r.ok() ? "not loaded (a fleet rank: its summary only)"
+                       : r.error.rfind(prefix, 0) == 0 ? r.error.substr(prefix.size()) : r.error;
+    jr.load_seconds = r.load_seconds;
+    job->ranks.push_back(std::move(jr));
+  }
+  return job;
+}
+
+analysis::JobOverview overview_of_fleet(const Fleet& f, const analysis::CollectiveOptions& options) {
+  analysis::JobOverview base;
+  for (size_t i = 0; i < f.ranks.size(); ++i) {
+    if (!f.ranks[i].ok()) continue;
+    analysis::RankActivity a;
+    a.rank = f.ranks[i].rank;
+    a.job_index = i;
+    auto summary = std::make_shared<analysis::RankSummary>(f.ranks[i].analysis);
+    a.idle = std::make_shared<const analysis::IdleCoverage>(analysis::idle_coverage(summary->causes));
+    a.summary = std::move(summary);
+    base.ranks.push_back(std::move(a));
+  }
+  return analysis::realign_job_overview(base, options);
+}
+
+bool is_fleet_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char magic[8] = {};
+  f.read(magic, 8);
+  return f.gcount() == 8 && std::string_view(magic, 8) == std::string_view(kMagic, 8);
+}
+
+}  // namespace sl::fleet

@@ -1,0 +1,461 @@
+#include "core/fleet/rank_summary.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+#include "core/analysis/job_overview.h"
+#include "core/fleet/sections.h"
+
+namespace sl::fleet {
+
+namespace fs = std::filesystem;
+using analysis::CollectiveCall;
+using analysis::IdleCause;
+using analysis::Interval;
+using analysis::kIdleCauseCount;
+
+namespace {
+
+constexpr char kMagic[] = "SLRANKS";  // with its NUL: 8 bytes
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kMeta = tag("META"), kAnalysis = tag("ANLS"), kView = tag("VIEW"), kTime = tag("TIME");
+
+// ---- summarising a loaded rank ----
+
+// The GPUs the rank's work ran on (deviceProperties lists every GPU of the host): "NAME" for
+// one, "NAME (xN)" for N of one name, else the names joined; every listed GPU when no GPU
+// track names its device.
+std::string device_text(const TraceStore& s) {
+  std::set<int64_t> used;
+  for (const Track& t : s.tracks)
+    if (t.kind == TrackKind::GpuStream && t.gpu_work && t.device >= 0) used.insert(t.device);
+  std::vector<std::string> names;
+  size_t count = 0;
+  for (const Device& d : s.meta.devices) {
+    if (!used.empty() && !used.count(d.id)) continue;
+    ++count;
+    if (std::find(names.begin(), names.end(), d.name) == names.end()) names.push_back(d.name);
+  }
+  if (names.size() == 1 && count > 1) return names[0] + " (x" + std::to_string(count) + ")";
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string top_level(const TraceStore& s, std::string_view key) {
+  for (const auto& [k, v] : s.meta.top_level)
+    if (k == key) return v;
+  return {};
+}
+
+// A JSON string value without its quotes (hostnames are plain); other values as written.
+std::string unquoted(std::string v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+  return v;
+}
+
+std::vector<StreamTotal> stream_totals(const analysis::EventTable& table) {
+  std::vector<StreamTotal> out;
+  for (const auto& [stream, rows] : analysis::gpu_work_by_stream(table)) {
+    StreamTotal t;
+    t.stream = stream;
+    t.activities = rows.size();
+    for (uint32_t i : rows) t.busy += table.rows[i].dur;
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<TopKernel> top_kernels(const analysis::EventTable& table) {
+  std::map<StringId, TopKernel> by_name;
+  for (uint32_t i : table.gpu) {
+    const analysis::Row& r = table.rows[i];
+    if (!analysis::is_kernel_cat(table.cat(r))) continue;
+    TopKernel& k = by_name[r.name];
+    ++k.count;
+    k.total += r.dur;
+  }
+  std::vector<TopKernel> out;
+  for (auto& [id, k] : by_name) {
+    k.name = std::string(table.store->strings.view(id));
+    out.push_back(std::move(k));
+  }
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.total != b.total ? a.total > b.total : a.name < b.name; });
+  if (out.size() > kTopKernels) out.resize(kTopKernels);
+  return out;
+}
+
+// Bin k of n over [start, end): its left edge, exact in 128 bits.
+TimeNs edge(TimeNs start, TimeNs span, size_t k, size_t n) {
+  return start + TimeNs((__int128)span * (__int128)k / (__int128)n);
+}
+
+// The finest level from exact coverage at the bin edges; each coarser level sums four bins of
+// the one below (exact, since the sums are of covered nanoseconds, not of rounded fractions).
+Profile build_profile(const analysis::RankSummary& a) {
+  Profile p;
+  const auto& merged = a.busy.merged();
+  if (merged.empty()) return p;
+  p.start = merged.front().start, p.end = merged.back().end;
+  TimeNs span = p.end - p.start;
+  size_t n = size_t(std::min<TimeNs>(TimeNs(kFinestBins), std::max<TimeNs>(1, span)));
+  std::vector<TimeNs> edges(n + 1);
+  for (size_t k = 0; k <= n; ++k) edges[k] = edge(p.start, span, k, n);
+  auto per_bin = [&](const analysis::IntervalIndex& index) {
+    std::vector<TimeNs> cum, out(n);
+    index.cumulative(edges, cum);
+    for (size_t k = 0; k < n; ++k) out[k] = cum[k + 1] - cum[k];
+    return out;
+  };
+  std::vector<TimeNs> width(n), busy = per_bin(a.busy);
+  for (size_t k = 0; k < n; ++k) width[k] = edges[k + 1] - edges[k];
+  analysis::IdleCoverage idle = analysis::idle_coverage(a.causes);
+  std::vector<std::vector<TimeNs>> cause(kIdleCauseCount);
+  for (int c = 0; c < kIdleCauseCount; ++c) cause[size_t(c)] = per_bin(idle[size_t(c)]);
+  for (;;) {
+    ProfileLevel level;
+    for (size_t k = 0; k < width.size(); ++k) {
+      level.busy.push_back(uint8_t(width[k] > 0 ? (busy[k] * 255 + width[k] / 2) / width[k] : 0));
+      int best = -1;
+      for (int c = 0; c < kIdleCauseCount; ++c)
+        if (cause[size_t(c)][k] > 0 && (best < 0 || cause[size_t(c)][k] > cause[size_t(best)][k])) best = c;
+      level.cause.push_back(int8_t(best));
+    }
+    p.levels.push_back(std::move(level));
+    if (width.size() == 1) return p;
+    auto coarsen = [](std::vector<TimeNs>& v) {
+      std::vector<TimeNs> out((v.size() + 3) / 4, 0);
+      for (size_t k = 0; k < v.size(); ++k) out[k / 4] += v[k];
+      v = std::move(out);
+    };
+    coarsen(width), coarsen(busy);
+    for (auto& c : cause) coarsen(c);
+  }
+}
+
+// A few lines for people, from the summary alone (the full insights need the rank's report).
+std::vector<std::string> summary_insights(const analysis::RankSummary& a, const Profile& p) {
+  std::vector<std::string> out;
+  TimeNs span = p.end - p.start;
+  if (span <= 0) return {"no GPU activity"};
+  TimeNs busy = a.busy.covered(p.start, p.end);
+  char line[256];
+  std::snprintf(line, sizeof line, "GPU idle %.1f%% of its span", 100.0 * double(span - busy) / double(span));
+  std::string text = line;
+  if (auto top = top_idle_cause(a))
+    text += ", mostly " + std::string(analysis::idle_cause_name(*top)) + ": " + std::string(analysis::idle_cause_fix(*top));
+  out.push_back(text);
+  if (a.host_calls) out.push_back("no communication kernel: collectives are the CPU record_param_comms calls");
+  return out;
+}
+
+// ---- serialising ----
+
+void write_intervals(ByteWriter& w, const std::vector<Interval>& v) {
+  w.varint(v.size());
+  TimeNs prev = 0;
+  for (const Interval& i : v) {
+    w.svarint(i.start - prev);
+    w.svarint(i.end - i.start);
+    prev = i.start;
+  }
+}
+
+std::vector<Interval> read_intervals(ByteReader& r, std::string_view what) {
+  std::vector<Interval> out(r.count(what, 2));
+  TimeNs prev = 0;
+  for (Interval& i : out) {
+    i.start = wrapping_add(prev, r.svarint(what));
+    int64_t length = r.svarint(what);
+    i.end = wrapping_add(i.start, length);
+    if (length < 0 || i.start < prev) r.fail(std::string(what) + ": intervals out of order");
+    prev = i.start;
+  }
+  return r.ok() ? out : std::vector<Interval>{};
+}
+
+enum CallFlags : uint8_t { kSeq = 1, kPeer = 2, kCpuStart = 4 };
+
+void write_calls(ByteWriter& w, const std::vector<CollectiveCall>& calls) {
+  w.varint(calls.size());
+  TimeNs prev = 0;
+  for (const CollectiveCall& c : calls) {
+    w.str(c.name);
+    w.str(c.group);
+    w.varint(c.group_ranks.size());
+    for (int64_t g : c.group_ranks) w.svarint(g);
+    w.u8(uint8_t((c.seq ? kSeq : 0) | (c.peer ? kPeer : 0) | (c.cpu_start ? kCpuStart : 0)));
+    w.u8(uint8_t(c.p2p));
+    if (c.seq) w.svarint(*c.seq);
+    if (c.peer) w.svarint(*c.peer);
+    w.svarint(c.start - prev);
+    w.svarint(c.end - c.start);
+    if (c.cpu_start) w.svarint(*c.cpu_start - c.start);
+    // Where the call's kernel lives in the rank's store (the same file loads to the same store),
+    // so an expanded fleet rank highlights it as a loaded job's does; kNone + 1 wraps to 0.
+    w.varint((uint64_t(c.slice.track) + 1) & 0xffffffffu);
+    w.varint((uint64_t(c.slice.index) + 1) & 0xffffffffu);
+    prev = c.start;
+  }
+}
+
+std::vector<CollectiveCall> read_calls(ByteReader& r) {
+  std::vector<CollectiveCall> out(r.count("collective calls", 8));
+  TimeNs prev = 0;
+  for (CollectiveCall& c : out) {
+    c.name = r.str("call name");
+    c.group = r.str("call group");
+    c.group_ranks.resize(r.count("group ranks"));
+    for (int64_t& g : c.group_ranks) g = r.svarint("group rank");
+    uint8_t flags = r.u8("call flags"), p2p = r.u8("call direction");
+    if (flags > 7 || p2p > 2 || (p2p && !(flags & kPeer))) r.fail("call flags: unknown value");
+    c.p2p = analysis::P2p(p2p);
+    if (flags & kSeq) c.seq = r.svarint("call seq");
+    if (flags & kPeer) c.peer = r.svarint("call peer");
+    c.start = wrapping_add(prev, r.svarint("call start"));
+    c.end = wrapping_add(c.start, r.svarint("call end"));
+    if (flags & kCpuStart) c.cpu_start = wrapping_add(c.start, r.svarint("call cpu start"));
+    c.slice.track = uint32_t(r.varint("call slice") - 1);
+    c.slice.index = uint32_t(r.varint("call slice") - 1);
+    prev = c.start;
+    if (!r.ok()) return {};
+  }
+  return out;
+}
+
+std::string meta_bytes(const RankSummary& s) {
+  ByteWriter w;
+  w.u8(uint8_t(s.status));
+  w.svarint(s.rank);
+  w.u8(uint8_t(s.rank_source));
+  for (const std::string* t : {&s.path, &s.error, &s.device, &s.distributed_info, &s.host}) w.str(*t);
+  return w.bytes;
+}
+
+std::string analysis_bytes(const analysis::RankSummary& a) {
+  ByteWriter w;
+  w.svarint(a.origin_ns);
+  w.svarint(a.end_ns);
+  w.varint(a.iteration_durations.size());
+  for (TimeNs d : a.iteration_durations) w.svarint(d);
+  write_intervals(w, a.busy.merged());
+  write_intervals(w, a.compute.merged());
+  w.varint(a.causes.gaps.size());
+  TimeNs prev = 0;
+  for (const auto& g : a.causes.gaps) {
+    w.svarint(g.stream);
+    w.svarint(g.start - prev);
+    w.svarint(g.end - g.start);
+    w.u8(uint8_t(g.cause));
+    prev = g.start;
+  }
+  w.u8(a.host_calls);
+  write_calls(w, a.calls);
+  return w.bytes;
+}
+
+std::string view_bytes(const RankSummary& s) {
+  ByteWriter w;
+  w.svarint(s.profile.start);
+  w.svarint(s.profile.end);
+  w.varint(s.profile.levels.size());
+  for (const ProfileLevel& l : s.profile.levels) {
+    w.varint(l.busy.size());
+    w.bytes.append(reinterpret_cast<const char*>(l.busy.data()), l.busy.size());
+    w.bytes.append(reinterpret_cast<const char*>(l.cause.data()), l.cause.size());
+  }
+  w.varint(s.streams.size());
+  for (const StreamTotal& t : s.streams) w.svarint(t.stream), w.varint(t.activities), w.svarint(t.busy);
+  w.varint(s.top_kernels.size());
+  for (const TopKernel& k : s.top_kernels) w.str(k.name), w.varint(k.count), w.svarint(k.total);
+  w.varint(s.insights.size());
+  for (const std::string& i : s.insights) w.str(i);
+  return w.bytes;
+}
+
+void read_meta(ByteReader& r, RankSummary& s) {
+  uint8_t status = r.u8("status");
+  s.rank = r.svarint("rank");
+  uint8_t source = r.u8("rank source");
+  if (status > 1 || source > 2) r.fail("META: unknown status or rank source");
+  s.status = RankStatus(status);
+  s.rank_source = RankSource(source);
+  for (std::string* t : {&s.path, &s.error, &s.device, &s.distributed_info, &s.host}) *t = r.str("META text");
+}
+
+void read_analysis(ByteReader& r, analysis::RankSummary& a) {
+  a.origin_ns = r.svarint("origin");
+  a.end_ns = r.svarint("end");
+  a.iteration_durations.resize(r.count("iterations"));
+  for (TimeNs& d : a.iteration_durations) d = r.svarint("iteration length");
+  a.busy = analysis::IntervalIndex(read_intervals(r, "busy intervals"));
+  a.compute = analysis::IntervalIndex(read_intervals(r, "compute intervals"));
+  a.causes.gaps.resize(r.count("idle gaps", 4));
+  TimeNs prev = 0;
+  for (auto& g : a.causes.gaps) {
+    g.stream = r.svarint("gap stream");
+    g.start = wrapping_add(prev, r.svarint("gap start"));
+    int64_t length = r.svarint("gap length");
+    g.end = wrapping_add(g.start, length);
+    uint8_t cause = r.u8("gap cause");
+    if (cause >= kIdleCauseCount || length < 0) r.fail("idle gap: bad cause or length");
+    g.cause = IdleCause(cause);
+    prev = g.start;
+    if (!r.ok()) break;
+  }
+  a.host_calls = r.u8("host calls") != 0;
+  a.calls = read_calls(r);
+}
+
+void read_view(ByteReader& r, RankSummary& s) {
+  s.profile.start = r.svarint("profile start");
+  s.profile.end = r.svarint("profile end");
+  s.profile.levels.resize(r.count("profile levels"));
+  for (ProfileLevel& l : s.profile.levels) {
+    size_t n = r.count("profile bins", 2);
+    std::string_view busy = r.bytes(n, "profile busy"), cause = r.bytes(n, "profile causes");
+    l.busy.assign(busy.begin(), busy.end());
+    l.cause.assign(cause.begin(), cause.end());
+  }
+  s.streams.resize(r.count("streams", 3));
+  for (StreamTotal& t : s.streams) t.stream = r.svarint("stream"), t.activities = r.varint("stream activities"), t.busy = r.svarint("stream busy");
+  s.top_kernels.resize(r.count("top kernels", 3));
+  for (TopKernel& k : s.top_kernels) k.name = r.str("kernel name"), k.count = r.varint("kernel count"), k.total = r.svarint("kernel time");
+  s.insights.resize(r.count("insights"));
+  for (std::string& i : s.insights) i = r.str("insight");
+}
+
+}  // namespace
+
+std::optional<IdleCause> top_idle_cause(const analysis::RankSummary& a) {
+  TimeNs by_cause[kIdleCauseCount] = {};
+  for (const auto& g : a.causes.gaps) by_cause[int(g.cause)] += g.end - g.start;
+  int top = int(std::max_element(by_cause, by_cause + kIdleCauseCount) - by_cause);
+  return by_cause[top] > 0 ? std::optional<IdleCause>(IdleCause(top)) : std::nullopt;
+}
+
+RankSummary summarize_job_rank(const JobRank& rank) {
+  RankSummary s;
+  s.rank = rank.rank;
+  s.rank_source = rank.rank_source;
+  s.path = rank.path;
+  s.load_seconds = rank.load_seconds;
+  if (!rank.ok()) {
+    s.status = RankStatus::Failed;
+    s.error = rank.error.to_string();
+    return s;
+  }
+  const TraceStore& store = *rank.store;
+  s.status = RankStatus::Ok;
+  s.device = device_text(store);
+  s.distributed_info = top_level(store, "distributedInfo");
+  s.host = unquoted(top_level(store, "hostname"));
+  // The same table and idle causes as summarize_rank(rank, store), kept a moment longer for the
+  // per-stream totals and the top kernels.
+  analysis::TableOptions to;
+  to.rank = rank.rank;
+  analysis::EventTable table = analysis::build_table(store, to);
+  analysis::IdleCauses causes = analysis::idle_causes(table);
+  s.analysis = analysis::summarize_rank(rank.rank, store, table, std::move(causes));
+  s.streams = stream_totals(table);
+  s.top_kernels = top_kernels(table);
+  s.analysis.store = nullptr;
+  s.profile = build_profile(s.analysis);
+  s.insights = summary_insights(s.analysis, s.profile);
+  return s;
+}
+
+RankSummary map_rank_file(const std::string& path, size_t file_order, const CacheSettings* cache) {
+  auto t0 = std::chrono::steady_clock::now();
+  JobRank rank = load_rank(path, {}, cache);
+  std::string unused;  // without --rank-from every file has a rank
+  name_rank(rank, file_order, std::nullopt, unused);
+  RankSummary s = summarize_job_rank(rank);
+  s.map_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+RankSummary failed_rank(const std::string& path, size_t file_order, const std::string& error) {
+  JobRank rank;
+  rank.path = path;
+  std::string unused;
+  name_rank(rank, file_order, std::nullopt, unused);
+  RankSummary s = summarize_job_rank(rank);
+  s.error = path + ": " + error;
+  return s;
+}
+
+std::string serialize_rank_summary(const RankSummary& s, bool timing) {
+  SectionWriter w(std::string_view(kMagic, 8), kVersion);
+  w.add(kMeta, meta_bytes(s));
+  w.add(kAnalysis, analysis_bytes(s.analysis));
+  w.add(kView, view_bytes(s));
+  if (timing) {
+    ByteWriter t;
+    t.f64(s.load_seconds);
+    t.f64(s.map_seconds);
+    w.add(kTime, t.bytes, false);
+  }
+  return w.finish();
+}
+
+bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& error) {
+  SectionFile file = read_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary");
+  if (!file.ok()) return error = file.error, false;
+  RankSummary s;
+  bool meta = false;
+  for (const Section& sec : file.sections) {
+    ByteReader r(sec.data);
+    if (sec.tag == kMeta) read_meta(r, s), meta = true;
+    else if (sec.tag == kAnalysis) read_analysis(r, s.analysis);
+    else if (sec.tag == kView) read_view(r, s);
+    else if (sec.tag == kTime) s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
+    else continue;  // a later version's section: skipped
+    if (!r.ok() || !r.at_end()) {
+      error = "rank summary: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": " +
+              (r.ok() ? std::to_string(r.left()) + " stray bytes" : r.error());
+      return false;
+    }
+  }
+  if (!meta) return error = "rank summary: no META section", false;
+  s.analysis.rank = s.rank;  // not stored twice
+  out = std::move(s);
+  return true;
+}
+
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error) {
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(temp, ec);
+      return error = "cannot write " + temp, false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    return error = "cannot rename " + temp + " to " + path + ": " + ec.message(), false;
+  }
+  return true;
+}
+
+bool read_whole_file(const std::string& path, std::string& bytes, std::string& error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return error = path + ": cannot open", false;
+  bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (f.bad()) return error = path + ": read error", false;
+  return true;
+}
+
+}  // namespace sl::fleet

@@ -1,0 +1,150 @@
+#include "core/fleet/sections.h"
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace sl::fleet {
+
+namespace {
+
+constexpr size_t kMagicBytes = 8;
+constexpr uint8_t kZstd = 1;
+// A section header: tag, flags, raw size, stored size, checksum.
+constexpr size_t kSectionHeadBytes = 4 + 1 + 8 + 8 + 4;
+// Far above any real section (a 16,384-rank fleet's tables are a few hundred MB): a larger raw
+// size is damage, refused before anything is allocated for it.
+constexpr uint64_t kLargestSection = uint64_t(16) << 30;
+
+uint32_t crc32(std::string_view b) { return libdeflate_crc32(0, b.data(), b.size()); }
+
+// The checksum covers the section's header (tag, flags, sizes) and its stored bytes, so a
+// flipped tag or size is found as surely as a flipped byte of data.
+constexpr size_t kCoveredHeadBytes = 4 + 1 + 8 + 8;
+uint32_t section_crc(std::string_view head, std::string_view stored) {
+  return libdeflate_crc32(crc32(head.substr(0, kCoveredHeadBytes)), stored.data(), stored.size());
+}
+
+std::string decompressed(std::string_view stored, uint64_t raw_size, bool& ok) {
+  // The frame names its own size: a header claiming another is damage, found before allocating.
+  ok = ZSTD_getFrameContentSize(stored.data(), stored.size()) == raw_size;
+  if (!ok) return {};
+  std::string raw(size_t(raw_size), '\0');
+  size_t n = ZSTD_decompress(raw.data(), raw.size(), stored.data(), stored.size());
+  ok = !ZSTD_isError(n) && n == raw_size;
+  return raw;
+}
+
+}  // namespace
+
+std::string tag_text(uint32_t t) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    char c = char((t >> (8 * i)) & 0xff);
+    s += c >= 32 && c < 127 ? c : '?';
+  }
+  return s;
+}
+
+SectionWriter::SectionWriter(std::string_view magic, uint32_t version) {
+  out_.assign(magic.substr(0, kMagicBytes));
+  out_.resize(kMagicBytes, '\0');
+  ByteWriter w;
+  w.u32(version);
+  w.u32(0);  // the section count, known at finish()
+  out_ += w.bytes;
+}
+
+// Appended in place: a fleet of thousands of ranks is one buffer, not a copy per section.
+void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
+  std::string compressed;
+  uint8_t flags = 0;
+  if (compress && raw.size() > 64) {
+    compressed.resize(ZSTD_compressBound(raw.size()));
+    size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), 3);
+    if (!ZSTD_isError(n) && n < raw.size()) compressed.resize(n), flags = kZstd;
+  }
+  std::string_view stored = flags ? std::string_view(compressed) : raw;
+  ByteWriter w;
+  w.u32(t);
+  w.u8(flags);
+  w.u64(raw.size());
+  w.u64(stored.size());
+  w.u32(section_crc(w.bytes, stored));
+  out_ += w.bytes;
+  out_ += stored;
+  ++count_;
+}
+
+std::string SectionWriter::finish() {
+  std::memcpy(out_.data() + kMagicBytes + 4, &count_, 4);
+  return std::move(out_);
+}
+
+SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {
+  SectionFile out;
+  auto fail = [&](std::string message) {
+    out.sections.clear();
+    out.error = std::string(what) + ": " + message;
+    return out;
+  };
+  if (bytes.size() < kMagicBytes || bytes.substr(0, magic.size()) != magic)
+    return fail("not a Sightline " + std::string(what) + " (wrong magic at byte 0)");
+  ByteReader r(bytes.substr(kMagicBytes), kMagicBytes);
+  out.version = r.u32("version");
+  uint32_t count = r.u32("section count");
+  if (!r.ok()) return fail(r.error());
+  if (out.version == 0 || out.version > newest_version)
+    return fail("format version " + std::to_string(out.version) + " at byte 8 is not one this Sightline reads (up to " +
+                std::to_string(newest_version) + ")");
+  if (count > r.left() / kSectionHeadBytes) return fail("section count " + std::to_string(count) + " exceeds the file at byte 12");
+  for (uint32_t i = 0; i < count; ++i) {
+    Section s;
+    s.offset = r.offset();
+    std::string_view head = bytes.substr(size_t(s.offset), std::min<size_t>(kCoveredHeadBytes, bytes.size() - size_t(s.offset)));
+    s.tag = r.u32("section tag");
+    uint8_t flags = r.u8("section flags");
+    uint64_t raw_size = r.u64("section size"), stored_size = r.u64("section stored size");
+    uint32_t crc = r.u32("section checksum");
+    std::string name = "section " + tag_text(s.tag) + " #" + std::to_string(i);
+    if (!r.ok()) return fail(name + ": " + r.error());
+    if (stored_size > r.left()) return fail(name + " at byte " + std::to_string(s.offset) + ": cut short (" +
+                                            std::to_string(stored_size) + " bytes stored, " + std::to_string(r.left()) + " left)");
+    std::string_view stored = r.bytes(size_t(stored_size), "section bytes");
+    if (section_crc(head, stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
+    if (flags > kZstd || raw_size > kLargestSection || (!flags && raw_size != stored_size))
+      return fail(name + " at byte " + std::to_string(s.offset) + ": bad header");
+    if (flags == kZstd) {
+      bool ok = false;
+      s.data = decompressed(stored, raw_size, ok);
+      if (!ok) return fail(name + " at byte " + std::to_string(s.offset) + ": does not decompress");
+    } else {
+      s.data.assign(stored);
+    }
+    out.sections.push_back(std::move(s));
+  }
+  if (!r.at_end()) return fail(std::to_string(r.left()) + " stray bytes after the last section at byte " + std::to_string(r.offset()));
+  return out;
+}
+
+void reseal_sections(std::string& bytes) {
+  size_t at = kMagicBytes + 8;
+  while (at + kSectionHeadBytes <= bytes.size()) {
+    uint64_t stored_size = 0;
+    std::memcpy(&stored_size, bytes.data() + at + 13, 8);
+    size_t body = at + kSectionHeadBytes;
+    size_t n = size_t(std::min<uint64_t>(stored_size, bytes.size() - body));
+    std::string inner = bytes.substr(body, n);
+    if (inner.size() >= kMagicBytes && inner.compare(0, 7, "SLRANKS") == 0) {
+      reseal_sections(inner);
+      bytes.replace(body, n, inner);
+    }
+    uint32_t crc = section_crc(std::string_view(bytes).substr(at), std::string_view(bytes).substr(body, n));
+    std::memcpy(bytes.data() + at + 21, &crc, 4);
+    at = body + n;
+  }
+}
+
+}  // namespace sl::fleet
