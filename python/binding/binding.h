@@ -37,6 +37,7 @@ void bind_columns(py::module_& m);
 void bind_job(py::module_& m);
 void bind_diff(py::module_& m);
 void bind_render(py::module_& m);
+void bind_fleet(py::module_& m);
 
 // The tables as a list of (name, columns, data): `data` is the JSON text of one array per
 // column, each cell written by the CLI's own cell_json, so the values Python reads back are

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_sightline, m) {
   sl::python::bind_job(m);
   sl::python::bind_diff(m);
   sl::python::bind_render(m);
+  sl::python::bind_fleet(m);
 }

@@ -24,12 +24,13 @@ import warnings
 
 from . import _sightline
 from .errors import LoadError, LoadWarning, NoSuchTable
+from .fleet_file import Fleet
 from .job import Job, warn_failed_ranks
 from .trace import Trace, _check_mode
 from ._tables import frames
 
 __version__ = _sightline.version
-__all__ = ["open", "open_job", "diff", "diff_json", "analysis_names", "Trace", "Job", "LoadError", "LoadWarning",
+__all__ = ["open", "open_job", "open_fleet", "diff", "diff_json", "analysis_names", "Trace", "Job", "Fleet", "LoadError", "LoadWarning",
            "NoSuchTable", "__version__"]
 
 
@@ -54,6 +55,14 @@ def open(path, *, cache=True, mode="sightline"):
     trace = Trace(core, mode)
     trace.cache_notices = list(notices)  # cached entries discarded (stale, damaged), and why
     return trace
+
+
+def open_fleet(path, *, mode="sightline"):
+    """Opens a fleet file (``sightline fleet ... -o RUN.slfleet``) and returns its :class:`Fleet`:
+    the job tables (``collectives``, ``stragglers``, ``clock_offsets``, as ``report DIR``) and the
+    fleet's (``ranks``, ``outliers``, ``nodes``) as DataFrames, without reading any trace.
+    Raises LoadError (what and at which byte) for a cut or damaged file."""
+    return Fleet(path, mode)
 
 
 def open_job(where, align="auto", *, cache=True, mode="sightline"):

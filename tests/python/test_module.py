@@ -404,6 +404,59 @@ def test_memory_diff_equals_cli():
     assert frames["memory_diff"]["peak_a_bytes"].iloc[0] == expected["memory_diff"][0]["peak_a_bytes"]
 
 
+# --- fleets --------------------------------------------------------------------------------------------
+
+
+def make_fleet(tmp_path, job_dir):
+    """RUN.slfleet of a job folder through the CLI's own map and reduce (no Dask needed)."""
+    summaries = []
+    for i, rank_file in enumerate(sorted(glob.glob(os.path.join(job_dir, "*.json*")))):
+        out = str(tmp_path / ("rank%d.slsum" % i))
+        code, _, err = cli("fleet-map", rank_file, "-o", out)
+        assert code == 0, err
+        summaries.append(out)
+    fleet = str(tmp_path / "run.slfleet")
+    code, _, err = cli("fleet-reduce", *summaries, "-o", fleet)
+    assert code == 0, err
+    return fleet
+
+
+def test_open_fleet_equals_cli(tmp_path):
+    job_dir = os.path.join(CORPUS, "param_dlrm_8rank")
+    if not os.path.isdir(job_dir):
+        pytest.skip("the corpus 8-rank job (../shared/corpus/param_dlrm_8rank) is absent")
+    path = make_fleet(tmp_path, job_dir)
+    fleet = sightline.open_fleet(path)
+    assert fleet.ranks == list(range(8))
+    assert all(r["status"] == "ok" and os.path.exists(r["path"]) for r in fleet.rank_status())
+    expected = cli_json("report", path)
+    names = [n for n in ("collectives", "stragglers", "clock_offsets", "ranks", "outliers", "nodes") if n in expected]
+    assert {"collectives", "stragglers", "clock_offsets", "ranks"} <= set(names)
+    assert_tables_equal(fleet.report(), {n: expected[n] for n in names}, path, names)
+    # The job tables equal the folder's own report, as the CLI's fleet report does.
+    folder = cli_json("report", job_dir, "--only", "collectives,stragglers,clock_offsets")
+    assert_tables_equal(fleet.report(tables=["stragglers"]), {"stragglers": folder["stragglers"]}, job_dir, ["stragglers"])
+    rank = fleet.open_rank(3)
+    assert rank.info()["events"] == cli_json("info", fleet.rank_status()[3]["path"])["events"]
+    with pytest.raises(KeyError):
+        fleet.open_rank(99)
+
+
+def test_open_fleet_refuses_a_cut_file_with_the_cli_message(tmp_path):
+    job_dir = os.path.join(CORPUS, "param_dlrm_8rank")
+    if not os.path.isdir(job_dir):
+        pytest.skip("the corpus 8-rank job (../shared/corpus/param_dlrm_8rank) is absent")
+    path = make_fleet(tmp_path, job_dir)
+    cut = tmp_path / "cut.slfleet"
+    cut.write_bytes(open(path, "rb").read()[:300])
+    with pytest.raises(sightline.LoadError) as e:
+        sightline.open_fleet(str(cut))
+    code, _, err = cli("report", str(cut))
+    assert code != 0
+    assert str(e.value) in err
+    assert "byte" in str(e.value)
+
+
 # --- figures -------------------------------------------------------------------------------------------
 
 
