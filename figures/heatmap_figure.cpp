@@ -23,11 +23,16 @@ Color level_color(int level) {
   return level < 0 ? kNoCellColor : Color::of(present::heatmap_rgb(float(level) / float(kLevels - 1)));
 }
 
+// "rank 5"; a band of consecutive ranks "ranks 0–63"; a band of a sorted order (its ranks
+// anywhere in the job) "64 ranks".
 std::string band_label(const present::HeatmapMatrix& m, const present::HeatmapBands& h, size_t band) {
   const present::Band& b = h.rows[band];
-  std::string first = std::to_string(m.ranks[h.order[b.first]]);
-  if (b.last - b.first == 1) return "rank " + first;
-  return "ranks " + first + "–" + std::to_string(m.ranks[h.order[b.last - 1]]);
+  int64_t first = m.ranks[h.order[b.first]], last = m.ranks[h.order[b.last - 1]];
+  if (b.last - b.first == 1) return "rank " + std::to_string(first);
+  bool consecutive = true;
+  for (size_t i = b.first + 1; i < b.last && consecutive; ++i) consecutive = m.ranks[h.order[i]] == m.ranks[h.order[i - 1]] + 1;
+  if (!consecutive) return std::to_string(b.last - b.first) + " ranks";
+  return "ranks " + std::to_string(first) + "–" + std::to_string(last);
 }
 
 // The colour scale in [x, x1): kLevels swatches from min to max (narrower when the width is
@@ -35,6 +40,11 @@ std::string band_label(const present::HeatmapMatrix& m, const present::HeatmapBa
 float emit_scale(Scene& scene, const Style& s, const present::HeatmapMatrix& m, float x, float x1, float y, const std::string& absent) {
   float h = s.small * 0.9f, gap = s.small * 0.4f;
   std::string lo = present::format_duration(double(m.min_value)), hi = present::format_duration(double(m.max_value));
+  if (lo == hi && m.max_value > m.min_value) {  // ends that read alike: as many digits as tell them apart
+    int64_t step = 1;
+    while (step * 10 <= m.max_value - m.min_value) step *= 10;
+    lo = present::format_tick(m.min_value, step), hi = present::format_tick(m.max_value, step);
+  }
   float fixed = text_width(lo, s.small) + text_width(hi, s.small) + text_width(absent, s.small) + h + 4 * gap + s.small * 1.5f;
   float w = std::clamp((x1 - x - fixed) / float(kLevels), 1.f, s.small * 0.6f);
   scene.text(Role::Legend, x, y, lo, s.small, s.ink);
@@ -65,16 +75,14 @@ float emit_panel(Scene& scene, const Style& s, const analysis::JobOverview& ov, 
   size_t n = m.rows();
   float row_h = std::clamp(s.lane * 12.f / float(n), 1.f, s.lane);
   size_t max_rows = size_t(std::max(1.f, std::floor(kMaxPlotHeight / row_h)));
-  // Columns fold at 1 px each over the widest plot; the labels' width is known once rows fold.
-  float x1 = s.width - s.pad;
-  present::HeatmapBands h = present::bin_heatmap(m, present::order_rows(m, order), max_rows, size_t(x1 - 2 * s.pad));
+  // The widest label a row can get ("ranks 1000–1023" when rows fold), so that columns fold to
+  // whole pixels of the plot: a worst cell never falls between two pixels.
+  std::string top_rank = std::to_string(m.ranks.back());
+  std::string widest_label = n > max_rows ? "ranks " + top_rank + "–" + top_rank : "rank " + top_rank;
+  float x0 = std::round(s.pad + text_width(widest_label, s.small) + s.small * 0.5f), x1 = s.width - s.pad;
+  present::HeatmapBands h = present::bin_heatmap(m, present::order_rows(m, order), max_rows, size_t(std::max(1.f, x1 - x0)));
   std::vector<std::string> row_labels;
-  float label_w = 0;
-  for (size_t br = 0; br < h.rows.size(); ++br) {
-    row_labels.push_back(band_label(m, h, br));
-    label_w = std::max(label_w, text_width(row_labels.back(), s.small));
-  }
-  float x0 = s.pad + label_w + s.small * 0.5f;
+  for (size_t br = 0; br < h.rows.size(); ++br) row_labels.push_back(band_label(m, h, br));
   if (h.rows.size() < n) row_h = std::min(kMaxPlotHeight / float(h.rows.size()), s.lane);
   float col_w = (x1 - x0) / float(h.columns.size());
   stats.row_bands = std::max(stats.row_bands, h.rows.size());
@@ -87,11 +95,14 @@ float emit_panel(Scene& scene, const Style& s, const analysis::JobOverview& ov, 
       scene.text(Role::Label, x0 - s.small * 0.4f, baseline, row_labels[br], s.small, s.ink, Anchor::Right);
       next_label_y = baseline;
     }
+    // Edges on whole pixels: cells of a pixel or less would otherwise blend with the background.
+    float top = std::round(ry), bottom = std::round(ry + row_h);
+    auto edge = [&](size_t bc) { return std::round(x0 + float(bc) * col_w); };
     for (size_t bc = 0; bc < h.columns.size();) {
       int level = level_of(m, h.at(br, bc));
       size_t end = bc + 1;
       while (end < h.columns.size() && level_of(m, h.at(br, end)) == level) ++end;
-      scene.rect(Role::Slice, x0 + float(bc) * col_w, ry, float(end - bc) * col_w, row_h, level_color(level));
+      scene.rect(Role::Slice, edge(bc), top, edge(end) - edge(bc), bottom - top, level_color(level));
       ++stats.cells;
       bc = end;
     }
