@@ -445,7 +445,7 @@ const Command kCommands[] = {
     {"open", "open PATH: open a trace, snapshot, Nsight report or job folder in a new tab, as File > Open does; the "
              "next command waits until it is loaded", Needs::Nothing, cmd_open},
     {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path; also "
-             "details, critical), diff: the diff tab, or in a job tab ranks|insights",
+             "details, critical), diff: the diff tab, or in a job tab ranks|insights|heatmap",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
