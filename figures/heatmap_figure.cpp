@@ -11,17 +11,11 @@
 namespace sl::fig {
 namespace {
 
-constexpr Color kNoCellColor{200, 200, 200, 255};
-constexpr int kLevels = 32;  // colour steps: neighbouring cells of one step draw as one rectangle
+constexpr int kLevels = present::kHeatLevels;
 constexpr float kMaxPlotHeight = 360;  // px: past this, ranks fold into bands
 
-int level_of(const present::HeatmapMatrix& m, TimeNs v) {
-  return v == present::kNoCell ? -1 : int(std::lround(present::heatmap_fraction(m, v) * (kLevels - 1)));
-}
-
-Color level_color(int level) {
-  return level < 0 ? kNoCellColor : Color::of(present::heatmap_rgb(float(level) / float(kLevels - 1)));
-}
+int level_of(const present::HeatmapMatrix& m, TimeNs v) { return present::heatmap_level(m, v); }
+Color level_color(int level) { return Color::of(present::heatmap_level_rgb(level)); }
 
 // "rank 5"; a band of consecutive ranks "ranks 0–63"; a band of a sorted order (its ranks
 // anywhere in the job) "64 ranks".
@@ -53,7 +47,7 @@ float emit_scale(Scene& scene, const Style& s, const present::HeatmapMatrix& m, 
   sx += float(kLevels) * w + gap;
   scene.text(Role::Legend, sx, y, hi, s.small, s.ink);
   sx += text_width(hi, s.small) + s.small * 1.5f;
-  scene.rect(Role::Legend, sx, y - h * 0.9f, h, h, kNoCellColor, s.outline, s.outline_width);
+  scene.rect(Role::Legend, sx, y - h * 0.9f, h, h, level_color(-1), s.outline, s.outline_width);
   scene.text(Role::Legend, sx + h + gap, y, absent, s.small, s.ink);
   return y + s.small * 1.6f;
 }

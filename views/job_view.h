@@ -264,6 +264,11 @@ private:
   present::HeatmapMatrix heat_steps_, heat_waits_;
   present::HeatmapBands heat_bands_;
   HeatBandsKey heat_bands_key_;
+  struct HeatRun {
+    uint32_t row, c0, c1;  // band row, band columns [c0, c1)
+    ImU32 color;
+  };
+  std::vector<HeatRun> heat_runs_;  // of heat_bands_, by row
   bool heat_waits_shown_ = false;
   present::RowOrder heat_order_ = present::RowOrder::Rank;
   ImVec4 heat_rect_{0, 0, 0, 0};    // the cells on screen last frame: x0, y0, x1, y1

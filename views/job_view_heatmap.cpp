@@ -29,6 +29,19 @@ void JobView::rebin_heatmap(size_t max_rows, size_t max_columns) {
   const present::HeatmapMatrix& m = shown_heatmap();
   heat_bands_ = present::bin_heatmap(m, present::order_rows(m, heat_order_), max_rows, max_columns);
   heat_bands_key_ = key;
+  // Neighbouring cells of one colour step draw as one rectangle: a frame draws runs, not cells.
+  auto level = [&](TimeNs v) { return present::heatmap_level(m, v); };
+  heat_runs_.clear();
+  const present::HeatmapBands& h = heat_bands_;
+  for (size_t br = 0; br < h.rows.size(); ++br)
+    for (size_t bc = 0; bc < h.columns.size();) {
+      int l = level(h.at(br, bc));
+      size_t end = bc + 1;
+      while (end < h.columns.size() && level(h.at(br, end)) == l) ++end;
+      present::Rgb c = present::heatmap_level_rgb(l);
+      heat_runs_.push_back({uint32_t(br), uint32_t(bc), uint32_t(end), IM_COL32(c.r, c.g, c.b, 255)});
+      bc = end;
+    }
 }
 
 bool JobView::open_heatmap_cell(int64_t rank, size_t column) {
@@ -89,21 +102,19 @@ void JobView::draw_heatmap() {
   float col_w = (x1 - x0) / float(h.columns.size());
   heat_rect_ = {x0, y0, x1, y0 + row_h * float(h.rows.size())};
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (const HeatRun& r : heat_runs_) {
+    float top = std::round(y0 + float(r.row) * row_h), bottom = std::round(y0 + float(r.row + 1) * row_h);
+    dl->AddRectFilled(ImVec2(std::round(x0 + float(r.c0) * col_w), top), ImVec2(std::round(x0 + float(r.c1) * col_w), bottom), r.color);
+  }
   float next_label = -1e9f;
   for (size_t br = 0; br < h.rows.size(); ++br) {
-    float top = std::round(y0 + float(br) * row_h), bottom = std::round(y0 + float(br + 1) * row_h);
+    float top = std::round(y0 + float(br) * row_h);
     if (top >= next_label) {
       const present::Band& b = h.rows[br];
       std::string label = "rank " + std::to_string(h.band_rank(m, br));
       if (b.last - b.first > 1) label = std::to_string(b.last - b.first) + " ranks";
       dl->AddText(ImVec2(p0.x, top), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
       next_label = top + ImGui::GetTextLineHeight();
-    }
-    for (size_t bc = 0; bc < h.columns.size(); ++bc) {
-      TimeNs v = h.at(br, bc);
-      present::Rgb c = v == present::kNoCell ? present::Rgb{200, 200, 200} : present::heatmap_rgb(present::heatmap_fraction(m, v));
-      dl->AddRectFilled(ImVec2(std::round(x0 + float(bc) * col_w), top), ImVec2(std::round(x0 + float(bc + 1) * col_w), bottom),
-                        IM_COL32(c.r, c.g, c.b, 255));
     }
   }
   ImGui::SetCursorScreenPos(ImVec2(x0, y0));

@@ -142,4 +142,12 @@ Rgb heatmap_rgb(float f) {
   return {mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g), mix(stops[i].b, stops[i + 1].b)};
 }
 
+int heatmap_level(const HeatmapMatrix& m, TimeNs value) {
+  return value == kNoCell ? -1 : int(std::lround(heatmap_fraction(m, value) * (kHeatLevels - 1)));
+}
+
+Rgb heatmap_level_rgb(int level) {
+  return level < 0 ? Rgb{200, 200, 200} : heatmap_rgb(float(level) / float(kHeatLevels - 1));
+}
+
 }  // namespace sl::present

@@ -77,5 +77,11 @@ HeatmapBands bin_heatmap(const HeatmapMatrix& m, std::vector<size_t> order, size
 float heatmap_fraction(const HeatmapMatrix& m, TimeNs value);
 // The sequential scale from light (short) to dark red (long), colour-blind safe.
 Rgb heatmap_rgb(float fraction);
+// The scale in `kHeatLevels` steps, so that neighbouring cells of one step draw as one
+// rectangle (the GUI and the figures alike): a value's step, -1 for an absent cell, and its colour
+// (grey for -1).
+constexpr int kHeatLevels = 32;
+int heatmap_level(const HeatmapMatrix& m, TimeNs value);
+Rgb heatmap_level_rgb(int level);
 
 }  // namespace sl::present
