@@ -110,7 +110,9 @@ std::vector<std::pair<double, double>> zoom_script(double span) {
 // `bench frame DIR`: the job tab (rank overview with the worst-skew collective marked, the Ranks
 // table, and the `expand` ranks' rows below the overview on the same timeline) through the same
 // script; every frame changes the window, so every frame re-bins.
-std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks, const std::vector<int64_t>& expand) {
+// `heatmap` ("steps slowness", ...): with the Heatmap view shown below (the `heatmap` script command).
+std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& ranks, const std::vector<int64_t>& expand,
+                               const std::string& heatmap) {
   views::JobView job([] {});
   if (fleet::is_fleet_file(dir)) job.open_fleet(dir);  // the fleet tab: the overview from its summaries
   else job.open(dir, {});
@@ -127,6 +129,11 @@ std::vector<double> job_frames(const std::string& dir, ImGuiIO& io, size_t& rank
   for (int64_t r : expand)
     if (!job.expand_rank(r, true, true)) std::fprintf(stderr, "sightline: rank %lld is not loaded: not expanded\n", (long long)r);
   job.select_worst_skew();
+  if (!heatmap.empty())
+    if (std::string error = job.command("heatmap", heatmap); !error.empty()) {
+      std::fprintf(stderr, "sightline: %s\n", error.c_str());
+      return {};
+    }
   for (auto [a, b] : zoom_script(std::max<double>(double(job.span()), 1000))) {
     job.zoom_to(a, b);
     ms.push_back(timed_frame(io, job));
@@ -144,6 +151,7 @@ void register_bench_frame(CLI::App& bench) {
     bool critical_path = false, memory = false;
     std::string select;
     std::vector<int64_t> expand;
+    std::string heatmap;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file, or a job folder or fleet file (the rank overview)")->required();
@@ -152,12 +160,13 @@ void register_bench_frame(CLI::App& bench) {
   cmd->add_option("--select", options->select,
                   "Select the first slice (by start) of this name: frames draw its arrows and the details panel");
   cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
+  cmd->add_option("--heatmap", options->heatmap, "A job: with the Heatmap view shown, e.g. \"waits slowness\" (as the script's heatmap)");
   cmd->add_flag("--memory", options->memory, "With the Memory view under the timeline (its plot follows every zoom)");
   cmd->callback([options] {
     if (is_job_dir(options->file) || fleet::is_fleet_file(options->file)) {
       ImGuiIO& io = headless_context(options->width, options->height);
       size_t ranks = 0;
-      std::vector<double> ms = job_frames(options->file, io, ranks, options->expand);
+      std::vector<double> ms = job_frames(options->file, io, ranks, options->expand, options->heatmap);
       ImGui::DestroyContext();
       if (ms.empty()) {
         exit_code = 1;

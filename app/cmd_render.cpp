@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -16,9 +17,11 @@
 #include "core/analysis/job_overview.h"
 #include "core/diff/trace_diff.h"
 #include "core/import/trace_loader.h"
+#include "core/present/rank_heatmap.h"
 #include "core/present/time_axis.h"
 #include "figures/cairo_output.h"
 #include "figures/diff_figure.h"
+#include "figures/heatmap_figure.h"
 #include "figures/ranks_figure.h"
 #include "figures/timeline_figure.h"
 #include "figures/trace_figure.h"
@@ -29,7 +32,8 @@ namespace {
 struct RenderOptions {
   std::vector<std::string> traces;  // one, or CONTROL TEST for --view diff
   std::vector<std::string> job;     // --job: rank files of one job (--view ranks)
-  std::string align = "auto";       // --view ranks: the job clock, as report --align
+  std::string align = "auto";       // --view ranks/heatmap: the job clock, as report --align
+  std::string order = "rank";       // --view heatmap: rows by rank, node or slowness
   std::string output, range, tracks, title;
   std::string view, theme = "paper";  // view "": ranks for a job, else timeline
   float width = 0;
@@ -115,39 +119,62 @@ int render_diff(const RenderOptions& o, fig::Format format, const fig::Style& st
   return 0;
 }
 
+// A job (a folder, --job FILES) or a fleet file, opened for a figure of its ranks: the job, its
+// overview on the clock --align asks, the name for its title, and a fleet's nodes.
+struct OpenedJob {
+  std::unique_ptr<Job> job;
+  analysis::JobOverview overview;
+  std::string named;
+  std::map<int64_t, int64_t> node_of_rank;
+};
+
+// Null job (said on stderr, `rc` set) when the argument is neither a job nor a fleet.
+OpenedJob open_job_for_figure(const RenderOptions& o, int& rc) {
+  OpenedJob out;
+  std::string dir_arg = o.traces.empty() ? "" : o.traces[0];
+  bool fleet_file = o.job.empty() && fleet::is_fleet_file(dir_arg);
+  if (o.job.empty() && !is_job_dir(dir_arg) && !fleet_file) {
+    rc = usage("--view " + o.view + " draws a job: sightline render DIR|RUN.slfleet --view " + o.view +
+               " -o FIG, or --job A B ... --view " + o.view);
+    return out;
+  }
+  rc = 1;
+  analysis::CollectiveOptions aligned;
+  aligned.align = align_named(o.align);
+  if (fleet_file) {  // the same figure from the rank summaries alone, named as its folder
+    fleet::Fleet f;
+    if (!open_fleet_for_cli(dir_arg, f, "render")) return out;
+    out.job = fleet::job_of_fleet(f);
+    out.overview = fleet::overview_of_fleet(f, aligned);
+    out.node_of_rank = fleet::node_of_ranks(f);
+    dir_arg = f.source;
+  } else {
+    out.job = open_job(dir_arg, o.job);
+    if (!out.job) return out;
+    out.overview = analysis::build_job_overview(*out.job, aligned);
+  }
+  std::filesystem::path dir = std::filesystem::path(dir_arg).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  std::string named = o.job.empty() ? dir.filename().string() : std::to_string(out.job->ranks.size()) + " ranks";
+  out.named = o.title.empty() ? named : o.title;
+  return out;
+}
+
 // `sightline render DIR --view ranks`: the job's rank overview with the straggler bars. Failed
 // ranks are drawn as failed; the figure is still written, and the exit status is 1 (as info/report).
 int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& style, TimeNs start, TimeNs end,
                  std::chrono::steady_clock::time_point started) {
-  std::string dir_arg = o.traces.empty() ? "" : o.traces[0];
-  bool fleet_file = o.job.empty() && fleet::is_fleet_file(dir_arg);
-  if (o.job.empty() && !is_job_dir(dir_arg) && !fleet_file)
-    return usage("--view ranks draws a job: sightline render DIR --view ranks -o FIG, or --job A B ... --view ranks");
-  analysis::CollectiveOptions aligned;
-  aligned.align = align_named(o.align);
-  std::unique_ptr<Job> job;
-  analysis::JobOverview overview;
-  if (fleet_file) {  // the same figure from the rank summaries alone, named as its folder
-    fleet::Fleet f;
-    if (!open_fleet_for_cli(dir_arg, f, "render")) return 1;
-    job = fleet::job_of_fleet(f);
-    overview = fleet::overview_of_fleet(f, aligned);
-    dir_arg = f.source;
-  } else {
-    job = open_job(dir_arg, o.job);
-    if (!job) return 1;
-    overview = analysis::build_job_overview(*job, aligned);
-  }
+  int rc = 0;
+  OpenedJob opened = open_job_for_figure(o, rc);
+  if (!opened.job) return rc;
+  const analysis::JobOverview& overview = opened.overview;
   fig::RanksFigureOptions options;
   options.start = start, options.end = end;
-  std::filesystem::path dir = std::filesystem::path(dir_arg).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
-  std::string named = o.job.empty() ? dir.filename().string() : std::to_string(job->ranks.size()) + " ranks";
-  options.title = o.title.empty() ? named : o.title;
+  options.title = opened.named;
   fig::Scene scene;
   fig::RanksFigureStats stats;
   std::string error;
-  bool built = fig::ranks_figure(*job, overview, style, options, scene, stats, error);
+  bool built = fig::ranks_figure(*opened.job, overview, style, options, scene, stats, error);
   if (!figure_written(built, scene, o, format, error)) return 1;
   if (!o.quiet)
     report(o, scene,
@@ -158,13 +185,42 @@ int render_ranks(const RenderOptions& o, fig::Format format, const fig::Style& s
   return stats.failed ? 1 : 0;
 }
 
+// `sightline render DIR|RUN.slfleet --view heatmap`: ranks × steps of iteration time and ranks ×
+// collectives of wait. Failed ranks have no row; the exit status is then 1, as for --view ranks.
+int render_heatmap(const RenderOptions& o, fig::Format format, const fig::Style& style,
+                   std::chrono::steady_clock::time_point started) {
+  fig::HeatmapFigureOptions options;
+  if (!present::row_order_named(o.order, options.order)) return usage("--order wants rank, node or slowness, got '" + o.order + "'");
+  int rc = 0;
+  OpenedJob opened = open_job_for_figure(o, rc);
+  if (!opened.job) return rc;
+  options.title = opened.named;
+  options.node_of_rank = opened.node_of_rank;
+  fig::Scene scene;
+  fig::HeatmapFigureStats stats;
+  std::string error;
+  bool built = fig::heatmap_figure(opened.overview, style, options, scene, stats, error);
+  if (!figure_written(built, scene, o, format, error)) return 1;
+  size_t failed = opened.job->ranks.size() - stats.ranks;
+  if (!o.quiet)
+    report(o, scene,
+           " (" + std::to_string(stats.ranks) + " ranks in " + std::to_string(stats.row_bands) + " row bands, " +
+               std::to_string(failed) + " failed, " + std::to_string(stats.steps) + " steps, " +
+               std::to_string(stats.collectives) + " collectives, " + std::to_string(stats.cells) + " cell runs)",
+           started);
+  return failed ? 1 : 0;
+}
+
 int render(RenderOptions o) {
   auto started = std::chrono::steady_clock::now();
   bool job = !o.job.empty() || (o.traces.size() == 1 && (is_job_dir(o.traces[0]) || fleet::is_fleet_file(o.traces[0])));
   if (o.view.empty()) o.view = job ? "ranks" : "timeline";  // a job folder draws its rank overview
   if (!o.job.empty() && !o.traces.empty()) return usage("--job names the rank files; give no TRACE with it");
-  if (job && o.view != "ranks") return usage("a job (a folder, or --job) draws its rank overview (--view ranks), not --view " + o.view);
-  if (o.align != "auto" && o.view != "ranks") return usage("--align is for a job's rank overview (--view ranks)");
+  bool job_view = o.view == "ranks" || o.view == "heatmap";
+  if (job && !job_view)
+    return usage("a job (a folder, or --job) draws its rank overview (--view ranks) or heatmaps (--view heatmap), not --view " + o.view);
+  if (o.align != "auto" && !job_view) return usage("--align is for a job's rank overview (--view ranks) or heatmaps (--view heatmap)");
+  if (o.order != "rank" && o.view != "heatmap") return usage("--order is for --view heatmap");
   fig::Format format;
   if (!fig::format_from_path(o.output, format)) return usage("-o wants a .svg, .pdf or .png file, got '" + o.output + "'");
   fig::FigureTheme theme;
@@ -188,6 +244,7 @@ int render(RenderOptions o) {
   fig::Style style = fig::make_style(theme, o.width);
   if (o.view == "diff") return render_diff(o, format, style, start, end, started);
   if (o.view == "ranks") return render_ranks(o, format, style, start, end, started);
+  if (o.view == "heatmap") return render_heatmap(o, format, style, started);
 
   CliTrace opened;
   if (!load(o.traces[0], opened)) return 1;
@@ -200,7 +257,7 @@ int render(RenderOptions o) {
   std::string title = o.title.empty() ? fig::trace_title(o.traces[0]) : o.title;
 
   if (!fig::is_trace_view(o.view))
-    return usage("--view wants timeline, histogram, breakdown, idle, roofline, memory, critical-path, diff or ranks; got '" + o.view + "'");
+    return usage("--view wants timeline, histogram, breakdown, idle, roofline, memory, critical-path, diff, ranks or heatmap; got '" + o.view + "'");
   fig::TraceFigureRequest request;
   request.view = o.view, request.start = start, request.end = end, request.tracks = o.tracks, request.title = title;
   request.max_depth = o.max_depth, request.top = o.top, request.instance = o.instance, request.annotation = o.annotation;
@@ -219,9 +276,11 @@ void register_render(CLI::App& app) {
                                  "Write a figure (SVG, PDF or PNG) of a trace or memory snapshot: timeline, histogram, breakdown, idle, roofline, memory, critical-path; or of two "
                                  "runs compared (--view diff)");
   auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder or a fleet file (.slfleet; draw --view ranks)")->expected(0, 2);
+  cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder or a fleet file (.slfleet; draw --view ranks or heatmap)")->expected(0, 2);
   cmd->add_option("--job", o->job, "Rank trace files of one job (instead of a folder): its rank overview");
-  cmd->add_option("--align", o->align, "Job clocks for --view ranks: collectives, none or auto (default), as report --align")
+  cmd->add_option("--order", o->order, "Rows of --view heatmap: rank (default), node (a fleet's nodes) or slowness (largest total first)")
+      ->check(CLI::IsMember({"rank", "node", "slowness"}));
+  cmd->add_option("--align", o->align, "Job clocks for --view ranks and heatmap: collectives, none or auto (default), as report --align")
       ->check(CLI::IsMember({"auto", "collectives", "none"}));
   cmd->add_option("-o,--output", o->output, "Figure file: .svg, .pdf or .png")->required();
   cmd->add_option("--range", o->range,
@@ -235,7 +294,7 @@ void register_render(CLI::App& app) {
   cmd->add_option("--iteration-a", o->iteration_a, "diff: ProfilerStep number of A to compare (as sightline diff)");
   cmd->add_option("--iteration-b", o->iteration_b, "diff: ProfilerStep number of B to compare (as sightline diff)");
   cmd->add_option("--tracks", o->tracks, "Rows whose label (or raw ids, \"tid 1234\") contains PATTERN (case-insensitive) or matches it as a regex");
-  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), memory (allocated/reserved, the peak), critical-path, diff, ranks (a job: its default)");
+  cmd->add_option("--view", o->view, "timeline (default), histogram, breakdown, idle, roofline (CUPTI counters), memory (allocated/reserved, the peak), critical-path, diff, ranks (a job: its default), heatmap (a job: ranks × steps and × collectives)");
   cmd->add_option("--width", o->width, "Figure width in px (default: paper 640, light/dark 1200)");
   cmd->add_option("--scale", o->scale, "PNG pixels per px, e.g. 2 for slides (default 1)");
   cmd->add_option("--theme", o->theme, "paper (default), light or dark");

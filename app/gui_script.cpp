@@ -417,7 +417,7 @@ Outcome cmd_waitlive(Call& c) {
 
 // --- the job tab ---------------------------------------------------------------------------
 
-// collective, expand, collapse, focus, ranksort, rankselect, align, jobinsight, jobexport: the job view parses
+// collective, expand, collapse, focus, ranksort, rankselect, align, jobinsight, heatmap, heatmapcell, jobexport: the job view parses
 // the arguments (JobView::command); its errors (a rank not in the job, ...) exit 1.
 Outcome cmd_job(Call& c) {
   std::istringstream again(c.line);
@@ -445,7 +445,7 @@ const Command kCommands[] = {
     {"open", "open PATH: open a trace, snapshot, Nsight report or job folder in a new tab, as File > Open does; the "
              "next command waits until it is loaded", Needs::Nothing, cmd_open},
     {"view", "view NAME: a panel tab (timeline, latency, patterns, idle, breakdown, insights, counters, critical-path; also "
-             "details, critical), diff: the diff tab, or in a job tab ranks|insights",
+             "details, critical), diff: the diff tab, or in a job tab ranks|insights|heatmap",
      Needs::Nothing, cmd_view},
     {"zoom", "zoom START END: show that time range", Needs::Trace, cmd_zoom},
     {"range", "range START END: select that time range (range statistics)", Needs::Trace, cmd_range},
@@ -494,6 +494,10 @@ const Command kCommands[] = {
      Needs::Job, cmd_job},
     {"jobinsight", "jobinsight N: open the job's Insights entry N (the Stragglers entry: focus its rank, select its worst "
                    "collective)", Needs::Job, cmd_job},
+    {"heatmap", "heatmap steps|waits [rank|node|slowness]: show the job's Heatmap view (iteration time per rank and step, or "
+                "wait per rank and collective), rows in that order", Needs::Job, cmd_job},
+    {"heatmapcell", "heatmapcell R C: a click on rank R's heatmap cell C (step, or collective index): focus the rank, frame "
+                    "the step or select the collective", Needs::Job, cmd_job},
     {"jobexport", "jobexport PATH: write the rank overview figure of the shown window (.svg, .pdf, .png), "
                   "as render DIR --view ranks", Needs::Job, cmd_job},
 };

@@ -49,6 +49,15 @@ const analysis::CollectiveInstance* worst_skew(const analysis::CollectiveAnalysi
 
 }  // namespace
 
+float begin_job_figure(const Style& s, const std::string& title, const std::string& what, Scene& scene) {
+  scene.width = s.width;
+  scene.background = s.background;
+  float y = s.pad + s.title;
+  std::string line = (title.empty() ? "" : title + " · ") + what;
+  scene.text(Role::Title, s.pad, y, fit_text(line, s.width - 2 * s.pad, s.title, true), s.title, s.ink, Anchor::Left, true);
+  return y;
+}
+
 bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& s, const RanksFigureOptions& o, Scene& scene,
                   RanksFigureStats& stats, std::string& error) {
   if (ov.ranks.empty()) {
@@ -60,12 +69,7 @@ bool ranks_figure(const Job& job, const analysis::JobOverview& ov, const Style& 
     error = "the range holds no time of the job (it ends at " + present::format_duration(double(ov.span)) + ")";
     return false;
   }
-  scene.width = s.width;
-  scene.background = s.background;
-  float y = s.pad + s.title;
-  std::string title = (o.title.empty() ? "" : o.title + " · ") + "ranks";
-  scene.text(Role::Title, s.pad, y, fit_text(title, s.width - 2 * s.pad, s.title, true), s.title, s.ink, Anchor::Left, true);
-  y += s.title * 0.9f + s.small;
+  float y = begin_job_figure(s, o.title, "ranks", scene) + s.title * 0.9f + s.small;
 
   size_t n = job.ranks.size();
   // Rows shrink with the rank count so that a figure stays about one page tall.

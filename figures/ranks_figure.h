@@ -22,6 +22,10 @@ struct RanksFigureStats {
   size_t ranks = 0, failed = 0, columns = 0, runs = 0;
 };
 
+// The start of a job's figure (ranks, heatmap): the page and "TITLE · WHAT" as its title line;
+// returns the title's baseline.
+float begin_job_figure(const Style& style, const std::string& title, const std::string& what, Scene& scene);
+
 // False with `error` when no rank loaded or the range holds no time.
 bool ranks_figure(const Job& job, const analysis::JobOverview& overview, const Style& style, const RanksFigureOptions& options,
                   Scene& scene, RanksFigureStats& stats, std::string& error);

@@ -85,6 +85,7 @@ void JobView::open_fleet(const std::string& path) {
       analysing_ = true;
       wake_();
       loaded->overview = fleet::overview_of_fleet(f);
+      loaded->node_of_rank = fleet::node_of_ranks(f);
       loaded->job = fleet::job_of_fleet(f);
     }
     std::lock_guard lock(mutex_);
@@ -169,6 +170,7 @@ void JobView::install(Loaded loaded) {
   }
   job_ = std::move(loaded.job);
   warnings_ = job_warnings(*job_);
+  node_of_rank_ = std::move(loaded.node_of_rank);
   install_overview(std::move(loaded.overview));
   timeline_.show_all();
   timeline_.empty_hint = "Click a rank's row above to expand its streams and threads here, on the job clock.";
@@ -212,6 +214,7 @@ void JobView::install_overview(analysis::JobOverview overview) {
   timeline_.set_data_range(0, std::max<TimeNs>(overview_.span, 1000));  // the job clock: "show all" frames every rank
   update_shifts();
   apply_highlights();
+  build_heatmaps();
 }
 
 int JobView::ov_index(int64_t rank) const {  // overview_.ranks is by rank
@@ -268,17 +271,23 @@ void JobView::draw(ImVec2 size) {
   timeline_.draw(ImVec2(ImGui::GetContentRegionAvail().x, timeline_h));
   ImGui::PopID();
   after_timeline_frame();
+  frame_pending_step();
   ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);
   if (ImGui::BeginTabBar("job analyses")) {
     if (ImGui::BeginTabItem("Ranks", nullptr, std::exchange(show_ranks_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
-      insights_active_ = false;
+      insights_active_ = heatmap_active_ = false;
       draw_ranks_table();
       ImGui::EndTabItem();
     }
     std::string insights = "Insights (" + std::to_string(insights_.size()) + ")###insights";
     if (ImGui::BeginTabItem(insights.c_str(), nullptr, std::exchange(show_insights_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
-      insights_active_ = true;
+      insights_active_ = true, heatmap_active_ = false;
       draw_insights();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Heatmap", nullptr, std::exchange(show_heatmap_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
+      heatmap_active_ = true, insights_active_ = false;
+      draw_heatmap();
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
@@ -287,9 +296,8 @@ void JobView::draw(ImVec2 size) {
 }
 
 bool JobView::show_view(const std::string& name) {
-  if (name == "ranks") show_ranks_ = true, show_insights_ = false;
-  else if (name == "insights") show_insights_ = true, show_ranks_ = false;
-  else return false;
+  show_ranks_ = name == "ranks", show_insights_ = name == "insights", show_heatmap_ = name == "heatmap";
+  if (!show_ranks_ && !show_insights_ && !show_heatmap_) return false;
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 
 #include "core/analysis/job_overview.h"
 #include "core/job/job.h"
+#include "core/present/rank_heatmap.h"
 #include "views/insights_model.h"
 #include "views/timeline_view.h"
 
@@ -55,10 +57,11 @@ public:
 
   void draw(ImVec2 size);
 
-  // The tab's lower views, by the script's `view` names: "ranks" (the Ranks table) and "insights".
-  static constexpr const char* kViewNames[] = {"ranks", "insights"};
+  // The tab's lower views, by the script's `view` names: "ranks" (the Ranks table), "insights"
+  // and "heatmap" (ranks × steps or × collectives, job_view_heatmap.cpp).
+  static constexpr const char* kViewNames[] = {"ranks", "insights", "heatmap"};
   bool show_view(const std::string& name);
-  const char* active_view() const { return insights_active_ ? "insights" : "ranks"; }
+  const char* active_view() const { return heatmap_active_ ? "heatmap" : insights_active_ ? "insights" : "ranks"; }
   TimelineView& timeline() { return timeline_; }  // the job clock's: the View menu's options act on it
 
   // A profile row (a rank's or an aggregated band's columns) as runs of equal columns: idle
@@ -102,7 +105,8 @@ public:
 
   // Automation (the script's job commands, listed in app/gui_script.cpp kCommands): `jobexport PATH`,
   // `align collectives|none|auto`, `collective N|next|prev|worst`, `expand R`, `collapse R`, `focus R`,
-  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R), `jobinsight N`.
+  // `ranksort COLUMN [asc|desc]`, `rankselect R NAME [N]` (selects a kernel of rank R), `jobinsight N`,
+  // `heatmap steps|waits [rank|node|slowness]`, `heatmapcell R C` (a click on rank R's cell C).
   // Returns "" or the error.
   std::string command(const std::string& command, const std::string& args);
   void write_state(JsonWriter& w) const;
@@ -115,6 +119,7 @@ private:
   struct Loaded {
     std::unique_ptr<Job> job;
     analysis::JobOverview overview;
+    std::map<int64_t, int64_t> node_of_rank;  // a fleet's nodes
     std::string error;
   };
   struct Span {  // one collective occurrence on one rank, job clock
@@ -234,6 +239,41 @@ private:
     double busy_ns = 0;  // the columns' busy × width, summed: the mean rank's GPU busy time
   } strip_;
   uint64_t overview_version_ = 0;  // bumped per installed overview
+
+  // The Heatmap view (job_view_heatmap.cpp): both matrices per installed overview, the bands as
+  // last drawn (rebinned when the kind, order, size or overview change), the clicked cell.
+  void build_heatmaps();
+  const present::HeatmapMatrix& shown_heatmap() const;
+  void rebin_heatmap(size_t max_rows, size_t max_columns);
+  void draw_heatmap();
+  bool open_heatmap_cell(int64_t rank, size_t column);
+  void frame_pending_step();
+  std::string heatmap_command(const std::string& command, const std::string& args);
+  void write_heatmap_state(JsonWriter& w) const;
+  struct HeatBandsKey {
+    bool waits = false;
+    present::RowOrder order = present::RowOrder::Rank;
+    size_t rows = 0, columns = 0;
+    uint64_t version = UINT64_MAX;
+    bool operator==(const HeatBandsKey&) const = default;
+  };
+  struct HeatCell {
+    int64_t rank = -1, column = -1;
+  };
+  std::map<int64_t, int64_t> node_of_rank_;
+  present::HeatmapMatrix heat_steps_, heat_waits_;
+  present::HeatmapBands heat_bands_;
+  HeatBandsKey heat_bands_key_;
+  struct HeatRun {
+    uint32_t row, c0, c1;  // band row, band columns [c0, c1)
+    ImU32 color;
+  };
+  std::vector<HeatRun> heat_runs_;  // of heat_bands_, by row
+  bool heat_waits_shown_ = false;
+  present::RowOrder heat_order_ = present::RowOrder::Rank;
+  ImVec4 heat_rect_{0, 0, 0, 0};    // the cells on screen last frame: x0, y0, x1, y1
+  HeatCell heat_clicked_, heat_pending_step_;
+  bool show_heatmap_ = false, heatmap_active_ = false;
 };
 
 }  // namespace sl::views

@@ -45,6 +45,7 @@ std::string JobView::command(const std::string& command, const std::string& args
       return "jobinsight wants an index below " + std::to_string(insights_.size()) + " (the job's Insights)";
     return "";
   }
+  if (command == "heatmap" || command == "heatmapcell") return heatmap_command(command, args);
   if (command == "jobexport") return args.empty() ? "jobexport wants a file (.pdf, .svg, .png)" : export_figure(args);
   if (command == "align") {
     std::string mode;
@@ -159,7 +160,9 @@ void JobView::write_state(JsonWriter& w) const {
   w.field("busy_ns", strip_.busy_ns).end_object();
   w.key("ranks_table").begin_array();
   for (int64_t r : table_order_) w.value(r);
-  w.end_array().end_object();
+  w.end_array();
+  write_heatmap_state(w);
+  w.end_object();
 }
 
 }  // namespace sl::views

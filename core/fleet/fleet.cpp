@@ -538,6 +538,14 @@ analysis::JobOverview overview_of_fleet(const Fleet& f, const analysis::Collecti
   return analysis::realign_job_overview(base, options);
 }
 
+std::map<int64_t, int64_t> node_of_ranks(const Fleet& f) {
+  Nodes nodes = assign_nodes(f);
+  std::map<int64_t, int64_t> out;
+  for (size_t i = 0; i < f.ranks.size(); ++i)
+    if (nodes.of_rank[i] >= 0) out.emplace(f.ranks[i].rank, nodes.of_rank[i]);
+  return out;
+}
+
 bool is_fleet_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   char magic[8] = {};

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,10 @@ bool read_fleet_file(const std::string& path, Fleet& out, std::string& error);
 // its path when the tab expands it.
 std::unique_ptr<Job> job_of_fleet(const Fleet& fleet);
 analysis::JobOverview overview_of_fleet(const Fleet& fleet, const analysis::CollectiveOptions& options = {});
+
+// The node of each rank the fleet could place (by --gpus-per-node, else by the traces' host), as
+// its nodes table groups them; empty when it groups none.
+std::map<int64_t, int64_t> node_of_ranks(const Fleet& fleet);
 
 // True when the file starts with the fleet magic (how the CLI tells a fleet from a trace).
 bool is_fleet_file(const std::string& path);
