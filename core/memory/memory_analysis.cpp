@@ -1,11 +1,11 @@
 #include "core/memory/memory_analysis.h"
 
 #include <algorithm>
-#include <bit>
 #include <compare>
 #include <map>
 #include <unordered_map>
 
+#include "core/store/flat_map.h"
 #include "core/text/format.h"
 
 namespace sl::memory {
@@ -69,60 +69,11 @@ struct DeviceKey {
   auto operator<=>(const DeviceKey&) const = default;
 };
 
-// Address → open block, with open addressing in one array: a snapshot pairs millions of
-// allocations with their frees, and a node-based map allocated a node per allocation (a third of
-// the analysis). Erased slots become tombstones; the table regrows (dropping them) when full.
-class OpenBlocks {
-public:
-  explicit OpenBlocks(size_t expected) { rebuild(std::max<size_t>(16, std::bit_ceil(expected * 2 + 1))); }
-  // The block open at `addr`, or nullptr.
-  uint32_t* find(uint64_t addr) {
-    size_t i = probe(addr);
-    return slots_[i].state == kUsed ? &slots_[i].block : nullptr;
-  }
-  void set(uint64_t addr, uint32_t block) {
-    if (uint32_t* b = find(addr)) return void(*b = block);
-    if ((used_ + dead_ + 1) * 2 > slots_.size()) rebuild(used_ * 4 > slots_.size() ? slots_.size() * 2 : slots_.size());
-    size_t i = hash(addr) & (slots_.size() - 1);
-    while (slots_[i].state == kUsed) i = (i + 1) & (slots_.size() - 1);
-    if (slots_[i].state == kDead) --dead_;
-    slots_[i] = {addr, block, kUsed};
-    ++used_;
-  }
-  void erase(uint64_t addr) {
-    size_t i = probe(addr);
-    if (slots_[i].state != kUsed) return;
-    slots_[i].state = kDead;
-    --used_, ++dead_;
-  }
-
-private:
-  static constexpr uint8_t kEmpty = 0, kUsed = 1, kDead = 2;
-  struct Slot {
-    uint64_t addr = 0;
-    uint32_t block = 0;
-    uint8_t state = kEmpty;
-  };
-  static size_t hash(uint64_t addr) {
-    uint64_t h = addr * 0x9E3779B97F4A7C15ull;
-    return size_t(h ^ (h >> 29));
-  }
-  // The slot holding `addr`, or the empty slot that ends its probe.
-  size_t probe(uint64_t addr) const {
-    size_t mask = slots_.size() - 1, i = hash(addr) & mask;
-    while (slots_[i].state != kEmpty && !(slots_[i].state == kUsed && slots_[i].addr == addr)) i = (i + 1) & mask;
-    return i;
-  }
-  void rebuild(size_t size) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(size, Slot{});
-    used_ = dead_ = 0;
-    for (const Slot& s : old)
-      if (s.state == kUsed) set(s.addr, s.block);
-  }
-  std::vector<Slot> slots_;
-  size_t used_ = 0, dead_ = 0;
+struct AddressHash {
+  size_t operator()(uint64_t addr) const { return mix_bits(addr); }
 };
+// Address → the block open there (row of MemoryAnalysis::blocks).
+using OpenBlocks = FlatMap<uint64_t, uint32_t, AddressHash>;
 
 bool changes_allocated(MemoryAction a) { return a == MemoryAction::Alloc || a == MemoryAction::Free; }
 bool changes_reserved(MemoryAction a) {
@@ -259,7 +210,7 @@ MemoryAnalysis analyze_memory(const TraceStore& store, const MemoryOptions& opti
           b.pre_existing = m.flags[i] & kMemoryPreExisting;
           b.context = context_of(i);
           if (b.pre_existing && b.context == 0) b.context = kBeforeTraceContext;
-          open.set(m.addr[i], uint32_t(out.blocks.size()));
+          open.assign(m.addr[i], uint32_t(out.blocks.size()));
           out.blocks.push_back(b);
         } else if (a == MemoryAction::Free) {
           if (uint32_t* open_block = open.find(m.addr[i])) {

@@ -9,6 +9,7 @@
 
 #include "core/import/common/file_reader.h"
 #include "core/import/memory_snapshot/pickle.h"
+#include "core/store/flat_map.h"
 
 namespace sl {
 
@@ -43,47 +44,11 @@ struct DeviceAddr {
   bool operator==(const DeviceAddr&) const = default;
 };
 
-// A set of (device, address) with open addressing in one array: a snapshot frees and allocates
-// millions of blocks, and a node-based set allocated once per address (a tenth of the load).
-class DeviceAddrSet {
-public:
-  explicit DeviceAddrSet(size_t expected) {
-    size_t n = 16;
-    while (n < expected * 2) n *= 2;
-    slots_.assign(n, Slot{});
-  }
-  bool contains(const DeviceAddr& k) const { return slots_[find(k)].used; }
-  bool insert(const DeviceAddr& k) {  // false when already there
-    size_t i = find(k);
-    if (slots_[i].used) return false;
-    slots_[i] = {k, true};
-    if (++size_ * 2 > slots_.size()) grow();
-    return true;
-  }
-
-private:
-  struct Slot {
-    DeviceAddr key{0, 0};
-    bool used = false;
-  };
-  static size_t hash(const DeviceAddr& k) {
-    uint64_t h = (k.addr ^ (uint64_t(uint32_t(k.device)) << 48)) * 0x9E3779B97F4A7C15ull;
-    return size_t(h ^ (h >> 29));
-  }
-  size_t find(const DeviceAddr& k) const {
-    size_t mask = slots_.size() - 1, i = hash(k) & mask;
-    while (slots_[i].used && !(slots_[i].key == k)) i = (i + 1) & mask;
-    return i;
-  }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    for (const Slot& s : old)
-      if (s.used) slots_[find(s.key)] = s;
-  }
-  std::vector<Slot> slots_;
-  size_t size_ = 0;
+struct DeviceAddrHash {
+  size_t operator()(const DeviceAddr& k) const { return mix_bits(k.addr ^ (uint64_t(uint32_t(k.device)) << 48)); }
 };
+// (device, address) pairs: a snapshot frees and allocates millions of blocks.
+using DeviceAddrSet = FlatMap<DeviceAddr, bool, DeviceAddrHash>;
 
 class SnapshotMapper {
 public:
@@ -225,9 +190,9 @@ private:
     for (const Entry& e : entries) {
       const MemoryEvents::Row& r = e.row;
       DeviceAddr key{r.device_id, r.addr};
-      if (r.action == MemoryAction::Alloc) allocated.insert(key);
+      if (r.action == MemoryAction::Alloc) allocated.insert(key, true);
       if ((r.action == MemoryAction::Free || r.action == MemoryAction::FreeRequested) && !allocated.contains(key) &&
-          pre.insert(key)) {
+          pre.insert(key, true)) {
         Entry p = e;
         p.row.action = MemoryAction::Alloc;
         p.row.bytes = std::abs(r.bytes);
@@ -253,7 +218,7 @@ private:
           std::string_view st = state == kMissing ? std::string_view() : doc_.str(state);
           if (st != "active_allocated" && st != "active_pending_free") continue;
           DeviceAddr key{device, uint64_t(int_field(b, "address", 0))};
-          if (allocated.contains(key) || !pre.insert(key)) continue;
+          if (allocated.contains(key) || !pre.insert(key, true)) continue;
           Entry p;
           p.row.action = MemoryAction::Alloc;
           p.row.addr = key.addr;
