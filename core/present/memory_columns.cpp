@@ -161,15 +161,4 @@ int64_t ContextBands::largest_block_at(size_t band, TimeNs t) const {
   return best;
 }
 
-ContextColumns context_columns(const MemoryAnalysis& analysis, const DeviceMemory& device, TimeNs t0, TimeNs t1, int columns,
-                               size_t max_bands) {
-  return ContextBands(analysis, device, max_bands).columns(t0, t1, columns);
-}
-
-std::vector<MemoryColumn> memory_columns(const DeviceMemory& device, TimeNs t0, TimeNs t1, int columns) {
-  std::vector<double> allocated, reserved;
-  for (const MemoryPoint& p : device.timeline) allocated.push_back(double(p.allocated)), reserved.push_back(double(p.reserved));
-  return column_maxima(device, RangeMinMax(allocated), RangeMinMax(reserved), t0, t1, columns);
-}
-
 }  // namespace sl::present

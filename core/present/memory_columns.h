@@ -70,9 +70,4 @@ private:
   RangeMinMax allocated_max_, reserved_max_;
 };
 
-// One-off forms of the above (tests, figures): build the index, answer one range.
-ContextColumns context_columns(const memory::MemoryAnalysis& analysis, const memory::DeviceMemory& device, TimeNs t0, TimeNs t1,
-                               int columns, size_t max_bands = 8);
-std::vector<MemoryColumn> memory_columns(const memory::DeviceMemory& device, TimeNs t0, TimeNs t1, int columns);
-
 }  // namespace sl::present

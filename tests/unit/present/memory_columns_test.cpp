@@ -31,7 +31,7 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   const memory::DeviceMemory& d = a.devices[0];
   TimeNs origin = store->memory.ts[0] - 10'000;  // the trace's t = 0 µs on the store's clock
   // Ten columns of 10 µs over [0, 100) µs: middles at 5, 15, ..., 95 µs.
-  auto cols = present::context_columns(a, d, origin, origin + 100'000, 10, 1);
+  auto cols = present::ContextBands(a, d, 1).columns(origin, origin + 100'000, 10);
   REQUIRE(cols.band_count() == 2);  // the largest at the peak (aten::add) and "the rest"
   CHECK(store->strings.view(cols.bands[0]) == "aten::add");
   CHECK(cols.bands[1] == present::kOtherContexts);
@@ -44,7 +44,7 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   CHECK(cols.at(5, 0) == 0);
   CHECK(total(9) == 300);  // live at the end
   CHECK(cols.max_total == 400);
-  auto lines = present::memory_columns(d, origin, origin + 100'000, 10);
+  auto lines = present::ContextBands(a, d).lines(origin, origin + 100'000, 10);
   REQUIRE(lines.size() == 10);
   CHECK(lines[0].allocated == 0);
   CHECK(lines[1].allocated == 100);
@@ -59,14 +59,14 @@ TEST_CASE("memory columns: context bands sample each column's middle; allocated 
   REQUIRE(b >= 0);
   CHECK(a.blocks[size_t(b)].size == 300);
   CHECK(bands.largest_block_at(0, origin + 25'000) == -1);
-  // The index answers as the one-off form, range after range.
+  // An index asked range after range answers as a fresh one (it keeps no state between ranges).
   for (int n : {1, 7, 10, 333}) {
     auto again = bands.columns(origin, origin + 100'000, n);
-    auto once = present::context_columns(a, d, origin, origin + 100'000, n, 1);
+    auto once = present::ContextBands(a, d, 1).columns(origin, origin + 100'000, n);
     CHECK(again.bytes == once.bytes);
   }
   // Zoomed into [20, 30) µs in 5 columns: aten::mm from the first column on.
-  auto zoom = present::context_columns(a, d, origin + 20'000, origin + 30'000, 5, 8);
+  auto zoom = present::ContextBands(a, d, 8).columns(origin + 20'000, origin + 30'000, 5);
   CHECK(zoom.band_count() == 3);  // the two live at the peak (aten::add, aten::mm), then the rest (aten::empty)
   for (int c = 0; c < 5; ++c) {
     int64_t sum = 0;
@@ -84,7 +84,7 @@ TEST_CASE("memory columns: bytes the totals count and no block explains stack as
   ]})");
   memory::MemoryAnalysis a = memory::analyze_memory(*store);
   REQUIRE(a.devices.size() == 1);
-  auto cols = present::context_columns(a, a.devices[0], 0, 20'000, 4, 8);  // middles at 2.5, 7.5, 12.5, 17.5 µs
+  auto cols = present::ContextBands(a, a.devices[0], 8).columns(0, 20'000, 4);  // middles at 2.5, 7.5, 12.5, 17.5 µs
   size_t before = cols.band_of(memory::kBeforeTraceContext);
   REQUIRE(before < cols.band_count());
   CHECK(cols.bands[before] == memory::kBeforeTraceContext);
@@ -100,10 +100,10 @@ TEST_CASE("memory columns: empty ranges and no columns give empty results, not a
   auto store = test::load_ok(kTrace);
   memory::MemoryAnalysis a = memory::analyze_memory(*store);
   const memory::DeviceMemory& d = a.devices[0];
-  CHECK(present::context_columns(a, d, 10, 10, 100).bytes.empty());
-  CHECK(present::context_columns(a, d, 0, 100, 0).bytes.empty());
-  CHECK(present::memory_columns(d, 5, 5, 10).size() == 10);
-  CHECK(present::memory_columns(d, 0, 100, -3).empty());
+  CHECK(present::ContextBands(a, d).columns(10, 10, 100).bytes.empty());
+  CHECK(present::ContextBands(a, d).columns(0, 100, 0).bytes.empty());
+  CHECK(present::ContextBands(a, d).lines(5, 5, 10).size() == 10);
+  CHECK(present::ContextBands(a, d).lines(0, 100, -3).empty());
 }
 
 }  // namespace sl
