@@ -35,12 +35,14 @@ OpenedTrace open_trace(const std::string& path, const LoadOptions& options, cons
     if (auto cached = read_cache_entry(cache, *key, stem, out.notices)) {
       out.loaded = std::move(*cached);
       present_as_loaded(out.loaded, path);
+      if (options.pack_slices) out.loaded.store->pack_slice_columns();
       out.origin = TraceOrigin::Cache;
       out.cache_entry = cache_snapshot_path(cache, stem);
       return out;
     }
   }
   out.loaded = load_trace(path, options);
+  if (options.pack_slices && out.loaded.ok()) out.loaded.store->pack_slice_columns();
   if (!key || !out.loaded.ok()) return out;
   out.cache_entry = cache_snapshot_path(cache, cache_entry_stem(key->path));
   if (!write_now) {

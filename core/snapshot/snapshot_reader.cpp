@@ -69,8 +69,8 @@ public:
     return {take(n), n};
   }
   void align(size_t to = 8) { take((to - pos_ % to) % to); }
-  template <class T>
-  void column(std::vector<T>& v) {
+  template <class T, class Alloc>
+  void column(std::vector<T, Alloc>& v) {
     uint64_t n = pod<uint64_t>();
     align();
     if (n > (bytes_.size() - pos_) / sizeof(T)) fail("column of " + std::to_string(n) + " elements runs past the section");

@@ -33,8 +33,8 @@ public:
   }
   void align(size_t to = 8) { out.resize((out.size() + to - 1) / to * to, '\0'); }
   // A column: its element count, then its bytes on an 8-byte boundary.
-  template <class T>
-  void column(const std::vector<T>& v) {
+  template <class T, class Alloc>
+  void column(const std::vector<T, Alloc>& v) {
     static_assert(std::is_trivially_copyable_v<T>);
     pod<uint64_t>(v.size());
     align();

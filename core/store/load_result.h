@@ -24,6 +24,10 @@ struct LoadOptions {
   std::function<void(const LoadProgress&)> on_progress;
   // Set to true from any thread to stop loading; load_trace then fails with `cancelled`.
   const std::atomic<bool>* cancel = nullptr;
+  // open_trace: every track's slice columns back to back once loaded (TraceStore::
+  // pack_slice_columns), for a reader of whole-trace columns (the Python module) to take them
+  // as they are; before the cache write starts, which reads the store from another thread.
+  bool pack_slices = false;
 };
 
 struct LoadError {

@@ -11,8 +11,8 @@
 namespace sl {
 
 // column[from + i] = old column[order[i]] for every i; `order` holds rows >= from.
-template <class T>
-void permute_from(std::vector<T>& column, size_t from, const std::vector<uint32_t>& order) {
+template <class T, class Alloc>
+void permute_from(std::vector<T, Alloc>& column, size_t from, const std::vector<uint32_t>& order) {
   std::vector<T> sorted;
   sorted.reserve(order.size());
   for (uint32_t row : order) sorted.push_back(column[row]);

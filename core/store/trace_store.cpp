@@ -198,8 +198,8 @@ uint64_t TraceStore::launch_link_count() const { return launch_links_; }
 uint64_t TraceStore::gpu_activity_count() const { return gpu_activities_; }
 uint64_t TraceStore::kernel_count() const { return kernels_; }
 
-template <class T>
-static size_t bytes_of(const std::vector<T>& v) {
+template <class T, class Alloc>
+static size_t bytes_of(const std::vector<T, Alloc>& v) {
   return v.capacity() * sizeof(T);
 }
 
@@ -368,7 +368,7 @@ void TraceStore::index_launch_flows() {
   auto each_launched = [&](bool on_gpu, auto visit) {
     for (uint32_t t = 0; t < tracks.size(); ++t) {
       if ((tracks[t].kind == TrackKind::GpuStream) != on_gpu) continue;
-      const std::vector<uint32_t>& corr = tracks[t].slices.corr;
+      const Column<uint32_t>& corr = tracks[t].slices.corr;
       for (uint32_t row = 0; row < corr.size(); ++row)
         if (corr[row] != kNone && correlations[corr[row]].launch.valid()) visit(t, row, corr[row]);
     }

@@ -175,6 +175,18 @@ public:
   // Bytes held by columns and indexes, not counting the args blocks.
   size_t store_bytes() const;
 
+  // Every track's slice columns as one array per column: the tracks' rows back to back, in track
+  // order. pack_slice_columns() moves the rows so (one column at a time: the peak is the store
+  // and one column); packed_slices() is empty until then, or once a track has grown since.
+  struct PackedSlices {
+    std::span<const TimeNs> start, dur;
+    std::span<const StringId> name, cat;
+    std::span<const uint32_t> corr;
+    std::span<const uint16_t> depth, lane;
+  };
+  void pack_slice_columns();
+  std::optional<PackedSlices> packed_slices() const;
+
   // Sorting, nesting, correlation resolution, indexes. Call after appending. With
   // `launch_flow_cat`, each GPU activity whose correlation has a launch also gets a flow of that
   // category from the launch, indexed by endpoint (add_launch_flows).

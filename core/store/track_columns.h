@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/store/column.h"
 #include "core/store/string_pool.h"
 
 namespace sl {
@@ -21,17 +22,18 @@ struct SliceRef {
   friend auto operator<=>(SliceRef, SliceRef) = default;
 };
 
-// Per-track slice columns, sorted by (start, longer first) after finalize().
+// Per-track slice columns, sorted by (start, longer first) after finalize(). Column (column.h) is a
+// std::vector that TraceStore::pack_slice_columns can place with every other track's rows.
 struct SliceColumns {
-  std::vector<TimeNs> start;      // ns since trace start
-  std::vector<TimeNs> dur;        // ns, >= 0
-  std::vector<StringId> name;
-  std::vector<StringId> cat;
-  std::vector<uint32_t> parent;   // row of the enclosing slice in this track, or kNone
-  std::vector<uint32_t> args;     // row in TraceStore's args table, or kNone
-  std::vector<uint32_t> corr;     // row in TraceStore's correlation table, or kNone
-  std::vector<uint16_t> depth;    // nesting depth within its lane group
-  std::vector<uint16_t> lane;     // lane group: 0 nests cleanly, >0 holds partial overlaps
+  Column<TimeNs> start;      // ns since trace start
+  Column<TimeNs> dur;        // ns, >= 0
+  Column<StringId> name;
+  Column<StringId> cat;
+  Column<uint32_t> parent;   // row of the enclosing slice in this track, or kNone
+  Column<uint32_t> args;     // row in TraceStore's args table, or kNone
+  Column<uint32_t> corr;     // row in TraceStore's correlation table, or kNone
+  Column<uint16_t> depth;    // nesting depth within its lane group
+  Column<uint16_t> lane;     // lane group: 0 nests cleanly, >0 holds partial overlaps
 
   size_t size() const { return start.size(); }
   TimeNs end(size_t row) const { return start[row] + dur[row]; }

@@ -3,6 +3,8 @@
 // the Trace, so a view outlives every other reference to it), fresh arrays for derived ones.
 #include "python/binding/binding.h"
 
+#include <numeric>
+
 namespace sl::python {
 namespace {
 
@@ -21,24 +23,60 @@ void check_track(const TraceHandle& t, uint32_t track) {
                           std::to_string(t.store->tracks.size()) + " tracks)");
 }
 
-// One track's slice columns as views; `correlation` (the id, -1 for none) is derived.
+// Slice columns as views on the store's arrays (one track's, or the whole packed trace's);
+// `correlation` is the row in the correlation table (kNone: none), which Python shows as the id.
+py::dict slice_view_columns(py::object self, std::span<const TimeNs> start, std::span<const TimeNs> dur,
+                            std::span<const StringId> name, std::span<const StringId> cat,
+                            std::span<const uint16_t> depth, std::span<const uint16_t> lane,
+                            std::span<const uint32_t> corr) {
+  py::dict d;
+  d["start_ns"] = read_only_view(start, self);
+  d["dur_ns"] = read_only_view(dur, self);
+  d["name"] = read_only_view(name, self);
+  d["category"] = read_only_view(cat, self);
+  d["depth"] = read_only_view(depth, self);
+  d["lane"] = read_only_view(lane, self);
+  d["correlation"] = read_only_view(corr, self);
+  return d;
+}
+
 py::dict slice_columns(py::object self, uint32_t track) {
   const TraceHandle& t = self.cast<const TraceHandle&>();
   check_track(t, track);
   const SliceColumns& c = t.store->slices(track);
-  py::dict d;
-  d["start_ns"] = read_only_view(c.start, self);
-  d["dur_ns"] = read_only_view(c.dur, self);
-  d["name"] = read_only_view(c.name, self);
-  d["category"] = read_only_view(c.cat, self);
-  d["depth"] = read_only_view(c.depth, self);
-  d["lane"] = read_only_view(c.lane, self);
-  d["parent"] = read_only_view(c.parent, self);
-  d["args"] = read_only_view(c.args, self);
-  py::array_t<int64_t> ids(py::ssize_t(c.size()));
-  int64_t* id = ids.mutable_data();
-  for (size_t i = 0; i < c.size(); ++i) id[i] = c.corr[i] == kNone ? -1 : t.store->correlations[c.corr[i]].id;
-  d["correlation"] = ids;
+  py::dict d = slice_view_columns(self, c.start, c.dur, c.name, c.cat, c.depth, c.lane, c.corr);
+  d["parent"] = read_only_view(std::span<const uint32_t>(c.parent), self);
+  d["args"] = read_only_view(std::span<const uint32_t>(c.args), self);
+  return d;
+}
+
+// Every track's slices at once when the store is packed (TraceStore::packed_slices): the
+// columns as views, plus `track` (uint16 while the tracks fit, as slices() types it) and `row`
+// (derived); None when it is not packed.
+template <typename TrackNumber>
+py::array_t<TrackNumber> track_column(const TraceStore& store, size_t rows) {
+  py::array_t<TrackNumber> track{py::ssize_t(rows)};
+  TrackNumber* out = track.mutable_data();
+  for (uint32_t i = 0; i < store.tracks.size(); ++i) out = std::fill_n(out, store.slices(i).size(), TrackNumber(i));
+  return track;
+}
+
+py::object packed_slice_columns(py::object self) {
+  const TraceHandle& t = self.cast<const TraceHandle&>();
+  std::optional<TraceStore::PackedSlices> p = t.store->packed_slices();
+  if (!p) return py::none();
+  py::dict d = slice_view_columns(self, p->start, p->dur, p->name, p->cat, p->depth, p->lane, p->corr);
+  size_t rows = p->start.size();
+  if (t.store->tracks.size() <= 65536) d["track"] = track_column<uint16_t>(*t.store, rows);
+  else d["track"] = track_column<uint32_t>(*t.store, rows);
+  py::array_t<uint32_t> row{py::ssize_t(rows)};
+  uint32_t* out = row.mutable_data();
+  for (uint32_t i = 0; i < t.store->tracks.size(); ++i) {
+    size_t n = t.store->slices(i).size();
+    std::iota(out, out + n, 0u);
+    out += n;
+  }
+  d["row"] = row;
   return d;
 }
 
@@ -147,6 +185,13 @@ py::dict iterations(const TraceHandle& t) {
 void bind_columns(py::module_& m) {
   auto trace = py::reinterpret_borrow<py::class_<TraceHandle, std::shared_ptr<TraceHandle>>>(m.attr("Trace"));
   trace.def("slice_columns", &slice_columns, py::arg("track"), "One track's slice columns (read-only views).")
+      .def("packed_slice_columns", &packed_slice_columns, "Every track's slice columns as views, or None.")
+      .def("correlation_ids", [](const TraceHandle& t) {
+        std::vector<int64_t> ids;
+        ids.reserve(t.store->correlations.size());
+        for (const Correlation& c : t.store->correlations) ids.push_back(c.id);
+        return new_array(ids);
+      }, "The correlation table's ids, by row (the categories of the slices' correlation column).")
       .def("track_count", [](const TraceHandle& t) { return t.store->tracks.size(); })
       .def("rows_overlapping", [](const TraceHandle& t, uint32_t track, TimeNs t0, TimeNs t1) {
         check_track(t, track);

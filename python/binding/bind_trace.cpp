@@ -79,6 +79,7 @@ py::tuple load(const std::string& path, bool cache) {
   run_without_gil([&](const std::atomic<bool>& cancel) {
     LoadOptions options;
     options.cancel = &cancel;
+    options.pack_slices = true;  // slices() of every track: views, not a concatenation
     *opened = open_trace(path, options, cache ? process_cache_settings() : CacheSettings{});
   });
   const LoadResult& r = opened->loaded;

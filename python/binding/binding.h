@@ -58,7 +58,7 @@ void run_without_gil(const std::function<void(const std::atomic<bool>& cancel)>&
 
 // The Trace object behind `self` as the owner of numpy views over its store's arrays.
 template <typename T>
-py::array_t<T> read_only_view(const std::vector<T>& column, py::handle owner) {
+py::array_t<T> read_only_view(std::span<const T> column, py::handle owner) {
   py::array_t<T> view({py::ssize_t(column.size())}, {py::ssize_t(sizeof(T))}, column.data(), owner);
   py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return view;

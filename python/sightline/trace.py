@@ -30,6 +30,7 @@ class Trace:
         self._core = core
         self.mode = mode
         self._categories = None
+        self._correlations = None
         self._reports = {}
         self.cache_notices = []
 
@@ -105,14 +106,17 @@ class Trace:
 
     def slices(self, track=None, kind=None, t0=None, t1=None):
         """Slices as a DataFrame: start_ns, dur_ns, name and category (categoricals over the
-        trace's string pool), track, depth, lane, correlation (-1: none), row (in its track).
+        trace's string pool), track (uint16 up to 65,536 tracks), depth, lane, correlation (a
+        categorical over the trace's correlation ids; NaN: none), row (in its track).
 
         track   a track number or a list of them (default: every track)
         kind    "cpu", "gpu" or "async": only tracks of that kind
         t0, t1  only slices meeting [t0, t1) (ns since the trace start)
 
-        One whole track's start_ns, dur_ns, depth and lane are zero-copy, read-only views on
-        the store; more tracks or a time window make one copy of the rows asked for.
+        The whole trace (or one whole track): start_ns, dur_ns, depth, lane and the codes of
+        name, category and correlation are zero-copy, read-only views on the store, which lays
+        every track's columns out end to end in one block; only track and row are made. Some
+        tracks, or a time window, copy the rows asked for.
         """
         return self._slice_frame(self._pick_tracks(track, kind), t0, t1)
 
@@ -191,38 +195,72 @@ class Trace:
         return [t for t in picked if kinds[t] == kind]
 
     def _slice_frame(self, tracks, t0, t1, keep=None):
-        parts = []
-        for t in tracks:
-            c = self._core.slice_columns(t)
-            c["track"] = np.full(len(c["start_ns"]), t, dtype=np.uint32)
-            c["row"] = np.arange(len(c["start_ns"]), dtype=np.uint32)
-            mask = self._window(t, c, t0, t1)
-            if keep is not None:
-                kept = keep(c)
-                mask = kept if mask is None else mask & kept
-            if mask is not None:
-                c = {k: v[mask] for k, v in c.items()}
-            parts.append(c)
         columns = ("start_ns", "dur_ns", "name", "category", "track", "depth", "lane", "correlation", "row")
-        if len(parts) == 1:
-            merged = parts[0]  # one track: the store's own arrays
-        else:
-            merged = {k: np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64) for k in columns}
+        merged = self._packed_slices(tracks, t0, t1, keep)
+        if merged is None:
+            parts = [self._track_slices(t, t0, t1, keep) for t in tracks]
+            if len(parts) == 1:
+                merged = parts[0]  # one track: the store's own arrays
+            else:
+                merged = {k: np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64) for k in columns}
         data = {k: merged[k] for k in columns}
-        data["name"] = self._categorical(merged["name"]) if parts else self._categorical(np.empty(0, np.uint32))
-        data["category"] = self._categorical(merged["category"]) if parts else self._categorical(np.empty(0, np.uint32))
+        data["name"] = self._categorical(merged["name"])
+        data["category"] = self._categorical(merged["category"])
+        data["correlation"] = self._correlation_categorical(merged["correlation"])
         return frame_of_columns(data)
+
+    def _packed_slices(self, tracks, t0, t1, keep):
+        """Every track's slices from the store's packed columns (views; a filter copies only the
+        rows it keeps), or None for some tracks only, or a store whose columns are not packed."""
+        if len(tracks) != self._core.track_count() or list(tracks) != list(range(len(tracks))):
+            return None
+        c = self._core.packed_slice_columns()
+        if c is None:
+            return None
+        mask = None
+        if t0 is not None or t1 is not None:
+            mask = _meets(c["start_ns"], c["dur_ns"], t0, t1)
+        if keep is not None:
+            kept = keep(c)
+            mask = kept if mask is None else mask & kept
+        return c if mask is None else {k: v[mask] for k, v in c.items()}
+
+    def _track_slices(self, t, t0, t1, keep):
+        c = self._core.slice_columns(t)
+        c["track"] = np.full(len(c["start_ns"]), t, dtype=self._track_dtype())
+        c["row"] = np.arange(len(c["start_ns"]), dtype=np.uint32)
+        mask = self._window(t, c, t0, t1)
+        if keep is not None:
+            kept = keep(c)
+            mask = kept if mask is None else mask & kept
+        return c if mask is None else {k: v[mask] for k, v in c.items()}
 
     def _window(self, track, c, t0, t1):
         if t0 is None and t1 is None:
             return None
-        lo_t, hi_t = (0 if t0 is None else int(t0)), (_NO_END if t1 is None else int(t1))
-        first, last = self._core.rows_overlapping(track, lo_t, hi_t)
-        start, end = c["start_ns"], c["start_ns"] + c["dur_ns"]
-        mask = np.zeros(len(start), dtype=bool)
-        s, e = start[first:last], end[first:last]
-        mask[first:last] = (s < hi_t) & ((e > lo_t) | (s >= lo_t))
+        first, last = self._core.rows_overlapping(track, 0 if t0 is None else int(t0), _NO_END if t1 is None else int(t1))
+        mask = np.zeros(len(c["start_ns"]), dtype=bool)
+        mask[first:last] = _meets(c["start_ns"][first:last], c["dur_ns"][first:last], t0, t1)
         return mask
+
+    def _track_dtype(self):
+        return np.uint16 if self._core.track_count() <= 65536 else np.uint32
+
+    def _correlation_categorical(self, rows):
+        """The correlation ids of slices from their rows in the correlation table (kNone: no
+        correlation, NaN): a Categorical over the table's ids, whose codes are the rows as the
+        store holds them (no copy while the table has 32,768 ids or more)."""
+        if self._correlations is None:
+            ids = self._core.correlation_ids()
+            index = pd.Index(ids)
+            self._correlations = (index, None) if index.is_unique else _factorized(ids)
+        categories, remap = self._correlations
+        codes = np.asarray(rows)
+        if codes.dtype == np.uint32:
+            codes = codes.view(np.int32)  # table rows are below 2**31; kNone reads as -1: missing
+        if remap is not None:
+            codes = np.where(codes < 0, -1, remap[np.maximum(codes, 0)])
+        return pd.Categorical.from_codes(codes, categories=categories)
 
     def _categorical(self, ids):
         categories, remap = self._string_categories()
@@ -250,3 +288,16 @@ def _check_mode(mode):
     if mode not in ("sightline", "hta"):
         raise ValueError("mode wants 'sightline' or 'hta', got %r" % (mode,))
     return mode
+
+
+def _meets(start, dur, t0, t1):
+    """Slices meeting [t0, t1): starting before t1 and ending after t0 (a zero-length one at or
+    after t0 counts)."""
+    lo, hi = (0 if t0 is None else int(t0)), (_NO_END if t1 is None else int(t1))
+    return (start < hi) & ((start + dur > lo) | (start >= lo))
+
+
+def _factorized(ids):
+    """(distinct ids, row → code) for a correlation table holding one id on several rows."""
+    codes, uniques = pd.factorize(ids)
+    return pd.Index(uniques), codes

@@ -8,7 +8,8 @@ decompressed to a temporary folder first, as the record's figures are of uncompr
   report   Trace.report() (every table to DataFrames) vs `sightline report --no-cache --format
            json > file` minus `info` (the load), median of --repeat
 Then slices(): a synthetic trace of at least 1M slices (make_synthetic_trace tiling the control
-trace), all slices (a copy: one per track concatenated) and its largest track (zero-copy views).
+trace), all slices (views on the store's packed columns; track and row made) and its largest
+track (zero-copy views).
 
     PYTHONPATH=build/release/python /usr/bin/python3 tests/bench/bench_python.py \\
         --sightline build/release/app/sightline --make-synthetic build/release/tests/make_synthetic_trace
@@ -91,7 +92,7 @@ def bench_slices(make_synthetic, source, folder, repeat):
     rows = int(t.tracks()["slices"][biggest])
     every = median_seconds(t.slices, repeat)
     one = median_seconds(lambda: t.slices(track=biggest), repeat)
-    print("slices() of %d slices (%d tracks, copied into one frame): %.1f ms; one track of %d (zero-copy): %.1f ms"
+    print("slices() of %d slices (%d tracks, packed views): %.1f ms; one track of %d (zero-copy): %.1f ms"
           % (count, len(t.tracks()), every * 1e3, rows, one * 1e3))
     os.remove(out)
 

@@ -508,3 +508,52 @@ def test_ctrl_c_stops_a_load(tmp_path):
     words = r.stdout.split()
     assert words[0] == "interrupted", r.stdout
     assert float(words[1]) < float(words[3]), r.stdout  # stopped before a whole load's time
+
+
+SLICES_RSS = """
+import sys
+import numpy as np
+import sightline
+
+def rss_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+
+t = sightline.open(sys.argv[1], cache=False)
+loaded = rss_bytes()
+df = t.slices()
+after = rss_bytes()
+columns = t._core.packed_slice_columns()
+shared = [name for name in ("start_ns", "dur_ns", "depth", "lane")
+          if np.shares_memory(df[name].to_numpy(), columns[name])]
+shared += [name for name in ("name", "category", "correlation")
+           if np.shares_memory(df[name].array.codes, columns[name])]
+print(len(df), loaded, after, ",".join(shared))
+"""
+
+
+def test_slices_of_a_1gb_trace_add_under_a_tenth_to_the_process(tmp_path):
+    # Issue 37: the whole trace's slices are views on the store's packed columns; only the
+    # track and row columns are made (uint16 + uint32 a slice), so the DataFrame costs a small
+    # part of what the loaded store does.
+    make = os.environ.get("MAKE_SYNTHETIC_TRACE")
+    if not make:
+        pytest.skip("MAKE_SYNTHETIC_TRACE (tests/tools/make_synthetic_trace) not given")
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("under ASan the process's RSS is the sanitizer's shadow memory, not the store's")
+    big = tmp_path / "1gb.json"
+    subprocess.run([make, SAMPLE, str(big), "--bytes", "1000000000"], check=True, capture_output=True)
+    r = subprocess.run([sys.executable, "-c", SLICES_RSS, str(big)], capture_output=True, text=True, timeout=600)
+    big.unlink()
+    assert r.returncode == 0, r.stderr
+    rows, loaded, after, shared = r.stdout.split()
+    assert int(rows) > 1_000_000
+    # pandas narrows a categorical's codes to the fewest bytes its categories need, so the name
+    # and category codes (a few thousand strings) are int16 copies; correlation (one id per
+    # launch, well over 32,768 of them) keeps the store's int32 rows.
+    assert shared.split(",") == ["start_ns", "dur_ns", "depth", "lane", "correlation"]
+    added = int(after) - int(loaded)
+    print("slices() of %s rows: %d MB loaded, %d MB added" % (rows, int(loaded) >> 20, added >> 20))
+    assert added < 0.10 * int(after), "slices() added %d MB to a %d MB process" % (added >> 20, int(after) >> 20)

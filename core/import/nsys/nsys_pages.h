@@ -103,12 +103,12 @@ public:
   };
   // A column whose first `rows` rows are (or will be: finish() sizes the derived columns to the
   // input columns' rows) written.
-  template <class T>
-  static Column column(const std::vector<T>& v, size_t rows) {
+  template <class T, class Alloc>
+  static Column column(const std::vector<T, Alloc>& v, size_t rows) {
     return {reinterpret_cast<const char*>(v.data()), rows * sizeof(T), v.capacity() * sizeof(T), kAheadRows * sizeof(T)};
   }
-  template <class T>
-  static Column column(const std::vector<T>& v) { return column(v, v.size()); }
+  template <class T, class Alloc>
+  static Column column(const std::vector<T, Alloc>& v) { return column(v, v.size()); }
   // Loading thread (after each batch): the columns being appended to, as they are now.
   void publish(const std::vector<Column>& columns) {
     std::lock_guard lock(mutex_);

@@ -179,9 +179,9 @@ void NsysLoader::release_reserved() {
     builder_->release_unused(track);
     Track& t = store_->tracks[track];
     if (t.slices.parent.capacity() <= 2 * t.slices.size()) continue;
-    std::vector<uint32_t>().swap(t.slices.parent);
-    std::vector<uint16_t>().swap(t.slices.depth);
-    std::vector<uint16_t>().swap(t.slices.lane);
+    Column<uint32_t>().swap(t.slices.parent);
+    Column<uint16_t>().swap(t.slices.depth);
+    Column<uint16_t>().swap(t.slices.lane);
     std::vector<TimeNs>().swap(t.max_end_prefix);
   }
 }
