@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/report/trace_info.h"
+#include "core/store/cores.h"
 
 namespace sl::analysis {
 
@@ -111,7 +112,7 @@ Report run_report(const TraceStore& store, const ReportOptions& o) {
     }
   };
   std::thread beside;
-  if (o.threads != 1 && std::thread::hardware_concurrency() > 1) beside = std::thread(side);
+  if (o.threads != 1 && usable_cores() > 1) beside = std::thread(side);
   else side();
 
   // Sightline mode's coupling verdict reads the idle ledger: asking for coupling brings it along.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/report/trace_info.h"
+#include "core/store/cores.h"
 #include "core/text/json_writer.h"
 
 namespace sl {
@@ -169,7 +170,7 @@ JobRank load_rank(const std::string& path, const LoadOptions& options, const Cac
 }
 
 void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>& fn) {
-  if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (!threads) threads = usable_cores();
   threads = unsigned(std::min<size_t>(threads, n));
   std::atomic<size_t> next{0};
   auto worker = [&] {

@@ -5,6 +5,7 @@
 #include "core/snapshot/snapshot_format.h"
 #include "core/snapshot/snapshot_reader.h"
 #include "core/store/args_blocks.h"
+#include "core/store/cores.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -248,7 +249,7 @@ std::unique_ptr<TraceStore> parse_snapshot(std::string_view file, int fd) {
   // Sections 1-8 (the tracks' columns are most of it) here, 9-12 (correlations, indexes, args,
   // arg blocks) on the second core: they fill disjoint parts of the store, and only the arg
   // blocks depend on an earlier section (the args section's block table), in the same group.
-  bool parallel = file.size() >= kTwoThreadBytes;
+  bool parallel = file.size() >= kTwoThreadBytes && usable_cores() > 1;
   auto split = entries.begin() + (size_t(SectionId::Correlations) - 1);
   in_two(
       parallel, [&] { read_sections(file, {entries.begin(), split}, *store, state, fd); },

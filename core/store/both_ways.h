@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "core/store/cores.h"
+
 namespace sl {
 
 // Rows (slices, flow points) from which finishing a store uses a second thread: 256K, a store
@@ -40,7 +42,7 @@ template <class F, class G>
 void run_both(size_t rows, F&& first, G&& second) {
   Threads forced = ForceThreads::choice();
   bool two = forced == Threads::Two ||
-             (forced == Threads::Auto && rows >= kTwoThreadsFrom && std::thread::hardware_concurrency() > 1);
+             (forced == Threads::Auto && rows >= kTwoThreadsFrom && usable_cores() > 1);
   if (!two) {
     first();
     second();

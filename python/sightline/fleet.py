@@ -44,7 +44,7 @@ def map_rank(sightline, path, index, cache):
         cmd = [sightline, "fleet-map", path, "-o", out, "--index", str(index)]
         if cache:
             cmd += ["--cache", cache]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_one_thread())
         if proc.returncode != 0 or not os.path.exists(out):
             error = (proc.stderr.strip() or "fleet-map exited with status %d" % proc.returncode).splitlines()[-1]
             subprocess.run([sightline, "fleet-map", path, "-o", out, "--index", str(index), "--failed-with", error],
@@ -58,6 +58,14 @@ def map_rank(sightline, path, index, cache):
         return status
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _one_thread():
+    """The map's environment: one thread per task. A worker runs as many tasks at once as it has
+    threads, so a map that spread over every core would make more workers contend, not go faster."""
+    env = dict(os.environ)
+    env["SIGHTLINE_THREADS"] = "1"
+    return env
 
 
 def _by_value():

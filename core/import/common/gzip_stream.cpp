@@ -1,4 +1,5 @@
 #include "core/import/common/gzip_stream.h"
+#include "core/store/cores.h"
 
 #include <libdeflate.h>
 #include <sys/mman.h>
@@ -107,12 +108,13 @@ std::unique_ptr<GzipStream> GzipStream::start(std::shared_ptr<TraceStore::Buffer
   return stream;
 }
 
-// One part, or two split at the member nearest the middle of the text when the index says where.
+// One part, or two split at the member nearest the middle of the text when the index says where
+// (and this process may use more than one core).
 void GzipStream::plan_parts() {
   std::string_view in = compressed_->view();
   std::vector<IndexedMember> members;
   size_t split = 0;
-  if (index_members(in, members, indexed_size_) && indexed_size_ >= kSplitBytes && indexed_size_ < text_->capacity) {
+  if (usable_cores() > 1 && index_members(in, members, indexed_size_) && indexed_size_ >= kSplitBytes && indexed_size_ < text_->capacity) {
     for (size_t m = 1; m < members.size(); ++m)
       if (split == 0 || std::llabs(int64_t(members[m].text_begin) - int64_t(indexed_size_ / 2)) <
                             std::llabs(int64_t(members[split].text_begin) - int64_t(indexed_size_ / 2)))

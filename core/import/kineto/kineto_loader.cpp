@@ -18,6 +18,7 @@
 #include "core/import/kineto/json_repair.h"
 #include "core/import/kineto/kineto_loader.h"
 #include "core/import/kineto/kineto_loader_class.h"
+#include "core/store/cores.h"
 #include "core/store/phase_timer.h"
 #include "core/store/trace_builder.h"
 
@@ -272,7 +273,7 @@ bool KinetoLoader::parse_events(size_t open_bracket, size_t& after) {
     after = first + 1;
     return true;
   }
-  if (chunked_ && std::thread::hardware_concurrency() > 1) {
+  if (chunked_ && usable_cores() > 1) {
     // A stream splits where its second part begins (one decompressing thread per half), if it has two.
     size_t middle = stream_ ? stream_->second_part() : n_ - first > kParallelBytes ? first + (n_ - first) / 2 : 0;
     if (middle > first) {

@@ -27,6 +27,7 @@
 #include "core/import/nsys/nsys_pages.h"
 #include "core/import/nsys/nsys_sqlite.h"
 #include "core/store/args_blocks.h"
+#include "core/store/cores.h"
 #include "core/store/load_result.h"
 #include "core/store/trace_builder.h"
 
@@ -407,7 +408,7 @@ bool NsysLoader::scan_direct(const char* table, const char* const (&columns)[N],
   // more, and batches wait for one another's turn (handed over in order) while the threads take
   // turns on the cores (two decoding threads on 2 cores: the kernel-heavy report's kernels 4%
   // slower).
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t cores = usable_cores();
   nsys::BackgroundDecoding how;
   how.threads = std::clamp<size_t>(cores - 1, 1, 3);
   how.prepare = prepare;
