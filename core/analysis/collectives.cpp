@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sys/mman.h>
+
 #include <map>
+#include <new>
 #include <unordered_map>
+#include <utility>
 
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
@@ -135,110 +139,254 @@ void collect_host_calls(RankSummary& out) {
   out.host_calls = !out.calls.empty();
 }
 
-// The rank's data as the analysis uses it: its summary and, once aligned, its clock offset.
-struct RankData {
-  const RankSummary* s = nullptr;
-  TimeNs offset = 0;  // applied offset (0 unless aligned)
-  int64_t rank() const { return s->rank; }
-  const std::vector<CollectiveCall>& calls() const { return s->calls; }
-};
+// ---- the cross-rank analysis, over flat arrays ----
+//
+// A fleet of 16,384 ranks × 2,000 collectives is 33 M calls: each is kept as one 48-byte record
+// (its (group, name) as a dense id), matched through flat (rank, call) lists per key, and turned
+// into its arrival rank by rank, each rank's records freed as soon as they are moved.
 
-// An instance before timing: (rank index, call index) per participant.
-struct Match {
-  std::string group, name;
-  std::vector<std::pair<size_t, size_t>> parts;
-  std::vector<size_t> members;  // rank indices expected in this group
-};
-
-using Key = std::pair<std::string, std::string>;  // (group, name)
-
-struct KeyOccurrences {
-  std::vector<size_t> members;
-  std::map<size_t, std::vector<size_t>> by_rank;  // rank index -> call indices, by start
-  bool p2p = false;  // one (sender, receiver) pair: never matched by seq (each rank counts its own)
-};
-
-std::map<Key, KeyOccurrences> group_occurrences(const std::vector<RankData>& ranks) {
-  std::map<Key, KeyOccurrences> keys;
-  std::unordered_map<int64_t, size_t> index_of;
-  for (size_t r = 0; r < ranks.size(); ++r) index_of[ranks[r].rank()] = r;
-  for (size_t r = 0; r < ranks.size(); ++r)
-    for (size_t k = 0; k < ranks[r].calls().size(); ++k) {
-      const CollectiveCall& c = ranks[r].calls()[k];
-      KeyOccurrences& ko = keys[{c.group, c.name}];
-      ko.by_rank[r].push_back(k);
-      if (c.p2p != P2p::None) {
-        ko.p2p = true;
-        if (auto peer = index_of.find(*c.peer); peer != index_of.end() && ko.members.empty())
-          ko.members = {r, peer->second};
-        continue;
-      }
-      if (ko.members.empty())
-        for (int64_t g : c.group_ranks)
-          if (auto it = index_of.find(g); it != index_of.end()) ko.members.push_back(it->second);
+// An array of trivially copyable T; mapped from the system when large, so that freeing it gives
+// the memory back at once (the allocator keeps freed chunks of the heap for itself).
+template <class T>
+class LargeArray {
+public:
+  LargeArray() = default;
+  explicit LargeArray(size_t n) : n_(n) {
+    if (!n) return;
+    if (bytes() >= kMapBytes) {
+      void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      p_ = static_cast<T*>(p);
+    } else {
+      p_ = static_cast<T*>(::operator new(bytes()));
     }
-  for (auto& [key, ko] : keys) {
-    if (ko.members.empty())
-      for (auto& [r, v] : ko.by_rank) ko.members.push_back(r);
-    for (auto& [r, v] : ko.by_rank)  // a rank outside the declared group still takes part
-      if (std::find(ko.members.begin(), ko.members.end(), r) == ko.members.end()) ko.members.push_back(r);
-    std::sort(ko.members.begin(), ko.members.end());
   }
-  return keys;
+  LargeArray(LargeArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  LargeArray& operator=(LargeArray&& o) noexcept {
+    if (this != &o) reset(), p_ = std::exchange(o.p_, nullptr), n_ = std::exchange(o.n_, 0);
+    return *this;
+  }
+  ~LargeArray() { reset(); }
+  void reset() {
+    if (p_) bytes() >= kMapBytes ? void(::munmap(p_, bytes())) : ::operator delete(p_);
+    p_ = nullptr, n_ = 0;
+  }
+  size_t size() const { return n_; }
+  T& operator[](size_t i) { return p_[i]; }
+  const T& operator[](size_t i) const { return p_[i]; }
+
+private:
+  static constexpr size_t kMapBytes = 64 * 1024;
+  size_t bytes() const { return n_ * sizeof(T); }
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+constexpr uint32_t kHasSeq = 1;
+
+// One call as the analysis keeps it.
+struct CallRecord {
+  TimeNs start = 0, end = 0;  // the rank's own clock
+  OptionalTime cpu_start;
+  int64_t seq = 0;
+  SliceRef slice;
+  uint32_t key = 0;  // (group, name): the rank's own numbering, then the job's
+  uint32_t flags = 0;
+};
+static_assert(sizeof(CallRecord) == 48);
+
+// A (group, name) as one rank has it: its calls, and the members its first call names.
+struct RankKey {
+  std::string group, name;
+  bool p2p = false;
+  bool has_members = false;
+  std::vector<size_t> members;  // rank indices, as the first call naming any known rank gives them
+  uint32_t global = 0;
+};
+
+struct RankInfo {
+  int64_t rank = 0;
+  TimeNs origin_ns = 0, end_ns = 0;
+  TimeNs offset = 0;  // applied offset (0 unless aligned)
+  bool host_calls = false;
+  StragglerRow row;  // the per-rank columns; the collective ones are added from the instances
+  LargeArray<CallRecord> calls;
+  std::vector<RankKey> keys;
+};
+
+struct Occurrence {
+  uint32_t rank = 0, call = 0;
+};
+
+struct KeyInfo {
+  std::string group, name;
+  bool p2p = false;  // one (sender, receiver) pair: never matched by seq (each rank counts its own)
+  bool has_members = false;
+  std::vector<size_t> members;  // rank indices expected in this group, sorted
+  uint64_t count = 0;
+  std::vector<Occurrence> occurrences;  // rank-major, each rank's by start
+  // Its instances: parts[begin[i], begin[i + 1]) per instance, rank-major inside.
+  std::vector<Occurrence> parts;
+  std::vector<uint64_t> begin;
+  bool deferred = false;  // counts differ: matched on the clock once the offsets are known
+};
+
+// The rank indices that the call's group ranks (or its peer) name, as group_occurrences did.
+std::vector<size_t> named_members(const CollectiveCall& c, size_t r, const std::unordered_map<int64_t, size_t>& index_of) {
+  std::vector<size_t> out;
+  if (c.p2p != P2p::None) {
+    if (auto peer = index_of.find(*c.peer); peer != index_of.end()) out = {r, peer->second};
+    return out;
+  }
+  for (int64_t g : c.group_ranks)
+    if (auto it = index_of.find(g); it != index_of.end()) out.push_back(it->second);
+  return out;
+}
+
+// Reads one rank: its per-rank straggler columns and its calls, keyed by the rank's own keys.
+void read_rank(const RankSummary& d, size_t r, const std::unordered_map<int64_t, size_t>& index_of, RankInfo& out) {
+  out.rank = d.rank;
+  out.origin_ns = d.origin_ns;
+  out.end_ns = d.end_ns;
+  out.host_calls = d.host_calls;
+  StragglerRow& s = out.row;
+  s.rank = d.rank;
+  s.iterations = d.iteration_durations.size();
+  if (s.iterations) {
+    double sum = 0;
+    for (TimeNs length : d.iteration_durations) sum += double(length);
+    s.iteration_mean = sum / double(s.iterations);
+  }
+  const auto& merged = d.busy.merged();
+  if (!merged.empty()) {
+    s.compute = d.compute.covered(merged.front().start, merged.back().end);
+    s.communication = d.busy.covered(merged.front().start, merged.back().end) - s.compute;
+    s.idle = (merged.back().end - merged.front().start) - (s.compute + s.communication);
+  }
+  out.calls = LargeArray<CallRecord>(d.calls.size());
+  std::map<std::pair<std::string_view, std::string_view>, uint32_t> local;
+  uint32_t last = UINT32_MAX;
+  for (size_t k = 0; k < d.calls.size(); ++k) {
+    const CollectiveCall& c = d.calls[k];
+    uint32_t id = last;
+    if (id == UINT32_MAX || out.keys[id].group != c.group || out.keys[id].name != c.name) {
+      auto [it, fresh] = local.try_emplace({c.group, c.name}, uint32_t(out.keys.size()));
+      if (fresh) {
+        RankKey key;
+        key.group = c.group, key.name = c.name;
+        out.keys.push_back(std::move(key));
+      }
+      id = last = it->second;
+    }
+    RankKey& key = out.keys[id];
+    key.p2p = key.p2p || c.p2p != P2p::None;
+    if (!key.has_members)
+      if (auto m = named_members(c, r, index_of); !m.empty()) key.members = std::move(m), key.has_members = true;
+    CallRecord& rec = out.calls[k];
+    rec = {};
+    rec.start = c.start, rec.end = c.end;
+    if (c.cpu_start) rec.cpu_start = *c.cpu_start;
+    if (c.seq) rec.seq = *c.seq, rec.flags |= kHasSeq;
+    rec.slice = c.slice;
+    rec.key = id;
+  }
+}
+
+// The ranks of a key's occurrences: [begin, end) of each rank's run.
+std::vector<std::pair<size_t, size_t>> rank_runs(const std::vector<Occurrence>& occ) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  for (size_t i = 0; i < occ.size(); ++i)
+    if (i == 0 || occ[i].rank != occ[i - 1].rank) runs.push_back({i, i + 1});
+    else runs.back().second = i + 1;
+  return runs;
 }
 
 // Matches that need no clock: by seq, or by order when every member has the same count.
-// Returns false when the key needs the clock-based matching.
-bool match_without_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
-                         std::vector<Match>& out) {
-  bool all_seq = !ko.p2p;
-  size_t count = SIZE_MAX;
-  bool equal = ko.by_rank.size() == ko.members.size();
-  for (auto& [r, v] : ko.by_rank) {
-    for (size_t k : v) all_seq = all_seq && ranks[r].calls()[k].seq.has_value();
-    if (count != SIZE_MAX && v.size() != count) equal = false;
-    count = v.size();
-  }
+// Leaves the key deferred when it needs the clock-based matching.
+void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks) {
+  const auto& occ = key.occurrences;
+  auto runs = rank_runs(occ);
+  bool all_seq = !key.p2p;
+  for (const Occurrence& o : occ) all_seq = all_seq && (ranks[o.rank].calls[o.call].flags & kHasSeq);
+  bool equal = runs.size() == key.members.size();
+  for (auto& [b, e] : runs) equal = equal && e - b == runs.back().second - runs.back().first;
   if (all_seq) {
-    std::map<int64_t, Match> by_seq;
-    for (auto& [r, v] : ko.by_rank)
-      for (size_t k : v) by_seq[*ranks[r].calls()[k].seq].parts.push_back({r, k});
-    for (auto& [seq, m] : by_seq) {
-      m.group = key.first, m.name = key.second, m.members = ko.members;
-      out.push_back(std::move(m));
+    // Stable by seq (a map of seq to its parts, each in rank order): counted when the seqs are
+    // dense, as they are when every rank numbers its calls of a group.
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const Occurrence& o : occ) {
+      int64_t s = ranks[o.rank].calls[o.call].seq;
+      lo = std::min(lo, s), hi = std::max(hi, s);
     }
-    return true;
+    auto seq_of = [&](const Occurrence& o) { return ranks[o.rank].calls[o.call].seq; };
+    key.parts.resize(occ.size());
+    if (occ.empty()) {
+    } else if (uint64_t(hi) - uint64_t(lo) < 4 * occ.size() + 1024) {
+      std::vector<uint64_t> at(size_t(uint64_t(hi) - uint64_t(lo)) + 2, 0);
+      for (const Occurrence& o : occ) ++at[size_t(uint64_t(seq_of(o)) - uint64_t(lo)) + 1];
+      for (size_t i = 1; i < at.size(); ++i) {
+        if (at[i]) key.begin.push_back(at[i - 1]);
+        at[i] += at[i - 1];
+      }
+      std::vector<uint64_t> fill(at.begin(), at.end() - 1);
+      for (const Occurrence& o : occ) key.parts[fill[size_t(uint64_t(seq_of(o)) - uint64_t(lo))]++] = o;
+    } else {
+      key.parts = occ;
+      std::stable_sort(key.parts.begin(), key.parts.end(), [&](auto& a, auto& b) { return seq_of(a) < seq_of(b); });
+      for (size_t i = 0; i < key.parts.size(); ++i)
+        if (i == 0 || seq_of(key.parts[i]) != seq_of(key.parts[i - 1])) key.begin.push_back(i);
+    }
+    key.begin.push_back(key.parts.size());
+    key.occurrences = {};
+    return;
   }
-  if (!equal) return false;
+  if (!equal) {
+    key.deferred = true;
+    return;
+  }
+  size_t count = runs.back().second - runs.back().first;
+  key.parts.reserve(occ.size());
   for (size_t i = 0; i < count; ++i) {
-    Match m{key.first, key.second, {}, ko.members};
-    for (auto& [r, v] : ko.by_rank) m.parts.push_back({r, v[i]});
-    out.push_back(std::move(m));
+    key.begin.push_back(key.parts.size());
+    for (auto& [b, e] : runs) key.parts.push_back(occ[b + i]);
   }
-  return true;
+  key.begin.push_back(key.parts.size());
+  key.occurrences = {};
 }
 
 // Each instance takes every rank's next occurrence that started before the earliest end among
 // those next occurrences (times with offsets applied).
-void match_by_clock(const Key& key, const KeyOccurrences& ko, const std::vector<RankData>& ranks,
-                    std::vector<Match>& out) {
-  std::map<size_t, size_t> next;
-  for (auto& [r, v] : ko.by_rank) next[r] = 0;
+void match_by_clock(KeyInfo& key, const std::vector<RankInfo>& ranks) {
+  const auto& occ = key.occurrences;
+  auto runs = rank_runs(occ);
+  std::vector<size_t> next;
+  for (auto& [b, e] : runs) next.push_back(b);
+  auto record = [&](const Occurrence& o) -> const CallRecord& { return ranks[o.rank].calls[o.call]; };
   for (;;) {
     TimeNs earliest_end = INT64_MAX;
-    for (auto& [r, i] : next) {
-      const auto& v = ko.by_rank.at(r);
-      if (i < v.size()) earliest_end = std::min(earliest_end, ranks[r].calls()[v[i]].end + ranks[r].offset);
+    for (size_t j = 0; j < runs.size(); ++j)
+      if (next[j] < runs[j].second)
+        earliest_end = std::min(earliest_end, record(occ[next[j]]).end + ranks[occ[next[j]].rank].offset);
+    if (earliest_end == INT64_MAX) break;
+    size_t before = key.parts.size();
+    key.begin.push_back(before);
+    for (size_t j = 0; j < runs.size(); ++j)
+      if (next[j] < runs[j].second && record(occ[next[j]]).start + ranks[occ[next[j]].rank].offset <= earliest_end)
+        key.parts.push_back(occ[next[j]++]);
+    if (key.parts.size() == before) {  // a call that ends before it starts (a damaged summary): no progress
+      key.begin.pop_back();
+      break;
     }
-    if (earliest_end == INT64_MAX) return;
-    Match m{key.first, key.second, {}, ko.members};
-    for (auto& [r, i] : next) {
-      const auto& v = ko.by_rank.at(r);
-      if (i < v.size() && ranks[r].calls()[v[i]].start + ranks[r].offset <= earliest_end) m.parts.push_back({r, v[i++]});
-    }
-    out.push_back(std::move(m));
   }
+  key.begin.push_back(key.parts.size());
+  key.occurrences = {};
 }
+
+// One instance before timing: its key and its parts.
+struct MatchRef {
+  uint32_t key = 0;
+  uint64_t begin = 0, end = 0;
+};
 
 TimeNs median_of(std::vector<TimeNs> v) {
   std::sort(v.begin(), v.end());
@@ -248,30 +396,43 @@ TimeNs median_of(std::vector<TimeNs> v) {
 
 // Offsets so that matched instances end together: the first rank with collectives is the
 // reference; each other rank takes the median over instances shared with ranks already placed.
-std::vector<TimeNs> estimate_offsets(const std::vector<RankData>& ranks, const std::vector<Match>& matches) {
+std::vector<TimeNs> estimate_offsets(const std::vector<RankInfo>& ranks, const std::vector<KeyInfo>& keys,
+                                     const std::vector<MatchRef>& matches) {
   std::vector<TimeNs> off(ranks.size(), 0);
   std::vector<char> placed(ranks.size(), 0);
   for (size_t r = 0; r < ranks.size(); ++r)
-    if (!ranks[r].calls().empty()) {
+    if (ranks[r].calls.size()) {
       placed[r] = 1;
       break;
     }
-  // Each rank's (match, its call) in match order, so a pass costs the parts, not ranks × matches.
-  std::vector<std::vector<std::pair<const Match*, size_t>>> taking(ranks.size());
-  for (const Match& m : matches)
-    for (auto& [r, k] : m.parts)
-      if (taking[r].empty() || taking[r].back().first != &m) taking[r].push_back({&m, k});  // its first part
+  auto parts_of = [&](const MatchRef& m) { return keys[m.key].parts.data() + m.begin; };
+  // Each rank's (match, its first call in it) in match order, as flat lists per rank.
+  std::vector<uint64_t> start(ranks.size() + 1, 0);
+  std::vector<uint32_t> last(ranks.size(), UINT32_MAX);
+  for (uint32_t m = 0; m < matches.size(); ++m)
+    for (const Occurrence* p = parts_of(matches[m]); p != parts_of(matches[m]) + (matches[m].end - matches[m].begin); ++p)
+      if (last[p->rank] != m) last[p->rank] = m, ++start[p->rank + 1];
+  for (size_t r = 0; r < ranks.size(); ++r) start[r + 1] += start[r];
+  std::vector<std::pair<uint32_t, uint32_t>> taking(start.back());
+  std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+  std::fill(last.begin(), last.end(), UINT32_MAX);
+  for (uint32_t m = 0; m < matches.size(); ++m)
+    for (const Occurrence* p = parts_of(matches[m]); p != parts_of(matches[m]) + (matches[m].end - matches[m].begin); ++p)
+      if (last[p->rank] != m) last[p->rank] = m, taking[fill[p->rank]++] = {m, p->call};
   for (bool progress = true; progress;) {
     progress = false;
     for (size_t r = 0; r < ranks.size(); ++r) {
       if (placed[r]) continue;
       std::vector<TimeNs> diffs;
-      for (auto& [m, mine] : taking[r])
-        for (auto& [q, k] : m->parts)
-          if (placed[q]) {
-            diffs.push_back(ranks[q].calls()[k].end + off[q] - ranks[r].calls()[mine].end);
+      for (uint64_t t = start[r]; t < start[r + 1]; ++t) {
+        auto [m, mine] = taking[t];
+        const Occurrence* p = parts_of(matches[m]);
+        for (uint64_t i = 0; i < matches[m].end - matches[m].begin; ++i)
+          if (placed[p[i].rank]) {
+            diffs.push_back(ranks[p[i].rank].calls[p[i].call].end + off[p[i].rank] - ranks[r].calls[mine].end);
             break;
           }
+      }
       if (diffs.empty()) continue;
       off[r] = median_of(std::move(diffs));
       placed[r] = 1;
@@ -299,44 +460,18 @@ std::string cause_in_window(const RankSummary& d, TimeNs w0, TimeNs w1) {
   return best < 0 ? "idle" : std::string(idle_cause_name(IdleCause(best)));
 }
 
-CollectiveInstance time_instance(const Match& m, const std::vector<RankData>& ranks, TimeNs origin) {
-  CollectiveInstance in;
-  in.name = m.name;
-  in.group = m.group;
-  for (auto& [r, k] : m.parts) {
-    const CollectiveCall& o = ranks[r].calls()[k];
-    CollectiveArrival a;
-    a.rank = ranks[r].rank();
-    a.arrival = o.start + ranks[r].offset - origin;
-    if (o.cpu_start) a.cpu_arrival = *o.cpu_start + ranks[r].offset - origin;
-    a.end = o.end + ranks[r].offset - origin;
-    a.slice = o.slice;
-    in.arrivals.push_back(a);
-  }
-  std::sort(in.arrivals.begin(), in.arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
-  std::vector<size_t> present;
-  for (auto& [r, k] : m.parts) present.push_back(r);
-  std::sort(present.begin(), present.end());
-  for (size_t r : m.members)
-    if (!std::binary_search(present.begin(), present.end(), r)) in.missing.push_back(ranks[r].rank());
+// Last rank, skew and waits of an instance whose arrivals are in.
+void time_instance(CollectiveInstance& in) {
+  auto& arrivals = in.arrivals.owned();
+  if (!std::is_sorted(arrivals.begin(), arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; }))
+    std::stable_sort(arrivals.begin(), arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
   TimeNs first = INT64_MAX, last = INT64_MIN;
-  for (const auto& a : in.arrivals) {
+  for (const auto& a : arrivals) {
     first = std::min(first, a.arrival);
     if (a.arrival > last) last = a.arrival, in.last_rank = a.rank;  // ties: the lowest rank
   }
   in.skew = last - first;
-  for (auto& a : in.arrivals) a.wait = std::max<TimeNs>(0, std::min(last, a.end) - a.arrival);
-  return in;
-}
-
-// What the instance's last rank (`last_rank`) did while the others waited for it.
-void add_cause(CollectiveInstance& in, const RankData& last_rank, TimeNs origin) {
-  const RankSummary& d = *last_rank.s;
-  TimeNs to_local = origin - last_rank.offset - d.origin_ns;
-  TimeNs last = 0;
-  for (const auto& a : in.arrivals)
-    if (a.rank == in.last_rank) last = a.arrival;
-  in.last_cause = d.host_calls ? "host" : cause_in_window(d, last - in.skew + to_local, last + to_local);
+  for (auto& a : arrivals) a.wait = std::max<TimeNs>(0, std::min(last, a.end) - a.arrival);
 }
 
 // Stable, by each instance's first arrival (computed once per instance, not per comparison).
@@ -354,28 +489,10 @@ void sort_by_first_arrival(std::vector<CollectiveInstance>& instances) {
   instances = std::move(sorted);
 }
 
-std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
-                                         const std::vector<CollectiveInstance>& instances) {
+std::vector<StragglerRow> straggler_rows(const std::vector<RankInfo>& ranks, const std::vector<CollectiveInstance>& instances) {
   std::vector<StragglerRow> rows;
   std::map<int64_t, std::map<std::string, TimeNs>> cause_delay;
-  for (const RankData& rd : ranks) {
-    const RankSummary& d = *rd.s;
-    StragglerRow s;
-    s.rank = d.rank;
-    s.iterations = d.iteration_durations.size();
-    if (s.iterations) {
-      double sum = 0;
-      for (TimeNs length : d.iteration_durations) sum += double(length);
-      s.iteration_mean = sum / double(s.iterations);
-    }
-    const auto& merged = d.busy.merged();
-    if (!merged.empty()) {
-      s.compute = d.compute.covered(merged.front().start, merged.back().end);
-      s.communication = d.busy.covered(merged.front().start, merged.back().end) - s.compute;
-      s.idle = (merged.back().end - merged.front().start) - (s.compute + s.communication);
-    }
-    rows.push_back(std::move(s));
-  }
+  for (const RankInfo& d : ranks) rows.push_back(d.row);
   std::unordered_map<int64_t, size_t> row_index;  // the first row of each rank
   for (size_t i = rows.size(); i-- > 0;) row_index[rows[i].rank] = i;
   auto row_of = [&](int64_t rank) -> StragglerRow& { return rows[row_index.at(rank)]; };
@@ -403,21 +520,21 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankData>& ranks,
 }
 
 // A rank's trace on the job clock as placed so far: absolute, first to last event.
-std::pair<TimeNs, TimeNs> placed_span(const RankData& d) {
-  TimeNs start = d.s->origin_ns + d.offset;
-  return {start, start + d.s->end_ns};
+std::pair<TimeNs, TimeNs> placed_span(const RankInfo& d) {
+  TimeNs start = d.origin_ns + d.offset;
+  return {start, start + d.end_ns};
 }
 
 // Groups of ranks whose clocks share no moment: said in a note, and (unless alignment is off)
 // each later group moved to start where the first starts. Fills clock_groups, applied, moved.
-void place_clock_groups(std::vector<RankData>& ranks, const CollectiveOptions& options, CollectiveAnalysis& out) {
+void place_clock_groups(std::vector<RankInfo>& ranks, const CollectiveOptions& options, CollectiveAnalysis& out) {
   std::vector<std::pair<TimeNs, TimeNs>> spans;
-  for (const RankData& d : ranks) spans.push_back(placed_span(d));
+  for (const RankInfo& d : ranks) spans.push_back(placed_span(d));
   std::vector<std::vector<size_t>> groups = overlapping_groups(spans);
   out.moved.assign(ranks.size(), false);
   for (const auto& g : groups) {
     std::vector<int64_t>& named = out.clock_groups.emplace_back();
-    for (size_t r : g) named.push_back(ranks[r].rank());
+    for (size_t r : g) named.push_back(ranks[r].rank);
     std::sort(named.begin(), named.end());
   }
   if (groups.size() > 1) {
@@ -435,9 +552,59 @@ void place_clock_groups(std::vector<RankData>& ranks, const CollectiveOptions& o
                         "; were these traces recorded together?");
   }
   out.applied.clear();
-  for (const RankData& d : ranks) out.applied.push_back(d.offset);
+  for (const RankInfo& d : ranks) out.applied.push_back(d.offset);
 }
 
+// The job's keys, in (group, name) order, from each rank's own; each rank's records renumbered.
+std::vector<KeyInfo> job_keys(std::vector<RankInfo>& ranks, unsigned threads) {
+  std::map<std::pair<std::string, std::string>, uint32_t> ids;
+  for (const RankInfo& d : ranks)
+    for (const RankKey& k : d.keys) ids.try_emplace({k.group, k.name}, 0);
+  std::vector<KeyInfo> keys;
+  for (auto& [gn, id] : ids) {
+    id = uint32_t(keys.size());
+    KeyInfo& key = keys.emplace_back();
+    key.group = gn.first, key.name = gn.second;
+  }
+  for (RankInfo& d : ranks)
+    for (RankKey& k : d.keys) {
+      k.global = ids.at({k.group, k.name});
+      KeyInfo& key = keys[k.global];
+      key.p2p = key.p2p || k.p2p;
+      if (!key.has_members && k.has_members) key.members = k.members, key.has_members = true;
+    }
+  parallel_for(ranks.size(), threads, [&](size_t r) {
+    RankInfo& d = ranks[r];
+    for (size_t k = 0; k < d.calls.size(); ++k) d.calls[k].key = d.keys[d.calls[k].key].global;
+  });
+  for (const RankInfo& d : ranks)
+    for (size_t k = 0; k < d.calls.size(); ++k) ++keys[d.calls[k].key].count;
+  for (KeyInfo& key : keys) key.occurrences.reserve(key.count);
+  for (uint32_t r = 0; r < ranks.size(); ++r)
+    for (uint32_t k = 0; k < ranks[r].calls.size(); ++k) keys[ranks[r].calls[k].key].occurrences.push_back({r, k});
+  for (KeyInfo& key : keys) {
+    std::vector<size_t>& m = key.members;
+    auto runs = rank_runs(key.occurrences);
+    if (m.empty())
+      for (auto& [b, e] : runs) m.push_back(key.occurrences[b].rank);
+    for (auto& [b, e] : runs)  // a rank outside the declared group still takes part
+      if (std::find(m.begin(), m.end(), size_t(key.occurrences[b].rank)) == m.end()) m.push_back(key.occurrences[b].rank);
+    std::sort(m.begin(), m.end());
+  }
+  return keys;
+}
+
+// Each rank on the job clock, by the summaries' own order.
+class PointerSource : public SummarySource {
+public:
+  explicit PointerSource(const std::vector<const RankSummary*>& ranks) : ranks_(ranks) {}
+  size_t size() const override { return ranks_.size(); }
+  int64_t rank(size_t i) const override { return ranks_[i]->rank; }
+  void visit(size_t i, const std::function<void(const RankSummary&)>& use) const override { use(*ranks_[i]); }
+
+private:
+  const std::vector<const RankSummary*>& ranks_;
+};
 }  // namespace
 
 RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes) {
@@ -487,44 +654,123 @@ CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& inputs, con
 }
 
 CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& summaries, const CollectiveOptions& options) {
+  return analyze_collectives(PointerSource(summaries), options);
+}
+
+CollectiveAnalysis analyze_collectives(const SummarySource& source, const CollectiveOptions& options) {
   CollectiveAnalysis out;
-  std::vector<RankData> ranks;
-  for (const RankSummary* s : summaries) ranks.push_back({s});
-  for (const RankData& d : ranks) out.ranks.push_back(d.rank());
-  auto keys = group_occurrences(ranks);
-  std::vector<Match> matches;
-  std::vector<const Key*> deferred;
-  for (auto& [key, ko] : keys)
-    if (!match_without_clock(key, ko, ranks, matches)) deferred.push_back(&key);
-  out.offsets = estimate_offsets(ranks, matches);
+  const size_t n = source.size();
+  std::unordered_map<int64_t, size_t> last_index_of;  // rank -> its last index (a group's members)
+  for (size_t r = 0; r < n; ++r) last_index_of[source.rank(r)] = r;
+  std::vector<RankInfo> ranks(n);
+  parallel_for(n, options.threads, [&](size_t r) {
+    source.visit(r, [&](const RankSummary& d) { read_rank(d, r, last_index_of, ranks[r]); });
+  });
+  for (const RankInfo& d : ranks) out.ranks.push_back(d.rank);
+  std::vector<KeyInfo> keys = job_keys(ranks, options.threads);
+  parallel_for(keys.size(), options.threads, [&](size_t k) { match_without_clock(keys[k], ranks); });
+  std::vector<MatchRef> matches;
+  auto add_matches = [&](uint32_t k) {
+    for (size_t i = 0; i + 1 < keys[k].begin.size(); ++i) matches.push_back({k, keys[k].begin[i], keys[k].begin[i + 1]});
+  };
+  size_t deferred = 0;
+  for (uint32_t k = 0; k < keys.size(); ++k) keys[k].deferred ? void(++deferred) : add_matches(k);
+  out.offsets = estimate_offsets(ranks, keys, matches);
   TimeNs largest = 0;
   for (TimeNs o : out.offsets) largest = std::max(largest, o < 0 ? -o : o);
   out.aligned = options.align == Align::Collectives || (options.align == Align::Auto && largest > options.align_noise);
   if (out.aligned)
-    for (size_t r = 0; r < ranks.size(); ++r) ranks[r].offset = out.offsets[r];
+    for (size_t r = 0; r < n; ++r) ranks[r].offset = out.offsets[r];
   place_clock_groups(ranks, options, out);
-  for (const Key* key : deferred) match_by_clock(*key, keys.at(*key), ranks, matches);
+  for (uint32_t k = 0; k < keys.size(); ++k)
+    if (keys[k].deferred) match_by_clock(keys[k], ranks), add_matches(k);
 
   out.origin_ns = INT64_MAX;
-  for (const RankData& d : ranks) out.origin_ns = std::min(out.origin_ns, d.s->origin_ns + d.offset);
+  for (const RankInfo& d : ranks) out.origin_ns = std::min(out.origin_ns, d.origin_ns + d.offset);
   if (ranks.empty()) out.origin_ns = 0;
-  for (const Match& m : matches) out.instances.push_back(time_instance(m, ranks, out.origin_ns));
-  sort_by_first_arrival(out.instances);
-  std::unordered_map<int64_t, size_t> index_of;  // rank -> its first RankData
-  for (size_t r = ranks.size(); r-- > 0;) index_of[ranks[r].rank()] = r;
-  std::map<Key, uint64_t> numbering;
-  for (auto& in : out.instances) {
-    in.instance = numbering[{in.group, in.name}]++;
-    if (in.skew > 0) add_cause(in, ranks[index_of.at(in.last_rank)], out.origin_ns);
+  const TimeNs origin = out.origin_ns;
+
+  // The instances, their missing ranks, and for each call the instance it went to.
+  std::vector<CollectiveInstance> instances(matches.size());
+  std::vector<LargeArray<uint32_t>> instance_of(n);
+  for (size_t r = 0; r < n; ++r) {
+    instance_of[r] = LargeArray<uint32_t>(ranks[r].calls.size());
+    for (size_t k = 0; k < ranks[r].calls.size(); ++k) instance_of[r][k] = UINT32_MAX;  // none (a damaged summary)
   }
+  parallel_for(matches.size(), options.threads, [&](size_t m) {
+    const MatchRef& ref = matches[m];
+    const KeyInfo& key = keys[ref.key];
+    CollectiveInstance& in = instances[m];
+    in.name = key.name, in.group = key.group;
+    in.arrivals.reserve(ref.end - ref.begin);
+    std::vector<size_t> present;
+    for (uint64_t i = ref.begin; i < ref.end; ++i) {
+      const Occurrence& o = key.parts[i];
+      instance_of[o.rank][o.call] = uint32_t(m);  // each call is in one instance
+      present.push_back(o.rank);
+    }
+    if (!std::is_sorted(present.begin(), present.end())) std::sort(present.begin(), present.end());
+    for (size_t r : key.members)
+      if (!std::binary_search(present.begin(), present.end(), r)) in.missing.push_back(ranks[r].rank);
+  });
+  keys.clear();
+  // Rank by rank: each call to its instance on the job clock, then the rank's records go.
+  for (size_t r = 0; r < n; ++r) {
+    RankInfo& d = ranks[r];
+    for (size_t k = 0; k < d.calls.size(); ++k) {
+      const CallRecord& c = d.calls[k];
+      CollectiveArrival a;
+      a.rank = d.rank;
+      a.arrival = c.start + d.offset - origin;
+      if (c.cpu_start) a.cpu_arrival = *c.cpu_start + d.offset - origin;
+      a.end = c.end + d.offset - origin;
+      a.slice = c.slice;
+      if (instance_of[r][k] != UINT32_MAX) instances[instance_of[r][k]].arrivals.push_back(a);
+    }
+    d.calls.reset();
+    instance_of[r].reset();
+  }
+  parallel_for(instances.size(), options.threads, [&](size_t i) { time_instance(instances[i]); });
+  out.instances = std::move(instances);
+  sort_by_first_arrival(out.instances);
+
+  // What each instance's last rank did while the others waited: the rank visited again, once
+  // for all the instances it was last in.
+  std::unordered_map<int64_t, size_t> index_of;  // rank -> its first index
+  for (size_t r = n; r-- > 0;) index_of[ranks[r].rank] = r;
+  std::map<std::pair<std::string, std::string>, uint64_t> numbering;
+  std::vector<std::vector<size_t>> last_in(n);
+  for (size_t i = 0; i < out.instances.size(); ++i) {
+    CollectiveInstance& in = out.instances[i];
+    in.instance = numbering[{in.group, in.name}]++;
+    if (in.skew <= 0) continue;
+    size_t r = index_of.at(in.last_rank);
+    if (ranks[r].host_calls) in.last_cause = "host";
+    else last_in[r].push_back(i);
+  }
+  std::vector<size_t> visited;
+  for (size_t r = 0; r < n; ++r)
+    if (!last_in[r].empty()) visited.push_back(r);
+  parallel_for(visited.size(), options.threads, [&](size_t v) {
+    size_t r = visited[v];
+    const TimeNs to_local = origin - ranks[r].offset - ranks[r].origin_ns;
+    source.visit(r, [&](const RankSummary& d) {
+      for (size_t i : last_in[r]) {
+        CollectiveInstance& in = out.instances[i];
+        TimeNs last = 0;
+        for (const auto& a : in.arrivals)
+          if (a.rank == in.last_rank) last = a.arrival;
+        in.last_cause = cause_in_window(d, last - in.skew + to_local, last + to_local);
+      }
+    });
+  });
   out.stragglers = straggler_rows(ranks, out.instances);
   if (out.instances.empty()) out.notes.push_back("collectives: no NCCL/RCCL kernel or record_param_comms call on any rank");
-  if (!deferred.empty())
-    out.notes.push_back("collectives: " + std::to_string(deferred.size()) +
+  if (deferred)
+    out.notes.push_back("collectives: " + std::to_string(deferred) +
                         " collective(s) differ in count between ranks; matched on the clock, missing ranks listed");
   return out;
 }
-
 std::vector<Table> collective_tables(const CollectiveAnalysis& a) {
   std::vector<Table> out;
   Table c("collectives", {"rank", "name", "instance", "group", "arrival_us", "end_us", "wait_us", "last_rank",

@@ -20,6 +20,9 @@
 // SendRecv kernels) are matched like any collective.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,20 +94,86 @@ struct CollectiveOptions {
   unsigned threads = 0;         // ranks summarised in parallel; 0 = one per core
 };
 
+// An optional time in 8 bytes (INT64_MIN stands for none), so that the tens of millions of
+// arrivals of a fleet stay compact (std::optional<TimeNs> takes 16).
+class OptionalTime {
+public:
+  constexpr OptionalTime() = default;
+  constexpr OptionalTime(std::nullopt_t) {}
+  constexpr OptionalTime(TimeNs v) : v_(v) {}
+  constexpr bool has_value() const { return v_ != kAbsent; }
+  constexpr explicit operator bool() const { return has_value(); }
+  constexpr TimeNs operator*() const { return v_; }
+  constexpr TimeNs value_or(TimeNs otherwise) const { return has_value() ? v_ : otherwise; }
+  friend constexpr bool operator==(OptionalTime, OptionalTime) = default;
+  friend constexpr bool operator==(OptionalTime a, TimeNs b) { return a.has_value() && a.v_ == b; }
+
+private:
+  static constexpr TimeNs kAbsent = INT64_MIN;
+  TimeNs v_ = kAbsent;
+};
+
+// 48 bytes, trivially copyable: a fleet file keeps them as they are in memory (core/fleet).
 struct CollectiveArrival {
   int64_t rank = 0;
-  TimeNs arrival = 0;                // kernel start (CPU call start for CPU-only ranks), job clock
-  std::optional<TimeNs> cpu_arrival;  // the CPU call's start, job clock
+  TimeNs arrival = 0;        // kernel start (CPU call start for CPU-only ranks), job clock
+  OptionalTime cpu_arrival;  // the CPU call's start, job clock
   TimeNs end = 0;
-  TimeNs wait = 0;                   // inside the collective before the last rank arrived
-  SliceRef slice;                    // the kernel (or the CPU call) in the rank's store
+  TimeNs wait = 0;           // inside the collective before the last rank arrived
+  SliceRef slice;            // the kernel (or the CPU call) in the rank's store
+};
+static_assert(sizeof(CollectiveArrival) == 48);
+
+// An instance's arrivals: owned, or a read-only view into storage kept alive alongside (a
+// memory-mapped fleet file), copied out on the first write. Reads as a vector does.
+class ArrivalList {
+public:
+  using value_type = CollectiveArrival;
+  using const_iterator = const CollectiveArrival*;
+  using iterator = CollectiveArrival*;
+
+  ArrivalList() = default;
+  ArrivalList(std::vector<CollectiveArrival> owned) : owned_(std::move(owned)) {}
+  // A view of `n` arrivals at `at`, valid while `keep` lives.
+  static ArrivalList view(const CollectiveArrival* at, size_t n, std::shared_ptr<const void> keep) {
+    ArrivalList a;
+    a.view_ = at, a.view_size_ = n, a.keep_ = std::move(keep);
+    return a;
+  }
+
+  size_t size() const { return view_ ? view_size_ : owned_.size(); }
+  bool empty() const { return size() == 0; }
+  const CollectiveArrival* data() const { return view_ ? view_ : owned_.data(); }
+  const_iterator begin() const { return data(); }
+  const_iterator end() const { return data() + size(); }
+  const CollectiveArrival& operator[](size_t i) const { return data()[i]; }
+  const CollectiveArrival& front() const { return data()[0]; }
+  const CollectiveArrival& back() const { return data()[size() - 1]; }
+
+  std::vector<CollectiveArrival>& owned() {
+    if (view_) owned_.assign(view_, view_ + view_size_), view_ = nullptr, view_size_ = 0, keep_.reset();
+    return owned_;
+  }
+  iterator begin() { return owned().data(); }
+  iterator end() { return owned().data() + owned_.size(); }
+  CollectiveArrival& operator[](size_t i) { return owned()[i]; }
+  void push_back(const CollectiveArrival& a) { owned().push_back(a); }
+  void reserve(size_t n) { owned().reserve(n); }
+  void resize(size_t n) { owned().resize(n); }
+  void clear() { owned().clear(); }
+
+private:
+  std::vector<CollectiveArrival> owned_;
+  const CollectiveArrival* view_ = nullptr;
+  size_t view_size_ = 0;
+  std::shared_ptr<const void> keep_;
 };
 
 struct CollectiveInstance {
   std::string name;
   std::string group;
   uint64_t instance = 0;                    // 0-based within (group, name)
-  std::vector<CollectiveArrival> arrivals;  // by rank
+  ArrivalList arrivals;                     // by rank
   std::vector<int64_t> missing;             // member ranks without this instance
   int64_t last_rank = -1;
   TimeNs skew = 0;                          // last arrival - first arrival
@@ -140,8 +209,22 @@ struct CollectiveAnalysis {
   std::vector<std::string> notes;
 };
 
+// Where analyze_collectives reads its ranks: a job's summaries in memory, or a fleet's, decoded on
+// demand from their serialised form so that thousands of them are never decoded at once. The
+// analysis visits each rank once for its calls and its straggler row, and again only the ranks
+// that arrived last somewhere (for the cause), in parallel (`CollectiveOptions::threads`).
+class SummarySource {
+public:
+  virtual ~SummarySource() = default;
+  virtual size_t size() const = 0;
+  virtual int64_t rank(size_t i) const = 0;
+  // Calls `use` with rank i's summary, valid during the call only; from several threads at once.
+  virtual void visit(size_t i, const std::function<void(const RankSummary&)>& use) const = 0;
+};
+
 // Per-rank clock offsets (ns to add) from matched collective ends, relative to the first rank
 // with collectives; ranks linked only through others are chained; unlinked ranks get 0.
+CollectiveAnalysis analyze_collectives(const SummarySource& ranks, const CollectiveOptions& options = {});
 CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& ranks, const CollectiveOptions& options = {});
 // The same, summarising each rank first (in parallel, `options.threads`).
 CollectiveAnalysis analyze_collectives(const std::vector<RankInput>& ranks, const CollectiveOptions& options = {});

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -36,8 +37,7 @@ double median(std::vector<double> v) {
 
 Cell str_or_null(const std::string& s) { return s.empty() ? Cell::null() : Cell::str(s); }
 
-Cell top_idle_cause_cell(const RankSummary& r) {
-  auto top = r.ok() ? top_idle_cause(r.analysis) : std::nullopt;
+Cell top_idle_cause_cell(std::optional<analysis::IdleCause> top) {
   return top ? Cell::str(std::string(analysis::idle_cause_name(*top))) : Cell::null();
 }
 
@@ -76,7 +76,7 @@ Nodes assign_nodes(const Fleet& f) {
   return n;
 }
 
-Table ranks_table(const Fleet& f, const Nodes& nodes) {
+Table ranks_table(const Fleet& f, const Nodes& nodes, const std::vector<std::optional<analysis::IdleCause>>& top_cause) {
   Table t("ranks", {"rank", "status", "file", "rank_source", "node", "host", "device", "iterations", "iteration_mean_us",
                     "wait_us", "delay_caused_us", "late_count", "top_cause", "compute_us", "communication_us", "idle_us",
                     "top_idle_cause", "error"});
@@ -95,7 +95,7 @@ Table ranks_table(const Fleet& f, const Nodes& nodes) {
                       s ? Cell::integer(int64_t(s->late_count)) : Cell::null(), s ? str_or_null(s->top_cause) : Cell::null(),
                       ns_or_null([](auto& x) { return x.compute; }), ns_or_null([](auto& x) { return x.communication; }),
                       ns_or_null([](auto& x) { return x.idle; }),
-                      top_idle_cause_cell(r), str_or_null(r.error)});
+                      top_idle_cause_cell(r.ok() ? top_cause[i] : std::nullopt), str_or_null(r.error)});
   }
   return t;
 }
@@ -391,35 +391,124 @@ const RankSummary* Fleet::find(int64_t rank) const {
 
 bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "outliers" || n == "nodes"; }
 
-bool reduce_fleet(std::vector<RankSummary> ranks, const FleetOptions& o, Fleet& out, std::string& error) {
-  auto t0 = std::chrono::steady_clock::now();
-  std::stable_sort(ranks.begin(), ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
-  for (size_t i = 1; i < ranks.size(); ++i)
-    if (ranks[i - 1].rank == ranks[i].rank) {
-      error = "two summaries claim rank " + std::to_string(ranks[i].rank) + ": " + ranks[i - 1].path + " (" +
-              std::string(rank_source_name(ranks[i - 1].rank_source)) + ") and " + ranks[i].path + " (" +
-              std::string(rank_source_name(ranks[i].rank_source)) + ")";
+bool Fleet::summary(size_t i, RankSummary& out, std::string& error) const {
+  if (i >= packed.size()) return error = "fleet: no rank at index " + std::to_string(i), false;
+  if (!parse_rank_summary(packed[i], out, error)) return error = "fleet: rank " + std::to_string(ranks[i].rank) + ": " + error, false;
+  out.load_seconds = ranks[i].load_seconds, out.map_seconds = ranks[i].map_seconds;
+  return true;
+}
+
+namespace {
+
+// The fleet's loaded ranks for analyze_collectives, each decoded from its packed summary while
+// the analysis reads it (one scratch summary per thread); notes each rank's top idle cause.
+class PackedSource : public analysis::SummarySource {
+public:
+  explicit PackedSource(const Fleet& f) : f_(f) {
+    for (size_t i = 0; i < f.ranks.size(); ++i)
+      if (f.ranks[i].ok()) loaded_.push_back(i);
+    top_cause.resize(f.ranks.size());
+  }
+  size_t size() const override { return loaded_.size(); }
+  int64_t rank(size_t i) const override { return f_.ranks[loaded_[i]].rank; }
+  void visit(size_t i, const std::function<void(const analysis::RankSummary&)>& use) const override {
+    thread_local analysis::RankSummary scratch;
+    std::string error;
+    if (!parse_rank_analysis(f_.packed[loaded_[i]], scratch, error)) {
+      std::lock_guard lock(mutex_);
+      if (first_error.empty()) first_error = f_.ranks[loaded_[i]].path + ": " + error;
+      scratch = {};
+    }
+    scratch.rank = f_.ranks[loaded_[i]].rank;
+    top_cause[loaded_[i]] = top_idle_cause(scratch);
+    use(scratch);
+  }
+  mutable std::vector<std::optional<analysis::IdleCause>> top_cause;  // per fleet rank
+  mutable std::string first_error;
+
+private:
+  const Fleet& f_;
+  std::vector<size_t> loaded_;
+  mutable std::mutex mutex_;
+};
+
+// The reduce over ranks already packed (META and TIME decoded): sorted by rank, then the job
+// report's own code over them, then the fleet's tables.
+bool reduce_packed(std::vector<RankSummary> metas, std::vector<std::string> packed, const FleetOptions& o, Fleet& out,
+                   std::string& error, std::chrono::steady_clock::time_point t0) {
+  std::vector<size_t> order(metas.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return metas[a].rank < metas[b].rank; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    const RankSummary &a = metas[order[i - 1]], &b = metas[order[i]];
+    if (a.rank == b.rank) {
+      error = "two summaries claim rank " + std::to_string(b.rank) + ": " + a.path + " (" +
+              std::string(rank_source_name(a.rank_source)) + ") and " + b.path + " (" +
+              std::string(rank_source_name(b.rank_source)) + ")";
       return false;
     }
+  }
   Fleet f;
   f.source = o.source;
   f.gpus_per_node = o.gpus_per_node;
-  f.ranks = std::move(ranks);
-  std::vector<const analysis::RankSummary*> loaded;
-  for (RankSummary& r : f.ranks) {
-    if (!r.ok()) continue;
-    r.analysis.rank = r.rank;
-    loaded.push_back(&r.analysis);
+  auto owned = std::make_shared<std::vector<std::string>>();
+  for (size_t i : order) {
+    f.ranks.push_back(std::move(metas[i]));
+    owned->push_back(std::move(packed[i]));
   }
+  metas = {}, packed = {};
+  for (const std::string& p : *owned) f.packed.push_back(p);
+  f.storage = owned;
+  PackedSource source(f);
   // The job report's own code: the same matching, offsets, causes and straggler rows.
-  f.collectives = analysis::analyze_collectives(loaded, o.collectives);
+  f.collectives = analysis::analyze_collectives(source, o.collectives);
+  if (!source.first_error.empty()) return error = source.first_error, false;
   Nodes nodes = assign_nodes(f);
-  f.tables.push_back(ranks_table(f, nodes));
+  f.tables.push_back(ranks_table(f, nodes, source.top_cause));
   f.tables.push_back(outliers_table(f, o.outlier_mads));
   f.tables.push_back(nodes_table(f, nodes, f.fleet_notes));
   f.reduce_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out = std::move(f);
   return true;
+}
+
+// META and TIME of a summary, the rest as it is stored.
+RankSummary meta_only(const RankSummary& s) {
+  RankSummary m;
+  m.rank = s.rank, m.rank_source = s.rank_source, m.path = s.path, m.status = s.status, m.error = s.error;
+  m.device = s.device, m.distributed_info = s.distributed_info, m.host = s.host;
+  m.analysis.rank = s.rank;
+  m.load_seconds = s.load_seconds, m.map_seconds = s.map_seconds;
+  return m;
+}
+
+}  // namespace
+
+bool reduce_fleet(std::vector<RankSummary> ranks, const FleetOptions& o, Fleet& out, std::string& error) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<RankSummary> metas;
+  std::vector<std::string> packed;
+  for (RankSummary& r : ranks) {
+    packed.push_back(serialize_rank_summary(r, false));
+    metas.push_back(meta_only(r));
+    r = {};
+  }
+  return reduce_packed(std::move(metas), std::move(packed), o, out, error, t0);
+}
+
+bool reduce_fleet_bytes(std::vector<std::string> summaries, const FleetOptions& o, Fleet& out, std::string& error,
+                        const std::vector<std::string>* names) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<RankSummary> metas(summaries.size());
+  std::vector<std::string> packed(summaries.size()), errors(summaries.size());
+  parallel_for(summaries.size(), o.collectives.threads, [&](size_t i) {
+    if (parse_rank_meta(summaries[i], metas[i], errors[i], &packed[i])) std::string().swap(summaries[i]);
+  });
+  for (size_t i = 0; i < errors.size(); ++i)
+    if (!errors[i].empty())
+      return error = (names && i < names->size() ? (*names)[i] : "summary " + std::to_string(i)) + ": " + errors[i], false;
+  summaries = {};
+  return reduce_packed(std::move(metas), std::move(packed), o, out, error, t0);
 }
 
 std::vector<Table> fleet_tables(const Fleet& f) {
@@ -443,7 +532,7 @@ std::string serialize_fleet(const Fleet& f) {
   write_tables(tables, f.tables);
   w.add(kTables, tables.bytes);
   // Each rank is already compressed section by section: stored as it is.
-  for (const RankSummary& r : f.ranks) w.add(kRank, serialize_rank_summary(r, false), false);
+  for (std::string_view p : f.packed) w.add(kRank, p, false);
   ByteWriter time;
   time.f64(f.reduce_seconds);
   for (const RankSummary& r : f.ranks) time.f64(r.load_seconds), time.f64(r.map_seconds);
@@ -452,14 +541,30 @@ std::string serialize_fleet(const Fleet& f) {
 }
 
 bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
-  SectionFile file = read_sections(bytes, std::string_view(kMagic, 8), kVersion, "fleet file");
+  StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "fleet file");
   if (!file.ok()) return error = file.error, false;
   Fleet f;
+  auto owned = std::make_shared<std::vector<std::string>>();
   size_t declared_ranks = 0;
   bool head = false, coll = false;
-  for (const Section& sec : file.sections) {
-    ByteReader r(sec.data);
+  std::string raw;
+  for (const StoredSection& sec : file.sections) {
     std::string where = "fleet file: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": ";
+    if (sec.tag == kRank) {
+      // Checked (its sections' checksums) and its META read; the rest decoded when asked.
+      RankSummary s;
+      std::string rank_error;
+      if (!unpack_section(sec, raw, rank_error) || !parse_rank_meta(raw, s, rank_error))
+        return error = where + rank_error, false;
+      f.ranks.push_back(std::move(s));
+      owned->push_back(std::move(raw));
+      raw = {};
+      continue;
+    }
+    if (sec.tag != kHead && sec.tag != kCollectives && sec.tag != kTables && sec.tag != kTime) continue;  // a later version's
+    std::string unpack_error;
+    if (!unpack_section(sec, raw, unpack_error)) return error = "fleet file: " + unpack_error, false;
+    ByteReader r(raw);
     if (sec.tag == kHead) {
       f.source = r.str("source");
       int64_t g = r.svarint("gpus per node");
@@ -472,23 +577,17 @@ bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
       coll = true;
     } else if (sec.tag == kTables) {
       read_tables(r, f.tables);
-    } else if (sec.tag == kRank) {
-      RankSummary s;
-      std::string rank_error;
-      if (!parse_rank_summary(sec.data, s, rank_error)) return error = where + rank_error, false;
-      f.ranks.push_back(std::move(s));
-      continue;
-    } else if (sec.tag == kTime) {
+    } else {
       f.reduce_seconds = r.f64("reduce seconds");
       for (RankSummary& s : f.ranks) s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
-    } else {
-      continue;  // a later version's section
     }
     if (!r.ok() || !r.at_end()) return error = where + (r.ok() ? std::to_string(r.left()) + " stray bytes" : r.error()), false;
   }
   if (!head || !coll) return error = "fleet file: no HEAD or COLL section", false;
   if (f.ranks.size() != declared_ranks)
     return error = "fleet file: " + std::to_string(f.ranks.size()) + " rank sections, HEAD says " + std::to_string(declared_ranks), false;
+  for (const std::string& p : *owned) f.packed.push_back(p);
+  f.storage = std::move(owned);
   out = std::move(f);
   return true;
 }
@@ -530,7 +629,9 @@ analysis::JobOverview overview_of_fleet(const Fleet& f, const analysis::Collecti
     analysis::RankActivity a;
     a.rank = f.ranks[i].rank;
     a.job_index = i;
-    auto summary = std::make_shared<analysis::RankSummary>(f.ranks[i].analysis);
+    auto summary = std::make_shared<analysis::RankSummary>();
+    std::string error;
+    if (!parse_rank_analysis(f.packed[i], *summary, error)) continue;  // damaged past its checksums: left out
     a.idle = std::make_shared<const analysis::IdleCoverage>(analysis::idle_coverage(summary->causes));
     a.summary = std::move(summary);
     base.ranks.push_back(std::move(a));

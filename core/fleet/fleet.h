@@ -33,7 +33,12 @@ struct FleetOptions {
 struct Fleet {
   std::string source;
   std::optional<int64_t> gpus_per_node;
-  std::vector<RankSummary> ranks;        // by rank, failed ones included
+  // By rank, failed ones included: META and TIME (status, rank, path, host, ..., seconds); the
+  // rest of each summary stays packed, decoded when asked (summary()), so that a fleet of
+  // thousands of ranks opens without decoding any.
+  std::vector<RankSummary> ranks;
+  std::vector<std::string_view> packed;  // per rank: its serialised summary without TIME
+  std::shared_ptr<const void> storage;   // what `packed` (and a mapped file's arrivals) point into
   analysis::CollectiveAnalysis collectives;  // over the loaded ranks, in rank order
   std::vector<analysis::Table> tables;   // ranks, outliers, nodes
   std::vector<std::string> fleet_notes;  // about the fleet's own tables (nodes); the others are
@@ -42,6 +47,8 @@ struct Fleet {
 
   size_t loaded_count() const;
   const RankSummary* find(int64_t rank) const;
+  // Rank i's whole summary (its META and TIME as ranks[i]); false on damage, with `error`.
+  bool summary(size_t i, RankSummary& out, std::string& error) const;
 };
 
 // Names of the fleet's own tables (after the job tables).
@@ -49,6 +56,11 @@ bool is_fleet_table_name(std::string_view name);
 
 // Sorts the summaries by rank and reduces them. False (with `error`) when two claim one rank.
 bool reduce_fleet(std::vector<RankSummary> ranks, const FleetOptions& options, Fleet& out, std::string& error);
+// The same from serialised summaries (as fleet-map writes them), each decoded only while the
+// collectives read it; false (with `error`, naming the summary by `names` when given, else by its
+// position) on a damaged one.
+bool reduce_fleet_bytes(std::vector<std::string> summaries, const FleetOptions& options, Fleet& out, std::string& error,
+                        const std::vector<std::string>* names = nullptr);
 
 // The job tables (collectives, stragglers, clock_offsets), then ranks, outliers, nodes.
 std::vector<analysis::Table> fleet_tables(const Fleet& fleet);

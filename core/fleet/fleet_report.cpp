@@ -82,8 +82,11 @@ std::string render_fleet_text(const Fleet& f, const FleetReportOptions& o) {
   if (shows_collectives(o))
     if (std::string worst = analysis::straggler_insight(f.collectives); !worst.empty()) out += "stragglers: " + worst + "\n";
   if (o.only.empty())  // the ranks' insights are the full report's, as report DIR prints them
-    for (const RankSummary& r : f.ranks) {
-      if (r.insights.empty() || (o.only_rank && r.rank != *o.only_rank)) continue;
+    for (size_t k = 0; k < f.ranks.size(); ++k) {
+      if (o.only_rank && f.ranks[k].rank != *o.only_rank) continue;
+      RankSummary r;
+      std::string error;
+      if (!f.summary(k, r, error) || r.insights.empty()) continue;
       out += "rank " + std::to_string(r.rank) + ":\n";
       for (size_t i = 0; i < r.insights.size(); ++i) out += "  " + std::to_string(i + 1) + ". " + r.insights[i] + "\n";
     }

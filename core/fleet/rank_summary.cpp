@@ -429,6 +429,58 @@ bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& e
   return true;
 }
 
+namespace {
+
+// The summary's sections checked, then `read` on those tagged `wanted` (decompressed, parsed).
+template <class Read>
+bool parse_some(std::string_view bytes, std::initializer_list<uint32_t> wanted, std::string& error, StoredFile* file_out, Read read) {
+  StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary");
+  if (!file.ok()) return error = file.error, false;
+  bool meta = false;
+  std::string raw;
+  for (const StoredSection& sec : file.sections) {
+    if (std::find(wanted.begin(), wanted.end(), sec.tag) == wanted.end()) continue;
+    if (!unpack_section(sec, raw, error)) return error = "rank summary: " + error, false;
+    ByteReader r(raw);
+    read(sec.tag, r);
+    meta = meta || sec.tag == kMeta;
+    if (!r.ok() || !r.at_end()) {
+      error = "rank summary: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": " +
+              (r.ok() ? std::to_string(r.left()) + " stray bytes" : r.error());
+      return false;
+    }
+  }
+  if (!meta) return error = "rank summary: no META section", false;
+  if (file_out) *file_out = std::move(file);
+  return true;
+}
+
+}  // namespace
+
+bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error, std::string* packed) {
+  RankSummary s;
+  StoredFile file;
+  bool ok = parse_some(bytes, {kMeta, kTime}, error, &file, [&](uint32_t t, ByteReader& r) {
+    if (t == kMeta) read_meta(r, s);
+    else s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
+  });
+  if (!ok) return false;
+  s.analysis.rank = s.rank;
+  if (packed) *packed = without_sections(std::string_view(kMagic, 8), kVersion, file, kTime);
+  out = std::move(s);
+  return true;
+}
+
+bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std::string& error) {
+  RankSummary meta;
+  bool ok = parse_some(bytes, {kMeta, kAnalysis}, error, nullptr, [&](uint32_t t, ByteReader& r) {
+    if (t == kMeta) read_meta(r, meta);
+    else read_analysis(r, out);
+  });
+  out.rank = meta.rank;
+  return ok;
+}
+
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   {

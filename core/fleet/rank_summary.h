@@ -86,6 +86,12 @@ std::string serialize_rank_summary(const RankSummary& s, bool timing = true);
 // Parses one; on damage returns false and sets `error` (what, and the byte offset).
 bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& error);
 
+// The cheap part of a summary: META and TIME (every section's checksum checked, nothing else
+// decompressed); with `packed`, also the summary's bytes without TIME (as a fleet file keeps it).
+bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error, std::string* packed = nullptr);
+// Only what analyze_collectives reads (ANLS), with its rank from META.
+bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std::string& error);
+
 // Reads/writes a summary file; writing is atomic (a temporary beside it, then a rename).
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error);
 bool read_whole_file(const std::string& path, std::string& bytes, std::string& error);

@@ -3,6 +3,8 @@
 #include <libdeflate.h>
 #include <zstd.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -57,7 +59,35 @@ SectionWriter::SectionWriter(std::string_view magic, uint32_t version) {
   out_ += w.bytes;
 }
 
-// Appended in place: a fleet of thousands of ranks is one buffer, not a copy per section.
+SectionWriter::SectionWriter(std::string_view magic, uint32_t version, int fd) : SectionWriter(magic, version) { fd_ = fd; }
+
+constexpr size_t kFlushBytes = size_t(1) << 20;
+
+void SectionWriter::emit(std::string_view bytes) {
+  out_ += bytes;
+  if (fd_ >= 0 && out_.size() >= kFlushBytes) flush();
+}
+
+void SectionWriter::flush() {
+  for (size_t at = 0; at < out_.size() && ok_;) {
+    ssize_t n = ::write(fd_, out_.data() + at, out_.size() - at);
+    if (n <= 0) ok_ = false;
+    else at += size_t(n);
+  }
+  written_ += out_.size();
+  out_.clear();
+}
+
+// Over bytes already emitted (a header's count or checksum: never split by a flush).
+void SectionWriter::patch(uint64_t at, std::string_view bytes) {
+  if (at >= written_) {
+    std::memcpy(out_.data() + (at - written_), bytes.data(), bytes.size());
+  } else if (::pwrite(fd_, bytes.data(), bytes.size(), off_t(at)) != ssize_t(bytes.size())) {
+    ok_ = false;
+  }
+}
+
+// Appended in place: a fleet of thousands of ranks is one buffer (or file), not a copy per section.
 void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
   std::string compressed;
   uint8_t flags = 0;
@@ -73,18 +103,56 @@ void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
   w.u64(raw.size());
   w.u64(stored.size());
   w.u32(section_crc(w.bytes, stored));
-  out_ += w.bytes;
-  out_ += stored;
+  emit(w.bytes);
+  emit(stored);
+  ++count_;
+}
+
+void SectionWriter::add_stored(const StoredSection& s) {
+  emit(s.head);
+  emit(s.stored);
+  ++count_;
+}
+
+void SectionWriter::begin_section(uint32_t t, uint64_t raw_size) {
+  ByteWriter w;
+  w.u32(t);
+  w.u8(0);
+  w.u64(raw_size);
+  w.u64(raw_size);
+  open_crc_ = crc32(w.bytes);
+  w.u32(0);  // the checksum, known at end_section()
+  open_at_ = size();
+  open_left_ = raw_size;
+  emit(w.bytes);
+}
+
+void SectionWriter::append(std::string_view piece) {
+  if (piece.size() > open_left_) ok_ = false, piece = piece.substr(0, size_t(open_left_));
+  open_crc_ = libdeflate_crc32(open_crc_, piece.data(), piece.size());
+  open_left_ -= piece.size();
+  emit(piece);
+}
+
+void SectionWriter::end_section() {
+  if (open_left_) ok_ = false;  // fewer bytes than announced
+  char crc[4];
+  std::memcpy(crc, &open_crc_, 4);
+  patch(open_at_ + kCoveredHeadBytes, std::string_view(crc, 4));
   ++count_;
 }
 
 std::string SectionWriter::finish() {
-  std::memcpy(out_.data() + kMagicBytes + 4, &count_, 4);
-  return std::move(out_);
+  char count[4];
+  std::memcpy(count, &count_, 4);
+  patch(kMagicBytes + 4, std::string_view(count, 4));
+  if (fd_ < 0) return std::move(out_);
+  flush();
+  return {};
 }
 
-SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {
-  SectionFile out;
+StoredFile scan_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {
+  StoredFile out;
   auto fail = [&](std::string message) {
     out.sections.clear();
     out.error = std::string(what) + ": " + message;
@@ -100,32 +168,63 @@ SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32
     return fail("format version " + std::to_string(out.version) + " at byte 8 is not one this Sightline reads (up to " +
                 std::to_string(newest_version) + ")");
   if (count > r.left() / kSectionHeadBytes) return fail("section count " + std::to_string(count) + " exceeds the file at byte 12");
+  out.sections.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
-    Section s;
+    StoredSection s;
+    s.index = i;
     s.offset = r.offset();
-    std::string_view head = bytes.substr(size_t(s.offset), std::min<size_t>(kCoveredHeadBytes, bytes.size() - size_t(s.offset)));
+    s.head = bytes.substr(size_t(s.offset), std::min<size_t>(kSectionHeadBytes, bytes.size() - size_t(s.offset)));
     s.tag = r.u32("section tag");
-    uint8_t flags = r.u8("section flags");
-    uint64_t raw_size = r.u64("section size"), stored_size = r.u64("section stored size");
+    s.flags = r.u8("section flags");
+    s.raw_size = r.u64("section size");
+    uint64_t stored_size = r.u64("section stored size");
     uint32_t crc = r.u32("section checksum");
     std::string name = "section " + tag_text(s.tag) + " #" + std::to_string(i);
     if (!r.ok()) return fail(name + ": " + r.error());
     if (stored_size > r.left()) return fail(name + " at byte " + std::to_string(s.offset) + ": cut short (" +
                                             std::to_string(stored_size) + " bytes stored, " + std::to_string(r.left()) + " left)");
-    std::string_view stored = r.bytes(size_t(stored_size), "section bytes");
-    if (section_crc(head, stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
-    if (flags > kZstd || raw_size > kLargestSection || (!flags && raw_size != stored_size))
+    s.stored = r.bytes(size_t(stored_size), "section bytes");
+    if (section_crc(s.head, s.stored) != crc) return fail(name + " at byte " + std::to_string(s.offset) + ": checksum mismatch");
+    if (s.flags > kZstd || s.raw_size > kLargestSection || (!s.flags && s.raw_size != stored_size))
       return fail(name + " at byte " + std::to_string(s.offset) + ": bad header");
-    if (flags == kZstd) {
-      bool ok = false;
-      s.data = decompressed(stored, raw_size, ok);
-      if (!ok) return fail(name + " at byte " + std::to_string(s.offset) + ": does not decompress");
-    } else {
-      s.data.assign(stored);
-    }
-    out.sections.push_back(std::move(s));
+    out.sections.push_back(s);
   }
   if (!r.at_end()) return fail(std::to_string(r.left()) + " stray bytes after the last section at byte " + std::to_string(r.offset()));
+  return out;
+}
+
+bool unpack_section(const StoredSection& s, std::string& raw, std::string& error) {
+  if (s.flags != kZstd) return raw.assign(s.stored), true;
+  bool ok = false;
+  raw = decompressed(s.stored, s.raw_size, ok);
+  if (!ok) error = "section " + tag_text(s.tag) + " #" + std::to_string(s.index) + " at byte " + std::to_string(s.offset) + ": does not decompress";
+  return ok;
+}
+
+std::string without_sections(std::string_view magic, uint32_t version, const StoredFile& file, uint32_t tag) {
+  SectionWriter w(magic, version);
+  for (const StoredSection& s : file.sections)
+    if (s.tag != tag) w.add_stored(s);
+  return w.finish();
+}
+
+SectionFile read_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what) {
+  SectionFile out;
+  StoredFile stored = scan_sections(bytes, magic, newest_version, what);
+  if (!stored.ok()) return out.error = stored.error, out;
+  out.version = stored.version;
+  for (const StoredSection& s : stored.sections) {
+    Section sec;
+    sec.tag = s.tag;
+    sec.offset = s.offset;
+    std::string error;
+    if (!unpack_section(s, sec.data, error)) {
+      out.sections.clear();
+      out.error = std::string(what) + ": " + error;
+      return out;
+    }
+    out.sections.push_back(std::move(sec));
+  }
   return out;
 }
 
