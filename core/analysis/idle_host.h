@@ -59,6 +59,13 @@ private:
   std::unordered_map<uint32_t, std::vector<TimeNs>> stream_waits_by_track_;  // starts, sorted
   std::unordered_map<int64_t, std::vector<TimeNs>> gpu_stream_waits_;        // by stream
   mutable std::vector<TimeNs> self_by_name_;  // measure_events' scratch, zero between calls
+  struct Scratch {  // measure_events' columns, per event overlapping the window
+    std::vector<uint32_t> events;
+    std::vector<TimeNs> self;
+    std::vector<uint8_t> launched;
+    std::vector<ptrdiff_t> parent_slot;
+  };
+  mutable Scratch scratch_;
 };
 
 }  // namespace sl::analysis::detail

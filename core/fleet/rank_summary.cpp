@@ -110,13 +110,30 @@ std::vector<TopKernel> top_kernels(const analysis::EventTable& table) {
   return out;
 }
 
-// Bin k of n over [start, end): its left edge, exact in 128 bits.
-TimeNs edge(TimeNs start, TimeNs span, size_t k, size_t n) {
-  return start + TimeNs((__int128)span * (__int128)k / (__int128)n);
+// Covered nanoseconds of sorted, disjoint intervals in each bin [edges[k], edges[k + 1]), in one
+// walk over the intervals and the bins together (what the difference of IntervalIndex::cumulative
+// at the two edges says, without a search per edge).
+std::vector<TimeNs> covered_per_bin(const std::vector<Interval>& merged, const std::vector<TimeNs>& edges) {
+  const size_t n = edges.size() - 1;
+  std::vector<TimeNs> out(n, 0);
+  size_t k = 0;
+  for (const Interval& i : merged) {
+    TimeNs from = std::max(i.start, edges[0]);
+    const TimeNs to = std::min(i.end, edges[n]);
+    if (to <= from) continue;
+    if (edges[k + 1] <= from) k = size_t(std::upper_bound(edges.begin() + ptrdiff_t(k), edges.end(), from) - edges.begin()) - 1;
+    for (;;) {
+      const TimeNs stop = std::min(to, edges[k + 1]);
+      out[k] += stop - from;
+      if (stop == to) break;
+      from = stop, ++k;
+    }
+  }
+  return out;
 }
 
-// The finest level from exact coverage at the bin edges; each coarser level sums four bins of
-// the one below (exact, since the sums are of covered nanoseconds, not of rounded fractions).
+// The finest level from exact coverage of its bins; each coarser level sums four bins of the one
+// below (exact, since the sums are of covered nanoseconds, not of rounded fractions).
 Profile build_profile(const analysis::RankSummary& a) {
   Profile p;
   const auto& merged = a.busy.merged();
@@ -124,22 +141,19 @@ Profile build_profile(const analysis::RankSummary& a) {
   p.start = merged.front().start, p.end = merged.back().end;
   TimeNs span = p.end - p.start;
   size_t n = size_t(std::min<TimeNs>(TimeNs(kFinestBins), std::max<TimeNs>(1, span)));
+  // Bin k's left edge start + floor(span·k / n), exactly, without 128-bit division: with
+  // span = q·n + r, it is k·q + floor(k·r / n), and k·r < n² fits 64 bits.
   std::vector<TimeNs> edges(n + 1);
-  for (size_t k = 0; k <= n; ++k) edges[k] = edge(p.start, span, k, n);
-  auto per_bin = [&](const analysis::IntervalIndex& index) {
-    std::vector<TimeNs> cum, out(n);
-    index.cumulative(edges, cum);
-    for (size_t k = 0; k < n; ++k) out[k] = cum[k + 1] - cum[k];
-    return out;
-  };
-  std::vector<TimeNs> width(n), busy = per_bin(a.busy);
+  const TimeNs q = span / TimeNs(n), r = span % TimeNs(n);
+  for (size_t k = 0; k <= n; ++k) edges[k] = p.start + TimeNs(k) * q + TimeNs(k) * r / TimeNs(n);
+  std::vector<TimeNs> width(n), busy = covered_per_bin(merged, edges);
   for (size_t k = 0; k < n; ++k) width[k] = edges[k + 1] - edges[k];
   // Only the causes the rank has: the others are zero in every bin and never the top one.
   analysis::IdleCoverage idle = analysis::idle_coverage(a.causes);
   std::vector<int> present;
   std::vector<std::vector<TimeNs>> cause;
   for (int c = 0; c < kIdleCauseCount; ++c)
-    if (!idle[size_t(c)].empty()) present.push_back(c), cause.push_back(per_bin(idle[size_t(c)]));
+    if (!idle[size_t(c)].empty()) present.push_back(c), cause.push_back(covered_per_bin(idle[size_t(c)].merged(), edges));
   for (;;) {
     ProfileLevel level;
     level.busy.resize(width.size());
