@@ -193,7 +193,7 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
   for (auto& [k, v] : gpu_stream_waits_) std::sort(v.begin(), v.end());
 }
 
-HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end) const {
+HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end, bool top) const {
   HostWindow h;
   h.length = end - start;
   if (thread == kNone || end <= start) return h;
@@ -203,7 +203,7 @@ HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end) const {
   if (it == threads_.end()) return h;
   h.blocking = it->second.blocking.covered(start, end);
   h.capture = it->second.capture.covered(start, end);
-  measure_events(it->second, start, end, h);
+  measure_events(it->second, start, end, top, h);
   return h;
 }
 
@@ -212,10 +212,13 @@ HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end) const {
 // the op dispatching it). Host compute is the time of W inside events that issued none: the
 // innermost event at each instant decides, and an event that launched nothing has no child that
 // did.
-void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWindow& h) const {
+void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, bool top, HostWindow& h) const {
   const size_t lo = size_t(std::lower_bound(w.ts.begin(), w.ts.end(), a) - w.ts.begin());
   const size_t hi = size_t(std::lower_bound(w.ts.begin(), w.ts.end(), b) - w.ts.begin());
-  std::vector<uint32_t> events;  // overlapping W: the events open at `a`, then those starting in W
+  // Overlapping W: the events open at `a`, then those starting in W. The columns are scratch kept
+  // between calls (a rank has thousands of gaps).
+  std::vector<uint32_t>& events = scratch_.events;
+  events.clear();
   if (lo > 0)
     for (int32_t p = int32_t(lo - 1); p >= 0; p = w.parent[size_t(p)])
       if (w.end[size_t(p)] > a) events.push_back(uint32_t(p));
@@ -229,9 +232,12 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
       if (events[s] == uint32_t(e)) return ptrdiff_t(s);
     return -1;
   };
-  std::vector<TimeNs> self(events.size());
-  std::vector<uint8_t> launched(events.size(), 0);
-  std::vector<ptrdiff_t> parent_slot(events.size(), -1);
+  std::vector<TimeNs>& self = scratch_.self;
+  std::vector<uint8_t>& launched = scratch_.launched;
+  std::vector<ptrdiff_t>& parent_slot = scratch_.parent_slot;
+  self.assign(events.size(), 0);
+  launched.assign(events.size(), 0);
+  parent_slot.assign(events.size(), -1);
   auto l = std::lower_bound(w.launches.begin(), w.launches.end(), a);
   for (size_t s = 0; s < events.size(); ++s) {
     const uint32_t e = events[s];
@@ -260,6 +266,7 @@ void HostIndex::measure_events(const ThreadWork& w, TimeNs a, TimeNs b, HostWind
     else run_end = std::max(run_end, c1);
   }
   h.compute += std::max<TimeNs>(0, run_end - run_start);
+  if (!top) return;
   // Self time by name, summed in a scratch column over the string pool (W can hold thousands of
   // events of a few dozen names).
   std::vector<TimeNs>& by_name = self_by_name_;

@@ -42,14 +42,15 @@ public:
   // Indexes every thread in `threads` (the launching threads and their stand-ins).
   HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::vector<uint32_t>& threads);
 
-  HostWindow window(uint32_t thread, TimeNs start, TimeNs end) const;
+  // `top` false leaves HostWindow::top empty (the rest is the same).
+  HostWindow window(uint32_t thread, TimeNs start, TimeNs end, bool top = true) const;
   // Host work (ops, runtime calls; no Python frames or labels) of a stand-in thread in [start, end).
   TimeNs worked(uint32_t thread, TimeNs start, TimeNs end) const;
   bool stream_wait_between(uint32_t thread, TimeNs lo, TimeNs hi) const;  // a cudaStreamWaitEvent call
   bool gpu_stream_wait_between(int64_t stream, TimeNs lo, TimeNs hi) const;  // a `Stream Wait Event`
 
 private:
-  void measure_events(const ThreadWork& w, TimeNs start, TimeNs end, HostWindow& out) const;
+  void measure_events(const ThreadWork& w, TimeNs start, TimeNs end, bool top, HostWindow& out) const;
 
   const EventTable& t_;
   std::unordered_map<uint32_t, IntervalIndex> data_loading_by_process_;
@@ -58,6 +59,13 @@ private:
   std::unordered_map<uint32_t, std::vector<TimeNs>> stream_waits_by_track_;  // starts, sorted
   std::unordered_map<int64_t, std::vector<TimeNs>> gpu_stream_waits_;        // by stream
   mutable std::vector<TimeNs> self_by_name_;  // measure_events' scratch, zero between calls
+  struct Scratch {  // measure_events' columns, per event overlapping the window
+    std::vector<uint32_t> events;
+    std::vector<TimeNs> self;
+    std::vector<uint8_t> launched;
+    std::vector<ptrdiff_t> parent_slot;
+  };
+  mutable Scratch scratch_;
 };
 
 }  // namespace sl::analysis::detail

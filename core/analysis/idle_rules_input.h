@@ -21,6 +21,9 @@ struct IdleCauseOptions {
   std::vector<std::string> data_loader_patterns = {"enumerate(DataLoader)", "DataLoader",
                                                    "_MultiProcessingDataLoaderIter",
                                                    "_SingleProcessDataLoaderIter"};
+  // Only the gaps and their causes: no per-stream rows, no top events, no device-wide pieces (a
+  // fleet map's rank summary keeps nothing else). The gaps are those of the full analysis.
+  bool gaps_only = false;
 };
 
 }  // namespace sl::analysis

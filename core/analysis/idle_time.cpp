@@ -274,7 +274,7 @@ public:
 private:
   // Rules 1-6 over W = [gap start, launch start) on the launching thread.
   void host_cause(IdleGap& g, std::vector<HostEvent>& top) const {
-    detail::HostWindow w = host_.window(g.host_track, g.start, g.host_end);
+    detail::HostWindow w = host_.window(g.host_track, g.start, g.host_end, !o_.gaps_only);
     auto half = [&](TimeNs part) { return w.length > 0 && 2 * part >= w.length; };
     if (half(w.data_loading)) g.cause = IdleCause::DataLoading;
     else if (half(w.blocking)) g.cause = IdleCause::HostSync;
@@ -516,6 +516,7 @@ IdleCauses idle_causes(const EventTable& t, const IdleCauseOptions& o) {
     }
     if (edges && run_end < out.window.end) emit(si, run_end, out.window.end, -1, prev, IdleGap::Edge::Trailing);
   }
+  if (o.gaps_only) return out;
   summarise(t, out);
   if (edges) {
     out.device = device_idle_pieces(t, out);

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -60,44 +59,81 @@ std::string unquoted(std::string v) {
   return v;
 }
 
+// gpu_work_by_stream's streams (first appearance; a stream of syncs only is none) with their row
+// counts and summed durations, in one pass: no stream's rows need sorting for a sum.
 std::vector<StreamTotal> stream_totals(const analysis::EventTable& table) {
   std::vector<StreamTotal> out;
-  for (const auto& [stream, rows] : analysis::gpu_work_by_stream(table)) {
-    StreamTotal t;
-    t.stream = stream;
-    t.activities = rows.size();
-    for (uint32_t i : rows) t.busy += table.rows[i].dur;
-    out.push_back(t);
+  std::vector<char> works;  // per stream: some row is not a sync
+  size_t last = 0;          // a trace has a few streams, and rows of one stream come in runs
+  for (uint32_t i : table.gpu) {
+    const analysis::Row& r = table.rows[i];
+    if (!analysis::is_gpu_work(table, r)) continue;
+    if (last >= out.size() || out[last].stream != r.stream) {
+      last = 0;
+      while (last < out.size() && out[last].stream != r.stream) ++last;
+      if (last == out.size()) out.push_back({r.stream, 0, 0}), works.push_back(0);
+    }
+    ++out[last].activities;
+    out[last].busy += r.dur;
+    if (analysis::KernelType(r.kernel_type) != analysis::KernelType::Sync) works[last] = 1;
   }
+  size_t kept = 0;
+  for (size_t k = 0; k < out.size(); ++k)
+    if (works[k]) out[kept++] = out[k];
+  out.resize(kept);
   return out;
 }
 
 std::vector<TopKernel> top_kernels(const analysis::EventTable& table) {
-  std::map<StringId, TopKernel> by_name;
+  std::vector<uint32_t> slot(table.store->strings.size(), kNone);  // name id -> its entry
+  std::vector<std::pair<StringId, TopKernel>> by_name;
   for (uint32_t i : table.gpu) {
     const analysis::Row& r = table.rows[i];
     if (!analysis::is_kernel_cat(table.cat(r))) continue;
-    TopKernel& k = by_name[r.name];
+    if (slot[r.name] == kNone) slot[r.name] = uint32_t(by_name.size()), by_name.push_back({r.name, {}});
+    TopKernel& k = by_name[slot[r.name]].second;
     ++k.count;
     k.total += r.dur;
   }
+  // Most total time first, ties by name (names are distinct: one per id).
+  auto first = [&](const auto& a, const auto& b) {
+    if (a.second.total != b.second.total) return a.second.total > b.second.total;
+    return table.store->strings.view(a.first) < table.store->strings.view(b.first);
+  };
+  const size_t keep = std::min(kTopKernels, by_name.size());
+  std::partial_sort(by_name.begin(), by_name.begin() + ptrdiff_t(keep), by_name.end(), first);
   std::vector<TopKernel> out;
-  for (auto& [id, k] : by_name) {
-    k.name = std::string(table.store->strings.view(id));
-    out.push_back(std::move(k));
+  for (size_t k = 0; k < keep; ++k) {
+    out.push_back(std::move(by_name[k].second));
+    out.back().name = std::string(table.store->strings.view(by_name[k].first));
   }
-  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.total != b.total ? a.total > b.total : a.name < b.name; });
-  if (out.size() > kTopKernels) out.resize(kTopKernels);
   return out;
 }
 
-// Bin k of n over [start, end): its left edge, exact in 128 bits.
-TimeNs edge(TimeNs start, TimeNs span, size_t k, size_t n) {
-  return start + TimeNs((__int128)span * (__int128)k / (__int128)n);
+// Covered nanoseconds of sorted, disjoint intervals in each bin [edges[k], edges[k + 1]), in one
+// walk over the intervals and the bins together (what the difference of IntervalIndex::cumulative
+// at the two edges says, without a search per edge).
+std::vector<TimeNs> covered_per_bin(const std::vector<Interval>& merged, const std::vector<TimeNs>& edges) {
+  const size_t n = edges.size() - 1;
+  std::vector<TimeNs> out(n, 0);
+  size_t k = 0;
+  for (const Interval& i : merged) {
+    TimeNs from = std::max(i.start, edges[0]);
+    const TimeNs to = std::min(i.end, edges[n]);
+    if (to <= from) continue;
+    if (edges[k + 1] <= from) k = size_t(std::upper_bound(edges.begin() + ptrdiff_t(k), edges.end(), from) - edges.begin()) - 1;
+    for (;;) {
+      const TimeNs stop = std::min(to, edges[k + 1]);
+      out[k] += stop - from;
+      if (stop == to) break;
+      from = stop, ++k;
+    }
+  }
+  return out;
 }
 
-// The finest level from exact coverage at the bin edges; each coarser level sums four bins of
-// the one below (exact, since the sums are of covered nanoseconds, not of rounded fractions).
+// The finest level from exact coverage of its bins; each coarser level sums four bins of the one
+// below (exact, since the sums are of covered nanoseconds, not of rounded fractions).
 Profile build_profile(const analysis::RankSummary& a) {
   Profile p;
   const auto& merged = a.busy.merged();
@@ -105,34 +141,41 @@ Profile build_profile(const analysis::RankSummary& a) {
   p.start = merged.front().start, p.end = merged.back().end;
   TimeNs span = p.end - p.start;
   size_t n = size_t(std::min<TimeNs>(TimeNs(kFinestBins), std::max<TimeNs>(1, span)));
+  // Bin k's left edge start + floor(span·k / n), exactly, without 128-bit division: with
+  // span = q·n + r, it is k·q + floor(k·r / n), and k·r < n² fits 64 bits.
   std::vector<TimeNs> edges(n + 1);
-  for (size_t k = 0; k <= n; ++k) edges[k] = edge(p.start, span, k, n);
-  auto per_bin = [&](const analysis::IntervalIndex& index) {
-    std::vector<TimeNs> cum, out(n);
-    index.cumulative(edges, cum);
-    for (size_t k = 0; k < n; ++k) out[k] = cum[k + 1] - cum[k];
-    return out;
-  };
-  std::vector<TimeNs> width(n), busy = per_bin(a.busy);
+  const TimeNs q = span / TimeNs(n), r = span % TimeNs(n);
+  for (size_t k = 0; k <= n; ++k) edges[k] = p.start + TimeNs(k) * q + TimeNs(k) * r / TimeNs(n);
+  std::vector<TimeNs> width(n), busy = covered_per_bin(merged, edges);
   for (size_t k = 0; k < n; ++k) width[k] = edges[k + 1] - edges[k];
+  // Only the causes the rank has: the others are zero in every bin and never the top one.
   analysis::IdleCoverage idle = analysis::idle_coverage(a.causes);
-  std::vector<std::vector<TimeNs>> cause(kIdleCauseCount);
-  for (int c = 0; c < kIdleCauseCount; ++c) cause[size_t(c)] = per_bin(idle[size_t(c)]);
+  std::vector<int> present;
+  std::vector<std::vector<TimeNs>> cause;
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    if (!idle[size_t(c)].empty()) present.push_back(c), cause.push_back(covered_per_bin(idle[size_t(c)].merged(), edges));
   for (;;) {
     ProfileLevel level;
+    level.busy.resize(width.size());
+    level.cause.resize(width.size());
     for (size_t k = 0; k < width.size(); ++k) {
-      level.busy.push_back(uint8_t(width[k] > 0 ? (busy[k] * 255 + width[k] / 2) / width[k] : 0));
+      level.busy[k] = uint8_t(width[k] > 0 ? (busy[k] * 255 + width[k] / 2) / width[k] : 0);
       int best = -1;
-      for (int c = 0; c < kIdleCauseCount; ++c)
-        if (cause[size_t(c)][k] > 0 && (best < 0 || cause[size_t(c)][k] > cause[size_t(best)][k])) best = c;
-      level.cause.push_back(int8_t(best));
+      TimeNs most = 0;
+      for (size_t j = 0; j < present.size(); ++j)
+        if (cause[j][k] > most) best = present[j], most = cause[j][k];
+      level.cause[k] = int8_t(best);
     }
     p.levels.push_back(std::move(level));
     if (width.size() == 1) return p;
-    auto coarsen = [](std::vector<TimeNs>& v) {
-      std::vector<TimeNs> out((v.size() + 3) / 4, 0);
-      for (size_t k = 0; k < v.size(); ++k) out[k / 4] += v[k];
-      v = std::move(out);
+    auto coarsen = [](std::vector<TimeNs>& v) {  // in place: bin k/4 is written after bins k..k+3 are read
+      const size_t n = (v.size() + 3) / 4;
+      for (size_t k = 0; k < n; ++k) {
+        TimeNs sum = 0;
+        for (size_t j = 4 * k; j < std::min(v.size(), 4 * k + 4); ++j) sum += v[j];
+        v[k] = sum;
+      }
+      v.resize(n);
     };
     coarsen(width), coarsen(busy);
     for (auto& c : cause) coarsen(c);
@@ -361,7 +404,9 @@ RankSummary summarize_job_rank(const JobRank& rank) {
   analysis::TableOptions to;
   to.rank = rank.rank;
   analysis::EventTable table = analysis::build_table(store, to);
-  analysis::IdleCauses causes = analysis::idle_causes(table);
+  analysis::IdleCauseOptions io;
+  io.gaps_only = true;  // the summary keeps only the gaps (stream, span, cause)
+  analysis::IdleCauses causes = analysis::idle_causes(table, io);
   s.analysis = analysis::summarize_rank(rank.rank, store, table, std::move(causes));
   s.streams = stream_totals(table);
   s.top_kernels = top_kernels(table);
