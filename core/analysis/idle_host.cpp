@@ -119,6 +119,8 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
     if (kind == 2) ops[size_t(k)].push_back({r.ts, r.end()});
   }
   // Launch calls of linked GPU work, and async copies to pageable memory (they block the host).
+  // A linked launch among the thread's rows is taken in their walk below (in start order, so the
+  // thread's launches need no sort); only those outside them (a label's) are kept here.
   std::vector<std::vector<TimeNs>> launches(rows_of.size());
   std::vector<std::vector<Interval>> pageable(rows_of.size());
   std::vector<int8_t> pageable_name(s.strings.size(), -1), dtoh_name(s.strings.size(), -1);
@@ -131,7 +133,7 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
     const Row& l = t.rows[size_t(g.launch)];
     const int32_t k = slot[l.ref.track];
     if (k < 0) continue;
-    launches[size_t(k)].push_back(l.ts);
+    if (l.stream != -1 || kind_of_cat(l.cat) == 0) launches[size_t(k)].push_back(l.ts);
     int8_t& p = pageable_name[g.name];
     if (p < 0) {
       std::string_view n = t.name(g);
@@ -153,7 +155,6 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
     };
     if (!std::is_sorted(rows.begin(), rows.end(), before)) std::sort(rows.begin(), rows.end(), before);  // the store's order already is
     ThreadWork w;
-    w.launches = std::move(launches[k0]);
     std::vector<Interval> blocking = std::move(pageable[k0]), capture;
     std::vector<int32_t> stack;
     TimeNs capture_from = -1;
@@ -167,8 +168,8 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
       w.parent.push_back(stack.empty() ? -1 : stack.back());
       stack.push_back(int32_t(k));
       const uint16_t f = flags(r.name);
-      if (f & kLaunch) w.launches.push_back(r.ts);
       w.launch_call.push_back((f & kLaunch) || linked_launch[rows[k]]);
+      if (w.launch_call.back()) w.launches.push_back(r.ts);
       if (f & kWarmup) capture.push_back({r.ts, r.end()});
       if (f & kCaptureBegin) capture_from = r.ts;
       if ((f & kCaptureEnd) && capture_from >= 0) capture.push_back({capture_from, r.end()}), capture_from = -1;
@@ -182,6 +183,12 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
       if (copy_marks[k] == 3) blocking.push_back({w.ts[k], w.end[k]});
     if (capture_from >= 0 && !w.end.empty())  // a capture the trace cut off runs to the thread's end
       capture.push_back({capture_from, *std::max_element(w.end.begin(), w.end.end())});
+    if (std::vector<TimeNs>& outside = launches[k0]; !outside.empty()) {  // rare: merged in
+      std::sort(outside.begin(), outside.end());
+      std::vector<TimeNs> all(w.launches.size() + outside.size());
+      std::merge(w.launches.begin(), w.launches.end(), outside.begin(), outside.end(), all.begin());
+      w.launches = std::move(all);
+    }
     if (!std::is_sorted(w.launches.begin(), w.launches.end())) std::sort(w.launches.begin(), w.launches.end());
     w.blocking = IntervalIndex(std::move(blocking));
     w.capture = IntervalIndex(std::move(capture));

@@ -59,15 +59,37 @@ std::string unquoted(std::string v) {
   return v;
 }
 
+// A test of a row's category, asked once per run of rows of one category (GPU rows come in runs
+// of a track; comparing the text for each row costs more than the rest of the walk).
+template <class Test>
+class ByCategory {
+public:
+  explicit ByCategory(Test test) : test_(test) {}
+  bool operator()(StringId cat) {
+    if (cat != cat_) cat_ = cat, answer_ = test_(cat);
+    return answer_;
+  }
+
+private:
+  Test test_;
+  StringId cat_ = StringPool::kNotFound;
+  bool answer_ = false;
+};
+
 // gpu_work_by_stream's streams (first appearance; a stream of syncs only is none) with their row
 // counts and summed durations, in one pass: no stream's rows need sorting for a sum.
 std::vector<StreamTotal> stream_totals(const analysis::EventTable& table) {
   std::vector<StreamTotal> out;
   std::vector<char> works;  // per stream: some row is not a sync
   size_t last = 0;          // a trace has a few streams, and rows of one stream come in runs
+  ByCategory gpu_work([&](StringId cat) {  // of a GPU row, is_gpu_work depends on its category only
+    analysis::Row r;
+    r.stream = 0, r.cat = cat;
+    return analysis::is_gpu_work(table, r);
+  });
   for (uint32_t i : table.gpu) {
     const analysis::Row& r = table.rows[i];
-    if (!analysis::is_gpu_work(table, r)) continue;
+    if (r.stream == -1 || !gpu_work(r.cat)) continue;
     if (last >= out.size() || out[last].stream != r.stream) {
       last = 0;
       while (last < out.size() && out[last].stream != r.stream) ++last;
@@ -87,9 +109,10 @@ std::vector<StreamTotal> stream_totals(const analysis::EventTable& table) {
 std::vector<TopKernel> top_kernels(const analysis::EventTable& table) {
   std::vector<uint32_t> slot(table.store->strings.size(), kNone);  // name id -> its entry
   std::vector<std::pair<StringId, TopKernel>> by_name;
+  ByCategory kernel([&](StringId cat) { return analysis::is_kernel_cat(table.store->strings.view(cat)); });
   for (uint32_t i : table.gpu) {
     const analysis::Row& r = table.rows[i];
-    if (!analysis::is_kernel_cat(table.cat(r))) continue;
+    if (!kernel(r.cat)) continue;
     if (slot[r.name] == kNone) slot[r.name] = uint32_t(by_name.size()), by_name.push_back({r.name, {}});
     TopKernel& k = by_name[slot[r.name]].second;
     ++k.count;

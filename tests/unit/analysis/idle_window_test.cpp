@@ -1,7 +1,8 @@
 // Idle over the idle window (analyses.md §1, §2b; issue 18): annotations are not GPU work, the
 // edges of the window are idle with a cause, collective-only streams have their own cause, work
 // without a launch link borrows the stream's launching thread, and the temporal idle of every
-// stream equals the sum of its idle causes. Hand-made traces, then the whole corpus.
+// stream equals the sum of its idle causes. Hand-made traces, then the whole corpus (where the
+// fleet map's gaps_only also gives the full analysis' gaps).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -243,6 +244,18 @@ TEST_CASE("corpus: idle and temporal tables agree and are never negative (Sightl
       CHECK(std::llabs(st.idle - idle_of_stream(causes, st.stream)) <= 1000);
     }
     for (const IdleGap& g : causes.gaps) CHECK(g.length() > 0);
+    // A fleet map's gaps_only: the same gaps with the same causes, and nothing else.
+    IdleCauseOptions only;
+    only.gaps_only = true;
+    IdleCauses gaps = idle_causes(t, only);
+    REQUIRE(gaps.gaps.size() == causes.gaps.size());
+    for (size_t k = 0; k < gaps.gaps.size(); ++k) {
+      const IdleGap &a = gaps.gaps[k], &b = causes.gaps[k];
+      CHECK((a.stream == b.stream && a.start == b.start && a.end == b.end && a.cause == b.cause &&
+             a.host_end == b.host_end && a.host_track == b.host_track && a.next == b.next && a.edge == b.edge));
+      CHECK(a.top_count == 0);
+    }
+    CHECK((gaps.rows.empty() && gaps.top_events.empty() && gaps.device.empty()));
     for (const IdleBreakdownRow& row : idle) {
       CHECK(row.idle >= 0);
       CHECK(row.stats.min >= 0);
