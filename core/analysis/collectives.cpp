@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <new>
 #include <unordered_map>
@@ -388,10 +392,14 @@ struct MatchRef {
   uint64_t begin = 0, end = 0;
 };
 
+// The median (of an even count: the lower middle plus half the gap to the upper), in linear time.
 TimeNs median_of(std::vector<TimeNs> v) {
-  std::sort(v.begin(), v.end());
   size_t n = v.size();
-  return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+  std::nth_element(v.begin(), v.begin() + n / 2, v.end());
+  TimeNs upper = v[n / 2];
+  if (n % 2) return upper;
+  TimeNs lower = *std::max_element(v.begin(), v.begin() + n / 2);
+  return lower + (upper - lower) / 2;
 }
 
 // Offsets so that matched instances end together: the first rank with collectives is the
@@ -594,6 +602,29 @@ std::vector<KeyInfo> job_keys(std::vector<RankInfo>& ranks, unsigned threads) {
   return keys;
 }
 
+// Phase times on stderr when SIGHTLINE_PROFILE names "collectives" (for the fleet benchmarks).
+class PhaseTimer {
+public:
+  PhaseTimer() : on_(std::getenv("SIGHTLINE_PROFILE") && std::string_view(std::getenv("SIGHTLINE_PROFILE")).find("collectives") != std::string_view::npos) {}
+  void mark(const char* what) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    double cpu = cpu_seconds();
+    std::fprintf(stderr, "collectives: %-18s %8.3f s wall %8.3f s CPU\n", what, std::chrono::duration<double>(now - t_).count(), cpu - cpu_);
+    t_ = now, cpu_ = cpu;
+  }
+
+private:
+  static double cpu_seconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  }
+  bool on_;
+  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+  double cpu_ = cpu_seconds();
+};
+
 // Each rank on the job clock, by the summaries' own order.
 class PointerSource : public SummarySource {
 public:
@@ -658,6 +689,7 @@ CollectiveAnalysis analyze_collectives(const std::vector<const RankSummary*>& su
 }
 
 CollectiveAnalysis analyze_collectives(const SummarySource& source, const CollectiveOptions& options) {
+  PhaseTimer timer;
   CollectiveAnalysis out;
   const size_t n = source.size();
   std::unordered_map<int64_t, size_t> last_index_of;  // rank -> its last index (a group's members)
@@ -667,8 +699,11 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
     source.visit(r, [&](const RankSummary& d) { read_rank(d, r, last_index_of, ranks[r]); });
   });
   for (const RankInfo& d : ranks) out.ranks.push_back(d.rank);
+  timer.mark("read");
   std::vector<KeyInfo> keys = job_keys(ranks, options.threads);
+  timer.mark("keys");
   parallel_for(keys.size(), options.threads, [&](size_t k) { match_without_clock(keys[k], ranks); });
+  timer.mark("match");
   std::vector<MatchRef> matches;
   auto add_matches = [&](uint32_t k) {
     for (size_t i = 0; i + 1 < keys[k].begin.size(); ++i) matches.push_back({k, keys[k].begin[i], keys[k].begin[i + 1]});
@@ -676,6 +711,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   size_t deferred = 0;
   for (uint32_t k = 0; k < keys.size(); ++k) keys[k].deferred ? void(++deferred) : add_matches(k);
   out.offsets = estimate_offsets(ranks, keys, matches);
+  timer.mark("offsets");
   TimeNs largest = 0;
   for (TimeNs o : out.offsets) largest = std::max(largest, o < 0 ? -o : o);
   out.aligned = options.align == Align::Collectives || (options.align == Align::Auto && largest > options.align_noise);
@@ -710,10 +746,15 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
       present.push_back(o.rank);
     }
     if (!std::is_sorted(present.begin(), present.end())) std::sort(present.begin(), present.end());
-    for (size_t r : key.members)
-      if (!std::binary_search(present.begin(), present.end(), r)) in.missing.push_back(ranks[r].rank);
+    // Both sorted: the members not present, in one merge.
+    auto p = present.begin();
+    for (size_t r : key.members) {
+      while (p != present.end() && *p < r) ++p;
+      if (p == present.end() || *p != r) in.missing.push_back(ranks[r].rank);
+    }
   });
   keys.clear();
+  timer.mark("instances");
   // Rank by rank: each call to its instance on the job clock, then the rank's records go.
   for (size_t r = 0; r < n; ++r) {
     RankInfo& d = ranks[r];
@@ -731,6 +772,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
     instance_of[r].reset();
   }
   parallel_for(instances.size(), options.threads, [&](size_t i) { time_instance(instances[i]); });
+  timer.mark("arrivals+timing");
   out.instances = std::move(instances);
   sort_by_first_arrival(out.instances);
 
@@ -765,6 +807,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
     });
   });
   out.stragglers = straggler_rows(ranks, out.instances);
+  timer.mark("causes+stragglers");
   if (out.instances.empty()) out.notes.push_back("collectives: no NCCL/RCCL kernel or record_param_comms call on any rank");
   if (deferred)
     out.notes.push_back("collectives: " + std::to_string(deferred) +

@@ -73,6 +73,21 @@ public:
   int64_t i64(std::string_view what) { return pod<int64_t>(what); }
   double f64(std::string_view what) { return pod<double>(what); }
   uint64_t varint(std::string_view what) {
+    // Fast path: a whole varint is certainly there (at most 10 bytes), so no bound per byte.
+    if (left() >= 10 && error_.empty()) {
+      const auto* p = reinterpret_cast<const uint8_t*>(bytes_.data() + at_);
+      uint64_t v = 0;
+      for (int i = 0; i < 10; ++i) {
+        v |= uint64_t(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+          at_ += size_t(i) + 1;
+          return v;
+        }
+      }
+      at_ += 10;
+      fail(std::string(what) + ": malformed number");
+      return 0;
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (!ok() || at_ >= bytes_.size()) return fail(std::string(what) + ": cut short"), 0;

@@ -1,20 +1,31 @@
 #include "core/fleet/fleet.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include "core/fleet/sections.h"
 
 namespace sl::fleet {
 
+namespace fs = std::filesystem;
+
 using analysis::Cell;
 using analysis::CollectiveAnalysis;
+using analysis::ArrivalList;
 using analysis::CollectiveArrival;
 using analysis::CollectiveInstance;
 using analysis::StragglerRow;
@@ -23,9 +34,13 @@ using analysis::Table;
 namespace {
 
 constexpr char kMagic[] = "SLFLEET";  // with its NUL: 8 bytes
-constexpr uint32_t kVersion = 1;
+// 1: arrivals inside COLL as varints; 2: arrivals in ARRV as they are in memory (read in place
+// from the mapped file), after a PAD section that puts them on an 8-byte boundary.
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kHead = tag("HEAD"), kCollectives = tag("COLL"), kTables = tag("TABL"), kRank = tag("RANK"),
-                   kTime = tag("TIME");
+                   kTime = tag("TIME"), kArrivals = tag("ARRV"), kPad = tag("PAD ");
+static_assert(std::is_trivially_copyable_v<CollectiveArrival> && sizeof(CollectiveArrival) == 48);
+constexpr size_t kArrivalBytes = sizeof(CollectiveArrival);
 
 // ---- the fleet's own tables ----
 
@@ -237,12 +252,7 @@ void write_analysis(ByteWriter& w, const CollectiveAnalysis& a) {
     w.str(in.name), w.str(in.group), w.varint(in.instance), w.svarint(in.last_rank), w.svarint(in.skew), w.str(in.last_cause);
     w.varint(in.missing.size());
     for (int64_t m : in.missing) w.svarint(m);
-    w.varint(in.arrivals.size());
-    for (const CollectiveArrival& ar : in.arrivals) {
-      w.svarint(ar.rank), w.svarint(ar.arrival), w.svarint(ar.end - ar.arrival), w.svarint(ar.wait);
-      w.u8(ar.cpu_arrival.has_value());
-      if (ar.cpu_arrival) w.svarint(*ar.cpu_arrival - ar.arrival);
-    }
+    w.varint(in.arrivals.size());  // the arrivals themselves: ARRV
   }
   w.varint(a.stragglers.size());
   for (const StragglerRow& s : a.stragglers) {
@@ -253,7 +263,8 @@ void write_analysis(ByteWriter& w, const CollectiveAnalysis& a) {
   }
 }
 
-void read_analysis(ByteReader& r, CollectiveAnalysis& a) {
+// Version 1 kept the arrivals here; version 2 only their counts (`counts`), the arrivals in ARRV.
+void read_analysis(ByteReader& r, CollectiveAnalysis& a, uint32_t version, std::vector<uint64_t>& counts) {
   size_t n = r.count("ranks", 2);
   for (size_t i = 0; i < n && r.ok(); ++i) a.ranks.push_back(r.svarint("rank")), a.offsets.push_back(r.svarint("offset"));
   a.aligned = r.u8("aligned") != 0;
@@ -275,11 +286,15 @@ void read_analysis(ByteReader& r, CollectiveAnalysis& a) {
     in.last_rank = r.svarint("last rank"), in.skew = r.svarint("skew"), in.last_cause = r.str("last cause");
     in.missing.resize(r.count("missing"));
     for (int64_t& m : in.missing) m = r.svarint("missing rank");
-    in.arrivals.resize(r.count("arrivals", 5));
-    for (CollectiveArrival& ar : in.arrivals) {
-      ar.rank = r.svarint("arrival rank"), ar.arrival = r.svarint("arrival");
-      ar.end = wrapping_add(ar.arrival, r.svarint("arrival end")), ar.wait = r.svarint("wait");
-      if (r.u8("cpu arrival")) ar.cpu_arrival = wrapping_add(ar.arrival, r.svarint("cpu arrival"));
+    if (version >= 2) {
+      counts.push_back(r.varint("arrivals"));
+    } else {
+      in.arrivals.resize(r.count("arrivals", 5));
+      for (CollectiveArrival& ar : in.arrivals) {
+        ar.rank = r.svarint("arrival rank"), ar.arrival = r.svarint("arrival");
+        ar.end = wrapping_add(ar.arrival, r.svarint("arrival end")), ar.wait = r.svarint("wait");
+        if (r.u8("cpu arrival")) ar.cpu_arrival = wrapping_add(ar.arrival, r.svarint("cpu arrival"));
+      }
     }
     if (!r.ok()) return;
   }
@@ -500,15 +515,13 @@ bool reduce_fleet_bytes(std::vector<std::string> summaries, const FleetOptions& 
                         const std::vector<std::string>* names) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<RankSummary> metas(summaries.size());
-  std::vector<std::string> packed(summaries.size()), errors(summaries.size());
-  parallel_for(summaries.size(), o.collectives.threads, [&](size_t i) {
-    if (parse_rank_meta(summaries[i], metas[i], errors[i], &packed[i])) std::string().swap(summaries[i]);
-  });
+  std::vector<std::string> errors(summaries.size());
+  // In place (TIME cut off the end), so the summaries are never held twice.
+  parallel_for(summaries.size(), o.collectives.threads, [&](size_t i) { pack_rank_summary(summaries[i], metas[i], errors[i]); });
   for (size_t i = 0; i < errors.size(); ++i)
     if (!errors[i].empty())
       return error = (names && i < names->size() ? (*names)[i] : "summary " + std::to_string(i)) + ": " + errors[i], false;
-  summaries = {};
-  return reduce_packed(std::move(metas), std::move(packed), o, out, error, t0);
+  return reduce_packed(std::move(metas), std::move(summaries), o, out, error, t0);
 }
 
 std::vector<Table> fleet_tables(const Fleet& f) {
@@ -517,8 +530,9 @@ std::vector<Table> fleet_tables(const Fleet& f) {
   return out;
 }
 
-std::string serialize_fleet(const Fleet& f) {
-  SectionWriter w(std::string_view(kMagic, 8), kVersion);
+namespace {
+
+void write_fleet_sections(SectionWriter& w, const Fleet& f) {
   ByteWriter head;
   head.str(f.source);
   head.svarint(f.gpus_per_node.value_or(-1));
@@ -528,37 +542,81 @@ std::string serialize_fleet(const Fleet& f) {
   ByteWriter coll;
   write_analysis(coll, f.collectives);
   w.add(kCollectives, coll.bytes);
+  coll = {};
+  // The arrivals as they are in memory, on an 8-byte boundary of the file (so of its mapping):
+  // two section headers (PAD's, ARRV's) and the padding come first.
+  size_t pad = (8 - (w.size() + 2 * 25) % 8) % 8;
+  w.add(kPad, std::string(pad, '\0'), false);
+  uint64_t total = 0;
+  for (const CollectiveInstance& in : f.collectives.instances) total += in.arrivals.size();
+  w.begin_section(kArrivals, total * kArrivalBytes);
+  for (const CollectiveInstance& in : f.collectives.instances)
+    w.append(std::string_view(reinterpret_cast<const char*>(in.arrivals.data()), in.arrivals.size() * kArrivalBytes));
+  w.end_section();
   ByteWriter tables;
   write_tables(tables, f.tables);
   w.add(kTables, tables.bytes);
+  tables = {};
   // Each rank is already compressed section by section: stored as it is.
   for (std::string_view p : f.packed) w.add(kRank, p, false);
   ByteWriter time;
   time.f64(f.reduce_seconds);
   for (const RankSummary& r : f.ranks) time.f64(r.load_seconds), time.f64(r.map_seconds);
   w.add(kTime, time.bytes, false);
-  return w.finish();
 }
 
-bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
+// What a parsed fleet points into: the file's bytes (mapped, or a copy), and the ranks it had to
+// decompress.
+struct FleetStorage {
+  std::shared_ptr<const void> bytes;
+  std::vector<std::string> unpacked;
+};
+
+// A read-only mapping of a whole file.
+struct MappedFile {
+  void* at = nullptr;
+  size_t size = 0;
+  ~MappedFile() {
+    if (at) ::munmap(at, size);
+  }
+};
+
+bool parse_fleet_in(std::string_view bytes, std::shared_ptr<const void> keep, Fleet& out, std::string& error) {
   StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "fleet file");
   if (!file.ok()) return error = file.error, false;
   Fleet f;
-  auto owned = std::make_shared<std::vector<std::string>>();
+  auto storage = std::make_shared<FleetStorage>();
+  storage->bytes = keep;
   size_t declared_ranks = 0;
   bool head = false, coll = false;
+  std::vector<uint64_t> counts;
+  const StoredSection* arrivals = nullptr;
+  std::vector<std::pair<size_t, std::string_view>> packed;  // (unpacked index + 1, or 0: the view)
   std::string raw;
   for (const StoredSection& sec : file.sections) {
     std::string where = "fleet file: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": ";
     if (sec.tag == kRank) {
       // Checked (its sections' checksums) and its META read; the rest decoded when asked.
+      std::string_view bytes_of_rank = sec.stored;
+      if (sec.flags) {
+        std::string unpack_error;
+        if (!unpack_section(sec, raw, unpack_error)) return error = "fleet file: " + unpack_error, false;
+        storage->unpacked.push_back(std::move(raw));
+        raw = {};
+        packed.push_back({storage->unpacked.size(), {}});
+        bytes_of_rank = storage->unpacked.back();
+      } else {
+        packed.push_back({0, sec.stored});
+      }
       RankSummary s;
       std::string rank_error;
-      if (!unpack_section(sec, raw, rank_error) || !parse_rank_meta(raw, s, rank_error))
-        return error = where + rank_error, false;
+      if (!parse_rank_meta(bytes_of_rank, s, rank_error)) return error = where + rank_error, false;
       f.ranks.push_back(std::move(s));
-      owned->push_back(std::move(raw));
-      raw = {};
+      continue;
+    }
+    if (sec.tag == kArrivals && file.version >= 2) {
+      if (sec.flags || sec.raw_size % kArrivalBytes) return error = where + "arrivals: not whole records", false;
+      arrivals = &sec;
       continue;
     }
     if (sec.tag != kHead && sec.tag != kCollectives && sec.tag != kTables && sec.tag != kTime) continue;  // a later version's
@@ -573,7 +631,7 @@ bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
       f.fleet_notes = read_strings(r, "fleet notes");
       head = true;
     } else if (sec.tag == kCollectives) {
-      read_analysis(r, f.collectives);
+      read_analysis(r, f.collectives, file.version, counts);
       coll = true;
     } else if (sec.tag == kTables) {
       read_tables(r, f.tables);
@@ -586,20 +644,83 @@ bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
   if (!head || !coll) return error = "fleet file: no HEAD or COLL section", false;
   if (f.ranks.size() != declared_ranks)
     return error = "fleet file: " + std::to_string(f.ranks.size()) + " rank sections, HEAD says " + std::to_string(declared_ranks), false;
-  for (const std::string& p : *owned) f.packed.push_back(p);
-  f.storage = std::move(owned);
+  if (file.version >= 2) {
+    if (!arrivals) return error = "fleet file: no ARRV section", false;
+    uint64_t total = 0, have = arrivals->raw_size / kArrivalBytes;
+    for (uint64_t c : counts) total += std::min<uint64_t>(c, have + 1);
+    if (total != have)
+      return error = "fleet file: section ARRV at byte " + std::to_string(arrivals->offset) + ": " + std::to_string(have) +
+                     " arrivals, COLL says " + std::to_string(total), false;
+    // In place when the mapping puts them on their alignment (the writer pads for it), else copied.
+    const char* at = arrivals->stored.data();
+    bool in_place = reinterpret_cast<uintptr_t>(at) % alignof(CollectiveArrival) == 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      ArrivalList& list = f.collectives.instances[i].arrivals;
+      if (in_place) {
+        list = ArrivalList::view(reinterpret_cast<const CollectiveArrival*>(at), size_t(counts[i]), storage);
+      } else {
+        auto& v = list.owned();
+        v.resize(size_t(counts[i]));
+        std::memcpy(static_cast<void*>(v.data()), at, v.size() * kArrivalBytes);
+      }
+      at += counts[i] * kArrivalBytes;
+    }
+  }
+  for (auto& [k, view] : packed) f.packed.push_back(k ? std::string_view(storage->unpacked[k - 1]) : view);
+  f.storage = std::move(storage);
   out = std::move(f);
   return true;
 }
 
-bool write_fleet_file(const std::string& path, const Fleet& fleet, std::string& error) {
-  return write_file_atomically(path, serialize_fleet(fleet), error);
+}  // namespace
+
+std::string serialize_fleet(const Fleet& f) {
+  SectionWriter w(std::string_view(kMagic, 8), kVersion);
+  write_fleet_sections(w, f);
+  return w.finish();
 }
 
+bool parse_fleet(std::string_view bytes, Fleet& out, std::string& error) {
+  auto copy = std::make_shared<std::string>(bytes);
+  return parse_fleet_in(*copy, copy, out, error);
+}
+
+// Streamed into a temporary beside the target (never the whole file in memory), then renamed.
+bool write_fleet_file(const std::string& path, const Fleet& fleet, std::string& error) {
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return error = "cannot write " + temp, false;
+  SectionWriter w(std::string_view(kMagic, 8), kVersion, fd);
+  write_fleet_sections(w, fleet);
+  w.finish();
+  bool ok = w.ok() && ::close(fd) == 0;
+  std::error_code ec;
+  if (!ok) return fs::remove(temp, ec), error = "cannot write " + temp, false;
+  fs::rename(temp, path, ec);
+  if (ec) return fs::remove(temp, ec), error = "cannot rename " + temp + " to " + path + ": " + ec.message(), false;
+  return true;
+}
+
+// Mapped, not read: the arrivals stay in the file's pages, the ranks' summaries too until asked.
 bool read_fleet_file(const std::string& path, Fleet& out, std::string& error) {
-  std::string bytes;
-  if (!read_whole_file(path, bytes, error)) return false;
-  if (!parse_fleet(bytes, out, error)) return error = path + ": " + error, false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return error = path + ": cannot open", false;
+  struct stat st {};
+  auto mapped = std::make_shared<MappedFile>();
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    void* at = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (at != MAP_FAILED) mapped->at = at, mapped->size = size_t(st.st_size);
+  }
+  ::close(fd);
+  bool ok = false;
+  if (mapped->at) {
+    ok = parse_fleet_in(std::string_view(static_cast<const char*>(mapped->at), mapped->size), mapped, out, error);
+  } else {  // empty, or not mappable (a pipe): read
+    std::string bytes;
+    if (!read_whole_file(path, bytes, error)) return false;
+    ok = parse_fleet(bytes, out, error);
+  }
+  if (!ok) return error = path + ": " + error, false;
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -525,17 +526,40 @@ bool parse_some(std::string_view bytes, std::initializer_list<uint32_t> wanted, 
 
 }  // namespace
 
-bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error, std::string* packed) {
+namespace {
+
+bool read_meta_and_time(std::string_view bytes, RankSummary& out, std::string& error, StoredFile* file) {
   RankSummary s;
-  StoredFile file;
-  bool ok = parse_some(bytes, {kMeta, kTime}, error, &file, [&](uint32_t t, ByteReader& r) {
+  bool ok = parse_some(bytes, {kMeta, kTime}, error, file, [&](uint32_t t, ByteReader& r) {
     if (t == kMeta) read_meta(r, s);
     else s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
   });
   if (!ok) return false;
   s.analysis.rank = s.rank;
-  if (packed) *packed = without_sections(std::string_view(kMagic, 8), kVersion, file, kTime);
   out = std::move(s);
+  return true;
+}
+
+}  // namespace
+
+bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error) {
+  return read_meta_and_time(bytes, out, error, nullptr);
+}
+
+bool pack_rank_summary(std::string& bytes, RankSummary& out, std::string& error) {
+  StoredFile file;
+  if (!read_meta_and_time(bytes, out, error, &file)) return false;
+  const auto& sections = file.sections;
+  size_t times = size_t(std::count_if(sections.begin(), sections.end(), [](auto& s) { return s.tag == kTime; }));
+  if (!times) return true;
+  if (times == 1 && sections.back().tag == kTime) {  // as fleet-map writes it: cut off the end
+    uint32_t count = uint32_t(sections.size() - 1);
+    size_t cut = size_t(sections.back().offset);
+    std::memcpy(bytes.data() + 12, &count, 4);
+    bytes.resize(cut);
+    return true;
+  }
+  bytes = without_sections(std::string_view(kMagic, 8), kVersion, file, kTime);
   return true;
 }
 
@@ -573,6 +597,14 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, std:
 bool read_whole_file(const std::string& path, std::string& bytes, std::string& error) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return error = path + ": cannot open", false;
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (!ec && fs::is_regular_file(path, ec)) {  // exactly its size: a reduce holds thousands of them
+    bytes.resize(size_t(size));
+    f.read(bytes.data(), std::streamsize(size));
+    if (size_t(f.gcount()) != size_t(size)) return error = path + ": read error", false;
+    return true;
+  }
   bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   if (f.bad()) return error = path + ": read error", false;
   return true;

@@ -87,8 +87,10 @@ std::string serialize_rank_summary(const RankSummary& s, bool timing = true);
 bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& error);
 
 // The cheap part of a summary: META and TIME (every section's checksum checked, nothing else
-// decompressed); with `packed`, also the summary's bytes without TIME (as a fleet file keeps it).
-bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error, std::string* packed = nullptr);
+// decompressed).
+bool parse_rank_meta(std::string_view bytes, RankSummary& out, std::string& error);
+// The same, then `bytes` made the summary without TIME (as a fleet file keeps it), in place.
+bool pack_rank_summary(std::string& bytes, RankSummary& out, std::string& error);
 // Only what analyze_collectives reads (ANLS), with its rank from META.
 bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std::string& error);
 

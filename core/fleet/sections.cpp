@@ -146,7 +146,10 @@ std::string SectionWriter::finish() {
   char count[4];
   std::memcpy(count, &count_, 4);
   patch(kMagicBytes + 4, std::string_view(count, 4));
-  if (fd_ < 0) return std::move(out_);
+  if (fd_ < 0) {
+    out_.shrink_to_fit();  // grown by doubling: thousands of summaries would hold up to twice their bytes
+    return std::move(out_);
+  }
   flush();
   return {};
 }

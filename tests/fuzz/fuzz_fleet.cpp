@@ -19,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (sl::fleet::parse_rank_summary(bytes, rank, error)) (void)sl::fleet::serialize_rank_summary(rank);
   sl::fleet::Fleet fleet;
   if (!sl::fleet::parse_fleet(bytes, fleet, error)) return 0;
+  for (size_t i = 0; i < fleet.ranks.size(); ++i) {  // each rank's packed summary, decoded when asked
+    sl::fleet::RankSummary whole;
+    (void)fleet.summary(i, whole, error);
+  }
   sl::fleet::FleetReportOptions o;
   (void)sl::fleet::render_fleet_text(fleet, o);
   (void)sl::fleet::render_fleet_json(fleet, o);
