@@ -123,6 +123,7 @@ bool JobView::install_loaded_rank() {
     if (r.rank == rank) {
       if (loaded->ok()) r.store = std::move(loaded->store);
       else r.error = loaded->error;
+      ++ranks_version_;
     }
   expand_rank(rank, true, true);
   return true;

@@ -226,6 +226,14 @@ private:
   int sort_column_ = 4;  // delay caused
   bool sort_descending_ = true;
   std::vector<int64_t> table_order_;  // ranks as the table shows them
+  std::vector<size_t> table_rows_;    // the same as indices into job_->ranks
+  struct TableKey {                   // what table_order_ was sorted for
+    int column = -1;
+    bool descending = false;
+    uint64_t overview = UINT64_MAX, ranks = UINT64_MAX;
+    bool operator==(const TableKey&) const = default;
+  } table_key_;
+  uint64_t ranks_version_ = 0;  // bumped when a rank's store loads (its status changes)
   char export_path_[512] = "";
   std::string export_message_;
   float row_height_ = 0;

@@ -1,7 +1,6 @@
 #include "core/present/rank_bands.h"
 
 #include <algorithm>
-#include <array>
 #include <thread>
 
 namespace sl::present {
@@ -241,17 +240,15 @@ const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) 
   const uint8_t* worst = l.worst.data() + band * l.bins;
   const int8_t* cause = l.cause.data() + band * l.bins;
   for (size_t c = 0; c < n; ++c) {
-    float m = 0, w = 0;
-    std::array<float, kCauses> by_cause{};
+    float m = 0, w = 0, most = 0;
+    int8_t most_cause = -1;  // the cause of the bin with the largest share of the column
     for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
       const Piece& piece = pieces_[i];
       m += piece.weight * float(median[piece.bin]), w += piece.weight * float(worst[piece.bin]);
-      if (cause[piece.bin] >= 0) by_cause[size_t(cause[piece.bin])] += piece.weight;
+      if (cause[piece.bin] >= 0 && piece.weight > most) most = piece.weight, most_cause = cause[piece.bin];
     }
     out.median.busy[c] = std::min(1.f, m / 255.f), out.worst.busy[c] = std::min(1.f, w / 255.f);
-    float best = 0;
-    for (int k = 0; k < kCauses; ++k)
-      if (by_cause[size_t(k)] > best) best = by_cause[size_t(k)], out.median.cause[c] = int8_t(k);
+    out.median.cause[c] = most_cause;
   }
   return out;
 }
