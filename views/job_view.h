@@ -52,7 +52,8 @@ public:
   void open_fleet(const std::string& path);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
-  bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
+  // Loaded (or failed as a whole), not re-aligning, the bands' pyramid (when one was started) drawn.
+  bool ready() const { return !loading() && !realigning_ && !bands_pending(); }
   void cancel() { cancel_ = true; }
   const std::string& error() const { return error_; }  // the job could not be opened at all
   const std::string& title() const { return title_; }
@@ -77,7 +78,8 @@ public:
     std::vector<Run> idle, busy;
     int levels = 0;
     uint64_t version = UINT64_MAX;  // of the bins they were built from
-    void build(const analysis::RankBins& bins, int levels);
+    // `below`: keep only the busy runs lower than its columns (a band's worst under its median).
+    void build(const analysis::RankBins& bins, int levels, const analysis::RankBins* below = nullptr);
   };
 
   // Collective instances, by index in analysis order (first arrival).
@@ -92,10 +94,10 @@ public:
   void zoom_to(double t0, double t1);
   TimeNs span() const { return overview_.span; }
   // The overview's bands are being aggregated on a worker thread (a partition or an overview
-  // new since the last one): frames meanwhile draw them from every rank's bins, at that cost.
-  bool bands_pending() const {
-    return band_future_.valid() && band_future_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  }
+  // new since the last one) and not yet installed: frames meanwhile draw them from every rank's
+  // bins, at that cost. `bands_built`: it is done, and the next frame installs it.
+  bool bands_pending() const { return band_future_.valid(); }
+  bool bands_built() const { return band_future_.valid() && band_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
   // Ranks by rank number.
   // A fleet rank's store loads first: in the background (the rank expands when poll() installs
   // it), or now with `wait` (script commands, so the next command sees it expanded).
@@ -161,7 +163,7 @@ private:
   const std::vector<float>& strip_busy(TimeNs start, TimeNs end, int columns);
   void rebin(const TimeMapping& map);
   const ProfileRuns& runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins, uint64_t version,
-                             float height);
+                             float height, const analysis::RankBins* below = nullptr);
   void rebuild_bands();
   // Per frame (layout): the bands' pyramid for this partition and overview, started on a worker
   // thread when either changed, installed once built; the band rows' members and labels.

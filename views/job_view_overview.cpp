@@ -36,16 +36,20 @@ const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
 // cause as background (where the column is not fully busy), then busy as bar height, quantised
 // to `levels` (the row's pixel height). Built once per re-binning and row height, so a frame
 // that keeps its view only replays the runs.
-void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels) {
+void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels, const analysis::RankBins* below) {
   levels = quantised_levels;
   idle.clear(), busy.clear();
   size_t n = b.busy.size();
   std::vector<uint8_t> level(n);
-  for (size_t i = 0; i < n; ++i) {  // std::lround for v >= 0 (halves up), without its library call
-    float v = b.busy[i] * float(levels);
+  auto quantise = [&](float busy) {  // std::lround for v >= 0 (halves up), without its library call
+    float v = busy * float(levels);
     int whole = int(v);
-    level[i] = uint8_t(whole + (v - float(whole) >= 0.5f));
-  }
+    return uint8_t(whole + (v - float(whole) >= 0.5f));
+  };
+  for (size_t i = 0; i < n; ++i) level[i] = quantise(b.busy[i]);
+  // Only where these columns are lower than `below`'s (a band's worst under its median).
+  for (size_t i = 0; below && i < n; ++i)
+    if (i >= below->busy.size() || level[i] >= quantise(below->busy[i])) level[i] = 0;
   auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
   for (size_t i = 0, j = 0; i < n; i = j) {
     for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;
@@ -119,12 +123,12 @@ void JobView::rebin(const TimeMapping& map) {
 }
 
 const JobView::ProfileRuns& JobView::runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins,
-                                             uint64_t version, float height) {
+                                             uint64_t version, float height, const analysis::RankBins* below) {
   if (cache.size() <= i) cache.resize(i + 1);
   ProfileRuns& runs = cache[i];
   int levels = std::clamp(int(height), 1, 16);
   if (runs.version != version || runs.levels != levels) {
-    runs.build(bins, levels);
+    runs.build(bins, levels, below);
     runs.version = version;
   }
   return runs;
@@ -237,12 +241,12 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   if (loaded == 0) {
     dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
   } else if (bands_from_pyramid()) {
-    // The median member's busy over the cause most members show, the worst member's busy darker
-    // inside it (never above the median).
+    // The median member's busy over the cause most members show; where the worst member is
+    // lower by a pixel, its busy darker inside the median's bar (so a uniform band looks as a rank).
     const present::BandRow& band = band_columns_->row(row, map.t0, map.t1, std::max(1, int(map.x1 - map.x0)));
     uint64_t version = (uint64_t(1) << 63) | (band_generation_ << 40) | band_columns_->version();
     draw_runs(dl, runs_of(band_runs_, row, band.median, version, h), x0, y, h);
-    draw_runs(dl, runs_of(band_worst_runs_, row, band.worst, version, h), x0, y, h, kWorstColor);
+    draw_runs(dl, runs_of(band_worst_runs_, row, band.worst, version, h, &band.median), x0, y, h, kWorstColor);
   } else {
     draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
   }
