@@ -28,6 +28,8 @@ JobView::JobView(std::function<void()> wake) : wake_(std::move(wake)) {
 
 JobView::~JobView() {
   cancel_ = true;
+  if (band_cancel_) *band_cancel_ = true;
+  if (band_future_.valid()) band_future_.wait();
   if (thread_.joinable()) thread_.join();
   if (rank_thread_.joinable()) rank_thread_.join();
 }
@@ -121,6 +123,7 @@ bool JobView::install_loaded_rank() {
     if (r.rank == rank) {
       if (loaded->ok()) r.store = std::move(loaded->store);
       else r.error = loaded->error;
+      ++ranks_version_;
     }
   expand_rank(rank, true, true);
   return true;
@@ -169,6 +172,7 @@ void JobView::install(Loaded loaded) {
     return;
   }
   job_ = std::move(loaded.job);
+  for (size_t i = 0; i < job_->ranks.size(); ++i) job_index_of_rank_.emplace(job_->ranks[i].rank, i);
   warnings_ = job_warnings(*job_);
   node_of_rank_ = std::move(loaded.node_of_rank);
   install_overview(std::move(loaded.overview));

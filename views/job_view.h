@@ -12,7 +12,9 @@
 #include <imgui.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +26,7 @@
 
 #include "core/analysis/job_overview.h"
 #include "core/job/job.h"
+#include "core/present/rank_bands.h"
 #include "core/present/rank_heatmap.h"
 #include "views/insights_model.h"
 #include "views/timeline_view.h"
@@ -49,7 +52,8 @@ public:
   void open_fleet(const std::string& path);
   bool poll();  // installs a finished load; true when something changed
   bool loading() const { return job_ == nullptr && error_.empty(); }
-  bool ready() const { return !loading() && !realigning_; }  // loaded (or failed as a whole), not re-aligning
+  // Loaded (or failed as a whole), not re-aligning, the bands' pyramid (when one was started) drawn.
+  bool ready() const { return !loading() && !realigning_ && !bands_pending(); }
   void cancel() { cancel_ = true; }
   const std::string& error() const { return error_; }  // the job could not be opened at all
   const std::string& title() const { return title_; }
@@ -74,7 +78,8 @@ public:
     std::vector<Run> idle, busy;
     int levels = 0;
     uint64_t version = UINT64_MAX;  // of the bins they were built from
-    void build(const analysis::RankBins& bins, int levels);
+    // `below`: keep only the busy runs lower than its columns (a band's worst under its median).
+    void build(const analysis::RankBins& bins, int levels, const analysis::RankBins* below = nullptr);
   };
 
   // Collective instances, by index in analysis order (first arrival).
@@ -88,6 +93,11 @@ public:
   // The timeline's window (job clock ns): the overview and the expanded ranks share it.
   void zoom_to(double t0, double t1);
   TimeNs span() const { return overview_.span; }
+  // The overview's bands are being aggregated on a worker thread (a partition or an overview
+  // new since the last one) and not yet installed: frames meanwhile draw them from every rank's
+  // bins, at that cost. `bands_built`: it is done, and the next frame installs it.
+  bool bands_pending() const { return band_future_.valid(); }
+  bool bands_built() const { return band_future_.valid() && band_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
   // Ranks by rank number.
   // A fleet rank's store loads first: in the background (the rank expands when poll() installs
   // it), or now with `wait` (script commands, so the next command sees it expanded).
@@ -153,9 +163,13 @@ private:
   const std::vector<float>& strip_busy(TimeNs start, TimeNs end, int columns);
   void rebin(const TimeMapping& map);
   const ProfileRuns& runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins, uint64_t version,
-                             float height);
+                             float height, const analysis::RankBins* below = nullptr);
   void rebuild_bands();
-  void draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, float x0, float x1, float y, float h, bool labelled);
+  // Per frame (layout): the bands' pyramid for this partition and overview, started on a worker
+  // thread when either changed, installed once built; the band rows' members and labels.
+  void update_band_pyramid();
+  bool bands_from_pyramid() const { return group_ > 1 && band_columns_ && band_group_ == group_ && band_version_ == overview_version_; }
+  void draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, const TimeMapping& map, float y, float h, bool labelled);
   // The job ranks (indices into Job::ranks) drawn in overview row `row`.
   std::pair<size_t, size_t> row_ranks(size_t row) const;
   void show_instance(int index);
@@ -214,6 +228,14 @@ private:
   int sort_column_ = 4;  // delay caused
   bool sort_descending_ = true;
   std::vector<int64_t> table_order_;  // ranks as the table shows them
+  std::vector<size_t> table_rows_;    // the same as indices into job_->ranks
+  struct TableKey {                   // what table_order_ was sorted for
+    int column = -1;
+    bool descending = false;
+    uint64_t overview = UINT64_MAX, ranks = UINT64_MAX;
+    bool operator==(const TableKey&) const = default;
+  } table_key_;
+  uint64_t ranks_version_ = 0;  // bumped when a rank's store loads (its status changes)
   char export_path_[512] = "";
   std::string export_message_;
   float row_height_ = 0;
@@ -222,6 +244,23 @@ private:
   std::vector<ProfileRuns> rank_runs_, band_runs_;  // per overview rank / per band row
   uint64_t bins_version_ = 0, bands_version_ = 0;
   size_t bands_group_ = 0;
+  // The bands from their pyramid (core/present/rank_bands.h): what the frame draws once built.
+  std::unique_ptr<present::BandColumns> band_columns_;
+  size_t band_group_ = 0;
+  uint64_t band_version_ = UINT64_MAX, band_generation_ = 0;
+  std::future<std::shared_ptr<const present::BandPyramid>> band_future_;  // the build in flight
+  size_t band_future_group_ = 0;
+  uint64_t band_future_version_ = UINT64_MAX;
+  std::shared_ptr<std::atomic<bool>> band_cancel_;
+  std::vector<ProfileRuns> band_worst_runs_;  // per band row: the worst member's busy
+  struct BandLabel {  // per band row, per partition: what its header says
+    size_t loaded = 0;
+    TimeNs worst_wait = 0;
+  };
+  std::vector<BandLabel> band_labels_;
+  size_t band_labels_group_ = 0;
+  uint64_t band_labels_version_ = UINT64_MAX;
+  std::unordered_map<int64_t, size_t> job_index_of_rank_;  // rank → index into job_->ranks
   size_t rows_drawn_ = 0;
   std::vector<Insight> insights_;                // the Stragglers entry, when there is one
   std::optional<StragglerFinding> straggler_;    // what opening it shows

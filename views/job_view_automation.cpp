@@ -118,6 +118,9 @@ void JobView::write_state(JsonWriter& w) const {
   w.field("collectives", uint64_t(a.instances.size())).field("view_start_ns", timeline_.view_start());
   w.field("view_end_ns", timeline_.view_end());
   w.field("row_height", double(row_height_)).field("rows_drawn", uint64_t(rows_drawn_)).field("ranks_per_row", uint64_t(group_));
+  // The bands' source: their pyramid (and the level the window picked), or every rank's bins while it builds.
+  w.field("bands_from_pyramid", bands_from_pyramid()).field("bands_pending", bands_pending());
+  w.field("band_level", bands_from_pyramid() ? int64_t(band_columns_->level()) : int64_t(-1));
   w.key("selected_instance");
   if (selected_ >= 0) {
     const auto& in = a.instances[size_t(selected_)];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -18,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr ImU32 kBusyColor = IM_COL32(0, 114, 178, 255);  // Okabe–Ito blue, as the figure
+constexpr ImU32 kWorstColor = IM_COL32(0, 60, 110, 255);  // a band's worst member: the same blue, darker
 constexpr ImU32 kLastColor = IM_COL32(213, 30, 30, 255);
 constexpr ImU32 kCutColor = IM_COL32(230, 150, 0, 255);  // a rank whose file is cut off: amber, a warning
 
@@ -34,16 +36,20 @@ const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
 // cause as background (where the column is not fully busy), then busy as bar height, quantised
 // to `levels` (the row's pixel height). Built once per re-binning and row height, so a frame
 // that keeps its view only replays the runs.
-void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels) {
+void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels, const analysis::RankBins* below) {
   levels = quantised_levels;
   idle.clear(), busy.clear();
   size_t n = b.busy.size();
   std::vector<uint8_t> level(n);
-  for (size_t i = 0; i < n; ++i) {  // std::lround for v >= 0 (halves up), without its library call
-    float v = b.busy[i] * float(levels);
+  auto quantise = [&](float busy) {  // std::lround for v >= 0 (halves up), without its library call
+    float v = busy * float(levels);
     int whole = int(v);
-    level[i] = uint8_t(whole + (v - float(whole) >= 0.5f));
-  }
+    return uint8_t(whole + (v - float(whole) >= 0.5f));
+  };
+  for (size_t i = 0; i < n; ++i) level[i] = quantise(b.busy[i]);
+  // Only where these columns are lower than `below`'s (a band's worst under its median).
+  for (size_t i = 0; below && i < n; ++i)
+    if (i >= below->busy.size() || level[i] >= quantise(below->busy[i])) level[i] = 0;
   auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
   for (size_t i = 0, j = 0; i < n; i = j) {
     for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;
@@ -58,12 +64,12 @@ void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_leve
 namespace {
 
 // The runs above as rectangles; the vertex count follows the width and the row height, not events.
-void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y, float h) {
+void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y, float h, ImU32 busy_color = kBusyColor) {
   for (const auto& r : p.idle)
     dl->AddRectFilled(ImVec2(x0 + float(r.x0), y), ImVec2(x0 + float(r.x1), y + h), cause_color(r.value, 140));
   for (const auto& r : p.busy)
     dl->AddRectFilled(ImVec2(x0 + float(r.x0), y + h - h * float(r.value) / float(p.levels)), ImVec2(x0 + float(r.x1), y + h),
-                      kBusyColor);
+                      busy_color);
 }
 
 }  // namespace
@@ -117,12 +123,12 @@ void JobView::rebin(const TimeMapping& map) {
 }
 
 const JobView::ProfileRuns& JobView::runs_of(std::vector<ProfileRuns>& cache, size_t i, const analysis::RankBins& bins,
-                                             uint64_t version, float height) {
+                                             uint64_t version, float height, const analysis::RankBins* below) {
   if (cache.size() <= i) cache.resize(i + 1);
   ProfileRuns& runs = cache[i];
   int levels = std::clamp(int(height), 1, 16);
   if (runs.version != version || runs.levels != levels) {
-    runs.build(bins, levels);
+    runs.build(bins, levels, below);
     runs.version = version;
   }
   return runs;
@@ -132,8 +138,9 @@ std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
   return {row * group_, std::min(job_->ranks.size(), (row + 1) * group_)};
 }
 
-// Many ranks: each row stands for `group_` consecutive ranks, with their mean busy fraction and
-// the idle cause most of them show in the column.
+// Many ranks: each row stands for `group_` consecutive ranks. Until their pyramid is built (below)
+// a band shows its members' mean busy fraction and the idle cause most of them show per column,
+// from every member's bins: O(ranks × columns) per window change.
 void JobView::rebuild_bands() {
   if (group_ <= 1 || (bands_version_ == bins_version_ && bands_group_ == group_)) return;
   size_t rows = (job_->ranks.size() + group_ - 1) / group_, columns = size_t(bins_columns_);
@@ -165,23 +172,84 @@ void JobView::rebuild_bands() {
   bands_version_ = bins_version_, bands_group_ = group_;
 }
 
-void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, float x0, float x1, float y, float h, bool labelled) {
+// The bands from their pyramid (core/present/rank_bands.h): every member binned once onto the job
+// clock's grid on a worker thread, per partition into bands and per overview (clocks); then a
+// frame costs O(bands × columns) whatever the rank count. Also each band's header numbers, once
+// per partition.
+void JobView::update_band_pyramid() {
+  if (band_future_.valid() && band_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    std::shared_ptr<const present::BandPyramid> pyramid = band_future_.get();
+    if (band_future_group_ == group_ && band_future_version_ == overview_version_) {
+      band_columns_ = std::make_unique<present::BandColumns>(std::move(pyramid));
+      band_group_ = group_, band_version_ = overview_version_;
+      ++band_generation_;
+    }
+  }
+  if (group_ <= 1) return;
+  size_t rows = (job_->ranks.size() + group_ - 1) / group_;
+  if (band_labels_group_ != group_ || band_labels_version_ != overview_version_) {
+    band_labels_.assign(rows, {});
+    for (size_t d = 0; d < rows; ++d) {
+      auto [a, b] = row_ranks(d);
+      for (size_t r = a; r < b; ++r) {
+        band_labels_[d].loaded += present(job_->ranks[r]);
+        if (const auto* s = straggler_row(job_->ranks[r].rank)) band_labels_[d].worst_wait = std::max(band_labels_[d].worst_wait, s->wait);
+      }
+    }
+    band_labels_group_ = group_, band_labels_version_ = overview_version_;
+  }
+  if (bands_from_pyramid()) return;
+  if (band_future_.valid()) {
+    if (band_future_group_ == group_ && band_future_version_ == overview_version_) return;  // on its way
+    *band_cancel_ = true;  // for another partition or clocks: stops within a rank
+    band_future_.get();
+  }
+  // The members by value (shared summaries): a realign may replace overview_ while this runs.
+  std::vector<analysis::RankActivity> ranks;
+  std::vector<std::vector<size_t>> members(rows);
+  for (size_t d = 0; d < rows; ++d) {
+    auto [a, b] = row_ranks(d);
+    for (size_t r = a; r < b; ++r)
+      if (int k = ov_index(job_->ranks[r].rank); k >= 0) members[d].push_back(ranks.size()), ranks.push_back(overview_.ranks[size_t(k)]);
+  }
+  band_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  band_future_group_ = group_, band_future_version_ = overview_version_;
+  band_future_ = std::async(std::launch::async, [ranks = std::move(ranks), members = std::move(members), span = overview_.span,
+                                                 cancel = band_cancel_, wake = wake_] {
+    std::vector<std::vector<const analysis::RankActivity*>> bands(members.size());
+    for (size_t d = 0; d < members.size(); ++d)
+      for (size_t i : members[d]) bands[d].push_back(&ranks[i]);
+    auto pyramid = std::make_shared<const present::BandPyramid>(present::build_band_pyramid(bands, span, 0, cancel.get()));
+    if (!*cancel) wake();
+    return pyramid;
+  });
+}
+
+void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, const TimeMapping& map, float y, float h,
+                        bool labelled) {
   auto [a, b] = row_ranks(row);
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
-  size_t loaded = 0;
-  TimeNs worst_wait = 0;
-  for (size_t r = a; r < b; ++r) {
-    loaded += present(job_->ranks[r]);
-    if (const auto* s = straggler_row(job_->ranks[r].rank)) worst_wait = std::max(worst_wait, s->wait);
-  }
+  float x0 = map.x0, x1 = map.x1;
+  size_t loaded = row < band_labels_.size() ? band_labels_[row].loaded : 0;
+  TimeNs worst_wait = row < band_labels_.size() ? band_labels_[row].worst_wait : 0;
   if (labelled) {
     std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
     dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
     std::string summary = "max wait " + ms(worst_wait);
     dl->AddText(ImVec2(header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x, y), ink, summary.c_str());
   }
-  if (loaded == 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
-  else draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
+  if (loaded == 0) {
+    dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
+  } else if (bands_from_pyramid()) {
+    // The median member's busy over the cause most members show; where the worst member is
+    // lower by a pixel, its busy darker inside the median's bar (so a uniform band looks as a rank).
+    const present::BandRow& band = band_columns_->row(row, map.t0, map.t1, std::max(1, int(map.x1 - map.x0)));
+    uint64_t version = (uint64_t(1) << 63) | (band_generation_ << 40) | band_columns_->version();
+    draw_runs(dl, runs_of(band_runs_, row, band.median, version, h), x0, y, h);
+    draw_runs(dl, runs_of(band_worst_runs_, row, band.worst, version, h, &band.median), x0, y, h, kWorstColor);
+  } else {
+    draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
+  }
 }
 
 // ---- the overview rows, as custom rows of the job's timeline ------------------------------
@@ -200,6 +268,7 @@ void JobView::layout_overview(float height) {
     for (size_t r = 0; r < rows; ++r) shown.push_back(overview_rows_.emplace_back(std::make_unique<OverviewRow>(*this, r)).get());
     timeline_.set_custom_rows(std::move(shown));
   }
+  update_band_pyramid();
   rows_drawn_ = 0;
   marked_ranks_.clear();
   // The selected instance's arrivals by the row that shows them (one pass, not one per row).
@@ -207,17 +276,19 @@ void JobView::layout_overview(float height) {
   skew_first_ = INT64_MAX, skew_last_ = INT64_MIN;
   if (selected_ < 0) return;
   for (const auto& a : overview_.collectives.instances[size_t(selected_)].arrivals) {
-    auto it = std::find_if(job_->ranks.begin(), job_->ranks.end(), [&](const JobRank& r) { return r.rank == a.rank; });
-    if (it == job_->ranks.end()) continue;
-    arrivals_by_row_[size_t(it - job_->ranks.begin()) / group_].push_back(&a);
+    auto it = job_index_of_rank_.find(a.rank);
+    if (it == job_index_of_rank_.end()) continue;
+    arrivals_by_row_[it->second / group_].push_back(&a);
     skew_first_ = std::min(skew_first_, a.arrival), skew_last_ = std::max(skew_last_, a.arrival);
   }
 }
 
 void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& header, const TimelineRect& canvas,
                                 const TimeMapping& map) {
-  rebin(map);  // the first row of a frame re-bins when the window moved; the others find it done
-  rebuild_bands();
+  if (!bands_from_pyramid()) {  // the first row of a frame re-bins when the window moved; the others find it done
+    rebin(map);
+    rebuild_bands();
+  }
   ++rows_drawn_;
   float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
   float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
@@ -228,7 +299,7 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
   dl->PushClipRect(ImVec2(header.x0, y), ImVec2(canvas.x1, y + std::max(row_height_, font + 2)), true);
   if (group_ > 1) {
-    draw_band(dl, row, header, x0, x1, y, h, labelled);
+    draw_band(dl, row, header, map, y, h, labelled);
   } else {
     const JobRank& jr = job_->ranks[row];
     if (jr.rank == focused_) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(x1, y + row_height_), IM_COL32(255, 200, 0, 50));
@@ -313,8 +384,14 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
     auto [a, b] = row_ranks(row);
     ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
                 (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
-    if (col >= 0 && row < bands_.size() && col < int(bands_[row].busy.size()))
+    if (bands_from_pyramid()) {
+      const present::BandRow& band = band_columns_->row(row, map.t0, map.t1, std::max(1, int(map.x1 - map.x0)));
+      if (col >= 0 && col < int(band.median.busy.size()))
+        ImGui::TextDisabled("row: GPU busy %.0f%% for the median rank, %.0f%% for the worst in this column",
+                            band.median.busy[size_t(col)] * 100.0, band.worst.busy[size_t(col)] * 100.0);
+    } else if (col >= 0 && row < bands_.size() && col < int(bands_[row].busy.size())) {
       ImGui::TextDisabled("row: mean GPU busy %.0f%% in this column", bands_[row].busy[size_t(col)] * 100.0);
+    }
   }
   ImGui::Text("rank %lld · %s", (long long)jr.rank, fs::path(jr.path).filename().c_str());
   if (!present(jr)) ImGui::TextColored(ImVec4(0.8f, 0.1f, 0.1f, 1), "failed: %s", jr.error.to_string().c_str());
@@ -330,9 +407,14 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
                 ms(s->idle).c_str());
   }
   int k = ov_index(jr.rank);
-  if (k >= 0 && col >= 0 && size_t(k) < bins_.size() && col < int(bins_[size_t(k)].busy.size())) {
-    int c = bins_[size_t(k)].cause[size_t(col)];
-    ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(hit.t).c_str(), bins_[size_t(k)].busy[size_t(col)] * 100.0,
+  // The rank's own column: from the frame's bins, or (bands from their pyramid) binned for it now.
+  analysis::RankBins own;
+  const analysis::RankBins* bins = k >= 0 && size_t(k) < bins_.size() && !bands_from_pyramid() ? &bins_[size_t(k)] : nullptr;
+  if (k >= 0 && !bins) own = analysis::bin_rank(overview_.ranks[size_t(k)], TimeNs(map.t0), TimeNs(map.t1), std::max(1, int(map.x1 - map.x0)));
+  if (k >= 0 && !bins) bins = &own;
+  if (bins && col >= 0 && col < int(bins->busy.size())) {
+    int c = bins->cause[size_t(col)];
+    ImGui::TextDisabled("at %s: GPU busy %.0f%%%s%s", present::format_duration(hit.t).c_str(), bins->busy[size_t(col)] * 100.0,
                         c >= 0 ? ", idle mostly " : "", c >= 0 ? present::idle_cause_label(c) : "");
   }
   ImGui::TextDisabled("header: mean iteration \xC2\xB7 time waited in collectives");

@@ -61,19 +61,30 @@ void JobView::draw_ranks_table() {
       default: return 0;
     }
   };
-  std::vector<const JobRank*> rows;
-  for (const JobRank& r : job_->ranks) rows.push_back(&r);
-  std::stable_sort(rows.begin(), rows.end(), [&](const JobRank* x, const JobRank* y) {
-    if (sort_column_ == 10) {
-      const auto *sx = straggler_row(x->rank), *sy = straggler_row(y->rank);
-      std::string cx = sx ? sx->top_cause : "", cy = sy ? sy->top_cause : "";
-      return sort_descending_ ? cx > cy : cx < cy;
-    }
-    return sort_descending_ ? key(*x) > key(*y) : key(*x) < key(*y);
-  });
-  table_order_.clear();
-  for (const JobRank* r : rows) {
-    table_order_.push_back(r->rank);
+  // The order only when the sort, the overview or a rank's load changed; the rows through a
+  // clipper: a frame formats the rows on screen, not every rank.
+  TableKey table_key{sort_column_, sort_descending_, overview_version_, ranks_version_};
+  if (!(table_key == table_key_) || table_order_.size() != job_->ranks.size()) {
+    std::vector<const JobRank*> rows;
+    for (const JobRank& r : job_->ranks) rows.push_back(&r);
+    std::stable_sort(rows.begin(), rows.end(), [&](const JobRank* x, const JobRank* y) {
+      if (sort_column_ == 10) {
+        const auto *sx = straggler_row(x->rank), *sy = straggler_row(y->rank);
+        std::string cx = sx ? sx->top_cause : "", cy = sy ? sy->top_cause : "";
+        return sort_descending_ ? cx > cy : cx < cy;
+      }
+      return sort_descending_ ? key(*x) > key(*y) : key(*x) < key(*y);
+    });
+    table_order_.clear();
+    table_rows_.clear();
+    for (const JobRank* r : rows) table_order_.push_back(r->rank), table_rows_.push_back(size_t(r - job_->ranks.data()));
+    table_key_ = table_key;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(int(table_rows_.size()));
+  while (clipper.Step()) {
+    for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+      const JobRank* r = &job_->ranks[table_rows_[size_t(row)]];
     const analysis::StragglerRow* s = straggler_row(r->rank);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -103,6 +114,7 @@ void JobView::draw_ranks_table() {
     }
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(analysis::cause_phrase(s->top_cause).c_str());  // in words, as the Stragglers sentence
+    }
   }
   ImGui::EndTable();
 }

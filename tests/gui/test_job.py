@@ -183,6 +183,8 @@ with tempfile.TemporaryDirectory() as many:
               f"{j['ranks_per_row']} ranks per row")
         check(j["rows_drawn"] * j["ranks_per_row"] >= 600, f"{j['rows_drawn']} rows × {j['ranks_per_row']} do not cover 600 ranks")
         check(sorted(j["highlighted_ranks"]) == list(range(600)), f"{len(j['highlighted_ranks'])} of 600 ranks marked")
+        # The bands come from their pyramid (built on a worker thread; the script waits for it as for a load).
+        check(j["bands_from_pyramid"] and not j["bands_pending"] and j["band_level"] >= 0, f"600 ranks: bands not from their pyramid")
 
 # 5. The corpus job: selecting a collective marks all 8 ranks; numbers equal the CLI's.
 if not os.path.isdir(CORPUS_JOB):

@@ -1,0 +1,256 @@
+#include "core/present/rank_bands.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace sl::present {
+
+TimeNs BandPyramid::edge(size_t k) const {
+  if (k >= finest) return span;
+  return TimeNs(((__int128)span * (__int128)k + (__int128)finest - 1) / (__int128)finest);
+}
+
+namespace {
+
+constexpr int kCauses = analysis::kIdleCauseCount;
+
+// What every worker reads: the finest edges, each level's bin widths.
+struct Grid {
+  const BandPyramid& p;
+  std::vector<TimeNs> edges;                // finest + 1
+  std::vector<std::vector<TimeNs>> widths;  // per level, per bin
+  std::vector<std::vector<double>> scale;   // per level, per bin: 255 / width
+  explicit Grid(const BandPyramid& pyramid) : p(pyramid), edges(pyramid.finest + 1) {
+    for (size_t k = 0; k <= p.finest; ++k) edges[k] = p.edge(k);
+    for (const BandLevel& l : p.levels) {
+      std::vector<TimeNs> w(l.bins);
+      for (size_t k = 0; k < l.bins; ++k)
+        w[k] = edges[std::min(p.finest, (k + 1) * l.finest_per_bin)] - edges[k * l.finest_per_bin];
+      std::vector<double> s(l.bins);
+      for (size_t k = 0; k < l.bins; ++k) s[k] = 255.0 / double(w[k]);
+      widths.push_back(std::move(w)), scale.push_back(std::move(s));
+    }
+  }
+  size_t bin_of(TimeNs t) const { return size_t((__int128)t * (__int128)p.finest / (__int128)p.span); }
+  // Calls f(bin, overlap) for every finest bin [a, b) (job clock, clipped to the grid) covers.
+  template <class F>
+  void overlaps(TimeNs a, TimeNs b, F&& f) const {
+    a = std::max<TimeNs>(a, 0), b = std::min<TimeNs>(b, p.span);
+    if (a >= b) return;
+    for (size_t k = bin_of(a), last = bin_of(b - 1); k <= last; ++k) f(k, std::min(b, edges[k + 1]) - std::max(a, edges[k]));
+  }
+};
+
+// One worker's scratch: the member being binned (stamped, so nothing is cleared per member) and
+// the band's histograms per level.
+struct Worker {
+  const Grid& g;
+  uint32_t stamp = 0;
+  std::vector<uint32_t> busy_stamp, cause_stamp;
+  std::vector<TimeNs> busy_ns, cause_ns;
+  std::vector<int8_t> cause;
+  std::vector<TimeNs> level_ns, next_ns;
+  // Per level: [bucket * bins + k] count and sum of the members' busy (0..255) in that bucket.
+  std::vector<std::vector<uint32_t>> count, sum;
+  std::vector<std::vector<uint8_t>> worst;
+  std::vector<std::vector<uint32_t>> votes;  // per level: [cause * bins + k]
+
+  explicit Worker(const Grid& grid) : g(grid) {
+    size_t n = g.p.finest;
+    busy_stamp.assign(n, 0), cause_stamp.assign(n, 0);
+    busy_ns.resize(n), cause_ns.resize(n), cause.resize(n);
+    for (const BandLevel& l : g.p.levels) {
+      count.emplace_back(l.bins * kBandBusyBuckets), sum.emplace_back(l.bins * kBandBusyBuckets);
+      worst.emplace_back(l.bins), votes.emplace_back(l.bins * kCauses);
+    }
+  }
+
+  void add_level(size_t level, const std::vector<TimeNs>& ns) {
+    const double* scale = g.scale[level].data();
+    size_t bins = g.scale[level].size();
+    uint32_t* c = count[level].data();
+    uint32_t* s = sum[level].data();
+    uint8_t* w = worst[level].data();
+    for (size_t k = 0; k < bins; ++k) {
+      uint32_t v = std::min(255u, uint32_t(double(ns[k]) * scale[k] + 0.5));
+      size_t bucket = std::min<size_t>(kBandBusyBuckets - 1, v * kBandBusyBuckets / 255);
+      ++c[bucket * bins + k], s[bucket * bins + k] += v;
+      w[k] = std::min<uint8_t>(w[k], uint8_t(v));
+    }
+  }
+
+  void add_member(const analysis::RankActivity& r) {
+    ++stamp;
+    size_t n = g.p.finest;
+    for (const analysis::Interval& iv : r.summary->busy.merged())
+      g.overlaps(iv.start + r.shift, iv.end + r.shift, [&](size_t k, TimeNs ov) {
+        if (busy_stamp[k] != stamp) busy_stamp[k] = stamp, busy_ns[k] = 0;
+        busy_ns[k] += ov;
+      });
+    // The cause with the most idle time per bin (the first such, as bin_rank picks it).
+    for (int c = 0; c < kCauses && r.idle; ++c) {
+      size_t at = SIZE_MAX;
+      TimeNs run = 0;
+      auto flush = [&] {
+        if (at == SIZE_MAX) return;
+        if (cause_stamp[at] != stamp || run > cause_ns[at]) cause_stamp[at] = stamp, cause_ns[at] = run, cause[at] = int8_t(c);
+      };
+      for (const analysis::Interval& iv : (*r.idle)[size_t(c)].merged())
+        g.overlaps(iv.start + r.shift, iv.end + r.shift, [&](size_t k, TimeNs ov) {
+          if (k != at) flush(), at = k, run = 0;
+          run += ov;
+        });
+      flush();
+    }
+    level_ns.resize(n);
+    uint32_t* v = votes[0].data();
+    for (size_t k = 0; k < n; ++k) {
+      level_ns[k] = busy_stamp[k] == stamp ? busy_ns[k] : 0;
+      if (cause_stamp[k] == stamp) ++v[size_t(cause[k]) * n + k];
+    }
+    add_level(0, level_ns);
+    for (size_t l = 1; l < g.widths.size(); ++l) {
+      next_ns.assign(g.widths[l].size(), 0);
+      for (size_t k = 0; k < level_ns.size(); ++k) next_ns[k / 4] += level_ns[k];
+      std::swap(level_ns, next_ns);
+      add_level(l, level_ns);
+    }
+  }
+
+  void build_band(size_t band, const std::vector<const analysis::RankActivity*>& members, BandPyramid& out,
+                  const std::atomic<bool>* cancel) {
+    for (size_t l = 0; l < count.size(); ++l) {
+      std::fill(count[l].begin(), count[l].end(), 0u), std::fill(sum[l].begin(), sum[l].end(), 0u);
+      std::fill(worst[l].begin(), worst[l].end(), uint8_t(255)), std::fill(votes[l].begin(), votes[l].end(), 0u);
+    }
+    uint32_t m = 0;
+    for (const analysis::RankActivity* r : members) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return;
+      if (r && r->summary) add_member(*r), ++m;
+    }
+    out.members[band] = m;
+    for (size_t l = 0; l < count.size(); ++l) {
+      BandLevel& level = out.levels[l];
+      size_t bins = level.bins;
+      if (l > 0)  // a coarser bin's votes: its four finer bins' summed
+        for (int c = 0; c < kCauses; ++c)
+          for (size_t k = 0; k < out.levels[l - 1].bins; ++k) votes[l][size_t(c) * bins + k / 4] += votes[l - 1][size_t(c) * out.levels[l - 1].bins + k];
+      for (size_t k = 0; k < bins; ++k) {
+        size_t at = band * bins + k;
+        if (m == 0) {
+          level.median[at] = 0, level.worst[at] = 0, level.cause[at] = -1;
+          continue;
+        }
+        // The lower median's bucket, and the mean of the members in it.
+        uint32_t seen = 0, target = (m + 1) / 2;
+        size_t b = 0;
+        while ((seen += count[l][b * bins + k]) < target) ++b;
+        uint32_t in = count[l][b * bins + k];
+        level.median[at] = uint8_t((sum[l][b * bins + k] + in / 2) / in);
+        level.worst[at] = worst[l][k];
+        uint32_t best = 0;
+        int8_t best_cause = -1;
+        for (int c = 0; c < kCauses; ++c)
+          if (votes[l][size_t(c) * bins + k] > best) best = votes[l][size_t(c) * bins + k], best_cause = int8_t(c);
+        level.cause[at] = best_cause;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+BandPyramid build_band_pyramid(const std::vector<std::vector<const analysis::RankActivity*>>& bands, TimeNs span,
+                               unsigned threads, const std::atomic<bool>* cancel, size_t finest_bins) {
+  BandPyramid p;
+  p.span = std::max<TimeNs>(span, 1);
+  p.finest = size_t(std::min<TimeNs>(TimeNs(std::max<size_t>(finest_bins, 1)), p.span));
+  p.bands = bands.size();
+  p.members.assign(bands.size(), 0);
+  for (uint32_t per = 1;; per *= 4) {
+    BandLevel l;
+    l.finest_per_bin = per;
+    l.bins = (p.finest + per - 1) / per;
+    l.median.resize(l.bins * p.bands), l.worst.resize(l.bins * p.bands), l.cause.resize(l.bins * p.bands);
+    p.levels.push_back(std::move(l));
+    if (p.levels.back().bins == 1) break;
+  }
+  if (bands.empty()) return p;
+  Grid grid(p);
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<size_t>(threads, bands.size()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    Worker w(grid);
+    for (size_t b; (b = next.fetch_add(1)) < bands.size();) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return;
+      w.build_band(b, bands[b], p, cancel);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return p;
+}
+
+// The level whose bins are the widest still no wider than a column (the finest when columns are
+// narrower than it), and each column's share of each bin it overlaps.
+void BandColumns::set_window(double t0, double t1, int columns) {
+  t0_ = t0, t1_ = t1, columns_ = columns;
+  ++version_;
+  const BandPyramid& p = *pyramid_;
+  size_t n = size_t(std::max(columns, 0));
+  first_.assign(n + 1, 0);
+  pieces_.clear();
+  if (n == 0 || t1 <= t0 || p.levels.empty()) return;
+  double column = (t1 - t0) / double(n), finest = double(p.span) / double(p.finest);
+  level_ = 0;
+  while (level_ + 1 < p.levels.size() && finest * double(p.levels[level_ + 1].finest_per_bin) <= column) ++level_;
+  const BandLevel& l = p.levels[level_];
+  auto edge = [&](size_t k) { return double(p.edge(std::min(p.finest, k * l.finest_per_bin))); };
+  for (size_t c = 0; c < n; ++c) {
+    first_[c] = uint32_t(pieces_.size());
+    double a = std::max(0.0, t0 + column * double(c)), b = std::min(double(p.span), t0 + column * double(c + 1));
+    if (a < b) {
+      auto k = size_t(std::min(double(p.finest - 1), a * double(p.finest) / double(p.span))) / l.finest_per_bin;
+      while (k > 0 && edge(k) > a) --k;  // rounding: the bin that holds `a`
+      for (; k < l.bins && edge(k) < b; ++k) {
+        double overlap = std::min(b, edge(k + 1)) - std::max(a, edge(k));
+        if (overlap > 0) pieces_.push_back({uint32_t(k), float(overlap / column)});
+      }
+    }
+  }
+  first_[n] = uint32_t(pieces_.size());
+}
+
+const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) {
+  if (t0 != t0_ || t1 != t1_ || columns != columns_) set_window(t0, t1, columns);
+  const BandPyramid& p = *pyramid_;
+  if (rows_.size() != p.bands) rows_.resize(p.bands), row_version_.assign(p.bands, 0);
+  BandRow& out = rows_[std::min(band, rows_.size() - 1)];
+  if (band >= p.bands || row_version_[band] == version_ + 1) return out;
+  row_version_[band] = version_ + 1;
+  ++rows_computed_;
+  size_t n = first_.empty() ? 0 : first_.size() - 1;
+  out.median.busy.assign(n, 0.f), out.median.cause.assign(n, -1), out.worst.busy.assign(n, 0.f), out.worst.cause.assign(n, -1);
+  if (p.levels.empty()) return out;
+  const BandLevel& l = p.levels[level_];
+  const uint8_t* median = l.median.data() + band * l.bins;
+  const uint8_t* worst = l.worst.data() + band * l.bins;
+  const int8_t* cause = l.cause.data() + band * l.bins;
+  for (size_t c = 0; c < n; ++c) {
+    float m = 0, w = 0, most = 0;
+    int8_t most_cause = -1;  // the cause of the bin with the largest share of the column
+    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Piece& piece = pieces_[i];
+      m += piece.weight * float(median[piece.bin]), w += piece.weight * float(worst[piece.bin]);
+      if (cause[piece.bin] >= 0 && piece.weight > most) most = piece.weight, most_cause = cause[piece.bin];
+    }
+    out.median.busy[c] = std::min(1.f, m / 255.f), out.worst.busy[c] = std::min(1.f, w / 255.f);
+    out.median.cause[c] = most_cause;
+  }
+  return out;
+}
+
+}  // namespace sl::present

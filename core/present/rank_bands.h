@@ -1,0 +1,93 @@
+// The rank overview's bands (issue 38, "The fleet in the GUI"): when ranks are too many for a row
+// each (below ~3 px a row), consecutive ranks aggregate into one band row showing, per pixel
+// column, the median and the worst (lowest) GPU busy of its members and the idle cause most of
+// them show. GUI-free, so a frame's work is bounded by pixels and tested headless.
+//
+// `build_band_pyramid` bins every member rank ONCE onto one grid of the job clock (about
+// span/65,536 a bin, then levels of a quarter as many bins each, as a rank summary's pyramid) and
+// keeps per band and bin only the aggregates: O(ranks × bins) once per partition into bands (and
+// per clock alignment), on worker threads. A frame then costs O(bands × columns) whatever the
+// rank count: `BandColumns` picks the level whose bins are just narrower than a pixel column,
+// resamples each band's bins into the columns, and caches the result per (window, width) so a
+// frame that keeps its view recomputes nothing, and one that changes it recomputes only the bands
+// it draws.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/analysis/job_overview.h"
+
+namespace sl::present {
+
+// One level: per band b and bin k (index b * bins + k) the members' median and worst busy
+// (0..255), and the idle cause most members show (IdleCause, -1 none).
+struct BandLevel {
+  size_t bins = 0;
+  uint32_t finest_per_bin = 1;  // finest bins per bin of this level (4^level)
+  std::vector<uint8_t> median, worst;
+  std::vector<int8_t> cause;
+};
+
+struct BandPyramid {
+  TimeNs span = 0;      // the grid covers the job clock's [0, span)
+  size_t finest = 0;    // finest bins: min(kBandFinestBins, span)
+  size_t bands = 0;
+  std::vector<uint32_t> members;  // per band: how many loaded ranks it aggregates
+  std::vector<BandLevel> levels;  // finest first; the last has one bin
+  // The finest grid's edges: bin k is [edge(k), edge(k + 1)), edge(k) = ceil(k · span / finest).
+  TimeNs edge(size_t k) const;
+};
+constexpr size_t kBandFinestBins = 65536;
+// The median is taken over the members' busy quantised to this many levels (a band row is 3 px
+// tall: its bar has 3 levels), the worst is exact to 1/255.
+constexpr int kBandBusyBuckets = 16;
+
+// `bands[b]`: the ranks band b aggregates (an empty band has no members: median 0, no cause).
+// `threads` 0: one per core. `cancel`, when set, stops the build early (the result is then
+// incomplete and must be dropped).
+BandPyramid build_band_pyramid(const std::vector<std::vector<const analysis::RankActivity*>>& bands, TimeNs span,
+                               unsigned threads = 0, const std::atomic<bool>* cancel = nullptr,
+                               size_t finest_bins = kBandFinestBins);
+
+// One band row over a window, per column: the members' median busy in [0, 1] with the cause most
+// of them show, and the worst member's busy (its `cause` all -1).
+struct BandRow {
+  analysis::RankBins median, worst;
+};
+
+// A band pyramid's rows in pixel columns over the window last asked for, each row computed on
+// first use after the window (or width) changed.
+class BandColumns {
+public:
+  explicit BandColumns(std::shared_ptr<const BandPyramid> pyramid) : pyramid_(std::move(pyramid)) {}
+  const BandPyramid& pyramid() const { return *pyramid_; }
+  // Band `band` over [t0, t1) (job clock) in `columns` columns.
+  const BandRow& row(size_t band, double t0, double t1, int columns);
+  // Bumped whenever the window or width changes: rows drawn from an older one are stale.
+  uint64_t version() const { return version_; }
+  size_t level() const { return level_; }  // the pyramid level of the current window
+  double column_ns() const { return columns_ > 0 ? (t1_ - t0_) / double(columns_) : 0; }
+  uint64_t rows_computed() const { return rows_computed_; }  // since construction (for tests and the state)
+
+private:
+  struct Piece {  // one bin's share of a column
+    uint32_t bin;
+    float weight;  // overlap / column width
+  };
+  void set_window(double t0, double t1, int columns);
+
+  std::shared_ptr<const BandPyramid> pyramid_;
+  double t0_ = 0, t1_ = -1;
+  int columns_ = -1;
+  uint64_t version_ = 0, rows_computed_ = 0;
+  size_t level_ = 0;
+  std::vector<uint32_t> first_;  // per column: its pieces are pieces_[first_[c], first_[c + 1])
+  std::vector<Piece> pieces_;
+  std::vector<BandRow> rows_;
+  std::vector<uint64_t> row_version_;  // per band: version_ + 1 when rows_[band] is current
+};
+
+}  // namespace sl::present
