@@ -253,7 +253,10 @@ fleet::RankSummary synthetic_rank(int64_t r, int64_t collectives) {
     g.cause = k % 3 ? analysis::IdleCause::CollectiveWait : analysis::IdleCause::DataLoading;
     if (g.end > g.start) a.causes.gaps.push_back(g);
     a.calls.push_back(std::move(c));
-    if (k % 20 == 19) a.iteration_durations.push_back(10'000'000 + (r % 5) * 10'000);
+    if (k % 20 == 19) {  // a step from the group's first collective: its first half's collectives fall in it
+      a.iteration_starts.push_back((k - 19) * 1'000'000);
+      a.iteration_durations.push_back(10'000'000 + (r % 5) * 10'000);
+    }
   }
   a.busy = analysis::IntervalIndex(std::move(busy));
   a.compute = analysis::IntervalIndex(std::move(compute));

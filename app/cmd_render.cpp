@@ -34,6 +34,7 @@ struct RenderOptions {
   std::vector<std::string> job;     // --job: rank files of one job (--view ranks)
   std::string align = "auto";       // --view ranks/heatmap: the job clock, as report --align
   std::string order = "rank";       // --view heatmap: rows by rank, node or slowness
+  std::string heatmap = "steps,waits";  // --view heatmap: the panels (steps, waits, step-waits), in order
   std::string output, range, tracks, title;
   std::string view, theme = "paper";  // view "": ranks for a job, else timeline
   float width = 0;
@@ -191,6 +192,15 @@ int render_heatmap(const RenderOptions& o, fig::Format format, const fig::Style&
                    std::chrono::steady_clock::time_point started) {
   fig::HeatmapFigureOptions options;
   if (!present::row_order_named(o.order, options.order)) return usage("--order wants rank, node or slowness, got '" + o.order + "'");
+  options.kinds.clear();
+  for (size_t at = 0; at <= o.heatmap.size();) {
+    size_t comma = std::min(o.heatmap.find(',', at), o.heatmap.size());
+    present::HeatmapKind kind;
+    if (!present::heatmap_kind_named(std::string_view(o.heatmap).substr(at, comma - at), kind))
+      return usage("--heatmap wants steps, waits or step-waits (comma-separated), got '" + o.heatmap + "'");
+    options.kinds.push_back(kind);
+    at = comma + 1;
+  }
   int rc = 0;
   OpenedJob opened = open_job_for_figure(o, rc);
   if (!opened.job) return rc;
@@ -221,6 +231,7 @@ int render(RenderOptions o) {
     return usage("a job (a folder, or --job) draws its rank overview (--view ranks) or heatmaps (--view heatmap), not --view " + o.view);
   if (o.align != "auto" && !job_view) return usage("--align is for a job's rank overview (--view ranks) or heatmaps (--view heatmap)");
   if (o.order != "rank" && o.view != "heatmap") return usage("--order is for --view heatmap");
+  if (o.heatmap != "steps,waits" && o.view != "heatmap") return usage("--heatmap is for --view heatmap");
   fig::Format format;
   if (!fig::format_from_path(o.output, format)) return usage("-o wants a .svg, .pdf or .png file, got '" + o.output + "'");
   fig::FigureTheme theme;
@@ -278,6 +289,9 @@ void register_render(CLI::App& app) {
   auto o = std::make_shared<RenderOptions>();
   cmd->add_option("trace", o->traces, "Trace file (.json, .json.gz, Nsight .sqlite[.gz], .nsys-rep); CONTROL TEST for --view diff; a job folder or a fleet file (.slfleet; draw --view ranks or heatmap)")->expected(0, 2);
   cmd->add_option("--job", o->job, "Rank trace files of one job (instead of a folder): its rank overview");
+  cmd->add_option("--heatmap", o->heatmap,
+                  "Panels of --view heatmap, comma-separated: steps (iteration time per step), waits (per collective), "
+                  "step-waits (wait in collectives per step); default steps,waits");
   cmd->add_option("--order", o->order, "Rows of --view heatmap: rank (default), node (a fleet's nodes) or slowness (largest total first)")
       ->check(CLI::IsMember({"rank", "node", "slowness"}));
   cmd->add_option("--align", o->align, "Job clocks for --view ranks and heatmap: collectives, none or auto (default), as report --align")

@@ -494,8 +494,8 @@ const Command kCommands[] = {
      Needs::Job, cmd_job},
     {"jobinsight", "jobinsight N: open the job's Insights entry N (the Stragglers entry: focus its rank, select its worst "
                    "collective)", Needs::Job, cmd_job},
-    {"heatmap", "heatmap steps|waits [rank|node|slowness]: show the job's Heatmap view (iteration time per rank and step, or "
-                "wait per rank and collective), rows in that order", Needs::Job, cmd_job},
+    {"heatmap", "heatmap steps|waits|step-waits [rank|node|slowness]: show the job's Heatmap view (iteration time per rank and "
+                "step, wait per rank and collective, or wait in collectives per rank and step), rows in that order", Needs::Job, cmd_job},
     {"heatmapcell", "heatmapcell R C: a click on rank R's heatmap cell C (step, or collective index): focus the rank, frame "
                     "the step or select the collective", Needs::Job, cmd_job},
     {"jobexport", "jobexport PATH: write the rank overview figure of the shown window (.svg, .pdf, .png), "

@@ -120,6 +120,20 @@ float emit_panel(Scene& scene, const Style& s, const analysis::JobOverview& ov, 
   return emit_scale(scene, s, m, s.pad, x1, y, p.absent) + s.small;
 }
 
+Panel panel_of(present::HeatmapKind kind) {
+  switch (kind) {
+    case present::HeatmapKind::StepTime:
+      return {"Iteration time per rank and step", "ProfilerStep", "no such step", "no rank has ProfilerStep#N steps"};
+    case present::HeatmapKind::CollectiveWait:
+      return {"Wait in collectives per rank and instance", "collective instances, by first arrival", "not in it",
+              "no collective was matched across the ranks"};
+    case present::HeatmapKind::StepWaits:
+      return {"Wait in collectives per rank and step", "ProfilerStep (each collective in the step holding its call)", "no such step",
+              "no rank has ProfilerStep#N step starts (a fleet summary older than format 2)"};
+  }
+  return {};
+}
+
 }  // namespace
 
 bool heatmap_figure(const analysis::JobOverview& ov, const Style& s, const HeatmapFigureOptions& o, Scene& scene,
@@ -129,14 +143,16 @@ bool heatmap_figure(const analysis::JobOverview& ov, const Style& s, const Heatm
     return false;
   }
   float y = begin_job_figure(s, o.title, "rank heatmaps", scene) + s.title * 0.9f + s.font;
-  present::HeatmapMatrix steps = present::step_time_heatmap(ov, o.node_of_rank);
-  present::HeatmapMatrix waits = present::collective_wait_heatmap(ov, o.node_of_rank);
-  stats.ranks = steps.rows(), stats.steps = steps.columns, stats.collectives = waits.columns;
-  y = emit_panel(scene, s, ov, steps, {"Iteration time per rank and step", "ProfilerStep", "no such step", "no rank has ProfilerStep#N steps"}, o.order, y, stats);
-  y += s.font;
-  y = emit_panel(scene, s, ov, waits, {"Wait in collectives per rank and instance", "collective instances, by first arrival", "not in it",
-                  "no collective was matched across the ranks"},
-                 o.order, y, stats);
+  bool first = true;
+  for (present::HeatmapKind kind : o.kinds) {
+    present::HeatmapMatrix m = present::heatmap_of(kind, ov, o.node_of_rank);
+    stats.ranks = m.rows();
+    if (kind == present::HeatmapKind::CollectiveWait) stats.collectives = m.columns;
+    else stats.steps = std::max(stats.steps, m.columns);
+    if (!first) y += s.font;
+    first = false;
+    y = emit_panel(scene, s, ov, m, panel_of(kind), o.order, y, stats);
+  }
   scene.height = y + s.pad;
   return true;
 }

@@ -279,7 +279,7 @@ private:
   } strip_;
   uint64_t overview_version_ = 0;  // bumped per installed overview
 
-  // The Heatmap view (job_view_heatmap.cpp): both matrices per installed overview, the bands as
+  // The Heatmap view (job_view_heatmap.cpp): the three matrices per installed overview, the bands as
   // last drawn (rebinned when the kind, order, size or overview change), the clicked cell.
   void build_heatmaps();
   const present::HeatmapMatrix& shown_heatmap() const;
@@ -290,7 +290,7 @@ private:
   std::string heatmap_command(const std::string& command, const std::string& args);
   void write_heatmap_state(JsonWriter& w) const;
   struct HeatBandsKey {
-    bool waits = false;
+    present::HeatmapKind kind = present::HeatmapKind::StepTime;
     present::RowOrder order = present::RowOrder::Rank;
     size_t rows = 0, columns = 0;
     uint64_t version = UINT64_MAX;
@@ -300,7 +300,7 @@ private:
     int64_t rank = -1, column = -1;
   };
   std::map<int64_t, int64_t> node_of_rank_;
-  present::HeatmapMatrix heat_steps_, heat_waits_;
+  present::HeatmapMatrix heat_matrices_[3];  // by HeatmapKind
   present::HeatmapBands heat_bands_;
   HeatBandsKey heat_bands_key_;
   struct HeatRun {
@@ -308,7 +308,7 @@ private:
     ImU32 color;
   };
   std::vector<HeatRun> heat_runs_;  // of heat_bands_, by row
-  bool heat_waits_shown_ = false;
+  present::HeatmapKind heat_kind_ = present::HeatmapKind::StepTime;
   present::RowOrder heat_order_ = present::RowOrder::Rank;
   ImVec4 heat_rect_{0, 0, 0, 0};    // the cells on screen last frame: x0, y0, x1, y1
   HeatCell heat_clicked_, heat_pending_step_;

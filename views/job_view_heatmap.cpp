@@ -1,5 +1,5 @@
-// A job tab's Heatmap view: ranks × steps of iteration time or ranks × collective instances of
-// wait (core/present/rank_heatmap, as `render --view heatmap` draws them), rows by rank, node or
+// A job tab's Heatmap view: ranks × steps of iteration time, ranks × collective instances of
+// wait, or ranks × steps of wait in collectives (core/present/rank_heatmap, as `render --view heatmap` draws them), rows by rank, node or
 // slowness, folded into bands of at most one pixel row (and column) each. A click on a cell
 // focuses that rank's row on the timeline and frames that step (a fleet rank's store loads
 // first) or selects that collective instance on every rank.
@@ -15,16 +15,15 @@
 namespace sl::views {
 
 void JobView::build_heatmaps() {
-  heat_steps_ = present::step_time_heatmap(overview_, node_of_rank_);
-  heat_waits_ = present::collective_wait_heatmap(overview_, node_of_rank_);
+  for (int k = 0; k < 3; ++k) heat_matrices_[k] = present::heatmap_of(present::HeatmapKind(k), overview_, node_of_rank_);
   heat_bands_ = {};
   heat_bands_key_ = {};
 }
 
-const present::HeatmapMatrix& JobView::shown_heatmap() const { return heat_waits_shown_ ? heat_waits_ : heat_steps_; }
+const present::HeatmapMatrix& JobView::shown_heatmap() const { return heat_matrices_[int(heat_kind_)]; }
 
 void JobView::rebin_heatmap(size_t max_rows, size_t max_columns) {
-  HeatBandsKey key{heat_waits_shown_, heat_order_, max_rows, max_columns, overview_version_};
+  HeatBandsKey key{heat_kind_, heat_order_, max_rows, max_columns, overview_version_};
   if (key == heat_bands_key_ && !heat_bands_.order.empty()) return;
   const present::HeatmapMatrix& m = shown_heatmap();
   heat_bands_ = present::bin_heatmap(m, present::order_rows(m, heat_order_), max_rows, max_columns);
@@ -48,7 +47,7 @@ bool JobView::open_heatmap_cell(int64_t rank, size_t column) {
   const present::HeatmapMatrix& m = shown_heatmap();
   if (!job_->find(rank) || column >= m.columns) return false;
   heat_clicked_ = {rank, int64_t(column)};
-  if (heat_waits_shown_) {
+  if (heat_kind_ == present::HeatmapKind::CollectiveWait) {
     select_instance(int(column));
     focus_rank(rank);
     return true;
@@ -76,9 +75,11 @@ void JobView::frame_pending_step() {
 }
 
 void JobView::draw_heatmap() {
-  int kind = heat_waits_shown_ ? 1 : 0;
+  int kind = int(heat_kind_);
   ImGui::SetNextItemWidth(260);
-  if (ImGui::Combo("##heatkind", &kind, "Iteration time per step\0Wait per collective\0")) heat_waits_shown_ = kind == 1;
+  if (ImGui::Combo("##heatkind", &kind, "Iteration time per step\0Wait per collective\0Wait in collectives per step\0"))
+    heat_kind_ = present::HeatmapKind(kind);
+  bool waits = heat_kind_ == present::HeatmapKind::CollectiveWait;
   ImGui::SameLine();
   int order = int(heat_order_);
   ImGui::SetNextItemWidth(160);
@@ -86,12 +87,14 @@ void JobView::draw_heatmap() {
   const present::HeatmapMatrix& m = shown_heatmap();
   ImGui::SameLine();
   if (m.columns == 0 || m.rows() == 0) {
-    ImGui::TextDisabled(heat_waits_shown_ ? "no collective was matched across the ranks" : "no rank has ProfilerStep#N steps");
+    ImGui::TextDisabled(waits ? "no collective was matched across the ranks"
+                        : heat_kind_ == present::HeatmapKind::StepWaits ? "no rank has ProfilerStep#N step starts"
+                                                                        : "no rank has ProfilerStep#N steps");
     return;
   }
   ImGui::TextDisabled("%s (pale) to %s (dark red); grey: %s. Click a cell for that rank and %s.",
                       present::format_duration(double(m.min_value)).c_str(), present::format_duration(double(m.max_value)).c_str(),
-                      heat_waits_shown_ ? "not in it" : "no such step", heat_waits_shown_ ? "collective" : "step");
+                      waits ? "not in it" : "no such step", waits ? "collective" : "step");
   ImVec2 avail = ImGui::GetContentRegionAvail();
   float label_w = ImGui::CalcTextSize("ranks 00000-00000").x + 8;
   ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -128,21 +131,22 @@ void JobView::draw_heatmap() {
   int64_t rank = v == present::kNoCell ? h.band_rank(m, br) : m.ranks[h.source_row[cell]];
   size_t column = v == present::kNoCell ? h.columns[bc].first : h.source_column[cell];
   ImGui::SetTooltip("rank %lld, %s: %s", (long long)rank, present::heatmap_column_label(m, overview_, column).c_str(),
-                    v == present::kNoCell ? (heat_waits_shown_ ? "not in it" : "no such step") : present::format_duration(double(v)).c_str());
+                    v == present::kNoCell ? (waits ? "not in it" : "no such step") : present::format_duration(double(v)).c_str());
   if (ImGui::IsItemClicked()) open_heatmap_cell(rank, column);
 }
 
-// heatmap steps|waits [rank|node|slowness]: what the Heatmap view shows (and shows it);
+// heatmap steps|waits|step-waits [rank|node|slowness]: what the Heatmap view shows (and shows it);
 // heatmapcell R C: a click on rank R's cell of step (or collective instance) C.
 std::string JobView::heatmap_command(const std::string& command, const std::string& args) {
   std::istringstream in(args);
   if (command == "heatmap") {
     std::string kind, order;
     in >> kind >> order;
-    if (kind != "steps" && kind != "waits") return "heatmap wants steps or waits, then rank, node or slowness";
+    present::HeatmapKind k;
+    if (!present::heatmap_kind_named(kind, k)) return "heatmap wants steps, waits or step-waits, then rank, node or slowness";
     present::RowOrder o = heat_order_;
     if (!order.empty() && !present::row_order_named(order, o)) return "heatmap rows by rank, node or slowness, not '" + order + "'";
-    heat_waits_shown_ = kind == "waits", heat_order_ = o;
+    heat_kind_ = k, heat_order_ = o;
     show_view("heatmap");
     return "";
   }
@@ -154,7 +158,7 @@ std::string JobView::heatmap_command(const std::string& command, const std::stri
 
 void JobView::write_heatmap_state(JsonWriter& w) const {
   const present::HeatmapMatrix& m = shown_heatmap();
-  w.key("heatmap").begin_object().field("kind", heat_waits_shown_ ? "waits" : "steps").field("order", present::row_order_name(heat_order_));
+  w.key("heatmap").begin_object().field("kind", present::heatmap_kind_name(heat_kind_)).field("order", present::row_order_name(heat_order_));
   w.field("ranks", uint64_t(m.rows())).field("columns", uint64_t(m.columns)).field("min_ns", m.min_value).field("max_ns", m.max_value);
   w.key("row_order").begin_array();  // ranks in the order shown
   for (size_t r : present::order_rows(m, heat_order_)) w.value(m.ranks[r]);

@@ -644,7 +644,10 @@ RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTab
   out.store = &store;
   out.origin_ns = store.origin_ns;
   out.end_ns = store.end_ns;
-  for (const Iteration& it : store.iterations) out.iteration_durations.push_back(it.end - it.start);
+  for (const Iteration& it : store.iterations) {
+    out.iteration_durations.push_back(it.end - it.start);
+    out.iteration_starts.push_back(it.start);
+  }
   out.causes = std::move(causes);
   // One pass over the GPU rows: busy and compute time, and the communication kernels' calls.
   std::vector<Interval> busy, compute;

@@ -63,6 +63,7 @@ struct RankSummary {
   TimeNs origin_ns = 0;               // the store's origin_ns (absolute ns of its time 0)
   TimeNs end_ns = 0;                  // the store's end_ns (its last event, store time)
   std::vector<TimeNs> iteration_durations;  // ProfilerStep#N lengths, in store order
+  std::vector<TimeNs> iteration_starts;     // their starts (store time); empty in a fleet summary of format 1
   IntervalIndex busy;     // GPU kernels, memcpys, memsets
   IntervalIndex compute;  // the non-communication part of them
   IdleCauses causes;

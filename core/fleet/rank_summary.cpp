@@ -23,7 +23,8 @@ using analysis::kIdleCauseCount;
 namespace {
 
 constexpr char kMagic[] = "SLRANKS";  // with its NUL: 8 bytes
-constexpr uint32_t kVersion = 1;
+// 2: the analysis section ends with the iteration starts (a format-1 summary reads without them).
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kMeta = tag("META"), kAnalysis = tag("ANLS"), kView = tag("VIEW"), kTime = tag("TIME");
 
 // ---- summarising a loaded rank ----
@@ -324,6 +325,9 @@ std::string analysis_bytes(const analysis::RankSummary& a) {
   }
   w.u8(a.host_calls);
   write_calls(w, a.calls);
+  w.varint(a.iteration_starts.size());  // format 2
+  prev = 0;
+  for (TimeNs t : a.iteration_starts) w.svarint(t - prev), prev = t;
   return w.bytes;
 }
 
@@ -356,7 +360,7 @@ void read_meta(ByteReader& r, RankSummary& s) {
   for (std::string* t : {&s.path, &s.error, &s.device, &s.distributed_info, &s.host}) *t = r.str("META text");
 }
 
-void read_analysis(ByteReader& r, analysis::RankSummary& a) {
+void read_analysis(ByteReader& r, analysis::RankSummary& a, uint32_t version) {
   a.origin_ns = r.svarint("origin");
   a.end_ns = r.svarint("end");
   a.iteration_durations.resize(r.count("iterations"));
@@ -378,6 +382,11 @@ void read_analysis(ByteReader& r, analysis::RankSummary& a) {
   }
   a.host_calls = r.u8("host calls") != 0;
   a.calls = read_calls(r);
+  a.iteration_starts.clear();
+  if (version < 2 || !r.ok()) return;
+  a.iteration_starts.resize(r.count("iteration starts"));
+  prev = 0;
+  for (TimeNs& t : a.iteration_starts) t = prev = wrapping_add(prev, r.svarint("iteration start"));
 }
 
 void read_view(ByteReader& r, RankSummary& s) {
@@ -482,7 +491,7 @@ bool parse_rank_summary(std::string_view bytes, RankSummary& out, std::string& e
   for (const Section& sec : file.sections) {
     ByteReader r(sec.data);
     if (sec.tag == kMeta) read_meta(r, s), meta = true;
-    else if (sec.tag == kAnalysis) read_analysis(r, s.analysis);
+    else if (sec.tag == kAnalysis) read_analysis(r, s.analysis, file.version);
     else if (sec.tag == kView) read_view(r, s);
     else if (sec.tag == kTime) s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
     else continue;  // a later version's section: skipped
@@ -511,7 +520,7 @@ bool parse_some(std::string_view bytes, std::initializer_list<uint32_t> wanted, 
     if (std::find(wanted.begin(), wanted.end(), sec.tag) == wanted.end()) continue;
     if (!unpack_section(sec, raw, error)) return error = "rank summary: " + error, false;
     ByteReader r(raw);
-    read(sec.tag, r);
+    read(sec.tag, r, file.version);
     meta = meta || sec.tag == kMeta;
     if (!r.ok() || !r.at_end()) {
       error = "rank summary: section " + tag_text(sec.tag) + " at byte " + std::to_string(sec.offset) + ": " +
@@ -530,7 +539,7 @@ namespace {
 
 bool read_meta_and_time(std::string_view bytes, RankSummary& out, std::string& error, StoredFile* file) {
   RankSummary s;
-  bool ok = parse_some(bytes, {kMeta, kTime}, error, file, [&](uint32_t t, ByteReader& r) {
+  bool ok = parse_some(bytes, {kMeta, kTime}, error, file, [&](uint32_t t, ByteReader& r, uint32_t) {
     if (t == kMeta) read_meta(r, s);
     else s.load_seconds = r.f64("load seconds"), s.map_seconds = r.f64("map seconds");
   });
@@ -559,15 +568,15 @@ bool pack_rank_summary(std::string& bytes, RankSummary& out, std::string& error)
     bytes.resize(cut);
     return true;
   }
-  bytes = without_sections(std::string_view(kMagic, 8), kVersion, file, kTime);
+  bytes = without_sections(std::string_view(kMagic, 8), file.version, file, kTime);  // its own version: its sections' layout
   return true;
 }
 
 bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std::string& error) {
   RankSummary meta;
-  bool ok = parse_some(bytes, {kMeta, kAnalysis}, error, nullptr, [&](uint32_t t, ByteReader& r) {
+  bool ok = parse_some(bytes, {kMeta, kAnalysis}, error, nullptr, [&](uint32_t t, ByteReader& r, uint32_t version) {
     if (t == kMeta) read_meta(r, meta);
-    else read_analysis(r, out);
+    else read_analysis(r, out, version);
   });
   out.rank = meta.rank;
   return ok;

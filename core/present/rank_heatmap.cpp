@@ -58,8 +58,59 @@ HeatmapMatrix collective_wait_heatmap(const analysis::JobOverview& ov, const std
   return m;
 }
 
+HeatmapMatrix step_wait_heatmap(const analysis::JobOverview& ov, const std::map<int64_t, int64_t>& node_of_rank) {
+  size_t steps = 0;
+  for (const analysis::RankActivity& r : ov.ranks) steps = std::max(steps, r.summary->iteration_starts.size());
+  HeatmapMatrix m = empty_matrix(HeatmapKind::StepWaits, ov, node_of_rank, steps);
+  std::unordered_map<int64_t, size_t> row_of_rank;
+  for (size_t row = 0; row < m.ranks.size(); ++row) {
+    row_of_rank.emplace(m.ranks[row], row);
+    std::fill_n(m.cells.begin() + std::ptrdiff_t(row * steps), ov.ranks[row].summary->iteration_starts.size(), TimeNs(0));
+  }
+  for (const analysis::CollectiveInstance& in : ov.collectives.instances)
+    for (const analysis::CollectiveArrival& a : in.arrivals) {
+      auto it = row_of_rank.find(a.rank);
+      if (it == row_of_rank.end()) continue;
+      const analysis::RankActivity& r = ov.ranks[it->second];
+      const std::vector<TimeNs>& starts = r.summary->iteration_starts;
+      const std::vector<TimeNs>& lengths = r.summary->iteration_durations;
+      TimeNs t = a.cpu_arrival.value_or(a.arrival) - r.shift;  // job clock back to the rank's store time
+      auto after = std::upper_bound(starts.begin(), starts.end(), t);
+      if (after == starts.begin()) continue;
+      auto k = size_t(after - starts.begin() - 1);
+      if (k < lengths.size() && t >= starts[k] + lengths[k]) continue;  // between steps, or after the last
+      m.cells[it->second * steps + k] += a.wait;
+    }
+  set_range(m);
+  return m;
+}
+
+HeatmapMatrix heatmap_of(HeatmapKind kind, const analysis::JobOverview& ov, const std::map<int64_t, int64_t>& node_of_rank) {
+  switch (kind) {
+    case HeatmapKind::StepTime: return step_time_heatmap(ov, node_of_rank);
+    case HeatmapKind::CollectiveWait: return collective_wait_heatmap(ov, node_of_rank);
+    case HeatmapKind::StepWaits: return step_wait_heatmap(ov, node_of_rank);
+  }
+  return step_time_heatmap(ov, node_of_rank);
+}
+
+const char* heatmap_kind_name(HeatmapKind k) {
+  switch (k) {
+    case HeatmapKind::StepTime: return "steps";
+    case HeatmapKind::CollectiveWait: return "waits";
+    case HeatmapKind::StepWaits: return "step-waits";
+  }
+  return "steps";
+}
+
+bool heatmap_kind_named(std::string_view name, HeatmapKind& kind) {
+  for (HeatmapKind k : {HeatmapKind::StepTime, HeatmapKind::CollectiveWait, HeatmapKind::StepWaits})
+    if (name == heatmap_kind_name(k)) return kind = k, true;
+  return false;
+}
+
 std::string heatmap_column_label(const HeatmapMatrix& m, const analysis::JobOverview& ov, size_t column) {
-  if (m.kind == HeatmapKind::StepTime) return "step " + std::to_string(column);
+  if (m.kind != HeatmapKind::CollectiveWait) return "step " + std::to_string(column);
   const analysis::CollectiveInstance& in = ov.collectives.instances.at(column);
   return in.name + " #" + std::to_string(in.instance);
 }

@@ -1,6 +1,7 @@
 // The rank heatmaps of a job or a fleet (issue 38, "The fleet in the GUI"), GUI-free so that the
 // job tab and `render --view heatmap` draw the same cells: ranks × steps of iteration time
-// (ProfilerStep#N lengths) and ranks × collective instances of each rank's wait in them.
+// (ProfilerStep#N lengths), ranks × collective instances of each rank's wait in them, and ranks ×
+// steps of the wait in collectives summed per step.
 //
 // The matrix keeps every cell (ranks × columns, what the client holds anyway for the
 // collectives); drawing goes through bin_heatmap, which folds rows (and columns) into at most as
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/job_overview.h"
@@ -20,13 +22,16 @@ namespace sl::present {
 
 constexpr TimeNs kNoCell = -1;  // the rank has no such step, or missed the collective
 
-enum class HeatmapKind : uint8_t { StepTime, CollectiveWait };
+enum class HeatmapKind : uint8_t { StepTime, CollectiveWait, StepWaits };
+// "steps", "waits", "step-waits" (the GUI's `heatmap` command, `render --heatmap`).
+const char* heatmap_kind_name(HeatmapKind kind);
+bool heatmap_kind_named(std::string_view name, HeatmapKind& kind);
 
 struct HeatmapMatrix {
   HeatmapKind kind = HeatmapKind::StepTime;
   std::vector<int64_t> ranks;  // row r's rank (the overview's loaded ranks, by rank)
   std::vector<int64_t> nodes;  // row r's node, -1 where unknown
-  // StepTime: column c is ProfilerStep index c; CollectiveWait: index into the overview's
+  // StepTime, StepWaits: column c is ProfilerStep index c; CollectiveWait: index into the overview's
   // collectives.instances (in their order, by first arrival).
   size_t columns = 0;
   std::vector<TimeNs> cells;  // rows × columns, row-major; kNoCell where absent
@@ -40,6 +45,13 @@ struct HeatmapMatrix {
 HeatmapMatrix step_time_heatmap(const analysis::JobOverview& overview, const std::map<int64_t, int64_t>& node_of_rank = {});
 HeatmapMatrix collective_wait_heatmap(const analysis::JobOverview& overview,
                                       const std::map<int64_t, int64_t>& node_of_rank = {});
+
+// Each rank's wait in collectives summed per step: an arrival belongs to the step whose span
+// [start, start + length) on the rank's own clock holds its CPU call's start (the kernel's start
+// for a rank without CPU calls); arrivals outside every step count nowhere. A rank's steps without
+// any wait read 0; a rank without iteration starts (a format-1 fleet summary) has no cells.
+HeatmapMatrix step_wait_heatmap(const analysis::JobOverview& overview, const std::map<int64_t, int64_t>& node_of_rank = {});
+HeatmapMatrix heatmap_of(HeatmapKind kind, const analysis::JobOverview& overview, const std::map<int64_t, int64_t>& node_of_rank = {});
 
 // A column's label: "step 3", or "AllReduce #0" (the instance's name and number).
 std::string heatmap_column_label(const HeatmapMatrix& m, const analysis::JobOverview& overview, size_t column);

@@ -113,11 +113,26 @@ with tempfile.TemporaryDirectory() as tmp:
             # The wait heatmap (second half): rank 1 arrived last and waited least, so it comes last.
             check(rows[-1] == "rank 1", f"small: rows by slowness of wait end with {rows[-1]}: {rows}")
 
+        # The wait in collectives per step alone (--heatmap step-waits): one panel, the same 50 µs.
+        sw = os.path.join(tmp, "stepwaits.svg")
+        p = render(small, "--view", "heatmap", "--heatmap", "step-waits", "-o", sw, *WIDE)
+        check(p.returncode == 0, f"small: --heatmap step-waits failed: {p.stderr}")
+        if p.returncode == 0:
+            text = labels(sw)
+            check("Wait in collectives per rank and step" in text, f"small step-waits: no heading in {text}")
+            check("Iteration time per rank and step" not in text, f"small step-waits: the steps panel drawn too: {text}")
+            check(all(text.count(f"rank {r}") == 1 for r in range(3)), f"small step-waits: rows {text}")
+            check("step 0" in text and "50.0 µs" in text, f"small step-waits: no step 0 or 50 µs scale end in {text}")
+
     # 2. Usage: a single trace is not a job; --order is for --view heatmap.
     p = render(os.path.join(small, "worker0.json"), "--view", "heatmap", "-o", os.path.join(tmp, "x.svg"))
     check(p.returncode == 2 and "job" in p.stderr, f"a file with --view heatmap: rc {p.returncode}, {p.stderr}")
     p = render(small, "--view", "ranks", "--order", "node", "-o", os.path.join(tmp, "x.svg"))
     check(p.returncode == 2 and "--order" in p.stderr, f"--order with --view ranks: rc {p.returncode}, {p.stderr}")
+    p = render(small, "--view", "ranks", "--heatmap", "step-waits", "-o", os.path.join(tmp, "x.svg"))
+    check(p.returncode == 2 and "--heatmap" in p.stderr, f"--heatmap with --view ranks: rc {p.returncode}, {p.stderr}")
+    p = render(small, "--view", "heatmap", "--heatmap", "steps,speeds", "-o", os.path.join(tmp, "x.svg"))
+    check(p.returncode == 2 and "step-waits" in p.stderr, f"--heatmap steps,speeds: rc {p.returncode}, {p.stderr}")
 
     # 3. The corpus 8-rank job: labels, the fleet's equal figure, and the PNG's scale colours.
     if not os.path.isdir(CORPUS_JOB):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """GUI end-to-end: a job tab's Heatmap view (ranks × steps of iteration time, ranks × collectives
-of wait) under Xvfb, driven by the `heatmap` and `heatmapcell` script commands and checked
+of wait, ranks × steps of wait in collectives) under Xvfb, driven by the `heatmap` and `heatmapcell` script commands and checked
 through the state dump against `sightline report DIR` (stragglers: iteration means; collectives):
 the row order by slowness, a click on a step cell focusing that rank and framing that step, a
 click on a wait cell selecting that collective; the cells drawn in the screenshot."""
@@ -46,8 +46,9 @@ slowest = sorted(stragglers, key=lambda r: (-stragglers[r]["iteration_mean_us"],
 worst = slowest[0]
 
 rc, err, st, png = run([job], ["heatmap steps slowness", "wait 1", "state {steps}", f"heatmapcell {worst} 0", "wait 1",
-                               "state {clicked}", "screenshot {png}", "heatmap waits", "heatmapcell 1 0", "wait 1", "state {waits}"],
-                       ["steps", "clicked", "waits"])
+                               "state {clicked}", "screenshot {png}", "heatmap waits", "heatmapcell 1 0", "wait 1", "state {waits}",
+                               "heatmap step-waits slowness", "wait 1", "state {stepwaits}"],
+                       ["steps", "clicked", "waits", "stepwaits"])
 check(rc == 0, f"run failed ({rc}): {err}")
 if rc == 0:
     h = st["steps"]["job"]["heatmap"]
@@ -67,13 +68,18 @@ if rc == 0:
     check(w["heatmap"]["kind"] == "waits" and w["heatmap"]["columns"] == w["collectives"], f"waits: {w['heatmap']}")
     check(w["selected_instance"] is not None and w["selected_instance"]["index"] == 0 and w["focused_rank"] == 1,
           f"a wait cell click: instance {w['selected_instance']}, focused {w['focused_rank']}")
+    sw = st["stepwaits"]["job"]["heatmap"]
+    check(sw["kind"] == "step-waits" and sw["ranks"] == len(stragglers) and sw["columns"] == 1, f"step-waits: {sw}")
+    # One step per rank: its cell is the part of its wait in collectives within the step, at most its whole wait.
+    most_wait = max(r["wait_us"] for r in stragglers.values()) * 1000
+    check(0 <= sw["min_ns"] <= sw["max_ns"] <= most_wait + 1000, f"step-waits {sw['min_ns']}..{sw['max_ns']} ns, the CLI's largest wait {most_wait} ns")
     if png:
         _, _, rows = png
         dark = sum(1 for row in rows for px in row if px == DARKEST)
         check(dark > 100, f"only {dark} pixels of the slowest step's colour in the screenshot")
 
 # Errors: a kind that is not one, a rank that is not in the job.
-for line, want in (("heatmap speeds", "steps or waits"), ("heatmapcell 99 0", "no cell")):
+for line, want in (("heatmap speeds", "steps, waits or step-waits"), ("heatmapcell 99 0", "no cell")):
     rc, err, _, _ = run([job], [line], [])
     check(rc == 1 and want in err, f"'{line}': rc {rc}, {err}")
 

@@ -140,3 +140,60 @@ TEST_CASE("rank heatmap: a fleet of the job gives the same matrices, with its no
   CHECK(steps.nodes == std::vector<int64_t>{0, 0, 1});
   CHECK(collective_wait_heatmap(ov).cells == collective_wait_heatmap(j.overview).cells);
 }
+
+namespace {
+
+// Two ranks, three steps of 2000 µs from t0. Step 0: all-reduce #0 arrives at 200/500, ends 900:
+// waits 300, 0. Step 1: #1 at 400/300, ends 800 (waits 0, 100) and #2 at 1000/1200, ends 1500
+// (waits 200, 0). Step 2: none. After the last step (6500/6600, ends 6900): waits 100, 0, in no step.
+std::string step_wait_rank(int rank) {
+  const double t0 = 1'000'000;
+  std::vector<std::string> ev;
+  for (int k = 0; k < 3; ++k)
+    ev.push_back(X("user_annotation", "ProfilerStep#" + std::to_string(k), 1, 1, us_text(t0 + 2000.0 * k), us_text(2000)));
+  const double arrive[4][2] = {{200, 500}, {2400, 2300}, {3000, 3200}, {6500, 6600}}, end[4] = {900, 2800, 3500, 6900};
+  int corr = 0;
+  for (int c = 0; c < 4; ++c) add_collective(ev, corr, t0 + arrive[c][rank], t0 + end[c], "0", "[0, 1]");
+  return trace(ev, dist(rank, 2));
+}
+
+}  // namespace
+
+TEST_CASE("rank heatmap: wait in collectives summed per rank and step, exact; the same from the fleet; none without starts") {
+  TempDir dir{"stepwaits"};
+  for (int r = 0; r < 2; ++r) dir.write("rank_" + std::to_string(r) + ".json", step_wait_rank(r));
+  JobResult loaded = load_job(plan_job_dir(dir.path.string()));
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+  analysis::JobOverview ov = analysis::build_job_overview(*loaded.job);
+  REQUIRE(ov.collectives.instances.size() == 4);
+  HeatmapMatrix m = step_wait_heatmap(ov);
+  CHECK(m.kind == HeatmapKind::StepWaits);
+  REQUIRE(m.columns == 3);
+  CHECK(row(m, 0) == std::vector<TimeNs>{300'000, 200'000, 0});
+  CHECK(row(m, 1) == std::vector<TimeNs>{0, 100'000, 0});
+  CHECK(m.max_value == 300'000);
+  CHECK(heatmap_column_label(m, ov, 2) == "step 2");
+  CHECK(order_rows(m, RowOrder::Slowness) == std::vector<size_t>{0, 1});
+  CHECK(heatmap_of(HeatmapKind::StepWaits, ov).cells == m.cells);
+  HeatmapKind k;
+  CHECK((heatmap_kind_named("step-waits", k) && k == HeatmapKind::StepWaits));
+  CHECK(!heatmap_kind_named("stepwaits", k));
+
+  // Through the fleet: the starts survive the summary's serialised form.
+  std::vector<fleet::RankSummary> ranks;
+  for (const JobRank& r : loaded.job->ranks) {
+    fleet::RankSummary parsed;
+    std::string error;
+    REQUIRE_MESSAGE(fleet::parse_rank_summary(fleet::serialize_rank_summary(fleet::summarize_job_rank(r)), parsed, error), error);
+    CHECK(parsed.analysis.iteration_starts.size() == 3);
+    ranks.push_back(std::move(parsed));
+  }
+  ranks[1].analysis.iteration_starts.clear();  // as a format-1 summary reads
+  fleet::Fleet f;
+  std::string error;
+  REQUIRE_MESSAGE(fleet::reduce_fleet(std::move(ranks), {}, f, error), error);
+  HeatmapMatrix from_fleet = step_wait_heatmap(fleet::overview_of_fleet(f));
+  REQUIRE(from_fleet.columns == 3);
+  CHECK(row(from_fleet, 0) == row(m, 0));
+  CHECK(row(from_fleet, 1) == std::vector<TimeNs>{kNoCell, kNoCell, kNoCell});
+}
