@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -224,8 +225,9 @@ void register_fleet(CLI::App& app) {
 // ---- bench fleet-reduce: synthetic summaries, made directly ----
 
 // Rank r of n: one AllReduce per collective with a seq, arrival jittered per rank and rank 0
-// late every 10th, GPU busy up to each call, iteration lengths around 10 ms.
-fleet::RankSummary synthetic_rank(int64_t r, int64_t collectives) {
+// late every 10th, GPU busy up to each call, iteration lengths around 10 ms; a `slow` rank's
+// iterations last 3× as long (an outlier in the `outliers` table, for the overview's rows).
+fleet::RankSummary synthetic_rank(int64_t r, int64_t collectives, bool slow = false) {
   fleet::RankSummary s;
   s.rank = r;
   s.rank_source = RankSource::DistributedInfo;
@@ -255,7 +257,7 @@ fleet::RankSummary synthetic_rank(int64_t r, int64_t collectives) {
     a.calls.push_back(std::move(c));
     if (k % 20 == 19) {  // a step from the group's first collective: its first half's collectives fall in it
       a.iteration_starts.push_back((k - 19) * 1'000'000);
-      a.iteration_durations.push_back(10'000'000 + (r % 5) * 10'000);
+      a.iteration_durations.push_back((10'000'000 + (r % 5) * 10'000) * (slow ? 3 : 1));
     }
   }
   a.busy = analysis::IntervalIndex(std::move(busy));
@@ -279,17 +281,22 @@ void register_bench_fleet_reduce(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("fleet-reduce", "Time the fleet reduce on synthetic rank summaries (made directly, not from traces)");
   struct Options {
     int64_t ranks = 256, collectives = 200;
+    std::vector<int64_t> slow;
     std::string out;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--ranks", o->ranks, "Ranks");
   cmd->add_option("--collectives", o->collectives, "Collective calls per rank");
+  cmd->add_option("--slow-rank", o->slow, "Ranks whose iterations last 3x as long (outliers); repeatable");
   cmd->add_option("-o,--output", o->out, "Also write the fleet file here (times the write and the open)");
   cmd->callback([o] {
     auto t0 = std::chrono::steady_clock::now();
     // Serialised as fleet-map hands them over: the client holds the summaries' bytes, not them.
     std::vector<std::string> summaries(size_t(o->ranks));
-    parallel_for(summaries.size(), 0, [&](size_t r) { summaries[r] = fleet::serialize_rank_summary(synthetic_rank(int64_t(r), o->collectives)); });
+    parallel_for(summaries.size(), 0, [&](size_t r) { 
+      bool slow = std::find(o->slow.begin(), o->slow.end(), int64_t(r)) != o->slow.end();
+      summaries[r] = fleet::serialize_rank_summary(synthetic_rank(int64_t(r), o->collectives, slow));
+    });
     double make = seconds_since(t0);
     uint64_t summary_bytes = 0;
     for (const auto& s : summaries) summary_bytes += s.size();

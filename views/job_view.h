@@ -27,6 +27,7 @@
 #include "core/analysis/job_overview.h"
 #include "core/job/job.h"
 #include "core/present/rank_bands.h"
+#include "core/present/rank_rows.h"
 #include "core/present/rank_heatmap.h"
 #include "views/insights_model.h"
 #include "views/timeline_view.h"
@@ -130,6 +131,7 @@ private:
     std::unique_ptr<Job> job;
     analysis::JobOverview overview;
     std::map<int64_t, int64_t> node_of_rank;  // a fleet's nodes
+    std::vector<int64_t> outliers;            // a fleet's outlier ranks, worst first
     std::string error;
   };
   struct Span {  // one collective occurrence on one rank, job clock
@@ -168,10 +170,14 @@ private:
   // Per frame (layout): the bands' pyramid for this partition and overview, started on a worker
   // thread when either changed, installed once built; the band rows' members and labels.
   void update_band_pyramid();
-  bool bands_from_pyramid() const { return group_ > 1 && band_columns_ && band_group_ == group_ && band_version_ == overview_version_; }
+  bool bands_from_pyramid() const { return aggregated_ && band_columns_ && band_group_ == partition_ && band_version_ == overview_version_; }
   void draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, const TimeMapping& map, float y, float h, bool labelled);
   // The job ranks (indices into Job::ranks) drawn in overview row `row`.
   std::pair<size_t, size_t> row_ranks(size_t row) const;
+  // The overview's rows for `rows_fit` rows (core/present/rank_rows.h), re-partitioned when that
+  // or the overview changed; bumps partition_ when the rows differ.
+  void partition_rows(size_t rows_fit);
+  std::string rank_summary(int64_t rank) const;  // a rank row's header numbers: "it 12 ms · wait 3 ms"
   void show_instance(int index);
   void update_shifts();
   int expanded_source(int64_t rank) const;  // the rank's source in the timeline, -1 when not expanded
@@ -239,17 +245,30 @@ private:
   char export_path_[512] = "";
   std::string export_message_;
   float row_height_ = 0;
-  size_t group_ = 1;                       // ranks per overview row (> 1: rows aggregate)
+  size_t group_ = 1;                       // the most ranks an overview row shows (> 1: rows aggregate)
+  // The overview's rows (ranks in Job::ranks order): a rank each, or (aggregated_) outlier ranks
+  // alone and bands of consecutive ranks within a node; partition_ names the current one.
+  std::vector<present::RankRow> rows_;
+  std::vector<size_t> row_of_job_index_;
+  std::vector<int64_t> display_ranks_;
+  bool aggregated_ = false;
+  uint64_t partition_ = 0;
+  size_t partition_fit_ = 0;
+  uint64_t partition_version_ = UINT64_MAX;
+  // The outlier ranks, worst first: a fleet's `outliers` table; for a folder job (no outliers
+  // table) the straggler table's ranks that were ever last, most delay caused first (a stand-in).
+  std::vector<int64_t> outlier_ranks_;
+  std::vector<char> row_labelled_;  // per row, this frame: whether its header has room for a label
   std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause
   std::vector<ProfileRuns> rank_runs_, band_runs_;  // per overview rank / per band row
   uint64_t bins_version_ = 0, bands_version_ = 0;
-  size_t bands_group_ = 0;
+  uint64_t bands_group_ = 0;
   // The bands from their pyramid (core/present/rank_bands.h): what the frame draws once built.
   std::unique_ptr<present::BandColumns> band_columns_;
-  size_t band_group_ = 0;
+  uint64_t band_group_ = 0;
   uint64_t band_version_ = UINT64_MAX, band_generation_ = 0;
   std::future<std::shared_ptr<const present::BandPyramid>> band_future_;  // the build in flight
-  size_t band_future_group_ = 0;
+  uint64_t band_future_group_ = 0;
   uint64_t band_future_version_ = UINT64_MAX;
   std::shared_ptr<std::atomic<bool>> band_cancel_;
   std::vector<ProfileRuns> band_worst_runs_;  // per band row: the worst member's busy
@@ -258,7 +277,7 @@ private:
     TimeNs worst_wait = 0;
   };
   std::vector<BandLabel> band_labels_;
-  size_t band_labels_group_ = 0;
+  uint64_t band_labels_group_ = 0;
   uint64_t band_labels_version_ = UINT64_MAX;
   std::unordered_map<int64_t, size_t> job_index_of_rank_;  // rank → index into job_->ranks
   size_t rows_drawn_ = 0;

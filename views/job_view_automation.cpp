@@ -121,6 +121,15 @@ void JobView::write_state(JsonWriter& w) const {
   // The bands' source: their pyramid (and the level the window picked), or every rank's bins while it builds.
   w.field("bands_from_pyramid", bands_from_pyramid()).field("bands_pending", bands_pending());
   w.field("band_level", bands_from_pyramid() ? int64_t(band_columns_->level()) : int64_t(-1));
+  // The overview's rows as partitioned (core/present/rank_rows.h): outliers alone, bands within nodes.
+  w.field("aggregated", aggregated_).field("outlier_ranks", uint64_t(outlier_ranks_.size()));
+  w.key("overview_rows").begin_array();
+  for (const present::RankRow& r : rows_) {
+    w.begin_object().field("first_rank", job_->ranks[r.first].rank).field("last_rank", job_->ranks[r.last - 1].rank);
+    w.field("ranks", uint64_t(r.size())).field("outlier", r.outlier).field("label", present::rank_row_label(r, display_ranks_));
+    w.end_object();
+  }
+  w.end_array();
   w.key("selected_instance");
   if (selected_ >= 0) {
     const auto& in = a.instances[size_t(selected_)];

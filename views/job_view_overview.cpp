@@ -134,16 +134,50 @@ const JobView::ProfileRuns& JobView::runs_of(std::vector<ProfileRuns>& cache, si
   return runs;
 }
 
-std::pair<size_t, size_t> JobView::row_ranks(size_t row) const {
-  return {row * group_, std::min(job_->ranks.size(), (row + 1) * group_)};
+std::pair<size_t, size_t> JobView::row_ranks(size_t row) const { return {rows_[row].first, rows_[row].last}; }
+
+std::string JobView::rank_summary(int64_t rank) const {
+  const analysis::StragglerRow* s = straggler_row(rank);
+  return "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
+         (s ? ms(s->wait) : std::string("-"));
 }
 
-// Many ranks: each row stands for `group_` consecutive ranks. Until their pyramid is built (below)
+// The rows for `rows_fit` rows: every rank when they fit, else outliers alone and bands within
+// nodes (core/present/rank_rows.h), only when the budget or the overview (realigned clocks move
+// the stand-in outliers of a folder job) changed.
+void JobView::partition_rows(size_t rows_fit) {
+  size_t n = job_->ranks.size();
+  if (partition_fit_ == rows_fit && partition_version_ == overview_version_ && display_ranks_.size() == n) return;
+  partition_fit_ = rows_fit, partition_version_ = overview_version_;
+  display_ranks_.clear();
+  for (const JobRank& r : job_->ranks) display_ranks_.push_back(r.rank);
+  std::vector<int64_t> outliers = outlier_ranks_;
+  if (!fleet_) {  // no outliers table: the stragglers that made others wait most, a handful
+    std::vector<const analysis::StragglerRow*> late;
+    for (const auto& s : overview_.collectives.stragglers)
+      if (s.late_count > 0 && s.delay_caused > 0) late.push_back(&s);
+    std::sort(late.begin(), late.end(), [](auto* a, auto* b) { return a->delay_caused != b->delay_caused ? a->delay_caused > b->delay_caused : a->rank < b->rank; });
+    for (size_t i = 0; i < late.size() && i < 8; ++i) outliers.push_back(late[i]->rank);
+  }
+  std::vector<present::RankRow> rows = present::partition_rank_rows(display_ranks_, rows_fit, outliers, node_of_rank_);
+  auto same = [](const present::RankRow& a, const present::RankRow& b) { return a.first == b.first && a.last == b.last && a.outlier == b.outlier; };
+  if (!std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(), same)) ++partition_;
+  rows_ = std::move(rows);
+  aggregated_ = rows_.size() < n;
+  group_ = 1;
+  row_of_job_index_.assign(n, 0);
+  for (size_t d = 0; d < rows_.size(); ++d) {
+    group_ = std::max(group_, rows_[d].size());
+    for (size_t i = rows_[d].first; i < rows_[d].last; ++i) row_of_job_index_[i] = d;
+  }
+}
+
+// Many ranks: each band row stands for its consecutive ranks. Until their pyramid is built (below)
 // a band shows its members' mean busy fraction and the idle cause most of them show per column,
 // from every member's bins: O(ranks × columns) per window change.
 void JobView::rebuild_bands() {
-  if (group_ <= 1 || (bands_version_ == bins_version_ && bands_group_ == group_)) return;
-  size_t rows = (job_->ranks.size() + group_ - 1) / group_, columns = size_t(bins_columns_);
+  if (!aggregated_ || (bands_version_ == bins_version_ && bands_group_ == partition_)) return;
+  size_t rows = rows_.size(), columns = size_t(bins_columns_);
   bands_.assign(rows, {});
   for (size_t d = 0; d < rows; ++d) {
     analysis::RankBins& band = bands_[d];
@@ -169,7 +203,7 @@ void JobView::rebuild_bands() {
         if (votes[c][size_t(k)] > best) best = votes[c][size_t(k)], band.cause[c] = int8_t(k);
     }
   }
-  bands_version_ = bins_version_, bands_group_ = group_;
+  bands_version_ = bins_version_, bands_group_ = partition_;
 }
 
 // The bands from their pyramid (core/present/rank_bands.h): every member binned once onto the job
@@ -179,15 +213,15 @@ void JobView::rebuild_bands() {
 void JobView::update_band_pyramid() {
   if (band_future_.valid() && band_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     std::shared_ptr<const present::BandPyramid> pyramid = band_future_.get();
-    if (band_future_group_ == group_ && band_future_version_ == overview_version_) {
+    if (band_future_group_ == partition_ && band_future_version_ == overview_version_) {
       band_columns_ = std::make_unique<present::BandColumns>(std::move(pyramid));
-      band_group_ = group_, band_version_ = overview_version_;
+      band_group_ = partition_, band_version_ = overview_version_;
       ++band_generation_;
     }
   }
-  if (group_ <= 1) return;
-  size_t rows = (job_->ranks.size() + group_ - 1) / group_;
-  if (band_labels_group_ != group_ || band_labels_version_ != overview_version_) {
+  if (!aggregated_) return;
+  size_t rows = rows_.size();
+  if (band_labels_group_ != partition_ || band_labels_version_ != overview_version_) {
     band_labels_.assign(rows, {});
     for (size_t d = 0; d < rows; ++d) {
       auto [a, b] = row_ranks(d);
@@ -196,11 +230,11 @@ void JobView::update_band_pyramid() {
         if (const auto* s = straggler_row(job_->ranks[r].rank)) band_labels_[d].worst_wait = std::max(band_labels_[d].worst_wait, s->wait);
       }
     }
-    band_labels_group_ = group_, band_labels_version_ = overview_version_;
+    band_labels_group_ = partition_, band_labels_version_ = overview_version_;
   }
   if (bands_from_pyramid()) return;
   if (band_future_.valid()) {
-    if (band_future_group_ == group_ && band_future_version_ == overview_version_) return;  // on its way
+    if (band_future_group_ == partition_ && band_future_version_ == overview_version_) return;  // on its way
     *band_cancel_ = true;  // for another partition or clocks: stops within a rank
     band_future_.get();
   }
@@ -213,7 +247,7 @@ void JobView::update_band_pyramid() {
       if (int k = ov_index(job_->ranks[r].rank); k >= 0) members[d].push_back(ranks.size()), ranks.push_back(overview_.ranks[size_t(k)]);
   }
   band_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  band_future_group_ = group_, band_future_version_ = overview_version_;
+  band_future_group_ = partition_, band_future_version_ = overview_version_;
   band_future_ = std::async(std::launch::async, [ranks = std::move(ranks), members = std::move(members), span = overview_.span,
                                                  cancel = band_cancel_, wake = wake_] {
     std::vector<std::vector<const analysis::RankActivity*>> bands(members.size());
@@ -232,11 +266,13 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   float x0 = map.x0, x1 = map.x1;
   size_t loaded = row < band_labels_.size() ? band_labels_[row].loaded : 0;
   TimeNs worst_wait = row < band_labels_.size() ? band_labels_[row].worst_wait : 0;
-  if (labelled) {
-    std::string label = std::to_string(job_->ranks[a].rank) + "-" + std::to_string(job_->ranks[b - 1].rank);
+  if (rows_[row].outlier) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(header.x0 + 3, y + std::max(h, 3.f)), kCutColor);  // marked
+  if (labelled) {  // "node 3 · ranks 24–31", or an outlier's "rank 77" and its own numbers
+    std::string label = present::rank_row_label(rows_[row], display_ranks_);
     dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
-    std::string summary = "max wait " + ms(worst_wait);
-    dl->AddText(ImVec2(header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x, y), ink, summary.c_str());
+    std::string summary = b - a == 1 ? rank_summary(job_->ranks[a].rank) : "max wait " + ms(worst_wait);
+    float sx = header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x;  // only where it clears the label (the tooltip has it)
+    if (sx >= header.x0 + 4 + ImGui::CalcTextSize(label.c_str()).x + 6) dl->AddText(ImVec2(sx, y), ink, summary.c_str());
   }
   if (loaded == 0) {
     dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
@@ -257,11 +293,21 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
 // This frame's rows: they shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond
 // that each row aggregates consecutive ranks, so every rank stays on screen in `height` pixels.
 void JobView::layout_overview(float height) {
-  size_t n = job_->ranks.size();
-  size_t rows_fit = std::max<size_t>(1, size_t(height / 3));
-  group_ = n > rows_fit ? (n + rows_fit - 1) / rows_fit : 1;
-  size_t rows = (n + group_ - 1) / group_;
+  partition_rows(std::max<size_t>(1, size_t(height / 3)));
+  size_t rows = rows_.size();
   row_height_ = std::clamp(std::floor(height / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
+  // Rows too short for text: label every k-th row so the labels never overlap, and every outlier
+  // (a band label too close before or after one gives way to it).
+  float font = ImGui::GetFontSize();
+  size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
+  row_labelled_.assign(rows, 0);
+  size_t next_outlier = 0, last_labelled = SIZE_MAX;
+  for (size_t r = 0; r < rows; ++r) {
+    if (next_outlier < r) next_outlier = r;
+    while (next_outlier < rows && !rows_[next_outlier].outlier) ++next_outlier;
+    bool room = (last_labelled == SIZE_MAX || r - last_labelled >= label_every) && (next_outlier - r >= label_every || next_outlier == r);
+    if (rows_[r].outlier || (r % label_every == 0 && room)) row_labelled_[r] = 1, last_labelled = r;
+  }
   if (overview_rows_.size() != rows) {
     overview_rows_.clear();
     std::vector<CustomRow*> shown;
@@ -278,7 +324,7 @@ void JobView::layout_overview(float height) {
   for (const auto& a : overview_.collectives.instances[size_t(selected_)].arrivals) {
     auto it = job_index_of_rank_.find(a.rank);
     if (it == job_index_of_rank_.end()) continue;
-    arrivals_by_row_[it->second / group_].push_back(&a);
+    arrivals_by_row_[row_of_job_index_[it->second]].push_back(&a);
     skew_first_ = std::min(skew_first_, a.arrival), skew_last_ = std::max(skew_last_, a.arrival);
   }
 }
@@ -292,13 +338,12 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
   ++rows_drawn_;
   float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
   float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
-  // Rows too short for text: label (and summarise) every k-th rank so the labels never overlap.
   float font = ImGui::GetFontSize();
   size_t label_every = row_height_ >= font * 0.8f ? 1 : size_t(std::ceil(font * 1.1f / row_height_));
-  bool labelled = row % label_every == 0;
+  bool labelled = row < row_labelled_.size() && row_labelled_[row];
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
   dl->PushClipRect(ImVec2(header.x0, y), ImVec2(canvas.x1, y + std::max(row_height_, font + 2)), true);
-  if (group_ > 1) {
+  if (aggregated_) {
     draw_band(dl, row, header, map, y, h, labelled);
   } else {
     const JobRank& jr = job_->ranks[row];
@@ -313,9 +358,7 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
     } else {
       draw_runs(dl, runs_of(rank_runs_, size_t(k), bins_[size_t(k)], bins_version_, h), x0, y, h);
       if (labelled) {  // the summary column: right-aligned in the header, a cut-off marker after it
-        const analysis::StragglerRow* s = straggler_row(jr.rank);
-        std::string summary = "it " + (s && s->iteration_mean ? ms(TimeNs(*s->iteration_mean)) : std::string("-")) + " \xC2\xB7 wait " +
-                              (s ? ms(s->wait) : std::string("-"));
+        std::string summary = rank_summary(jr.rank);
         bool cut = !cut_off_text(jr).empty();  // the marker; the hover tooltip carries the banner text
         float cut_w = cut ? ImGui::CalcTextSize(" \xC2\xB7 cut off").x : 0;
         float sx = header.x1 - 8 - cut_w - ImGui::CalcTextSize(summary.c_str()).x;
@@ -353,7 +396,7 @@ void JobView::draw_selected_instance(ImDrawList* dl, size_t row, const TimelineR
 JobView::OverviewHit JobView::overview_hit(size_t row, ImVec2 mouse, const TimeMapping& map) const {
   OverviewHit hit;
   hit.t = map.t_of(mouse.x);
-  if (row * group_ >= job_->ranks.size()) return hit;
+  if (row >= rows_.size()) return hit;
   auto [first, last] = row_ranks(row);
   hit.rank = first;
   if (mouse.x < map.x0 || mouse.x > map.x1) return hit;
@@ -380,10 +423,10 @@ void JobView::overview_tooltip(size_t row, ImVec2 mouse, const TimeMapping& map)
   const JobRank& jr = job_->ranks[hit.rank];
   int col = int(mouse.x - map.x0);
   ImGui::BeginTooltip();
-  if (group_ > 1) {
-    auto [a, b] = row_ranks(row);
-    ImGui::Text("ranks %lld-%lld (%zu per row); the numbers below are rank %lld's", (long long)job_->ranks[a].rank,
-                (long long)job_->ranks[b - 1].rank, group_, (long long)jr.rank);
+  if (aggregated_ && rows_[row].outlier) ImGui::TextColored(kCutText, "an outlier rank (iteration time or wait far beyond the median): on its own row");
+  if (aggregated_ && rows_[row].size() > 1) {
+    ImGui::Text("%s (%zu ranks); the numbers below are rank %lld's", present::rank_row_label(rows_[row], display_ranks_).c_str(),
+                rows_[row].size(), (long long)jr.rank);
     if (bands_from_pyramid()) {
       const present::BandRow& band = band_columns_->row(row, map.t0, map.t1, std::max(1, int(map.x1 - map.x0)));
       if (col >= 0 && col < int(band.median.busy.size()))

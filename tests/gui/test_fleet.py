@@ -27,6 +27,35 @@ def run(args, script_lines, states):
         return p.returncode, p.stderr, {n: json.load(open(names[n])) for n in states if os.path.exists(names[n])}
 
 
+# A big synthetic fleet (1,024 ranks, 8 a node, ranks 77 and 500 three times slower: the
+# `outliers` table names them): below 3 px a row the overview aggregates into bands of a node each,
+# and the two outliers stay on rows of their own (core/present/rank_rows.h). SIGHTLINE_FLEET_PNG
+# keeps its screenshot.
+with tempfile.TemporaryDirectory() as tmp:
+    big = os.path.join(tmp, "big.slfleet")
+    subprocess.run([SIGHTLINE, "bench", "fleet-reduce", "--ranks", "1024", "--collectives", "200", "--slow-rank", "77",
+                    "--slow-rank", "500", "-o", big], check=True, capture_output=True)
+    png = os.environ.get("SIGHTLINE_FLEET_PNG") or os.path.join(tmp, "big.png")
+    rc, err, st = run([big], ["wait 2", "screenshot " + png, "state {open}"], ["open"])
+    check(rc == 0 and "open" in st, f"1,024-rank fleet run failed ({rc}): {err}")
+    if "open" in st:
+        j = st["open"]["job"]
+        rows = j["overview_rows"]
+        check(j["aggregated"] and j["outlier_ranks"] >= 2 and j["bands_from_pyramid"], f"1,024 ranks: aggregated {j['aggregated']}, "
+              f"{j['outlier_ranks']} outliers, bands from pyramid {j['bands_from_pyramid']}")
+        check(sum(r["ranks"] for r in rows) == 1024 and j["rows_drawn"] <= len(rows) < 1024, f"{len(rows)} rows, {j['rows_drawn']} drawn")
+        alone = [r["first_rank"] for r in rows if r["outlier"]]
+        # The slow ranks, and whatever else the `outliers` table names (the synthetic jitter's waits).
+        check({77, 500} <= set(alone) and len(alone) == j["outlier_ranks"] and all(r["ranks"] == 1 and r["label"] == f"rank {r['first_rank']}" for r in rows if r["outlier"]),
+              f"outlier rows {[r for r in rows if r['outlier']]}")
+        # A band is within a node, or whole nodes (when even a band a node is more than the rows).
+        cut = [r for r in rows if r["first_rank"] // 8 != r["last_rank"] // 8
+               and not ((r["first_rank"] % 8 == 0 or r["first_rank"] - 1 in alone) and (r["last_rank"] % 8 == 7 or r["last_rank"] + 1 in alone))]
+        check(not cut, f"bands that cut a node: {cut[:3]}")
+        first = rows[0]
+        want = "node 0 \u00b7 ranks 0\u20137" if first["last_rank"] == 7 else f"nodes 0\u2013{first['last_rank'] // 8} \u00b7 ranks 0\u2013{first['last_rank']}"
+        check(first["label"] == want, f"the first row {first}, want {want!r}")
+
 if not os.path.isdir(CORPUS_JOB):
     print(f"skipped: ../shared is absent ({CORPUS_JOB})")
     sys.exit(0)
