@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <new>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -176,6 +177,7 @@ public:
     p_ = nullptr, n_ = 0;
   }
   size_t size() const { return n_; }
+  T* data() { return p_; }
   T& operator[](size_t i) { return p_[i]; }
   const T& operator[](size_t i) const { return p_[i]; }
 
@@ -236,65 +238,78 @@ struct KeyInfo {
 };
 
 // The rank indices that the call's group ranks (or its peer) name, as group_occurrences did.
-std::vector<size_t> named_members(const CollectiveCall& c, size_t r, const std::unordered_map<int64_t, size_t>& index_of) {
+std::vector<size_t> named_members(const CallView& c, size_t r, const std::unordered_map<int64_t, size_t>& index_of) {
   std::vector<size_t> out;
   if (c.p2p != P2p::None) {
     if (auto peer = index_of.find(*c.peer); peer != index_of.end()) out = {r, peer->second};
     return out;
   }
-  for (int64_t g : c.group_ranks)
-    if (auto it = index_of.find(g); it != index_of.end()) out.push_back(it->second);
+  for (size_t i = 0; i < c.group_rank_count; ++i)
+    if (auto it = index_of.find(c.group_ranks[i]); it != index_of.end()) out.push_back(it->second);
   return out;
 }
 
-// Reads one rank: its per-rank straggler columns and its calls, keyed by the rank's own keys.
-void read_rank(const RankSummary& d, size_t r, const std::unordered_map<int64_t, size_t>& index_of, RankInfo& out) {
-  out.rank = d.rank;
-  out.origin_ns = d.origin_ns;
-  out.end_ns = d.end_ns;
-  out.host_calls = d.host_calls;
-  StragglerRow& s = out.row;
-  s.rank = d.rank;
-  s.iterations = d.iteration_durations.size();
-  if (s.iterations) {
-    double sum = 0;
-    for (TimeNs length : d.iteration_durations) sum += double(length);
-    s.iteration_mean = sum / double(s.iterations);
+// Reads one rank as its source hands it over: its per-rank straggler columns and its calls,
+// keyed by the rank's own keys.
+class RecordSink final : public CallSink {
+public:
+  RecordSink(size_t r, const std::unordered_map<int64_t, size_t>& index_of, RankInfo& out) : r_(r), index_of_(index_of), out_(out) {}
+
+  void rank(const RankColumns& d, size_t calls) override {
+    out_ = {};
+    local_.clear();
+    last_ = UINT32_MAX;
+    out_.rank = d.rank;
+    out_.origin_ns = d.origin_ns;
+    out_.end_ns = d.end_ns;
+    out_.host_calls = d.host_calls;
+    StragglerRow& s = out_.row;
+    s.rank = d.rank;
+    s.iterations = d.iterations;
+    if (s.iterations) s.iteration_mean = d.iteration_sum / double(s.iterations);
+    s.compute = d.compute, s.communication = d.communication, s.idle = d.idle;
+    out_.calls = LargeArray<CallRecord>(calls);
   }
-  const auto& merged = d.busy.merged();
-  if (!merged.empty()) {
-    s.compute = d.compute.covered(merged.front().start, merged.back().end);
-    s.communication = d.busy.covered(merged.front().start, merged.back().end) - s.compute;
-    s.idle = (merged.back().end - merged.front().start) - (s.compute + s.communication);
-  }
-  out.calls = LargeArray<CallRecord>(d.calls.size());
-  std::map<std::pair<std::string_view, std::string_view>, uint32_t> local;
-  uint32_t last = UINT32_MAX;
-  for (size_t k = 0; k < d.calls.size(); ++k) {
-    const CollectiveCall& c = d.calls[k];
-    uint32_t id = last;
-    if (id == UINT32_MAX || out.keys[id].group != c.group || out.keys[id].name != c.name) {
-      auto [it, fresh] = local.try_emplace({c.group, c.name}, uint32_t(out.keys.size()));
-      if (fresh) {
+
+  void call(size_t k, const CallView& c) override {
+    uint32_t id = last_;
+    if (id == UINT32_MAX || out_.keys[id].group != c.group || out_.keys[id].name != c.name) {
+      joined_.assign(c.group).push_back('\0');
+      joined_.append(c.name);
+      auto it = local_.find(std::string_view(joined_));
+      if (it == local_.end()) {
+        it = local_.emplace(joined_, uint32_t(out_.keys.size())).first;
         RankKey key;
         key.group = c.group, key.name = c.name;
-        out.keys.push_back(std::move(key));
+        out_.keys.push_back(std::move(key));
       }
-      id = last = it->second;
+      id = last_ = it->second;
     }
-    RankKey& key = out.keys[id];
+    RankKey& key = out_.keys[id];
     key.p2p = key.p2p || c.p2p != P2p::None;
     if (!key.has_members)
-      if (auto m = named_members(c, r, index_of); !m.empty()) key.members = std::move(m), key.has_members = true;
-    CallRecord& rec = out.calls[k];
+      if (auto m = named_members(c, r_, index_of_); !m.empty()) key.members = std::move(m), key.has_members = true;
+    CallRecord& rec = out_.calls[k];
     rec = {};
     rec.start = c.start, rec.end = c.end;
-    if (c.cpu_start) rec.cpu_start = *c.cpu_start;
+    rec.cpu_start = c.cpu_start;
     if (c.seq) rec.seq = *c.seq, rec.flags |= kHasSeq;
     rec.slice = c.slice;
     rec.key = id;
   }
-}
+
+private:
+  size_t r_;
+  const std::unordered_map<int64_t, size_t>& index_of_;
+  RankInfo& out_;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> local_;  // "group\0name" -> key
+  std::string joined_;
+  uint32_t last_ = UINT32_MAX;
+};
 
 // The ranks of a key's occurrences: [begin, end) of each rank's run.
 std::vector<std::pair<size_t, size_t>> rank_runs(const std::vector<Occurrence>& occ) {
@@ -469,17 +484,16 @@ std::string cause_in_window(const RankSummary& d, TimeNs w0, TimeNs w1) {
 }
 
 // Last rank, skew and waits of an instance whose arrivals are in.
-void time_instance(CollectiveInstance& in) {
-  auto& arrivals = in.arrivals.owned();
-  if (!std::is_sorted(arrivals.begin(), arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; }))
-    std::stable_sort(arrivals.begin(), arrivals.end(), [](auto& a, auto& b) { return a.rank < b.rank; });
+void time_instance(CollectiveInstance& in, CollectiveArrival* begin, CollectiveArrival* end) {
+  auto by_rank = [](auto& a, auto& b) { return a.rank < b.rank; };
+  if (!std::is_sorted(begin, end, by_rank)) std::stable_sort(begin, end, by_rank);
   TimeNs first = INT64_MAX, last = INT64_MIN;
-  for (const auto& a : arrivals) {
-    first = std::min(first, a.arrival);
-    if (a.arrival > last) last = a.arrival, in.last_rank = a.rank;  // ties: the lowest rank
+  for (const CollectiveArrival* a = begin; a != end; ++a) {
+    first = std::min(first, a->arrival);
+    if (a->arrival > last) last = a->arrival, in.last_rank = a->rank;  // ties: the lowest rank
   }
   in.skew = last - first;
-  for (auto& a : arrivals) a.wait = std::max<TimeNs>(0, std::min(last, a.end) - a.arrival);
+  for (CollectiveArrival* a = begin; a != end; ++a) a->wait = std::max<TimeNs>(0, std::min(last, a->end) - a->arrival);
 }
 
 // Stable, by each instance's first arrival (computed once per instance, not per comparison).
@@ -487,7 +501,7 @@ void sort_by_first_arrival(std::vector<CollectiveInstance>& instances) {
   std::vector<std::pair<TimeNs, size_t>> keys;
   for (size_t i = 0; i < instances.size(); ++i) {
     TimeNs f = INT64_MAX;
-    for (const auto& a : instances[i].arrivals) f = std::min(f, a.arrival);
+    for (const auto& a : std::as_const(instances[i].arrivals)) f = std::min(f, a.arrival);  // as_const: never copied out
     keys.push_back({f, i});
   }
   std::stable_sort(keys.begin(), keys.end(), [](auto& a, auto& b) { return a.first < b.first; });
@@ -638,6 +652,40 @@ private:
 };
 }  // namespace
 
+RankColumns rank_columns(const RankSummary& d) {
+  RankColumns c;
+  c.rank = d.rank;
+  c.origin_ns = d.origin_ns;
+  c.end_ns = d.end_ns;
+  c.host_calls = d.host_calls;
+  c.iterations = d.iteration_durations.size();
+  for (TimeNs length : d.iteration_durations) c.iteration_sum += double(length);
+  const auto& merged = d.busy.merged();
+  if (!merged.empty()) {
+    c.compute = d.compute.covered(merged.front().start, merged.back().end);
+    c.communication = d.busy.covered(merged.front().start, merged.back().end) - c.compute;
+    c.idle = (merged.back().end - merged.front().start) - (c.compute + c.communication);
+  }
+  return c;
+}
+
+void SummarySource::first_pass(size_t i, CallSink& sink) const {
+  visit(i, [&](const RankSummary& d) {
+    sink.rank(rank_columns(d), d.calls.size());
+    for (size_t k = 0; k < d.calls.size(); ++k) {
+      const CollectiveCall& c = d.calls[k];
+      CallView v;
+      v.name = c.name, v.group = c.group;
+      v.group_ranks = c.group_ranks.data(), v.group_rank_count = c.group_ranks.size();
+      v.seq = c.seq, v.p2p = c.p2p, v.peer = c.peer;
+      v.start = c.start, v.end = c.end;
+      if (c.cpu_start) v.cpu_start = *c.cpu_start;
+      v.slice = c.slice;
+      sink.call(k, v);
+    }
+  });
+}
+
 RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes) {
   RankSummary out;
   out.rank = rank;
@@ -699,7 +747,8 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   for (size_t r = 0; r < n; ++r) last_index_of[source.rank(r)] = r;
   std::vector<RankInfo> ranks(n);
   parallel_for(n, options.threads, [&](size_t r) {
-    source.visit(r, [&](const RankSummary& d) { read_rank(d, r, last_index_of, ranks[r]); });
+    RecordSink sink(r, last_index_of, ranks[r]);
+    source.first_pass(r, sink);
   });
   for (const RankInfo& d : ranks) out.ranks.push_back(d.rank);
   timer.mark("read");
@@ -729,23 +778,28 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   if (ranks.empty()) out.origin_ns = 0;
   const TimeNs origin = out.origin_ns;
 
-  // The instances, their missing ranks, and for each call the instance it went to.
+  // The instances, their missing ranks, and for each call its slot among all the arrivals (one
+  // array, each instance's arrivals a range of it in the order of its parts: by rank, as the
+  // calls come).
   std::vector<CollectiveInstance> instances(matches.size());
-  std::vector<LargeArray<uint32_t>> instance_of(n);
-  for (size_t r = 0; r < n; ++r) {
-    instance_of[r] = LargeArray<uint32_t>(ranks[r].calls.size());
-    for (size_t k = 0; k < ranks[r].calls.size(); ++k) instance_of[r][k] = UINT32_MAX;  // none (a damaged summary)
-  }
+  std::vector<uint64_t> first_slot(matches.size() + 1, 0);
+  for (size_t m = 0; m < matches.size(); ++m) first_slot[m + 1] = first_slot[m] + (matches[m].end - matches[m].begin);
+  if (first_slot.back() >= UINT32_MAX) throw std::length_error("collectives: more than 2^32 collective calls");
+  auto all_arrivals = std::make_shared<LargeArray<CollectiveArrival>>(size_t(first_slot.back()));
+  std::vector<LargeArray<uint32_t>> slot_of(n);
+  parallel_for(n, options.threads, [&](size_t r) {
+    slot_of[r] = LargeArray<uint32_t>(ranks[r].calls.size());
+    for (size_t k = 0; k < ranks[r].calls.size(); ++k) slot_of[r][k] = UINT32_MAX;  // none (a damaged summary)
+  });
   parallel_for(matches.size(), options.threads, [&](size_t m) {
     const MatchRef& ref = matches[m];
     const KeyInfo& key = keys[ref.key];
     CollectiveInstance& in = instances[m];
     in.name = key.name, in.group = key.group;
-    in.arrivals.reserve(ref.end - ref.begin);
     std::vector<size_t> present;
     for (uint64_t i = ref.begin; i < ref.end; ++i) {
       const Occurrence& o = key.parts[i];
-      instance_of[o.rank][o.call] = uint32_t(m);  // each call is in one instance
+      slot_of[o.rank][o.call] = uint32_t(first_slot[m] + (i - ref.begin));  // each call is in one instance
       present.push_back(o.rank);
     }
     if (!std::is_sorted(present.begin(), present.end())) std::sort(present.begin(), present.end());
@@ -758,23 +812,34 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   });
   keys.clear();
   timer.mark("instances");
-  // Rank by rank: each call to its instance on the job clock, then the rank's records go.
-  for (size_t r = 0; r < n; ++r) {
-    RankInfo& d = ranks[r];
-    for (size_t k = 0; k < d.calls.size(); ++k) {
-      const CallRecord& c = d.calls[k];
-      CollectiveArrival a;
-      a.rank = d.rank;
-      a.arrival = c.start + d.offset - origin;
-      if (c.cpu_start) a.cpu_arrival = *c.cpu_start + d.offset - origin;
-      a.end = c.end + d.offset - origin;
-      a.slice = c.slice;
-      if (instance_of[r][k] != UINT32_MAX) instances[instance_of[r][k]].arrivals.push_back(a);
+  // By ranges of ranks in parallel: each call to its slot on the job clock, then the rank's
+  // records go.
+  constexpr size_t kRanksPerRange = 64;
+  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, options.threads, [&](size_t range) {
+    CollectiveArrival* slots = all_arrivals->data();
+    for (size_t r = range * kRanksPerRange; r < std::min(n, (range + 1) * kRanksPerRange); ++r) {
+      RankInfo& d = ranks[r];
+      for (size_t k = 0; k < d.calls.size(); ++k) {
+        if (slot_of[r][k] == UINT32_MAX) continue;
+        const CallRecord& c = d.calls[k];
+        CollectiveArrival& a = slots[slot_of[r][k]];
+        a = {};
+        a.rank = d.rank;
+        a.arrival = c.start + d.offset - origin;
+        if (c.cpu_start) a.cpu_arrival = *c.cpu_start + d.offset - origin;
+        a.end = c.end + d.offset - origin;
+        a.slice = c.slice;
+      }
+      d.calls.reset();
+      slot_of[r].reset();
     }
-    d.calls.reset();
-    instance_of[r].reset();
-  }
-  parallel_for(instances.size(), options.threads, [&](size_t i) { time_instance(instances[i]); });
+  });
+  parallel_for(instances.size(), options.threads, [&](size_t m) {
+    CollectiveArrival* begin = all_arrivals->data() + first_slot[m];
+    size_t count = size_t(first_slot[m + 1] - first_slot[m]);
+    time_instance(instances[m], begin, begin + count);
+    instances[m].arrivals = ArrivalList::view(begin, count, all_arrivals);
+  });
   timer.mark("arrivals+timing");
   out.instances = std::move(instances);
   sort_by_first_arrival(out.instances);
@@ -803,7 +868,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
       for (size_t i : last_in[r]) {
         CollectiveInstance& in = out.instances[i];
         TimeNs last = 0;
-        for (const auto& a : in.arrivals)
+        for (const auto& a : std::as_const(in.arrivals))
           if (a.rank == in.last_rank) last = a.arrival;
         in.last_cause = cause_in_window(d, last - in.skew + to_local, last + to_local);
       }

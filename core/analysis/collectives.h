@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/common.h"
@@ -210,10 +211,46 @@ struct CollectiveAnalysis {
   std::vector<std::string> notes;
 };
 
+// What the first pass of analyze_collectives takes of a rank (its straggler columns) and of each
+// of its calls, so that a source can hand them over without building a RankSummary (a fleet reads
+// them straight from a summary's bytes). Views are valid during the call only.
+struct RankColumns {
+  int64_t rank = 0;
+  TimeNs origin_ns = 0, end_ns = 0;
+  uint64_t iterations = 0;
+  double iteration_sum = 0;  // of the lengths as doubles, in store order
+  TimeNs compute = 0, communication = 0, idle = 0;  // as StragglerRow has them
+  bool host_calls = false;
+};
+struct CallView {
+  std::string_view name, group;
+  const int64_t* group_ranks = nullptr;
+  size_t group_rank_count = 0;
+  std::optional<int64_t> seq;
+  P2p p2p = P2p::None;
+  std::optional<int64_t> peer;
+  TimeNs start = 0, end = 0;
+  OptionalTime cpu_start;
+  SliceRef slice;
+};
+class CallSink {
+public:
+  // The rank's columns and its call count; then call(k, ...) for k = 0.. in order. A source may
+  // start again with rank() (the sink then forgets what it was given).
+  virtual void rank(const RankColumns& columns, size_t calls) = 0;
+  virtual void call(size_t k, const CallView& c) = 0;
+
+protected:
+  ~CallSink() = default;
+};
+// The straggler columns of a summary (what first_pass hands over for it).
+RankColumns rank_columns(const RankSummary& d);
+
 // Where analyze_collectives reads its ranks: a job's summaries in memory, or a fleet's, decoded on
 // demand from their serialised form so that thousands of them are never decoded at once. The
-// analysis visits each rank once for its calls and its straggler row, and again only the ranks
-// that arrived last somewhere (for the cause), in parallel (`CollectiveOptions::threads`).
+// analysis reads each rank once for its calls and its straggler row (first_pass), and visits
+// again only the ranks that arrived last somewhere (for the cause), in parallel
+// (`CollectiveOptions::threads`).
 class SummarySource {
 public:
   virtual ~SummarySource() = default;
@@ -221,6 +258,8 @@ public:
   virtual int64_t rank(size_t i) const = 0;
   // Calls `use` with rank i's summary, valid during the call only; from several threads at once.
   virtual void visit(size_t i, const std::function<void(const RankSummary&)>& use) const = 0;
+  // Rank i's columns and calls to `sink`; from several threads at once. By default through visit.
+  virtual void first_pass(size_t i, CallSink& sink) const;
 };
 
 // Per-rank clock offsets (ns to add) from matched collective ends, relative to the first rank

@@ -438,6 +438,12 @@ public:
     top_cause[loaded_[i]] = top_idle_cause(scratch);
     use(scratch);
   }
+  // Straight from the packed ANLS (no summary decoded, no interval index built); a damaged one
+  // through visit, which names the damage.
+  void first_pass(size_t i, analysis::CallSink& sink) const override {
+    if (!read_rank_calls(f_.packed[loaded_[i]], f_.ranks[loaded_[i]].rank, sink, top_cause[loaded_[i]]))
+      SummarySource::first_pass(i, sink);
+  }
   mutable std::vector<std::optional<analysis::IdleCause>> top_cause;  // per fleet rank
   mutable std::string first_error;
 

@@ -582,6 +582,129 @@ bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std
   return ok;
 }
 
+namespace {
+
+// Sorted intervals (as read_intervals checks them) merged as IntervalIndex merges them, one at a
+// time: what is covered in all, and within [t0, t1), without keeping them.
+class MergedCover {
+public:
+  MergedCover(TimeNs t0 = INT64_MIN, TimeNs t1 = INT64_MAX) : t0_(t0), t1_(t1) {}
+  void add(TimeNs start, TimeNs end) {
+    if (any_ && start <= cur_.end) return void(cur_.end = std::max(cur_.end, end));
+    if (any_) emit();
+    cur_ = {start, end}, any_ = true;
+  }
+  void finish() {
+    if (any_) emit();
+    any_ = false;
+  }
+  bool empty() const { return !seen_; }
+  TimeNs first_start = 0, last_end = 0, total = 0, within = 0;
+
+private:
+  void emit() {
+    if (!seen_) first_start = cur_.start, seen_ = true;
+    last_end = cur_.end;
+    total += cur_.end - cur_.start;
+    within += std::max<TimeNs>(0, std::min(cur_.end, t1_) - std::max(cur_.start, t0_));
+  }
+  TimeNs t0_, t1_;
+  Interval cur_;
+  bool any_ = false, seen_ = false;
+};
+
+// read_intervals' reading and checks, each interval to `cover`.
+bool cover_intervals(ByteReader& r, std::string_view what, MergedCover& cover) {
+  size_t n = r.count(what, 2);
+  TimeNs prev = 0;
+  for (size_t k = 0; k < n; ++k) {
+    TimeNs start = wrapping_add(prev, r.svarint(what));
+    int64_t length = r.svarint(what);
+    if (length < 0 || start < prev) return false;
+    cover.add(start, wrapping_add(start, length));
+    prev = start;
+  }
+  cover.finish();
+  return r.ok();
+}
+
+}  // namespace
+
+bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& sink, std::optional<IdleCause>& top_cause) {
+  StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary");
+  if (!file.ok()) return false;
+  const StoredSection* anls = nullptr;
+  bool meta = false;
+  for (const StoredSection& sec : file.sections) {
+    if (sec.tag == kMeta) meta = true;
+    if (sec.tag != kAnalysis) continue;
+    if (anls) return false;  // two: the whole parse says what it makes of them
+    anls = &sec;
+  }
+  thread_local std::string raw;
+  thread_local std::vector<int64_t> group_ranks;
+  std::string error;
+  if (!meta || !anls || !unpack_section(*anls, raw, error)) return false;
+  ByteReader r(raw);
+  analysis::RankColumns columns;
+  columns.rank = rank;
+  columns.origin_ns = r.svarint("origin");
+  columns.end_ns = r.svarint("end");
+  columns.iterations = r.count("iterations");
+  for (uint64_t k = 0; k < columns.iterations; ++k) columns.iteration_sum += double(r.svarint("iteration length"));
+  MergedCover busy;
+  if (!cover_intervals(r, "busy intervals", busy)) return false;
+  MergedCover compute(busy.first_start, busy.last_end);
+  if (!cover_intervals(r, "compute intervals", compute)) return false;
+  if (!busy.empty()) {  // rank_columns' covered() over the busy span, on the merged lists
+    columns.compute = compute.within;
+    columns.communication = busy.total - columns.compute;
+    columns.idle = (busy.last_end - busy.first_start) - (columns.compute + columns.communication);
+  }
+  size_t gaps = r.count("idle gaps", 4);
+  TimeNs by_cause[kIdleCauseCount] = {};
+  TimeNs prev = 0;
+  for (size_t k = 0; k < gaps; ++k) {
+    r.svarint("gap stream");
+    TimeNs start = wrapping_add(prev, r.svarint("gap start"));
+    int64_t length = r.svarint("gap length");
+    TimeNs end = wrapping_add(start, length);
+    uint8_t cause = r.u8("gap cause");
+    if (cause >= kIdleCauseCount || length < 0 || !r.ok()) return false;
+    by_cause[cause] += end - start;
+    prev = start;
+  }
+  int top = int(std::max_element(by_cause, by_cause + kIdleCauseCount) - by_cause);
+  top_cause = by_cause[top] > 0 ? std::optional<IdleCause>(IdleCause(top)) : std::nullopt;
+  columns.host_calls = r.u8("host calls") != 0;
+  size_t calls = r.count("collective calls", 8);
+  if (!r.ok()) return false;
+  sink.rank(columns, calls);
+  prev = 0;
+  analysis::CallView c;
+  for (size_t k = 0; k < calls; ++k) {
+    c.name = r.bytes(size_t(r.varint("call name")), "call name");
+    c.group = r.bytes(size_t(r.varint("call group")), "call group");
+    group_ranks.resize(r.count("group ranks"));
+    for (int64_t& g : group_ranks) g = r.svarint("group rank");
+    c.group_ranks = group_ranks.data(), c.group_rank_count = group_ranks.size();
+    uint8_t flags = r.u8("call flags"), p2p = r.u8("call direction");
+    if (flags > 7 || p2p > 2 || (p2p && !(flags & kPeer))) return false;
+    c.p2p = analysis::P2p(p2p);
+    c.seq = flags & kSeq ? std::optional<int64_t>(r.svarint("call seq")) : std::nullopt;
+    c.peer = flags & kPeer ? std::optional<int64_t>(r.svarint("call peer")) : std::nullopt;
+    c.start = wrapping_add(prev, r.svarint("call start"));
+    c.end = wrapping_add(c.start, r.svarint("call end"));
+    c.cpu_start = flags & kCpuStart ? analysis::OptionalTime(wrapping_add(c.start, r.svarint("call cpu start"))) : analysis::OptionalTime();
+    c.slice.track = uint32_t(r.varint("call slice") - 1);
+    c.slice.index = uint32_t(r.varint("call slice") - 1);
+    prev = c.start;
+    if (!r.ok()) return false;
+    sink.call(k, c);
+  }
+  return r.ok() && r.at_end();
+}
+
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   {

@@ -94,6 +94,12 @@ bool pack_rank_summary(std::string& bytes, RankSummary& out, std::string& error)
 // Only what analyze_collectives reads (ANLS), with its rank from META.
 bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std::string& error);
 
+// The collectives' first pass straight from a summary's ANLS, without decoding it into a summary:
+// rank `rank`'s columns and calls to `sink`, and its top idle cause. False on damage (without
+// saying what: parse_rank_analysis names it), `sink` then given part of the rank.
+bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& sink,
+                     std::optional<analysis::IdleCause>& top_cause);
+
 // Reads/writes a summary file; writing is atomic (a temporary beside it, then a rename).
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error);
 bool read_whole_file(const std::string& path, std::string& bytes, std::string& error);
