@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/fleet/fleet.h"
+#include "views/frame_profile.h"
 #include "views/job_view_overview_row.h"
 #include "views/workspace.h"
 
@@ -303,6 +304,7 @@ void JobView::draw(ImVec2 size) {
   if (ImGui::BeginTabBar("job analyses")) {
     if (ImGui::BeginTabItem("Ranks", nullptr, std::exchange(show_ranks_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
       insights_active_ = heatmap_active_ = false;
+      frame_profile::Scope scope(frame_profile::Table);
       draw_ranks_table();
       ImGui::EndTabItem();
     }
@@ -314,6 +316,7 @@ void JobView::draw(ImVec2 size) {
     }
     if (ImGui::BeginTabItem("Heatmap", nullptr, std::exchange(show_heatmap_, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
       heatmap_active_ = true, insights_active_ = false;
+      frame_profile::Scope scope(frame_profile::Heatmap);
       draw_heatmap();
       ImGui::EndTabItem();
     }

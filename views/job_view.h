@@ -81,6 +81,8 @@ public:
     uint64_t version = UINT64_MAX;  // of the bins they were built from
     // `below`: keep only the busy runs lower than its columns (a band's worst under its median).
     void build(const analysis::RankBins& bins, int levels, const analysis::RankBins* below = nullptr);
+    // From columns already quantised to `levels` (cause null: no idle runs).
+    void build(const uint8_t* level, const int8_t* cause, size_t n, int levels);
   };
 
   // Collective instances, by index in analysis order (first arrival).

@@ -10,6 +10,7 @@
 
 #include "core/present/palette.h"
 #include "core/present/time_axis.h"
+#include "views/frame_profile.h"
 #include "views/job_view_overview_row.h"
 #include "views/job_view_text.h"
 
@@ -32,44 +33,91 @@ ImU32 cause_color(int cause, int alpha) {
 
 const ImVec4 kCutText(0.9f, 0.6f, 0.0f, 1);
 
-// One rank's columns in two layers, each merging equal neighbours into one rectangle: the idle
-// cause as background (where the column is not fully busy), then busy as bar height, quantised
-// to `levels` (the row's pixel height). Built once per re-binning and row height, so a frame
-// that keeps its view only replays the runs.
+// One rank's columns in two layers: the idle cause as background (where the column is not fully
+// busy), then busy as bar height, quantised to `levels` (the row's pixel height). Built once per
+// re-binning and row height, so a frame that keeps its view only replays the runs. Few runs, as
+// the pixels are the same: the busy bars are opaque, so a fully busy column hides whatever idle
+// run passes under it (idle runs merge across such columns), and the bars are drawn as the fewest
+// rectangles standing on the row's bottom whose union is the bars' outline (a lower bar spans its
+// taller neighbours under them: a row of 2, 3, 2, 3 is one rectangle of 2 and two of 3).
 void JobView::ProfileRuns::build(const analysis::RankBins& b, int quantised_levels, const analysis::RankBins* below) {
-  levels = quantised_levels;
-  idle.clear(), busy.clear();
   size_t n = b.busy.size();
-  std::vector<uint8_t> level(n);
-  auto quantise = [&](float busy) {  // std::lround for v >= 0 (halves up), without its library call
-    float v = busy * float(levels);
-    int whole = int(v);
-    return uint8_t(whole + (v - float(whole) >= 0.5f));
-  };
-  for (size_t i = 0; i < n; ++i) level[i] = quantise(b.busy[i]);
+  static thread_local std::vector<uint8_t> level;
+  level.resize(n);
+  for (size_t i = 0; i < n; ++i) level[i] = present::busy_level(b.busy[i], quantised_levels);
   // Only where these columns are lower than `below`'s (a band's worst under its median).
   for (size_t i = 0; below && i < n; ++i)
-    if (i >= below->busy.size() || level[i] >= quantise(below->busy[i])) level[i] = 0;
-  auto idle_at = [&](size_t i) { return level[i] < levels ? b.cause[i] : int8_t(-1); };
-  for (size_t i = 0, j = 0; i < n; i = j) {
-    for (j = i + 1; j < n && idle_at(j) == idle_at(i);) ++j;
-    if (idle_at(i) >= 0) idle.push_back({uint32_t(i), uint32_t(j), idle_at(i)});
+    if (i >= below->busy.size() || level[i] >= present::busy_level(below->busy[i], quantised_levels)) level[i] = 0;
+  build(level.data(), b.cause.data(), n, quantised_levels);
+}
+
+void JobView::ProfileRuns::build(const uint8_t* level, const int8_t* cause, size_t n, int quantised_levels) {
+  levels = quantised_levels;
+  idle.clear(), busy.clear();
+  const auto full = uint8_t(levels);
+  for (size_t i = 0; cause && i < n;) {
+    if (level[i] == full || cause[i] < 0) {
+      ++i;
+      continue;
+    }
+    int8_t c = cause[i];
+    size_t j = i + 1;
+    while (j < n && (level[j] == full || cause[j] == c)) ++j;
+    idle.push_back({uint32_t(i), uint32_t(j), c});
+    i = j;
   }
-  for (size_t i = 0, j = 0; i < n; i = j) {
-    for (j = i + 1; j < n && level[j] == level[i];) ++j;
-    if (level[i] > 0) busy.push_back({uint32_t(i), uint32_t(j), int8_t(level[i])});
+  // The bars' outline by a stack of the rectangles still open, lowest first.
+  struct Open {
+    uint32_t x0;
+    uint8_t level;
+  };
+  static thread_local std::vector<Open> open;
+  open.clear();
+  for (size_t i = 0; i <= n; ++i) {
+    uint8_t l = i < n ? level[i] : 0;
+    while (!open.empty() && open.back().level > l) {
+      busy.push_back({open.back().x0, uint32_t(i), int8_t(open.back().level)});
+      open.pop_back();
+    }
+    if (l > 0 && (open.empty() || open.back().level < l)) open.push_back({uint32_t(i), l});
   }
 }
 
 namespace {
 
-// The runs above as rectangles; the vertex count follows the width and the row height, not events.
+// The runs above as rectangles, reserved a batch at a time and written as PrimRect writes them
+// (the same vertices, indices and order as AddRectFilled's), without a call and a reserve per
+// rectangle; the vertex count follows the width and the row height, not events.
+template <class Runs, class Rect>
+void add_rects(ImDrawList* dl, const Runs& runs, Rect&& rect) {
+  constexpr size_t kBatch = 8192;  // 32k vertices: a reserve stays within 16-bit indices
+  const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();  // what PrimRect writes (the shared data's)
+  for (size_t i = 0; i < runs.size(); i += kBatch) {
+    size_t n = std::min(kBatch, runs.size() - i);
+    dl->PrimReserve(int(n * 6), int(n * 4));
+    ImDrawVert* v = dl->_VtxWritePtr;
+    ImDrawIdx* idx = dl->_IdxWritePtr;
+    auto at = ImDrawIdx(dl->_VtxCurrentIdx);
+    for (size_t k = i; k < i + n; ++k, v += 4, idx += 6, at = ImDrawIdx(at + 4)) {
+      auto [a, c, col] = rect(runs[k]);
+      idx[0] = at, idx[1] = ImDrawIdx(at + 1), idx[2] = ImDrawIdx(at + 2);
+      idx[3] = at, idx[4] = ImDrawIdx(at + 2), idx[5] = ImDrawIdx(at + 3);
+      v[0] = {a, uv, col}, v[1] = {ImVec2(c.x, a.y), uv, col}, v[2] = {c, uv, col}, v[3] = {ImVec2(a.x, c.y), uv, col};
+    }
+    dl->_VtxWritePtr = v, dl->_IdxWritePtr = idx, dl->_VtxCurrentIdx += unsigned(n * 4);
+  }
+}
+
+struct Rect {
+  ImVec2 a, c;
+  ImU32 col;
+};
+
 void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y, float h, ImU32 busy_color = kBusyColor) {
-  for (const auto& r : p.idle)
-    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y), ImVec2(x0 + float(r.x1), y + h), cause_color(r.value, 140));
-  for (const auto& r : p.busy)
-    dl->AddRectFilled(ImVec2(x0 + float(r.x0), y + h - h * float(r.value) / float(p.levels)), ImVec2(x0 + float(r.x1), y + h),
-                      busy_color);
+  add_rects(dl, p.idle, [&](const auto& r) { return Rect{ImVec2(x0 + float(r.x0), y), ImVec2(x0 + float(r.x1), y + h), cause_color(r.value, 140)}; });
+  add_rects(dl, p.busy, [&](const auto& r) {
+    return Rect{ImVec2(x0 + float(r.x0), y + h - h * float(r.value) / float(p.levels)), ImVec2(x0 + float(r.x1), y + h), busy_color};
+  });
 }
 
 }  // namespace
@@ -268,6 +316,7 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   TimeNs worst_wait = row < band_labels_.size() ? band_labels_[row].worst_wait : 0;
   if (rows_[row].outlier) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(header.x0 + 3, y + std::max(h, 3.f)), kCutColor);  // marked
   if (labelled) {  // "node 3 · ranks 24–31", or an outlier's "rank 77" and its own numbers
+    frame_profile::Scope scope(frame_profile::Labels);
     std::string label = present::rank_row_label(rows_[row], display_ranks_);
     dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
     std::string summary = b - a == 1 ? rank_summary(job_->ranks[a].rank) : "max wait " + ms(worst_wait);
@@ -279,10 +328,26 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   } else if (bands_from_pyramid()) {
     // The median member's busy over the cause most members show; where the worst member is
     // lower by a pixel, its busy darker inside the median's bar (so a uniform band looks as a rank).
-    const present::BandRow& band = band_columns_->row(row, map.t0, map.t1, std::max(1, int(map.x1 - map.x0)));
+    // Quantised as the pyramid resamples them, and their runs: once per window, width and height.
+    int levels = std::clamp(int(h), 1, 16), columns = std::max(1, int(map.x1 - map.x0));
+    if (band_runs_.size() <= row) band_runs_.resize(row + 1);
+    if (band_worst_runs_.size() <= row) band_worst_runs_.resize(row + 1);
+    ProfileRuns &median = band_runs_[row], &worst = band_worst_runs_[row];
+    const present::BandLevels* q;
+    {
+      frame_profile::Scope scope(frame_profile::BandColumns);  // cached: recomputed once per window, width and height
+      q = &band_columns_->levels(row, map.t0, map.t1, columns, levels);
+    }
     uint64_t version = (uint64_t(1) << 63) | (band_generation_ << 40) | band_columns_->version();
-    draw_runs(dl, runs_of(band_runs_, row, band.median, version, h), x0, y, h);
-    draw_runs(dl, runs_of(band_worst_runs_, row, band.worst, version, h, &band.median), x0, y, h, kWorstColor);
+    if (median.version != version || median.levels != levels || worst.version != version) {
+      frame_profile::Scope scope(frame_profile::Runs);
+      median.build(q->median.data(), q->cause.data(), q->median.size(), levels);
+      worst.build(q->worst.data(), nullptr, q->worst.size(), levels);
+      median.version = worst.version = version;
+    }
+    frame_profile::Scope scope(frame_profile::DrawRuns);
+    draw_runs(dl, median, x0, y, h);
+    draw_runs(dl, worst, x0, y, h, kWorstColor);
   } else {
     draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
   }
@@ -293,6 +358,7 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
 // This frame's rows: they shrink with the rank count (26 px for 8 ranks, down to 3 px); beyond
 // that each row aggregates consecutive ranks, so every rank stays on screen in `height` pixels.
 void JobView::layout_overview(float height) {
+  frame_profile::Scope scope(frame_profile::Layout);
   partition_rows(std::max<size_t>(1, size_t(height / 3)));
   size_t rows = rows_.size();
   row_height_ = std::clamp(std::floor(height / float(std::max<size_t>(rows, 1))), 3.f, 26.f);
@@ -321,6 +387,7 @@ void JobView::layout_overview(float height) {
   arrivals_by_row_.assign(rows, {});
   skew_first_ = INT64_MAX, skew_last_ = INT64_MIN;
   if (selected_ < 0) return;
+  frame_profile::Scope arrivals(frame_profile::Arrivals);
   for (const auto& a : overview_.collectives.instances[size_t(selected_)].arrivals) {
     auto it = job_index_of_rank_.find(a.rank);
     if (it == job_index_of_rank_.end()) continue;
@@ -375,22 +442,35 @@ void JobView::draw_overview_row(ImDrawList* dl, size_t row, const TimelineRect& 
 // each of the row's ranks' span and arrival, the last rank in red.
 void JobView::draw_selected_instance(ImDrawList* dl, size_t row, const TimelineRect& canvas, const TimeMapping& map) {
   if (selected_ < 0 || row >= arrivals_by_row_.size() || skew_first_ > skew_last_) return;
+  frame_profile::Scope scope(frame_profile::Selected);
   const auto& in = overview_.collectives.instances[size_t(selected_)];
   float x0 = canvas.x0, x1 = canvas.x1, y = canvas.y0;
   float gap = row_height_ >= 10 ? 2.f : 0.f, h = row_height_ - gap;
   float fa = map.x_of(double(skew_first_)), fb = std::max(map.x_of(double(skew_last_)), fa + 1);
   if (fb >= x0 && fa <= x1) dl->AddRectFilled(ImVec2(std::max(x0, fa), y), ImVec2(std::min(x1, fb), y + row_height_), IM_COL32(213, 30, 30, 40));
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  // A band's members mostly arrive within a pixel of each other: one line per pixel column (the
+  // last rank's always drawn), so a frame draws at most a line per pixel, not one per rank.
+  static thread_local std::vector<int> drawn_columns;  // this row's, to clear `drawn` after it
+  static thread_local std::vector<char> drawn;           // per pixel column of the canvas
+  drawn.resize(size_t(std::max(0.f, x1 - x0)) + 2);
   for (const analysis::CollectiveArrival* a : arrivals_by_row_[row]) {
     float xa = map.x_of(double(a->arrival)), xb = std::max(map.x_of(double(a->end)), xa + 1);
     if (xb < x0 || xa > x1) continue;
     xa = std::max(xa, x0), xb = std::min(xb, x1);
     bool is_last = a->rank == in.last_rank;
+    marked_ranks_.push_back(a->rank);
+    if (row_height_ < 10 && !is_last && arrivals_by_row_[row].size() > 1) {
+      auto column = std::min(drawn.size() - 1, size_t(xa - x0));
+      if (drawn[column]) continue;
+      drawn[column] = 1, drawn_columns.push_back(int(column));
+    }
     if (row_height_ >= 10 || is_last)  // short rows: the arrival line alone, so the busy profile stays visible
       dl->AddRect(ImVec2(xa, y), ImVec2(xb, y + h), is_last ? kLastColor : ink, 0, 0, is_last ? 2.f : 1.f);
     dl->AddLine(ImVec2(xa, y - 1), ImVec2(xa, y + h + 1), is_last ? kLastColor : ink, 2.f);
-    marked_ranks_.push_back(a->rank);
   }
+  for (int c : drawn_columns) drawn[size_t(c)] = 0;
+  drawn_columns.clear();
 }
 
 JobView::OverviewHit JobView::overview_hit(size_t row, ImVec2 mouse, const TimeMapping& map) const {

@@ -203,6 +203,7 @@ void BandColumns::set_window(double t0, double t1, int columns) {
   size_t n = size_t(std::max(columns, 0));
   first_.assign(n + 1, 0);
   pieces_.clear();
+  stride_ = 0, padded_first_.clear(), padded_weight_.clear();
   if (n == 0 || t1 <= t0 || p.levels.empty()) return;
   double column = (t1 - t0) / double(n), finest = double(p.span) / double(p.finest);
   level_ = 0;
@@ -222,6 +223,58 @@ void BandColumns::set_window(double t0, double t1, int columns) {
     }
   }
   first_[n] = uint32_t(pieces_.size());
+  // A column's pieces are consecutive bins; a column near the end starts earlier, its own
+  // weights then later in its stride (so no column reads past the band's bins).
+  stride_ = 0;
+  for (size_t c = 0; c < n; ++c)
+    if (first_[c] < first_[c + 1]) stride_ = std::max<size_t>(stride_, pieces_[first_[c + 1] - 1].bin - pieces_[first_[c]].bin + 1);
+  padded_first_.assign(n, 0), padded_weight_.assign(n * stride_, 0.f);
+  for (size_t c = 0; c < n; ++c) {
+    if (first_[c] == first_[c + 1]) continue;
+    size_t k0 = pieces_[first_[c]].bin, start = std::min(k0, l.bins - stride_);
+    padded_first_[c] = uint32_t(start);
+    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) padded_weight_[c * stride_ + (pieces_[i].bin - start)] = pieces_[i].weight;
+  }
+}
+
+// Per column: the weighted median and worst, summed in bin order (padding adds exact zeros, so the
+// sums are those of the column's own pieces), and the cause of its largest piece with one.
+template <size_t Stride, class F>
+void BandColumns::resample_fixed(size_t band, size_t stride, F&& f) const {
+  const BandLevel& l = pyramid_->levels[level_];
+  const uint8_t* median = l.median.data() + band * l.bins;
+  const uint8_t* worst = l.worst.data() + band * l.bins;
+  const int8_t* cause = l.cause.data() + band * l.bins;
+  const size_t n = padded_first_.size(), s = Stride ? Stride : stride;
+  const uint32_t* first = padded_first_.data();
+  const float* weights = padded_weight_.data();
+  for (size_t c = 0; c < n; ++c, weights += s) {
+    const size_t k = first[c];
+    float m = 0, w = 0, most = 0;
+    int most_cause = -1;
+    for (size_t i = 0; i < s; ++i) {
+      float weight = weights[i];
+      m += weight * float(median[k + i]), w += weight * float(worst[k + i]);
+      int c8 = cause[k + i];
+      bool better = (c8 >= 0) & (weight > most);
+      most = better ? weight : most, most_cause = better ? c8 : most_cause;
+    }
+    f(c, m, w, int8_t(most_cause));
+  }
+}
+
+template <class F>
+void BandColumns::resample(size_t band, F&& f) const {
+  if (pyramid_->levels.empty() || padded_first_.empty()) return;
+  switch (stride_) {
+    case 1: return resample_fixed<1>(band, 1, f);
+    case 2: return resample_fixed<2>(band, 2, f);
+    case 3: return resample_fixed<3>(band, 3, f);
+    case 4: return resample_fixed<4>(band, 4, f);
+    case 5: return resample_fixed<5>(band, 5, f);
+    case 6: return resample_fixed<6>(band, 6, f);
+    default: return resample_fixed<0>(band, stride_, f);
+  }
 }
 
 const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) {
@@ -234,22 +287,30 @@ const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) 
   ++rows_computed_;
   size_t n = first_.empty() ? 0 : first_.size() - 1;
   out.median.busy.assign(n, 0.f), out.median.cause.assign(n, -1), out.worst.busy.assign(n, 0.f), out.worst.cause.assign(n, -1);
-  if (p.levels.empty()) return out;
-  const BandLevel& l = p.levels[level_];
-  const uint8_t* median = l.median.data() + band * l.bins;
-  const uint8_t* worst = l.worst.data() + band * l.bins;
-  const int8_t* cause = l.cause.data() + band * l.bins;
-  for (size_t c = 0; c < n; ++c) {
-    float m = 0, w = 0, most = 0;
-    int8_t most_cause = -1;  // the cause of the bin with the largest share of the column
-    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
-      const Piece& piece = pieces_[i];
-      m += piece.weight * float(median[piece.bin]), w += piece.weight * float(worst[piece.bin]);
-      if (cause[piece.bin] >= 0 && piece.weight > most) most = piece.weight, most_cause = cause[piece.bin];
-    }
+  resample(band, [&](size_t c, float m, float w, int8_t cause) {
     out.median.busy[c] = std::min(1.f, m / 255.f), out.worst.busy[c] = std::min(1.f, w / 255.f);
-    out.median.cause[c] = most_cause;
-  }
+    out.median.cause[c] = cause;
+  });
+  return out;
+}
+
+const BandLevels& BandColumns::levels(size_t band, double t0, double t1, int columns, int levels) {
+  if (t0 != t0_ || t1 != t1_ || columns != columns_) set_window(t0, t1, columns);
+  const BandPyramid& p = *pyramid_;
+  if (levels_.size() != p.bands) levels_.resize(p.bands), levels_version_.assign(p.bands, 0), levels_of_.assign(p.bands, 0);
+  BandLevels& out = levels_[std::min(band, levels_.size() - 1)];
+  if (band >= p.bands || (levels_version_[band] == version_ + 1 && levels_of_[band] == levels)) return out;
+  levels_version_[band] = version_ + 1, levels_of_[band] = levels;
+  ++rows_computed_;
+  size_t n = first_.empty() ? 0 : first_.size() - 1;
+  out.median.assign(n, 0), out.worst.assign(n, 0), out.cause.assign(n, -1);
+  uint8_t* median = out.median.data();
+  uint8_t* worst = out.worst.data();
+  int8_t* cause = out.cause.data();
+  resample(band, [&](size_t c, float m, float w, int8_t most_cause) {
+    uint8_t lm = busy_level(std::min(1.f, m * (1.f / 255.f)), levels), lw = busy_level(std::min(1.f, w * (1.f / 255.f)), levels);
+    median[c] = lm, worst[c] = lw < lm ? lw : 0, cause[c] = most_cause;
+  });
   return out;
 }
 

@@ -58,6 +58,21 @@ struct BandRow {
   analysis::RankBins median, worst;
 };
 
+// A column's busy fraction as a bar of `levels` pixel levels: rounded, halves up (std::lround for
+// busy >= 0, without its library call).
+inline uint8_t busy_level(float busy, int levels) {
+  float v = busy * float(levels);
+  int whole = int(v);
+  return uint8_t(whole + (v - float(whole) >= 0.5f));
+}
+
+// One band row quantised for a bar of `levels` pixels, per column: the median member's level, the
+// worst member's where it is lower than the median's (else 0), and the cause most members show.
+struct BandLevels {
+  std::vector<uint8_t> median, worst;
+  std::vector<int8_t> cause;
+};
+
 // A band pyramid's rows in pixel columns over the window last asked for, each row computed on
 // first use after the window (or width) changed.
 class BandColumns {
@@ -66,6 +81,8 @@ public:
   const BandPyramid& pyramid() const { return *pyramid_; }
   // Band `band` over [t0, t1) (job clock) in `columns` columns.
   const BandRow& row(size_t band, double t0, double t1, int columns);
+  // The same row quantised (what a frame draws): the same columns as row()'s, without its floats.
+  const BandLevels& levels(size_t band, double t0, double t1, int columns, int levels);
   // Bumped whenever the window or width changes: rows drawn from an older one are stale.
   uint64_t version() const { return version_; }
   size_t level() const { return level_; }  // the pyramid level of the current window
@@ -78,6 +95,10 @@ private:
     float weight;  // overlap / column width
   };
   void set_window(double t0, double t1, int columns);
+  // Calls f(column, median, worst, cause) per column of the current window: the pieces' weighted
+  // busy (0..255 scale) and the cause of the bin with the largest share.
+  template <class F>
+  void resample(size_t band, F&& f) const;
 
   std::shared_ptr<const BandPyramid> pyramid_;
   double t0_ = 0, t1_ = -1;
@@ -86,8 +107,19 @@ private:
   size_t level_ = 0;
   std::vector<uint32_t> first_;  // per column: its pieces are pieces_[first_[c], first_[c + 1])
   std::vector<Piece> pieces_;
+  // The same pieces as `stride_` consecutive bins per column from padded_first_[c], weighing
+  // padded_weight_[c * stride_ + i] (0 for bins not its own): a fixed trip count per column,
+  // unrolled, so resampling a band neither gathers nor mispredicts at every column's end.
+  size_t stride_ = 0;
+  std::vector<uint32_t> padded_first_;
+  std::vector<float> padded_weight_;
+  template <size_t Stride, class F>
+  void resample_fixed(size_t band, size_t stride, F&& f) const;
   std::vector<BandRow> rows_;
   std::vector<uint64_t> row_version_;  // per band: version_ + 1 when rows_[band] is current
+  std::vector<BandLevels> levels_;
+  std::vector<uint64_t> levels_version_;  // per band: version_ + 1 when levels_[band] is current
+  std::vector<int> levels_of_;            // per band: the levels it was quantised to
 };
 
 }  // namespace sl::present
