@@ -225,6 +225,12 @@ private:
   std::vector<std::unique_ptr<OverviewRow>> overview_rows_;
   std::vector<std::vector<const analysis::CollectiveArrival*>> arrivals_by_row_;  // the selected instance's
   TimeNs skew_first_ = 0, skew_last_ = 0;                                         // its first and last arrival
+  struct ArrivalsKey {  // what arrivals_by_row_ was sorted out for
+    int selected = -1;
+    uint64_t partition = UINT64_MAX, overview = UINT64_MAX;
+    size_t rows = 0;
+    bool operator==(const ArrivalsKey&) const = default;
+  } arrivals_key_;
   SourceSlice seen_selection_;  // the timeline's selection last frame: a new one may be a collective kernel
   std::vector<analysis::RankBins> bins_;
   double bins_t0_ = -1, bins_t1_ = -1;
@@ -277,6 +283,9 @@ private:
   struct BandLabel {  // per band row, per partition: what its header says
     size_t loaded = 0;
     TimeNs worst_wait = 0;
+    std::string label, summary;           // "node 3 · ranks 24–31", "max wait 3 ms" (or an outlier's numbers)
+    float label_w = -1, summary_w = -1;   // their widths at font_size
+    float font_size = 0;
   };
   std::vector<BandLabel> band_labels_;
   uint64_t band_labels_group_ = 0;

@@ -66,20 +66,19 @@ void JobView::ProfileRuns::build(const uint8_t* level, const int8_t* cause, size
     idle.push_back({uint32_t(i), uint32_t(j), c});
     i = j;
   }
-  // The bars' outline by a stack of the rectangles still open, lowest first.
+  // The bars' outline by a stack of the rectangles still open, lowest first (levels are at most
+  // 16: one per pixel of a row's bar, so the stack fits on this frame's stack).
   struct Open {
     uint32_t x0;
-    uint8_t level;
+    uint32_t level;
   };
-  static thread_local std::vector<Open> open;
-  open.clear();
+  Open open[18];
+  open[0] = {0, 0};  // the ground: never closed
+  size_t top = 0;
   for (size_t i = 0; i <= n; ++i) {
-    uint8_t l = i < n ? level[i] : 0;
-    while (!open.empty() && open.back().level > l) {
-      busy.push_back({open.back().x0, uint32_t(i), int8_t(open.back().level)});
-      open.pop_back();
-    }
-    if (l > 0 && (open.empty() || open.back().level < l)) open.push_back({uint32_t(i), l});
+    uint32_t l = i < n ? std::min<uint32_t>(level[i], 16) : 0;
+    for (; open[top].level > l; --top) busy.push_back({open[top].x0, uint32_t(i), int8_t(open[top].level)});
+    if (open[top].level < l) open[++top] = {uint32_t(i), l};
   }
 }
 
@@ -277,6 +276,8 @@ void JobView::update_band_pyramid() {
         band_labels_[d].loaded += present(job_->ranks[r]);
         if (const auto* s = straggler_row(job_->ranks[r].rank)) band_labels_[d].worst_wait = std::max(band_labels_[d].worst_wait, s->wait);
       }
+      band_labels_[d].label = present::rank_row_label(rows_[d], display_ranks_);
+      band_labels_[d].summary = b - a == 1 ? rank_summary(job_->ranks[a].rank) : "max wait " + ms(band_labels_[d].worst_wait);
     }
     band_labels_group_ = partition_, band_labels_version_ = overview_version_;
   }
@@ -313,15 +314,17 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
   float x0 = map.x0, x1 = map.x1;
   size_t loaded = row < band_labels_.size() ? band_labels_[row].loaded : 0;
-  TimeNs worst_wait = row < band_labels_.size() ? band_labels_[row].worst_wait : 0;
   if (rows_[row].outlier) dl->AddRectFilled(ImVec2(header.x0, y), ImVec2(header.x0 + 3, y + std::max(h, 3.f)), kCutColor);  // marked
-  if (labelled) {  // "node 3 · ranks 24–31", or an outlier's "rank 77" and its own numbers
+  if (labelled && row < band_labels_.size()) {  // "node 3 · ranks 24–31", or an outlier's "rank 77" and its own numbers
     frame_profile::Scope scope(frame_profile::Labels);
-    std::string label = present::rank_row_label(rows_[row], display_ranks_);
-    dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, label.c_str());
-    std::string summary = b - a == 1 ? rank_summary(job_->ranks[a].rank) : "max wait " + ms(worst_wait);
-    float sx = header.x1 - 8 - ImGui::CalcTextSize(summary.c_str()).x;  // only where it clears the label (the tooltip has it)
-    if (sx >= header.x0 + 4 + ImGui::CalcTextSize(label.c_str()).x + 6) dl->AddText(ImVec2(sx, y), ink, summary.c_str());
+    BandLabel& text = band_labels_[row];  // formatted once per partition, measured once per font size
+    if (text.font_size != ImGui::GetFontSize()) {
+      text.font_size = ImGui::GetFontSize();
+      text.label_w = ImGui::CalcTextSize(text.label.c_str()).x, text.summary_w = ImGui::CalcTextSize(text.summary.c_str()).x;
+    }
+    dl->AddText(ImVec2(header.x0 + 4, y), loaded == b - a ? ink : kLastColor, text.label.c_str());
+    float sx = header.x1 - 8 - text.summary_w;  // only where it clears the label (the tooltip has it)
+    if (sx >= header.x0 + 4 + text.label_w + 6) dl->AddText(ImVec2(sx, y), ink, text.summary.c_str());
   }
   if (loaded == 0) {
     dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h), IM_COL32(213, 30, 30, 90));
@@ -383,7 +386,11 @@ void JobView::layout_overview(float height) {
   update_band_pyramid();
   rows_drawn_ = 0;
   marked_ranks_.clear();
-  // The selected instance's arrivals by the row that shows them (one pass, not one per row).
+  // The selected instance's arrivals by the row that shows them (one pass, not one per row), once
+  // per selection, partition and overview.
+  ArrivalsKey key{selected_, partition_, overview_version_, rows};
+  if (key == arrivals_key_) return;
+  arrivals_key_ = key;
   arrivals_by_row_.assign(rows, {});
   skew_first_ = INT64_MAX, skew_last_ = INT64_MIN;
   if (selected_ < 0) return;

@@ -1,18 +1,26 @@
 #include "core/present/rank_bands.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <thread>
+
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 
 namespace sl::present {
 
 TimeNs BandPyramid::edge(size_t k) const {
   if (k >= finest) return span;
+  if (k < edges.size()) return edges[k];
   return TimeNs(((__int128)span * (__int128)k + (__int128)finest - 1) / (__int128)finest);
 }
 
 namespace {
 
 constexpr int kCauses = analysis::kIdleCauseCount;
+constexpr uint32_t kWeightOne = 16384;  // a whole column's weight in levels()' integers (an int16 for SSE)
 
 // What every worker reads: the finest edges, each level's bin widths.
 struct Grid {
@@ -171,7 +179,8 @@ BandPyramid build_band_pyramid(const std::vector<std::vector<const analysis::Ran
     BandLevel l;
     l.finest_per_bin = per;
     l.bins = (p.finest + per - 1) / per;
-    l.median.resize(l.bins * p.bands), l.worst.resize(l.bins * p.bands), l.cause.resize(l.bins * p.bands);
+    // 8 bytes past the last band's bins: BandColumns reads a column's bins 8 at a time.
+    l.median.resize(l.bins * p.bands + 8), l.worst.resize(l.bins * p.bands + 8), l.cause.resize(l.bins * p.bands + 8);
     p.levels.push_back(std::move(l));
     if (p.levels.back().bins == 1) break;
   }
@@ -191,6 +200,7 @@ BandPyramid build_band_pyramid(const std::vector<std::vector<const analysis::Ran
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  p.edges = std::move(grid.edges);  // a frame's columns look them up, not divide 128-bit
   return p;
 }
 
@@ -203,7 +213,8 @@ void BandColumns::set_window(double t0, double t1, int columns) {
   size_t n = size_t(std::max(columns, 0));
   first_.assign(n + 1, 0);
   pieces_.clear();
-  stride_ = 0, padded_first_.clear(), padded_weight_.clear();
+  stride_ = 0, padded_first_.clear(), padded_weight_.clear(), padded_weight16_.clear();
+  weights8_.clear();
   if (n == 0 || t1 <= t0 || p.levels.empty()) return;
   double column = (t1 - t0) / double(n), finest = double(p.span) / double(p.finest);
   level_ = 0;
@@ -228,12 +239,22 @@ void BandColumns::set_window(double t0, double t1, int columns) {
   stride_ = 0;
   for (size_t c = 0; c < n; ++c)
     if (first_[c] < first_[c + 1]) stride_ = std::max<size_t>(stride_, pieces_[first_[c + 1] - 1].bin - pieces_[first_[c]].bin + 1);
-  padded_first_.assign(n, 0), padded_weight_.assign(n * stride_, 0.f);
+  padded_first_.assign(n, 0), padded_weight_.assign(n * stride_, 0.f), padded_weight16_.assign(n * stride_, 0);
   for (size_t c = 0; c < n; ++c) {
     if (first_[c] == first_[c + 1]) continue;
     size_t k0 = pieces_[first_[c]].bin, start = std::min(k0, l.bins - stride_);
     padded_first_[c] = uint32_t(start);
-    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) padded_weight_[c * stride_ + (pieces_[i].bin - start)] = pieces_[i].weight;
+    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
+      size_t at = c * stride_ + (pieces_[i].bin - start);
+      padded_weight_[at] = pieces_[i].weight;
+      padded_weight16_[at] = uint16_t(std::lround(std::min(1.f, pieces_[i].weight) * float(kWeightOne)));
+    }
+  }
+  // Eight weights per column (levels_sse reads its bins 8 at a time; the pyramid has the slack).
+  if (stride_ <= 8) {
+    weights8_.assign(n * 8, 0);
+    for (size_t c = 0; c < n; ++c)
+      for (size_t i = 0; i < stride_; ++i) weights8_[c * 8 + i] = int16_t(padded_weight16_[c * stride_ + i]);
   }
 }
 
@@ -294,6 +315,76 @@ const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) 
   return out;
 }
 
+// levels() per column in integers (branch-free: the columns' busy is random-looking at a wide
+// zoom): the weighted median and worst in 1/(255 · 16384)ths, rounded to `levels` halves up, and
+// the cause of the largest piece that has one (the first such).
+template <size_t Stride>
+void BandColumns::levels_fixed(size_t band, size_t stride, int levels, BandLevels& out) const {
+  const BandLevel& l = pyramid_->levels[level_];
+  const uint8_t* median = l.median.data() + band * l.bins;
+  const uint8_t* worst = l.worst.data() + band * l.bins;
+  const int8_t* cause = l.cause.data() + band * l.bins;
+  const size_t n = padded_first_.size(), s = Stride ? Stride : stride;
+  const uint32_t* first = padded_first_.data();
+  const uint16_t* weights = padded_weight16_.data();
+  const uint64_t whole = 255 * uint64_t(kWeightOne), twice = 2 * uint64_t(levels), top = uint64_t(levels);
+  uint8_t* out_median = out.median.data();
+  uint8_t* out_worst = out.worst.data();
+  int8_t* out_cause = out.cause.data();
+  for (size_t c = 0; c < n; ++c, weights += s) {
+    const size_t k = first[c];
+    uint32_t m = 0, w = 0, most = 0;
+    int most_cause = -1;
+    for (size_t i = 0; i < s; ++i) {
+      uint32_t weight = weights[i];
+      m += weight * median[k + i], w += weight * worst[k + i];
+      int c8 = cause[k + i];
+      uint32_t key = weight & (0u - uint32_t(c8 >= 0));
+      bool better = key > most;
+      most = better ? key : most, most_cause = better ? c8 : most_cause;
+    }
+    auto lm = uint8_t(std::min(top, (twice * m + whole) / (2 * whole)));
+    auto lw = uint8_t(std::min(top, (twice * w + whole) / (2 * whole)));
+    out_median[c] = lm, out_worst[c] = lw < lm ? lw : 0, out_cause[c] = int8_t(most_cause);
+  }
+}
+
+#if defined(__SSE4_1__)
+// levels_fixed's integers with a column's (at most 8) consecutive bins in one register each: its
+// median and worst as two multiply-adds by the weights, the cause of its first largest piece
+// that has one by a min-position search; the rounding to levels as there (the same levels).
+void BandColumns::levels_sse(size_t band, int levels, BandLevels& out) const {
+  const BandLevel& l = pyramid_->levels[level_];
+  const uint8_t* median = l.median.data() + band * l.bins;
+  const uint8_t* worst = l.worst.data() + band * l.bins;
+  const int8_t* cause = l.cause.data() + band * l.bins;
+  const size_t n = padded_first_.size();
+  const uint64_t whole = 255 * uint64_t(kWeightOne), twice = 2 * uint64_t(levels), top = uint64_t(levels);
+  const __m128i none = _mm_set1_epi16(-1), ones = _mm_set1_epi16(-1);
+  const int16_t* weights = weights8_.data();
+  for (size_t c = 0; c < n; ++c, weights += 8) {
+    const size_t k = padded_first_[c];
+    uint64_t m8, w8, c8;
+    std::memcpy(&m8, median + k, 8), std::memcpy(&w8, worst + k, 8), std::memcpy(&c8, cause + k, 8);
+    __m128i weight = _mm_loadu_si128(reinterpret_cast<const __m128i*>(weights));
+    __m128i sm = _mm_madd_epi16(weight, _mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(m8))));
+    __m128i sw = _mm_madd_epi16(weight, _mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(w8))));
+    __m128i sums = _mm_hadd_epi32(sm, sw);
+    sums = _mm_hadd_epi32(sums, sums);  // median, worst, median, worst
+    auto m = uint32_t(_mm_cvtsi128_si32(sums)), w = uint32_t(_mm_extract_epi32(sums, 1));
+    __m128i valid = _mm_cmpgt_epi16(_mm_cvtepi8_epi16(_mm_cvtsi64_si128(int64_t(c8))), none);
+    __m128i key = _mm_and_si128(weight, valid);
+    // minpos finds the least value, the first such: of the complement, the first largest key.
+    auto found = uint32_t(_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(key, ones))));
+    bool any = (found & 0xFFFF) != 0xFFFF;
+    auto most_cause = any ? int8_t(uint8_t(c8 >> (8 * ((found >> 16) & 7)))) : int8_t(-1);
+    auto lm = uint8_t(std::min(top, (twice * m + whole) / (2 * whole)));
+    auto lw = uint8_t(std::min(top, (twice * w + whole) / (2 * whole)));
+    out.median[c] = lm, out.worst[c] = lw < lm ? lw : 0, out.cause[c] = most_cause;
+  }
+}
+#endif
+
 const BandLevels& BandColumns::levels(size_t band, double t0, double t1, int columns, int levels) {
   if (t0 != t0_ || t1 != t1_ || columns != columns_) set_window(t0, t1, columns);
   const BandPyramid& p = *pyramid_;
@@ -304,13 +395,22 @@ const BandLevels& BandColumns::levels(size_t band, double t0, double t1, int col
   ++rows_computed_;
   size_t n = first_.empty() ? 0 : first_.size() - 1;
   out.median.assign(n, 0), out.worst.assign(n, 0), out.cause.assign(n, -1);
-  uint8_t* median = out.median.data();
-  uint8_t* worst = out.worst.data();
-  int8_t* cause = out.cause.data();
-  resample(band, [&](size_t c, float m, float w, int8_t most_cause) {
-    uint8_t lm = busy_level(std::min(1.f, m * (1.f / 255.f)), levels), lw = busy_level(std::min(1.f, w * (1.f / 255.f)), levels);
-    median[c] = lm, worst[c] = lw < lm ? lw : 0, cause[c] = most_cause;
-  });
+  if (p.levels.empty() || padded_first_.empty()) return out;
+#if defined(__SSE4_1__)
+  if (stride_ <= 8) {
+    levels_sse(band, levels, out);
+    return out;
+  }
+#endif
+  switch (stride_) {
+    case 1: levels_fixed<1>(band, 1, levels, out); break;
+    case 2: levels_fixed<2>(band, 2, levels, out); break;
+    case 3: levels_fixed<3>(band, 3, levels, out); break;
+    case 4: levels_fixed<4>(band, 4, levels, out); break;
+    case 5: levels_fixed<5>(band, 5, levels, out); break;
+    case 6: levels_fixed<6>(band, 6, levels, out); break;
+    default: levels_fixed<0>(band, stride_, levels, out); break;
+  }
   return out;
 }
 

@@ -23,7 +23,8 @@
 namespace sl::present {
 
 // One level: per band b and bin k (index b * bins + k) the members' median and worst busy
-// (0..255), and the idle cause most members show (IdleCause, -1 none).
+// (0..255), and the idle cause most members show (IdleCause, -1 none); 8 entries of slack after
+// the last band's (BandColumns reads a column's bins 8 at a time).
 struct BandLevel {
   size_t bins = 0;
   uint32_t finest_per_bin = 1;  // finest bins per bin of this level (4^level)
@@ -39,6 +40,7 @@ struct BandPyramid {
   std::vector<BandLevel> levels;  // finest first; the last has one bin
   // The finest grid's edges: bin k is [edge(k), edge(k + 1)), edge(k) = ceil(k · span / finest).
   TimeNs edge(size_t k) const;
+  std::vector<TimeNs> edges;  // edge(0..finest), kept by the build (empty: edge() computes them)
 };
 constexpr size_t kBandFinestBins = 65536;
 // The median is taken over the members' busy quantised to this many levels (a band row is 3 px
@@ -113,6 +115,12 @@ private:
   size_t stride_ = 0;
   std::vector<uint32_t> padded_first_;
   std::vector<float> padded_weight_;
+  std::vector<uint16_t> padded_weight16_;  // the same in 1/16384ths: levels() in integers
+  template <size_t Stride>
+  void levels_fixed(size_t band, size_t stride, int levels, BandLevels& out) const;
+  // The same with a column's bins in one SSE register (a stride of at most 8).
+  void levels_sse(size_t band, int levels, BandLevels& out) const;
+  std::vector<int16_t> weights8_;  // per column: its padded weights, 8 of them
   template <size_t Stride, class F>
   void resample_fixed(size_t band, size_t stride, F&& f) const;
   std::vector<BandRow> rows_;

@@ -146,3 +146,44 @@ TEST_CASE("rank bands: random ranks at any zoom are within a bin of bin_rank") {
     }
   }
 }
+
+TEST_CASE("rank bands: levels() are row() quantised, the worst only where below the median") {
+  std::mt19937_64 rng(48);
+  std::vector<analysis::RankActivity> ranks;
+  const TimeNs span = 10'000'000;
+  for (int r = 0; r < 12; ++r) {
+    std::vector<analysis::Interval> busy, idle;
+    for (TimeNs t = TimeNs(rng() % 1000); t < span - 20'000;) {
+      TimeNs on = 1 + TimeNs(rng() % 20'000), off = 1 + TimeNs(rng() % 20'000);
+      busy.push_back({t, t + on}), idle.push_back({t + on, t + on + off});
+      t += on + off;
+    }
+    auto cause = r % 2 ? analysis::IdleCause::LaunchBound : analysis::IdleCause::HostSync;
+    ranks.push_back(activity(r, busy, idle, cause, TimeNs(rng() % 100'000)));
+  }
+  std::vector<std::vector<const analysis::RankActivity*>> bands(3);
+  for (size_t r = 0; r < ranks.size(); ++r) bands[r % 3].push_back(&ranks[r]);
+  BandColumns columns(std::make_shared<const BandPyramid>(build_band_pyramid(bands, span + 100'000, 2)));
+  for (auto [t0, t1] : {std::pair<double, double>{0, 10'100'000}, {-1'000'000, 3'000'000}, {5'000'000, 5'010'000}, {123'456, 7'654'321}})
+    for (int n : {1, 77, 1000, 1298})
+      for (int levels : {1, 3, 16})
+        for (size_t b = 0; b < bands.size(); ++b) {
+          BandRow row = columns.row(b, t0, t1, n);  // a copy: levels() below may reuse the window's buffers
+          const BandLevels& q = columns.levels(b, t0, t1, n, levels);
+          REQUIRE(q.median.size() == size_t(n));
+          int off = 0, other_cause = 0;
+          for (size_t c = 0; c < size_t(n); ++c) {
+            int m = busy_level(row.median.busy[c], levels), w = busy_level(row.worst.busy[c], levels);
+            off += std::abs(int(q.median[c]) - m) > 0;
+            CHECK(std::abs(int(q.median[c]) - m) <= 1);  // integer weights: a tie may round the other way
+            CHECK(q.worst[c] <= q.median[c]);
+            if (q.worst[c] > 0) CHECK(q.worst[c] < q.median[c]);
+            if (w > 1 && w + 2 < m) CHECK(q.worst[c] > 0);
+            other_cause += q.cause[c] != row.median.cause[c];  // near-equal pieces: the integer weights tie
+            CHECK((q.cause[c] >= 0) == (row.median.cause[c] >= 0));
+          }
+          CHECK(off <= n / 50 + 1);
+          INFO("columns ", n, " levels ", levels, " t0 ", t0);
+          CHECK(other_cause <= n / 10 + 1);
+        }
+}
