@@ -213,7 +213,7 @@ void BandColumns::set_window(double t0, double t1, int columns) {
   size_t n = size_t(std::max(columns, 0));
   first_.assign(n + 1, 0);
   pieces_.clear();
-  stride_ = 0, padded_first_.clear(), padded_weight_.clear(), padded_weight16_.clear();
+  stride_ = 0, padded_first_.clear(), padded_weight16_.clear();
   weights8_.clear();
   if (n == 0 || t1 <= t0 || p.levels.empty()) return;
   double column = (t1 - t0) / double(n), finest = double(p.span) / double(p.finest);
@@ -239,14 +239,13 @@ void BandColumns::set_window(double t0, double t1, int columns) {
   stride_ = 0;
   for (size_t c = 0; c < n; ++c)
     if (first_[c] < first_[c + 1]) stride_ = std::max<size_t>(stride_, pieces_[first_[c + 1] - 1].bin - pieces_[first_[c]].bin + 1);
-  padded_first_.assign(n, 0), padded_weight_.assign(n * stride_, 0.f), padded_weight16_.assign(n * stride_, 0);
+  padded_first_.assign(n, 0), padded_weight16_.assign(n * stride_, 0);
   for (size_t c = 0; c < n; ++c) {
     if (first_[c] == first_[c + 1]) continue;
     size_t k0 = pieces_[first_[c]].bin, start = std::min(k0, l.bins - stride_);
     padded_first_[c] = uint32_t(start);
     for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
       size_t at = c * stride_ + (pieces_[i].bin - start);
-      padded_weight_[at] = pieces_[i].weight;
       padded_weight16_[at] = uint16_t(std::lround(std::min(1.f, pieces_[i].weight) * float(kWeightOne)));
     }
   }
@@ -255,46 +254,6 @@ void BandColumns::set_window(double t0, double t1, int columns) {
     weights8_.assign(n * 8, 0);
     for (size_t c = 0; c < n; ++c)
       for (size_t i = 0; i < stride_; ++i) weights8_[c * 8 + i] = int16_t(padded_weight16_[c * stride_ + i]);
-  }
-}
-
-// Per column: the weighted median and worst, summed in bin order (padding adds exact zeros, so the
-// sums are those of the column's own pieces), and the cause of its largest piece with one.
-template <size_t Stride, class F>
-void BandColumns::resample_fixed(size_t band, size_t stride, F&& f) const {
-  const BandLevel& l = pyramid_->levels[level_];
-  const uint8_t* median = l.median.data() + band * l.bins;
-  const uint8_t* worst = l.worst.data() + band * l.bins;
-  const int8_t* cause = l.cause.data() + band * l.bins;
-  const size_t n = padded_first_.size(), s = Stride ? Stride : stride;
-  const uint32_t* first = padded_first_.data();
-  const float* weights = padded_weight_.data();
-  for (size_t c = 0; c < n; ++c, weights += s) {
-    const size_t k = first[c];
-    float m = 0, w = 0, most = 0;
-    int most_cause = -1;
-    for (size_t i = 0; i < s; ++i) {
-      float weight = weights[i];
-      m += weight * float(median[k + i]), w += weight * float(worst[k + i]);
-      int c8 = cause[k + i];
-      bool better = (c8 >= 0) & (weight > most);
-      most = better ? weight : most, most_cause = better ? c8 : most_cause;
-    }
-    f(c, m, w, int8_t(most_cause));
-  }
-}
-
-template <class F>
-void BandColumns::resample(size_t band, F&& f) const {
-  if (pyramid_->levels.empty() || padded_first_.empty()) return;
-  switch (stride_) {
-    case 1: return resample_fixed<1>(band, 1, f);
-    case 2: return resample_fixed<2>(band, 2, f);
-    case 3: return resample_fixed<3>(band, 3, f);
-    case 4: return resample_fixed<4>(band, 4, f);
-    case 5: return resample_fixed<5>(band, 5, f);
-    case 6: return resample_fixed<6>(band, 6, f);
-    default: return resample_fixed<0>(band, stride_, f);
   }
 }
 
@@ -308,11 +267,32 @@ const BandRow& BandColumns::row(size_t band, double t0, double t1, int columns) 
   ++rows_computed_;
   size_t n = first_.empty() ? 0 : first_.size() - 1;
   out.median.busy.assign(n, 0.f), out.median.cause.assign(n, -1), out.worst.busy.assign(n, 0.f), out.worst.cause.assign(n, -1);
-  resample(band, [&](size_t c, float m, float w, int8_t cause) {
+  if (p.levels.empty()) return out;
+  const BandLevel& l = p.levels[level_];
+  const uint8_t* median = l.median.data() + band * l.bins;
+  const uint8_t* worst = l.worst.data() + band * l.bins;
+  const int8_t* cause = l.cause.data() + band * l.bins;
+  for (size_t c = 0; c < n; ++c) {
+    float m = 0, w = 0, most = 0;
+    int8_t most_cause = -1;  // the cause of the bin with the largest share of the column
+    for (uint32_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Piece& piece = pieces_[i];
+      m += piece.weight * float(median[piece.bin]), w += piece.weight * float(worst[piece.bin]);
+      if (cause[piece.bin] >= 0 && piece.weight > most) most = piece.weight, most_cause = cause[piece.bin];
+    }
     out.median.busy[c] = std::min(1.f, m / 255.f), out.worst.busy[c] = std::min(1.f, w / 255.f);
-    out.median.cause[c] = cause;
-  });
+    out.median.cause[c] = most_cause;
+  }
   return out;
+}
+
+// Column c's levels from its weighted sums (in 1/(255 · kWeightOne)ths), rounded halves up; the
+// worst only where below the median.
+inline void store_levels(BandLevels& out, size_t c, uint32_t m, uint32_t w, int8_t cause, int levels) {
+  const uint64_t whole = 255 * uint64_t(kWeightOne), twice = 2 * uint64_t(levels), top = uint64_t(levels);
+  auto lm = uint8_t(std::min(top, (twice * m + whole) / (2 * whole)));
+  auto lw = uint8_t(std::min(top, (twice * w + whole) / (2 * whole)));
+  out.median[c] = lm, out.worst[c] = lw < lm ? lw : 0, out.cause[c] = cause;
 }
 
 // levels() per column in integers (branch-free: the columns' busy is random-looking at a wide
@@ -327,10 +307,6 @@ void BandColumns::levels_fixed(size_t band, size_t stride, int levels, BandLevel
   const size_t n = padded_first_.size(), s = Stride ? Stride : stride;
   const uint32_t* first = padded_first_.data();
   const uint16_t* weights = padded_weight16_.data();
-  const uint64_t whole = 255 * uint64_t(kWeightOne), twice = 2 * uint64_t(levels), top = uint64_t(levels);
-  uint8_t* out_median = out.median.data();
-  uint8_t* out_worst = out.worst.data();
-  int8_t* out_cause = out.cause.data();
   for (size_t c = 0; c < n; ++c, weights += s) {
     const size_t k = first[c];
     uint32_t m = 0, w = 0, most = 0;
@@ -343,9 +319,7 @@ void BandColumns::levels_fixed(size_t band, size_t stride, int levels, BandLevel
       bool better = key > most;
       most = better ? key : most, most_cause = better ? c8 : most_cause;
     }
-    auto lm = uint8_t(std::min(top, (twice * m + whole) / (2 * whole)));
-    auto lw = uint8_t(std::min(top, (twice * w + whole) / (2 * whole)));
-    out_median[c] = lm, out_worst[c] = lw < lm ? lw : 0, out_cause[c] = int8_t(most_cause);
+    store_levels(out, c, m, w, int8_t(most_cause), levels);
   }
 }
 
@@ -359,7 +333,6 @@ void BandColumns::levels_sse(size_t band, int levels, BandLevels& out) const {
   const uint8_t* worst = l.worst.data() + band * l.bins;
   const int8_t* cause = l.cause.data() + band * l.bins;
   const size_t n = padded_first_.size();
-  const uint64_t whole = 255 * uint64_t(kWeightOne), twice = 2 * uint64_t(levels), top = uint64_t(levels);
   const __m128i none = _mm_set1_epi16(-1), ones = _mm_set1_epi16(-1);
   const int16_t* weights = weights8_.data();
   for (size_t c = 0; c < n; ++c, weights += 8) {
@@ -378,9 +351,7 @@ void BandColumns::levels_sse(size_t band, int levels, BandLevels& out) const {
     auto found = uint32_t(_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(key, ones))));
     bool any = (found & 0xFFFF) != 0xFFFF;
     auto most_cause = any ? int8_t(uint8_t(c8 >> (8 * ((found >> 16) & 7)))) : int8_t(-1);
-    auto lm = uint8_t(std::min(top, (twice * m + whole) / (2 * whole)));
-    auto lw = uint8_t(std::min(top, (twice * w + whole) / (2 * whole)));
-    out.median[c] = lm, out.worst[c] = lw < lm ? lw : 0, out.cause[c] = most_cause;
+    store_levels(out, c, m, w, most_cause, levels);
   }
 }
 #endif

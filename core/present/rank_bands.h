@@ -97,10 +97,6 @@ private:
     float weight;  // overlap / column width
   };
   void set_window(double t0, double t1, int columns);
-  // Calls f(column, median, worst, cause) per column of the current window: the pieces' weighted
-  // busy (0..255 scale) and the cause of the bin with the largest share.
-  template <class F>
-  void resample(size_t band, F&& f) const;
 
   std::shared_ptr<const BandPyramid> pyramid_;
   double t0_ = 0, t1_ = -1;
@@ -109,20 +105,17 @@ private:
   size_t level_ = 0;
   std::vector<uint32_t> first_;  // per column: its pieces are pieces_[first_[c], first_[c + 1])
   std::vector<Piece> pieces_;
-  // The same pieces as `stride_` consecutive bins per column from padded_first_[c], weighing
-  // padded_weight_[c * stride_ + i] (0 for bins not its own): a fixed trip count per column,
-  // unrolled, so resampling a band neither gathers nor mispredicts at every column's end.
+  // For levels(): the same pieces as `stride_` consecutive bins per column from padded_first_[c],
+  // weighing padded_weight16_[c * stride_ + i] (in 1/16384ths; 0 for bins not its own): a fixed
+  // trip count per column, so quantising a band neither gathers nor mispredicts at every column's end.
   size_t stride_ = 0;
   std::vector<uint32_t> padded_first_;
-  std::vector<float> padded_weight_;
-  std::vector<uint16_t> padded_weight16_;  // the same in 1/16384ths: levels() in integers
+  std::vector<uint16_t> padded_weight16_;
   template <size_t Stride>
   void levels_fixed(size_t band, size_t stride, int levels, BandLevels& out) const;
   // The same with a column's bins in one SSE register (a stride of at most 8).
   void levels_sse(size_t band, int levels, BandLevels& out) const;
   std::vector<int16_t> weights8_;  // per column: its padded weights, 8 of them
-  template <size_t Stride, class F>
-  void resample_fixed(size_t band, size_t stride, F&& f) const;
   std::vector<BandRow> rows_;
   std::vector<uint64_t> row_version_;  // per band: version_ + 1 when rows_[band] is current
   std::vector<BandLevels> levels_;

@@ -118,19 +118,27 @@ TEST_CASE("rank bands: rows are recomputed only when the window or width changes
   CHECK(columns.rows_computed() == 4);
 }
 
-TEST_CASE("rank bands: random ranks at any zoom are within a bin of bin_rank") {
-  std::mt19937_64 rng(38);
+// `count` ranks over [0, span) of random busy and idle stretches up to 20 µs, rank r idle for
+// `cause(r)`, each shifted up to 100 µs.
+template <class Cause>
+std::vector<analysis::RankActivity> random_ranks(std::mt19937_64& rng, int count, TimeNs span, Cause&& cause) {
   std::vector<analysis::RankActivity> ranks;
-  const TimeNs span = 10'000'000;
-  for (int r = 0; r < 5; ++r) {
+  for (int r = 0; r < count; ++r) {
     std::vector<analysis::Interval> busy, idle;
     for (TimeNs t = TimeNs(rng() % 1000); t < span - 20'000;) {
       TimeNs on = 1 + TimeNs(rng() % 20'000), off = 1 + TimeNs(rng() % 20'000);
       busy.push_back({t, t + on}), idle.push_back({t + on, t + on + off});
       t += on + off;
     }
-    ranks.push_back(activity(r, busy, idle, analysis::IdleCause::LaunchBound, TimeNs(rng() % 100'000)));
+    ranks.push_back(activity(r, busy, idle, cause(r), TimeNs(rng() % 100'000)));
   }
+  return ranks;
+}
+
+TEST_CASE("rank bands: random ranks at any zoom are within a bin of bin_rank") {
+  std::mt19937_64 rng(38);
+  const TimeNs span = 10'000'000;
+  std::vector<analysis::RankActivity> ranks = random_ranks(rng, 5, span, [](int) { return analysis::IdleCause::LaunchBound; });
   std::vector<std::vector<const analysis::RankActivity*>> bands;
   for (const auto& r : ranks) bands.push_back({&r});
   BandColumns columns(std::make_shared<const BandPyramid>(build_band_pyramid(bands, span + 100'000, 2)));
@@ -149,18 +157,9 @@ TEST_CASE("rank bands: random ranks at any zoom are within a bin of bin_rank") {
 
 TEST_CASE("rank bands: levels() are row() quantised, the worst only where below the median") {
   std::mt19937_64 rng(48);
-  std::vector<analysis::RankActivity> ranks;
   const TimeNs span = 10'000'000;
-  for (int r = 0; r < 12; ++r) {
-    std::vector<analysis::Interval> busy, idle;
-    for (TimeNs t = TimeNs(rng() % 1000); t < span - 20'000;) {
-      TimeNs on = 1 + TimeNs(rng() % 20'000), off = 1 + TimeNs(rng() % 20'000);
-      busy.push_back({t, t + on}), idle.push_back({t + on, t + on + off});
-      t += on + off;
-    }
-    auto cause = r % 2 ? analysis::IdleCause::LaunchBound : analysis::IdleCause::HostSync;
-    ranks.push_back(activity(r, busy, idle, cause, TimeNs(rng() % 100'000)));
-  }
+  std::vector<analysis::RankActivity> ranks =
+      random_ranks(rng, 12, span, [](int r) { return r % 2 ? analysis::IdleCause::LaunchBound : analysis::IdleCause::HostSync; });
   std::vector<std::vector<const analysis::RankActivity*>> bands(3);
   for (size_t r = 0; r < ranks.size(); ++r) bands[r % 3].push_back(&ranks[r]);
   BandColumns columns(std::make_shared<const BandPyramid>(build_band_pyramid(bands, span + 100'000, 2)));
