@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "core/analysis/outlier_ranks.h"
 #include "core/fleet/sections.h"
 
 namespace sl::fleet {
@@ -43,12 +43,6 @@ static_assert(std::is_trivially_copyable_v<CollectiveArrival> && sizeof(Collecti
 constexpr size_t kArrivalBytes = sizeof(CollectiveArrival);
 
 // ---- the fleet's own tables ----
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 Cell str_or_null(const std::string& s) { return s.empty() ? Cell::null() : Cell::str(s); }
 
@@ -112,35 +106,6 @@ Table ranks_table(const Fleet& f, const Nodes& nodes, const std::vector<std::opt
                       ns_or_null([](auto& x) { return x.idle; }),
                       top_idle_cause_cell(r.ok() ? top_cause[i] : std::nullopt), str_or_null(r.error)});
   }
-  return t;
-}
-
-// Ranks whose value exceeds the median by more than k·MAD (slow ranks; a MAD of 0 flags any
-// rank above a group that is otherwise equal).
-void add_outliers(Table& t, const std::string& metric, const std::vector<std::pair<int64_t, double>>& values, double k) {
-  if (values.size() < 3) return;  // no "typical" rank among two
-  std::vector<double> v, dev;
-  for (auto& [rank, x] : values) v.push_back(x);
-  double m = median(v);
-  for (double x : v) dev.push_back(std::fabs(x - m));
-  double mad = median(dev);
-  for (auto& [rank, x] : values)
-    if (x - m > k * mad && x > m)
-      t.rows.push_back({Cell::integer(rank), Cell::str(metric), Cell::ns(x), Cell::ns(m), Cell::ns(mad),
-                        mad > 0 ? Cell::num(std::round((x - m) / mad * 100) / 100) : Cell::null()});
-}
-
-Table outliers_table(const Fleet& f, double k) {
-  Table t("outliers", {"rank", "metric", "value_us", "median_us", "mad_us", "mads"});
-  std::vector<std::pair<int64_t, double>> iteration, wait;
-  for (const StragglerRow& s : f.collectives.stragglers) {
-    if (s.iteration_mean) iteration.push_back({s.rank, *s.iteration_mean});
-    if (s.collectives) wait.push_back({s.rank, double(s.wait)});
-  }
-  std::sort(iteration.begin(), iteration.end());
-  std::sort(wait.begin(), wait.end());
-  add_outliers(t, "iteration_time", iteration, k);
-  add_outliers(t, "wait", wait, k);
   return t;
 }
 
@@ -404,7 +369,7 @@ const RankSummary* Fleet::find(int64_t rank) const {
   return nullptr;
 }
 
-bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "outliers" || n == "nodes"; }
+bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "nodes"; }
 
 bool Fleet::summary(size_t i, RankSummary& out, std::string& error) const {
   if (i >= packed.size()) return error = "fleet: no rank at index " + std::to_string(i), false;
@@ -486,7 +451,7 @@ bool reduce_packed(std::vector<RankSummary> metas, std::vector<std::string> pack
   if (!source.first_error.empty()) return error = source.first_error, false;
   Nodes nodes = assign_nodes(f);
   f.tables.push_back(ranks_table(f, nodes, source.top_cause));
-  f.tables.push_back(outliers_table(f, o.outlier_mads));
+  f.tables.push_back(analysis::outliers_table(analysis::outlier_ranks(f.collectives.stragglers)));
   f.tables.push_back(nodes_table(f, nodes, f.fleet_notes));
   f.reduce_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out = std::move(f);

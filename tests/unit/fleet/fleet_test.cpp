@@ -46,7 +46,7 @@ Fleet reduce_job(const Job& job, const std::string& source) {
 // `report DIR --only collectives,stragglers,clock_offsets` and the fleet's, as text.
 void check_report_equal(const Job& job, const Fleet& fleet) {
   analysis::JobReportOptions jo;
-  jo.report.only = {"collectives", "stragglers", "clock_offsets"};
+  jo.report.only = {"collectives", "stragglers", "clock_offsets", "outliers"};
   analysis::JobReport report = analysis::run_job_report(job, jo);
   FleetReportOptions fo;
   fo.only = jo.report.only;
