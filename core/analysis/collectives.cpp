@@ -16,6 +16,7 @@
 
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
+#include "core/analysis/rank_lookup.h"
 #include "core/analysis/report_tables.h"
 #include "core/job/job.h"
 
@@ -515,8 +516,9 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankInfo>& ranks, con
   std::vector<StragglerRow> rows;
   std::map<int64_t, std::map<std::string, TimeNs>> cause_delay;
   for (const RankInfo& d : ranks) rows.push_back(d.row);
-  std::unordered_map<int64_t, size_t> row_index;  // the first row of each rank
-  for (size_t i = rows.size(); i-- > 0;) row_index[rows[i].rank] = i;
+  std::vector<std::pair<int64_t, size_t>> row_of_rank;
+  for (size_t i = 0; i < rows.size(); ++i) row_of_rank.push_back({rows[i].rank, i});
+  const RankLookup row_index(row_of_rank);  // the first row of each rank
   auto row_of = [&](int64_t rank) -> StragglerRow& { return rows[row_index.at(rank)]; };
   for (const auto& in : instances) {
     TimeNs others = 0;
@@ -864,7 +866,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   parallel_for(visited.size(), options.threads, [&](size_t v) {
     size_t r = visited[v];
     const TimeNs to_local = origin - ranks[r].offset - ranks[r].origin_ns;
-    source.visit(r, [&](const RankSummary& d) {
+    source.visit_activity(r, [&](const RankSummary& d) {
       for (size_t i : last_in[r]) {
         CollectiveInstance& in = out.instances[i];
         TimeNs last = 0;
