@@ -640,9 +640,10 @@ namespace {
 
 // The summary's one ANLS section decompressed into `raw` (its META present); false where the
 // whole parse would say more.
-bool unpack_analysis(std::string_view bytes, bool checked, std::string& raw) {
+bool unpack_analysis(std::string_view bytes, bool checked, std::string& raw, uint32_t& version) {
   StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary", !checked);
   if (!file.ok()) return false;
+  version = file.version;
   const StoredSection* anls = nullptr;
   bool meta = false;
   for (const StoredSection& sec : file.sections) {
@@ -659,7 +660,8 @@ bool unpack_analysis(std::string_view bytes, bool checked, std::string& raw) {
 
 bool read_rank_activity(std::string_view bytes, analysis::RankSummary& out, bool checked) {
   thread_local std::string raw;
-  if (!unpack_analysis(bytes, checked, raw)) return false;
+  uint32_t version = 0;
+  if (!unpack_analysis(bytes, checked, raw, version)) return false;
   ByteReader r(raw);
   read_activity(r, out);
   return r.ok();
@@ -669,7 +671,8 @@ bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& s
                      bool checked) {
   thread_local std::string raw;
   thread_local std::vector<int64_t> group_ranks;
-  if (!unpack_analysis(bytes, checked, raw)) return false;
+  uint32_t version = 0;
+  if (!unpack_analysis(bytes, checked, raw, version)) return false;
   ByteReader r(raw);
   analysis::RankColumns columns;
   columns.rank = rank;
@@ -726,6 +729,10 @@ bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& s
     prev = c.start;
     if (!r.ok()) return false;
     sink.call(k, c);
+  }
+  if (version >= 2) {  // the iteration starts (read_analysis' checks; the first pass needs none)
+    size_t starts = r.count("iteration starts");
+    for (size_t k = 0; k < starts; ++k) r.svarint("iteration start");
   }
   return r.ok() && r.at_end();
 }
