@@ -189,7 +189,9 @@ private:
   size_t n_ = 0;
 };
 
-constexpr uint32_t kHasSeq = 1, kPlaced = 2;
+// kInKey: placed by its key's counting sort, `at` in the key's own numbering (instance, part)
+// until place() makes it the job's (kPlaced).
+constexpr uint32_t kHasSeq = 1, kPlaced = 2, kInKey = 4;
 
 // Where a matched call went: its instance (match) and its slot among all the arrivals.
 struct Placement {
@@ -257,6 +259,15 @@ struct NoZeroing : std::allocator<T> {
 using Occurrences = std::vector<Occurrence, NoZeroing<Occurrence>>;
 using Runs = std::vector<std::pair<size_t, size_t>>;  // [begin, end) of each rank's occurrences
 
+// fn(begin, end) over ranges of rank indices [0, n), 64 ranks a task, in parallel (a task per
+// rank would be too fine for parallel_for; a range keeps its scratch across its ranks).
+template <class Fn>
+void for_rank_ranges(size_t n, unsigned threads, Fn fn) {
+  constexpr size_t kRanksPerRange = 64;
+  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, threads,
+               [&](size_t range) { fn(range * kRanksPerRange, std::min(n, (range + 1) * kRanksPerRange)); });
+}
+
 struct KeyInfo {
   std::string group, name;
   bool p2p = false;  // one (sender, receiver) pair: never matched by seq (each rank counts its own)
@@ -271,6 +282,7 @@ struct KeyInfo {
   Occurrences parts;
   std::vector<uint64_t> begin;
   bool deferred = false;  // counts differ: matched on the clock once the offsets are known
+  bool in_records = false;  // its calls' records hold their instance and part (kInKey)
 };
 
 // The rank indices that the call's group ranks (or its peer) name, as group_occurrences did.
@@ -354,7 +366,7 @@ private:
 // Leaves the key deferred when it needs the clock-based matching. A large key's counting sort
 // runs on `threads` (in chunks of the occurrences, each chunk's parts placed after the chunks
 // before it, so the sort stays stable).
-void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks, unsigned threads) {
+void match_without_clock(KeyInfo& key, std::vector<RankInfo>& ranks, unsigned threads) {
   const auto& occ = key.occurrences;
   const Runs& runs = key.runs;
   bool all_seq = !key.p2p && key.all_seq;
@@ -381,10 +393,12 @@ void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks, unsig
       };
       each_chunk([&](size_t c, const Occurrence& o) { ++at[c][size_t(uint64_t(seq_of(o)) - uint64_t(lo))]; });
       uint64_t placed = 0;
+      std::vector<uint32_t> instance_of(buckets);
       for (size_t b = 0; b < buckets; ++b) {
         uint64_t total = 0;
         for (size_t c = 0; c < chunks; ++c) total += at[c][b];
         if (!total) continue;
+        instance_of[b] = uint32_t(key.begin.size());
         key.begin.push_back(placed);
         for (size_t c = 0; c < chunks; ++c) {  // each chunk's count becomes its first position
           uint64_t n = at[c][b];
@@ -392,7 +406,17 @@ void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks, unsig
           placed += n;
         }
       }
-      each_chunk([&](size_t c, const Occurrence& o) { key.parts[at[c][size_t(uint64_t(seq_of(o)) - uint64_t(lo))]++] = o; });
+      // Each record told its instance and part as it goes (in call order: no scattered writes
+      // later); beyond 2^32 parts place() refuses the job before reading them.
+      each_chunk([&](size_t c, const Occurrence& o) {
+        CallRecord& rec = ranks[o.rank].calls[o.call];
+        const size_t b = size_t(uint64_t(rec.seq) - uint64_t(lo));
+        const uint64_t part = at[c][b]++;
+        key.parts[part] = o;
+        rec.at = {instance_of[b], uint32_t(part)};
+        rec.flags |= kInKey;
+      });
+      key.in_records = true;
     } else {
       key.parts = occ;
       std::stable_sort(key.parts.begin(), key.parts.end(), [&](auto& a, auto& b) { return seq_of(a) < seq_of(b); });
@@ -483,11 +507,10 @@ std::vector<TimeNs> estimate_offsets(const std::vector<RankInfo>& ranks, const s
   // rank's calls come in each match's parts in call order), the first of each match kept.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rest(n);  // the ranks of the later rounds
   std::vector<char> placed_first(n, 0);
-  constexpr size_t kRanksPerRange = 64;
-  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, threads, [&](size_t range) {
+  for_rank_ranges(n, threads, [&](size_t begin, size_t end) {
     std::vector<std::pair<uint32_t, uint32_t>> taking;
     std::vector<TimeNs> diffs;
-    for (size_t r = range * kRanksPerRange; r < std::min(n, (range + 1) * kRanksPerRange); ++r) {
+    for (size_t r = begin; r < end; ++r) {
       if (r == reference) continue;
       const RankInfo& d = ranks[r];
       taking.clear();
@@ -691,10 +714,9 @@ std::vector<KeyInfo> job_keys(std::vector<RankInfo>& ranks, unsigned threads) {
     }
   for (KeyInfo& key : keys) key.occurrences.resize(key.count);
   // Renumbered and listed by ranges of ranks in parallel: each rank fills its own runs.
-  constexpr size_t kRanksPerRange = 64;
-  parallel_for((ranks.size() + kRanksPerRange - 1) / kRanksPerRange, threads, [&](size_t range) {
+  for_rank_ranges(ranks.size(), threads, [&](size_t begin, size_t end) {
     std::vector<uint64_t> next;
-    for (size_t r = range * kRanksPerRange; r < std::min(ranks.size(), (range + 1) * kRanksPerRange); ++r) {
+    for (size_t r = begin; r < end; ++r) {
       RankInfo& d = ranks[r];
       next.clear();
       for (const RankKey& k : d.keys) next.push_back(k.first);
@@ -876,10 +898,28 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   auto place = [&](size_t from) {
     for (size_t m = from; m < matches.size(); ++m) first_slot.push_back(first_slot.back() + (matches[m].end - matches[m].begin));
     if (first_slot.back() >= UINT32_MAX) throw std::length_error("collectives: more than 2^32 collective calls");
+    // A key whose records the sort told: its first match and first slot, each record's own
+    // numbering shifted by them, rank by rank; the others' records from their parts.
+    std::vector<std::pair<uint32_t, uint32_t>> shift(keys.size(), {UINT32_MAX, 0});
+    bool in_records = false;
+    for (size_t m = from; m < matches.size(); ++m)
+      if (keys[matches[m].key].in_records && matches[m].begin == 0)
+        shift[matches[m].key] = {uint32_t(m), uint32_t(first_slot[m])}, in_records = true;
+    if (in_records)
+      for_rank_ranges(n, options.threads, [&](size_t begin, size_t end) {
+        for (size_t r = begin; r < end; ++r)
+          for (size_t k = 0; k < ranks[r].calls.size(); ++k) {
+            CallRecord& c = ranks[r].calls[k];
+            if (!(c.flags & kInKey) || shift[c.key].first == UINT32_MAX) continue;
+            c.at = {shift[c.key].first + c.at.match, shift[c.key].second + c.at.slot};
+            c.flags = (c.flags & ~kInKey) | kPlaced;
+          }
+      });
     parallel_for(matches.size() - from, options.threads, [&](size_t j) {
       const size_t m = from + j;
       const MatchRef& ref = matches[m];
       const KeyInfo& key = keys[ref.key];
+      if (key.in_records) return;
       for (uint64_t i = ref.begin; i < ref.end; ++i) {
         CallRecord& c = ranks[key.parts[i].rank].calls[key.parts[i].call];  // each call is in one instance
         c.at = {uint32_t(m), uint32_t(first_slot[m] + (i - ref.begin))};
@@ -930,10 +970,9 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   timer.mark("instances");
   // By ranges of ranks in parallel: each call to its slot on the job clock, then the rank's
   // records go.
-  constexpr size_t kRanksPerRange = 64;
-  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, options.threads, [&](size_t range) {
+  for_rank_ranges(n, options.threads, [&](size_t begin, size_t end) {
     CollectiveArrival* slots = all_arrivals->data();
-    for (size_t r = range * kRanksPerRange; r < std::min(n, (range + 1) * kRanksPerRange); ++r) {
+    for (size_t r = begin; r < end; ++r) {
       RankInfo& d = ranks[r];
       for (size_t k = 0; k < d.calls.size(); ++k) {
         const CallRecord& c = d.calls[k];
