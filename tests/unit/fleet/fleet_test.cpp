@@ -53,6 +53,13 @@ void check_report_equal(const Job& job, const Fleet& fleet) {
   CHECK(render_fleet_text(fleet, fo) == analysis::render_job_text(job, report, jo));
 }
 
+// Rank `rank` of the 4-rank straggler job, summarised (the summary holds no store: the folder may go).
+RankSummary straggler_summary(const std::string& name, int rank) {
+  TempDir dir(name);
+  for (int r = 0; r < 4; ++r) dir.write("rank_" + std::to_string(r) + ".json", straggler_rank(r));
+  return summarize_job_rank(load_dir(dir.path.string())->ranks[size_t(rank)]);
+}
+
 Fleet round_trip(const Fleet& f) {
   Fleet back;
   std::string error;
@@ -89,10 +96,7 @@ TEST_CASE("fleet: a rank summary round-trips byte for byte and keeps what the an
 }
 
 TEST_CASE("fleet: the reduce's first pass and the last ranks' causes read a summary straight from its bytes") {
-  TempDir dir("fleet_straight");
-  for (int r = 0; r < 4; ++r) dir.write("rank_" + std::to_string(r) + ".json", straggler_rank(r));
-  auto job = load_dir(dir.path.string());
-  RankSummary s = summarize_job_rank(job->ranks[2]);
+  RankSummary s = straggler_summary("fleet_straight", 2);
   REQUIRE(s.ok());
   // Format 2 ends the analysis section with the iteration starts: the first pass reads past them
   // (it once stopped short and fell back to the whole parse for every rank).
