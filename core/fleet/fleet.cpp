@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "core/analysis/outlier_ranks.h"
+#include "core/analysis/rank_lookup.h"
 #include "core/fleet/sections.h"
 
 namespace sl::fleet {
@@ -126,15 +127,16 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
     return t;
   }
   // Dense node slots, so a collective's arrivals are grouped without a map lookup each.
-  std::unordered_map<int64_t, size_t> slot_of_rank;
   std::map<int64_t, std::vector<int64_t>> members;
   for (size_t i = 0; i < f.ranks.size(); ++i)
     if (nodes.of_rank[i] >= 0) members[nodes.of_rank[i]].push_back(f.ranks[i].rank);
   std::vector<int64_t> node_of_slot;
+  std::vector<std::pair<int64_t, size_t>> slots;  // (rank, its node's slot)
   for (auto& [node, ranks] : members) {
-    for (int64_t r : ranks) slot_of_rank[r] = node_of_slot.size();
+    for (int64_t r : ranks) slots.push_back({r, node_of_slot.size()});
     node_of_slot.push_back(node);
   }
+  const analysis::RankLookup slot_of_rank(slots);
   std::vector<NodeSkew> skew(node_of_slot.size());
   std::vector<std::pair<TimeNs, TimeNs>> span(node_of_slot.size());  // (first, last) arrival per slot
   std::vector<size_t> touched, seen(node_of_slot.size(), 0);  // seen: 1 + the instance that last touched the slot
@@ -145,13 +147,13 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
     touched.clear();
     TimeNs first = INT64_MAX;
     for (const CollectiveArrival& a : in.arrivals) {
-      auto it = slot_of_rank.find(a.rank);
-      if (it == slot_of_rank.end()) continue;
-      auto& s = span[it->second];
-      if (seen[it->second] != n + 1) {
-        seen[it->second] = n + 1;
+      const size_t slot = slot_of_rank.find(a.rank);
+      if (slot == analysis::RankLookup::kNone) continue;
+      auto& s = span[slot];
+      if (seen[slot] != n + 1) {
+        seen[slot] = n + 1;
         s = {a.arrival, a.arrival};
-        touched.push_back(it->second);
+        touched.push_back(slot);
       } else {
         s.first = std::min(s.first, a.arrival), s.second = std::max(s.second, a.arrival);
       }
@@ -403,11 +405,20 @@ public:
     top_cause[loaded_[i]] = top_idle_cause(scratch);
     use(scratch);
   }
-  // Straight from the packed ANLS (no summary decoded, no interval index built); a damaged one
-  // through visit, which names the damage.
+  // Straight from the packed ANLS (no summary decoded, no interval index built; the checksums
+  // were verified as the summaries were packed or opened); a damaged one through visit, which
+  // names the damage.
   void first_pass(size_t i, analysis::CallSink& sink) const override {
-    if (!read_rank_calls(f_.packed[loaded_[i]], f_.ranks[loaded_[i]].rank, sink, top_cause[loaded_[i]]))
+    if (!read_rank_calls(f_.packed[loaded_[i]], f_.ranks[loaded_[i]].rank, sink, top_cause[loaded_[i]], true))
       SummarySource::first_pass(i, sink);
+  }
+  // Only the intervals and gaps decoded (no calls); a damaged one through visit.
+  void visit_activity(size_t i, const std::function<void(const analysis::RankSummary&)>& use) const override {
+    thread_local analysis::RankSummary scratch;
+    if (!read_rank_activity(f_.packed[loaded_[i]], scratch, true)) return visit(i, use);
+    scratch.rank = f_.ranks[loaded_[i]].rank;
+    top_cause[loaded_[i]] = top_idle_cause(scratch);
+    use(scratch);
   }
   mutable std::vector<std::optional<analysis::IdleCause>> top_cause;  // per fleet rank
   mutable std::string first_error;
