@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/analysis/common.h"
 #include "app/commands.h"
 #include "core/capture/capture_store.h"
 #include "core/capture/record_events.h"
@@ -19,11 +20,7 @@
 namespace sl::cli {
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using analysis::median;
 
 // A training-like capture: each kernel with its cudaLaunchKernel, on 4 streams, 10 names.
 capture::CaptureData synthetic(uint64_t records) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/analysis/common.h"
 #include "app/commands.h"
 #include "core/import/memory_snapshot/memory_snapshot_loader.h"
 #include "core/import/nsys/nsys_loader.h"
@@ -30,11 +31,7 @@ double cpu_seconds() {
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using analysis::median;
 
 // A directory: the whole job per run (ranks in parallel), aggregate MB/s over every rank's JSON.
 void bench_job(const std::string& dir, int repeat, const std::string& format) {

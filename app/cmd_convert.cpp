@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/common.h"
 #include "app/commands.h"
 #include "core/import/trace_loader.h"
 #include "core/snapshot/snapshot.h"
@@ -42,11 +43,7 @@ double process_cpu_ms() {
   return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using analysis::median;
 
 }  // namespace
 

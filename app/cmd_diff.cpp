@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/analysis/common.h"
 #include "app/commands.h"
 #include "app/job_open.h"
 #include "core/diff/trace_diff.h"
@@ -100,11 +101,7 @@ void run_diff_command(const DiffArgs& a) {
   print(analysis::render_csv(*it));
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using analysis::median;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/analysis/common.h"
 #include "app/commands.h"
 #include "app/fleet_cli.h"
 #include "core/fleet/fleet_report.h"
@@ -238,12 +239,7 @@ void run_report_command(const ReportArgs& a) {
   }
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using analysis::median;
 
 // CPU time of the whole process (every thread), s: comparable when other jobs load the machine.
 double process_cpu_seconds() {

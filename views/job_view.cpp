@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/analysis/outlier_ranks.h"
 #include "core/fleet/fleet.h"
 #include "views/frame_profile.h"
 #include "views/job_view_overview_row.h"
@@ -77,27 +78,6 @@ void JobView::open(const std::string& dir, const std::vector<std::string>& files
   });
 }
 
-namespace {
-
-// The fleet's `outliers` table's ranks, the most MADs beyond the median first (a rank outlying in
-// both iteration time and wait counts once, by its worst).
-std::vector<int64_t> fleet_outliers(const fleet::Fleet& f) {
-  std::vector<std::pair<double, int64_t>> by_mads;
-  for (const analysis::Table& t : f.tables) {
-    if (t.name != "outliers") continue;
-    auto col = [&](const char* name) { return size_t(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin()); };
-    size_t rank = col("rank"), mads = col("mads");
-    for (const auto& row : t.rows)
-      if (rank < row.size()) by_mads.push_back({mads < row.size() ? -row[mads].d : 0.0, row[rank].i});
-  }
-  std::sort(by_mads.begin(), by_mads.end());
-  std::vector<int64_t> out;
-  for (const auto& [m, r] : by_mads) out.push_back(r);
-  return out;
-}
-
-}  // namespace
-
 void JobView::open_fleet(const std::string& path) {
   fleet_ = true;
   title_ = fs::path(path).filename().string();
@@ -110,7 +90,6 @@ void JobView::open_fleet(const std::string& path) {
       wake_();
       loaded->overview = fleet::overview_of_fleet(f);
       loaded->node_of_rank = fleet::node_of_ranks(f);
-      loaded->outliers = fleet_outliers(f);
       loaded->job = fleet::job_of_fleet(f);
     }
     std::lock_guard lock(mutex_);
@@ -198,7 +177,6 @@ void JobView::install(Loaded loaded) {
   for (size_t i = 0; i < job_->ranks.size(); ++i) job_index_of_rank_.emplace(job_->ranks[i].rank, i);
   warnings_ = job_warnings(*job_);
   node_of_rank_ = std::move(loaded.node_of_rank);
-  outlier_ranks_ = std::move(loaded.outliers);
   install_overview(std::move(loaded.overview));
   timeline_.show_all();
   timeline_.empty_hint = "Click a rank's row above to expand its streams and threads here, on the job clock.";
@@ -216,6 +194,7 @@ void JobView::install_overview(analysis::JobOverview overview) {
   overview_ = std::move(overview);
   straggler_by_rank_.clear();
   for (const auto& row : overview_.collectives.stragglers) straggler_by_rank_.emplace(row.rank, &row);
+  outlier_ranks_ = analysis::outliers_worst_first(analysis::outlier_ranks(overview_.collectives.stragglers));
   bins_t0_ = -1;
   // Per rank: its collective occurrences by start (for clicks) and slice → instance (for a
   // kernel selected in its expanded timeline).

@@ -133,7 +133,6 @@ private:
     std::unique_ptr<Job> job;
     analysis::JobOverview overview;
     std::map<int64_t, int64_t> node_of_rank;  // a fleet's nodes
-    std::vector<int64_t> outliers;            // a fleet's outlier ranks, worst first
     std::string error;
   };
   struct Span {  // one collective occurrence on one rank, job clock
@@ -263,8 +262,8 @@ private:
   uint64_t partition_ = 0;
   size_t partition_fit_ = 0;
   uint64_t partition_version_ = UINT64_MAX;
-  // The outlier ranks, worst first: a fleet's `outliers` table; for a folder job (no outliers
-  // table) the straggler table's ranks that were ever last, most delay caused first (a stand-in).
+  // The outlier ranks, worst first (core/analysis/outlier_ranks.h: the `outliers` table's), for
+  // the clocks as aligned now.
   std::vector<int64_t> outlier_ranks_;
   std::vector<char> row_labelled_;  // per row, this frame: whether its header has room for a label
   std::vector<analysis::RankBins> bands_;  // per row when aggregating: mean busy, most common cause

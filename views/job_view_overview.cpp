@@ -191,22 +191,14 @@ std::string JobView::rank_summary(int64_t rank) const {
 
 // The rows for `rows_fit` rows: every rank when they fit, else outliers alone and bands within
 // nodes (core/present/rank_rows.h), only when the budget or the overview (realigned clocks move
-// the stand-in outliers of a folder job) changed.
+// the outliers) changed.
 void JobView::partition_rows(size_t rows_fit) {
   size_t n = job_->ranks.size();
   if (partition_fit_ == rows_fit && partition_version_ == overview_version_ && display_ranks_.size() == n) return;
   partition_fit_ = rows_fit, partition_version_ = overview_version_;
   display_ranks_.clear();
   for (const JobRank& r : job_->ranks) display_ranks_.push_back(r.rank);
-  std::vector<int64_t> outliers = outlier_ranks_;
-  if (!fleet_) {  // no outliers table: the stragglers that made others wait most, a handful
-    std::vector<const analysis::StragglerRow*> late;
-    for (const auto& s : overview_.collectives.stragglers)
-      if (s.late_count > 0 && s.delay_caused > 0) late.push_back(&s);
-    std::sort(late.begin(), late.end(), [](auto* a, auto* b) { return a->delay_caused != b->delay_caused ? a->delay_caused > b->delay_caused : a->rank < b->rank; });
-    for (size_t i = 0; i < late.size() && i < 8; ++i) outliers.push_back(late[i]->rank);
-  }
-  std::vector<present::RankRow> rows = present::partition_rank_rows(display_ranks_, rows_fit, outliers, node_of_rank_);
+  std::vector<present::RankRow> rows = present::partition_rank_rows(display_ranks_, rows_fit, outlier_ranks_, node_of_rank_);
   auto same = [](const present::RankRow& a, const present::RankRow& b) { return a.first == b.first && a.last == b.last && a.outlier == b.outlier; };
   if (!std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(), same)) ++partition_;
   rows_ = std::move(rows);

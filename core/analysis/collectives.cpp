@@ -16,6 +16,7 @@
 
 #include "core/analysis/idle_time.h"
 #include "core/analysis/interval_index.h"
+#include "core/analysis/rank_lookup.h"
 #include "core/analysis/report_tables.h"
 #include "core/job/job.h"
 
@@ -188,13 +189,23 @@ private:
   size_t n_ = 0;
 };
 
-constexpr uint32_t kHasSeq = 1;
+// kInKey: placed by its key's counting sort, `at` in the key's own numbering (instance, part)
+// until place() makes it the job's (kPlaced).
+constexpr uint32_t kHasSeq = 1, kPlaced = 2, kInKey = 4;
+
+// Where a matched call went: its instance (match) and its slot among all the arrivals.
+struct Placement {
+  uint32_t match, slot;
+};
 
 // One call as the analysis keeps it.
 struct CallRecord {
   TimeNs start = 0, end = 0;  // the rank's own clock
   OptionalTime cpu_start;
-  int64_t seq = 0;
+  union {
+    int64_t seq = 0;  // until its key is matched
+    Placement at;     // once matched (flags & kPlaced)
+  };
   SliceRef slice;
   uint32_t key = 0;  // (group, name): the rank's own numbering, then the job's
   uint32_t flags = 0;
@@ -208,6 +219,10 @@ struct RankKey {
   bool has_members = false;
   std::vector<size_t> members;  // rank indices, as the first call naming any known rank gives them
   uint32_t global = 0;
+  uint64_t count = 0;                                // the rank's calls of this key
+  bool all_seq = true;                               // each with a seq
+  int64_t seq_lo = INT64_MAX, seq_hi = INT64_MIN;    // their seqs' range
+  uint64_t first = 0;                                // its first occurrence among the key's
 };
 
 struct RankInfo {
@@ -221,8 +236,37 @@ struct RankInfo {
 };
 
 struct Occurrence {
-  uint32_t rank = 0, call = 0;
+  uint32_t rank, call;  // no initialisers: the lists of tens of millions are filled, never zeroed first
 };
+
+// A vector whose resize() leaves new trivially constructible elements uninitialised (each is
+// written once, in parallel, straight after).
+template <class T>
+struct NoZeroing : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoZeroing<U>;
+  };
+  NoZeroing() = default;
+  template <class U>
+  NoZeroing(const NoZeroing<U>&) {}
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    if constexpr (sizeof...(A) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+using Occurrences = std::vector<Occurrence, NoZeroing<Occurrence>>;
+using Runs = std::vector<std::pair<size_t, size_t>>;  // [begin, end) of each rank's occurrences
+
+// fn(begin, end) over ranges of rank indices [0, n), 64 ranks a task, in parallel (a task per
+// rank would be too fine for parallel_for; a range keeps its scratch across its ranks).
+template <class Fn>
+void for_rank_ranges(size_t n, unsigned threads, Fn fn) {
+  constexpr size_t kRanksPerRange = 64;
+  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, threads,
+               [&](size_t range) { fn(range * kRanksPerRange, std::min(n, (range + 1) * kRanksPerRange)); });
+}
 
 struct KeyInfo {
   std::string group, name;
@@ -230,11 +274,15 @@ struct KeyInfo {
   bool has_members = false;
   std::vector<size_t> members;  // rank indices expected in this group, sorted
   uint64_t count = 0;
-  std::vector<Occurrence> occurrences;  // rank-major, each rank's by start
+  bool all_seq = true;  // every occurrence has a seq
+  int64_t seq_lo = INT64_MAX, seq_hi = INT64_MIN;
+  Occurrences occurrences;  // rank-major, each rank's by start
+  Runs runs;                // of occurrences, one per rank
   // Its instances: parts[begin[i], begin[i + 1]) per instance, rank-major inside.
-  std::vector<Occurrence> parts;
+  Occurrences parts;
   std::vector<uint64_t> begin;
   bool deferred = false;  // counts differ: matched on the clock once the offsets are known
+  bool in_records = false;  // its calls' records hold their instance and part (kInKey)
 };
 
 // The rank indices that the call's group ranks (or its peer) name, as group_occurrences did.
@@ -287,6 +335,9 @@ public:
     }
     RankKey& key = out_.keys[id];
     key.p2p = key.p2p || c.p2p != P2p::None;
+    ++key.count;
+    if (c.seq) key.seq_lo = std::min(key.seq_lo, *c.seq), key.seq_hi = std::max(key.seq_hi, *c.seq);
+    else key.all_seq = false;
     if (!key.has_members)
       if (auto m = named_members(c, r_, index_of_); !m.empty()) key.members = std::move(m), key.has_members = true;
     CallRecord& rec = out_.calls[k];
@@ -311,44 +362,61 @@ private:
   uint32_t last_ = UINT32_MAX;
 };
 
-// The ranks of a key's occurrences: [begin, end) of each rank's run.
-std::vector<std::pair<size_t, size_t>> rank_runs(const std::vector<Occurrence>& occ) {
-  std::vector<std::pair<size_t, size_t>> runs;
-  for (size_t i = 0; i < occ.size(); ++i)
-    if (i == 0 || occ[i].rank != occ[i - 1].rank) runs.push_back({i, i + 1});
-    else runs.back().second = i + 1;
-  return runs;
-}
-
 // Matches that need no clock: by seq, or by order when every member has the same count.
-// Leaves the key deferred when it needs the clock-based matching.
-void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks) {
+// Leaves the key deferred when it needs the clock-based matching. A large key's counting sort
+// runs on `threads` (in chunks of the occurrences, each chunk's parts placed after the chunks
+// before it, so the sort stays stable).
+void match_without_clock(KeyInfo& key, std::vector<RankInfo>& ranks, unsigned threads) {
   const auto& occ = key.occurrences;
-  auto runs = rank_runs(occ);
-  bool all_seq = !key.p2p;
-  for (const Occurrence& o : occ) all_seq = all_seq && (ranks[o.rank].calls[o.call].flags & kHasSeq);
+  const Runs& runs = key.runs;
+  bool all_seq = !key.p2p && key.all_seq;
   bool equal = runs.size() == key.members.size();
   for (auto& [b, e] : runs) equal = equal && e - b == runs.back().second - runs.back().first;
   if (all_seq) {
     // Stable by seq (a map of seq to its parts, each in rank order): counted when the seqs are
     // dense, as they are when every rank numbers its calls of a group.
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (const Occurrence& o : occ) {
-      int64_t s = ranks[o.rank].calls[o.call].seq;
-      lo = std::min(lo, s), hi = std::max(hi, s);
-    }
+    const int64_t lo = key.seq_lo, hi = key.seq_hi;
     auto seq_of = [&](const Occurrence& o) { return ranks[o.rank].calls[o.call].seq; };
     key.parts.resize(occ.size());
     if (occ.empty()) {
     } else if (uint64_t(hi) - uint64_t(lo) < 4 * occ.size() + 1024) {
-      std::vector<uint64_t> at(size_t(uint64_t(hi) - uint64_t(lo)) + 2, 0);
-      for (const Occurrence& o : occ) ++at[size_t(uint64_t(seq_of(o)) - uint64_t(lo)) + 1];
-      for (size_t i = 1; i < at.size(); ++i) {
-        if (at[i]) key.begin.push_back(at[i - 1]);
-        at[i] += at[i - 1];
+      const size_t buckets = size_t(uint64_t(hi) - uint64_t(lo)) + 1;
+      // Chunks only where their counts stay small beside the occurrences.
+      size_t chunks = occ.size() >= (size_t(1) << 20) ? std::min<size_t>(64, occ.size() / (8 * buckets)) : 1;
+      chunks = std::max<size_t>(1, chunks);
+      const size_t per_chunk = (occ.size() + chunks - 1) / chunks;
+      std::vector<std::vector<uint64_t>> at(chunks, std::vector<uint64_t>(buckets, 0));
+      auto each_chunk = [&](auto&& fn) {
+        parallel_for(chunks, chunks > 1 ? threads : 1, [&](size_t c) {
+          for (size_t i = c * per_chunk; i < std::min(occ.size(), (c + 1) * per_chunk); ++i) fn(c, occ[i]);
+        });
+      };
+      each_chunk([&](size_t c, const Occurrence& o) { ++at[c][size_t(uint64_t(seq_of(o)) - uint64_t(lo))]; });
+      uint64_t placed = 0;
+      std::vector<uint32_t> instance_of(buckets);
+      for (size_t b = 0; b < buckets; ++b) {
+        uint64_t total = 0;
+        for (size_t c = 0; c < chunks; ++c) total += at[c][b];
+        if (!total) continue;
+        instance_of[b] = uint32_t(key.begin.size());
+        key.begin.push_back(placed);
+        for (size_t c = 0; c < chunks; ++c) {  // each chunk's count becomes its first position
+          uint64_t n = at[c][b];
+          at[c][b] = placed;
+          placed += n;
+        }
       }
-      std::vector<uint64_t> fill(at.begin(), at.end() - 1);
-      for (const Occurrence& o : occ) key.parts[fill[size_t(uint64_t(seq_of(o)) - uint64_t(lo))]++] = o;
+      // Each record told its instance and part as it goes (in call order: no scattered writes
+      // later); beyond 2^32 parts place() refuses the job before reading them.
+      each_chunk([&](size_t c, const Occurrence& o) {
+        CallRecord& rec = ranks[o.rank].calls[o.call];
+        const size_t b = size_t(uint64_t(rec.seq) - uint64_t(lo));
+        const uint64_t part = at[c][b]++;
+        key.parts[part] = o;
+        rec.at = {instance_of[b], uint32_t(part)};
+        rec.flags |= kInKey;
+      });
+      key.in_records = true;
     } else {
       key.parts = occ;
       std::stable_sort(key.parts.begin(), key.parts.end(), [&](auto& a, auto& b) { return seq_of(a) < seq_of(b); });
@@ -377,7 +445,7 @@ void match_without_clock(KeyInfo& key, const std::vector<RankInfo>& ranks) {
 // those next occurrences (times with offsets applied).
 void match_by_clock(KeyInfo& key, const std::vector<RankInfo>& ranks) {
   const auto& occ = key.occurrences;
-  auto runs = rank_runs(occ);
+  const Runs& runs = key.runs;
   std::vector<size_t> next;
   for (auto& [b, e] : runs) next.push_back(b);
   auto record = [&](const Occurrence& o) -> const CallRecord& { return ranks[o.rank].calls[o.call]; };
@@ -418,47 +486,82 @@ TimeNs median_of(std::vector<TimeNs> v) {
 }
 
 // Offsets so that matched instances end together: the first rank with collectives is the
-// reference; each other rank takes the median over instances shared with ranks already placed.
+// reference; each other rank, in rounds over the ranks in order, takes the median over instances
+// shared with ranks already placed (the first placed one in each instance's parts). A rank
+// whose every instance has the reference first depends on nothing else: those are placed in the
+// first round in parallel; the others go round by round as before, a rank counting as placed
+// where it was by its turn (an earlier round, or this one at a lower index). Needs the calls'
+// placements (kPlaced: the matches given).
 std::vector<TimeNs> estimate_offsets(const std::vector<RankInfo>& ranks, const std::vector<KeyInfo>& keys,
-                                     const std::vector<MatchRef>& matches) {
-  std::vector<TimeNs> off(ranks.size(), 0);
-  std::vector<char> placed(ranks.size(), 0);
-  for (size_t r = 0; r < ranks.size(); ++r)
-    if (ranks[r].calls.size()) {
-      placed[r] = 1;
-      break;
+                                     const std::vector<MatchRef>& matches, unsigned threads) {
+  const size_t n = ranks.size();
+  constexpr uint32_t kUnplaced = UINT32_MAX;
+  std::vector<TimeNs> off(n, 0);
+  std::vector<uint32_t> round(n, kUnplaced);  // the round each rank was placed in (0: the reference)
+  size_t reference = n;
+  for (size_t r = 0; r < n && reference == n; ++r)
+    if (ranks[r].calls.size()) reference = r, round[r] = 0;
+  if (reference == n) return off;
+  auto parts_of = [&](uint32_t m) { return keys[matches[m].key].parts.data() + matches[m].begin; };
+  // Each rank's (match, its first call in it) in match order: its calls by match, stably (a
+  // rank's calls come in each match's parts in call order), the first of each match kept.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rest(n);  // the ranks of the later rounds
+  std::vector<char> placed_first(n, 0);
+  for_rank_ranges(n, threads, [&](size_t begin, size_t end) {
+    std::vector<std::pair<uint32_t, uint32_t>> taking;
+    std::vector<TimeNs> diffs;
+    for (size_t r = begin; r < end; ++r) {
+      if (r == reference) continue;
+      const RankInfo& d = ranks[r];
+      taking.clear();
+      for (size_t k = 0; k < d.calls.size(); ++k)
+        if (d.calls[k].flags & kPlaced) taking.push_back({d.calls[k].at.match, uint32_t(k)});
+      auto by_match = [](auto& a, auto& b) { return a.first < b.first; };
+      if (!std::is_sorted(taking.begin(), taking.end(), by_match)) std::stable_sort(taking.begin(), taking.end(), by_match);
+      taking.erase(std::unique(taking.begin(), taking.end(), [](auto& a, auto& b) { return a.first == b.first; }), taking.end());
+      bool alone = true;  // every instance's first part is the reference's
+      diffs.clear();
+      for (auto [m, mine] : taking) {
+        const Occurrence& first = parts_of(m)[0];
+        if (first.rank != reference) {
+          alone = false;
+          break;
+        }
+        diffs.push_back(ranks[reference].calls[first.call].end - d.calls[mine].end);
+      }
+      if (!alone) {
+        rest[r] = taking;
+      } else if (!diffs.empty()) {
+        off[r] = median_of(diffs);
+        placed_first[r] = 1;
+      }  // else: shares no instance with anyone, never placed
     }
-  auto parts_of = [&](const MatchRef& m) { return keys[m.key].parts.data() + m.begin; };
-  // Each rank's (match, its first call in it) in match order, as flat lists per rank.
-  std::vector<uint64_t> start(ranks.size() + 1, 0);
-  std::vector<uint32_t> last(ranks.size(), UINT32_MAX);
-  for (uint32_t m = 0; m < matches.size(); ++m)
-    for (const Occurrence* p = parts_of(matches[m]); p != parts_of(matches[m]) + (matches[m].end - matches[m].begin); ++p)
-      if (last[p->rank] != m) last[p->rank] = m, ++start[p->rank + 1];
-  for (size_t r = 0; r < ranks.size(); ++r) start[r + 1] += start[r];
-  std::vector<std::pair<uint32_t, uint32_t>> taking(start.back());
-  std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-  std::fill(last.begin(), last.end(), UINT32_MAX);
-  for (uint32_t m = 0; m < matches.size(); ++m)
-    for (const Occurrence* p = parts_of(matches[m]); p != parts_of(matches[m]) + (matches[m].end - matches[m].begin); ++p)
-      if (last[p->rank] != m) last[p->rank] = m, taking[fill[p->rank]++] = {m, p->call};
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      if (placed[r]) continue;
+  });
+  bool progress = false;
+  for (size_t r = 0; r < n; ++r)
+    if (placed_first[r]) round[r] = 1, progress = true;
+  placed_first = {};
+  std::vector<size_t> later;
+  for (size_t r = 0; r < n; ++r)
+    if (!rest[r].empty()) later.push_back(r);
+  for (uint32_t k = 1; !later.empty() && (progress || k == 1); ++k) {
+    progress = k == 1 && progress;
+    for (size_t r : later) {
+      if (round[r] != kUnplaced) continue;
       std::vector<TimeNs> diffs;
-      for (uint64_t t = start[r]; t < start[r + 1]; ++t) {
-        auto [m, mine] = taking[t];
-        const Occurrence* p = parts_of(matches[m]);
-        for (uint64_t i = 0; i < matches[m].end - matches[m].begin; ++i)
-          if (placed[p[i].rank]) {
-            diffs.push_back(ranks[p[i].rank].calls[p[i].call].end + off[p[i].rank] - ranks[r].calls[mine].end);
+      for (auto [m, mine] : rest[r]) {
+        const Occurrence* p = parts_of(m);
+        for (uint64_t i = 0; i < matches[m].end - matches[m].begin; ++i) {
+          const uint32_t q = p[i].rank, at = round[q];
+          if (at != kUnplaced && (at < k || (at == k && q < r))) {
+            diffs.push_back(ranks[q].calls[p[i].call].end + off[q] - ranks[r].calls[mine].end);
             break;
           }
+        }
       }
       if (diffs.empty()) continue;
       off[r] = median_of(std::move(diffs));
-      placed[r] = 1;
+      round[r] = k;
       progress = true;
     }
   }
@@ -515,8 +618,9 @@ std::vector<StragglerRow> straggler_rows(const std::vector<RankInfo>& ranks, con
   std::vector<StragglerRow> rows;
   std::map<int64_t, std::map<std::string, TimeNs>> cause_delay;
   for (const RankInfo& d : ranks) rows.push_back(d.row);
-  std::unordered_map<int64_t, size_t> row_index;  // the first row of each rank
-  for (size_t i = rows.size(); i-- > 0;) row_index[rows[i].rank] = i;
+  std::vector<std::pair<int64_t, size_t>> row_of_rank;
+  for (size_t i = 0; i < rows.size(); ++i) row_of_rank.push_back({rows[i].rank, i});
+  const RankLookup row_index(row_of_rank);  // the first row of each rank
   auto row_of = [&](int64_t rank) -> StragglerRow& { return rows[row_index.at(rank)]; };
   for (const auto& in : instances) {
     TimeNs others = 0;
@@ -595,22 +699,44 @@ std::vector<KeyInfo> job_keys(std::vector<RankInfo>& ranks, unsigned threads) {
       key.p2p = key.p2p || k.p2p;
       if (!key.has_members && k.has_members) key.members = k.members, key.has_members = true;
     }
-  parallel_for(ranks.size(), threads, [&](size_t r) {
-    RankInfo& d = ranks[r];
-    for (size_t k = 0; k < d.calls.size(); ++k) d.calls[k].key = d.keys[d.calls[k].key].global;
-  });
-  for (const RankInfo& d : ranks)
-    for (size_t k = 0; k < d.calls.size(); ++k) ++keys[d.calls[k].key].count;
-  for (KeyInfo& key : keys) key.occurrences.reserve(key.count);
+  // Each rank's run of each key's occurrences, from the counts the first pass kept (rank-major).
+  std::vector<std::vector<uint32_t>> run_ranks(keys.size());
   for (uint32_t r = 0; r < ranks.size(); ++r)
-    for (uint32_t k = 0; k < ranks[r].calls.size(); ++k) keys[ranks[r].calls[k].key].occurrences.push_back({r, k});
-  for (KeyInfo& key : keys) {
-    std::vector<size_t>& m = key.members;
-    auto runs = rank_runs(key.occurrences);
-    if (m.empty())
-      for (auto& [b, e] : runs) m.push_back(key.occurrences[b].rank);
-    for (auto& [b, e] : runs)  // a rank outside the declared group still takes part
-      if (std::find(m.begin(), m.end(), size_t(key.occurrences[b].rank)) == m.end()) m.push_back(key.occurrences[b].rank);
+    for (RankKey& k : ranks[r].keys) {
+      if (!k.count) continue;
+      KeyInfo& key = keys[k.global];
+      k.first = key.count;
+      key.runs.push_back({size_t(key.count), size_t(key.count + k.count)});
+      run_ranks[k.global].push_back(r);
+      key.count += k.count;
+      key.all_seq = key.all_seq && k.all_seq;
+      key.seq_lo = std::min(key.seq_lo, k.seq_lo), key.seq_hi = std::max(key.seq_hi, k.seq_hi);
+    }
+  for (KeyInfo& key : keys) key.occurrences.resize(key.count);
+  // Renumbered and listed by ranges of ranks in parallel: each rank fills its own runs.
+  for_rank_ranges(ranks.size(), threads, [&](size_t begin, size_t end) {
+    std::vector<uint64_t> next;
+    for (size_t r = begin; r < end; ++r) {
+      RankInfo& d = ranks[r];
+      next.clear();
+      for (const RankKey& k : d.keys) next.push_back(k.first);
+      for (size_t c = 0; c < d.calls.size(); ++c) {
+        uint32_t local = d.calls[c].key;
+        d.calls[c].key = d.keys[local].global;
+        keys[d.keys[local].global].occurrences[next[local]++] = {uint32_t(r), uint32_t(c)};
+      }
+    }
+  });
+  for (size_t id = 0; id < keys.size(); ++id) {
+    std::vector<size_t>& m = keys[id].members;
+    if (m.empty()) {
+      m.assign(run_ranks[id].begin(), run_ranks[id].end());  // ascending: sorted already
+      continue;
+    }
+    std::vector<size_t> declared = m;  // a rank outside the declared group still takes part
+    std::sort(declared.begin(), declared.end());
+    for (uint32_t r : run_ranks[id])
+      if (!std::binary_search(declared.begin(), declared.end(), size_t(r))) m.push_back(r);
     std::sort(m.begin(), m.end());
   }
   return keys;
@@ -754,15 +880,57 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   timer.mark("read");
   std::vector<KeyInfo> keys = job_keys(ranks, options.threads);
   timer.mark("keys");
-  parallel_for(keys.size(), options.threads, [&](size_t k) { match_without_clock(keys[k], ranks); });
+  // The small keys side by side, each large one with the threads to itself.
+  constexpr size_t kLargeKey = size_t(1) << 20;
+  std::vector<uint32_t> small, large;
+  for (uint32_t k = 0; k < keys.size(); ++k) (keys[k].occurrences.size() >= kLargeKey ? large : small).push_back(k);
+  parallel_for(small.size(), options.threads, [&](size_t i) { match_without_clock(keys[small[i]], ranks, 1); });
+  for (uint32_t k : large) match_without_clock(keys[k], ranks, options.threads);
   timer.mark("match");
   std::vector<MatchRef> matches;
   auto add_matches = [&](uint32_t k) {
     for (size_t i = 0; i + 1 < keys[k].begin.size(); ++i) matches.push_back({k, keys[k].begin[i], keys[k].begin[i + 1]});
   };
+  // Each call of the matches from `from` on told its instance and its slot among all the
+  // arrivals (one array, each instance's arrivals a range of it in the order of its parts: by
+  // rank, as the calls come). The clock-matched keys' come last, so the others' slots stand.
+  std::vector<uint64_t> first_slot(1, 0);
+  auto place = [&](size_t from) {
+    for (size_t m = from; m < matches.size(); ++m) first_slot.push_back(first_slot.back() + (matches[m].end - matches[m].begin));
+    if (first_slot.back() >= UINT32_MAX) throw std::length_error("collectives: more than 2^32 collective calls");
+    // A key whose records the sort told: its first match and first slot, each record's own
+    // numbering shifted by them, rank by rank; the others' records from their parts.
+    std::vector<std::pair<uint32_t, uint32_t>> shift(keys.size(), {UINT32_MAX, 0});
+    bool in_records = false;
+    for (size_t m = from; m < matches.size(); ++m)
+      if (keys[matches[m].key].in_records && matches[m].begin == 0)
+        shift[matches[m].key] = {uint32_t(m), uint32_t(first_slot[m])}, in_records = true;
+    if (in_records)
+      for_rank_ranges(n, options.threads, [&](size_t begin, size_t end) {
+        for (size_t r = begin; r < end; ++r)
+          for (size_t k = 0; k < ranks[r].calls.size(); ++k) {
+            CallRecord& c = ranks[r].calls[k];
+            if (!(c.flags & kInKey) || shift[c.key].first == UINT32_MAX) continue;
+            c.at = {shift[c.key].first + c.at.match, shift[c.key].second + c.at.slot};
+            c.flags = (c.flags & ~kInKey) | kPlaced;
+          }
+      });
+    parallel_for(matches.size() - from, options.threads, [&](size_t j) {
+      const size_t m = from + j;
+      const MatchRef& ref = matches[m];
+      const KeyInfo& key = keys[ref.key];
+      if (key.in_records) return;
+      for (uint64_t i = ref.begin; i < ref.end; ++i) {
+        CallRecord& c = ranks[key.parts[i].rank].calls[key.parts[i].call];  // each call is in one instance
+        c.at = {uint32_t(m), uint32_t(first_slot[m] + (i - ref.begin))};
+        c.flags |= kPlaced;
+      }
+    });
+  };
   size_t deferred = 0;
   for (uint32_t k = 0; k < keys.size(); ++k) keys[k].deferred ? void(++deferred) : add_matches(k);
-  out.offsets = estimate_offsets(ranks, keys, matches);
+  place(0);
+  out.offsets = estimate_offsets(ranks, keys, matches, options.threads);
   timer.mark("offsets");
   TimeNs largest = 0;
   for (TimeNs o : out.offsets) largest = std::max(largest, o < 0 ? -o : o);
@@ -770,38 +938,26 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   if (out.aligned)
     for (size_t r = 0; r < n; ++r) ranks[r].offset = out.offsets[r];
   place_clock_groups(ranks, options, out);
+  const size_t clock_matched = matches.size();
   for (uint32_t k = 0; k < keys.size(); ++k)
     if (keys[k].deferred) match_by_clock(keys[k], ranks), add_matches(k);
+  place(clock_matched);
 
   out.origin_ns = INT64_MAX;
   for (const RankInfo& d : ranks) out.origin_ns = std::min(out.origin_ns, d.origin_ns + d.offset);
   if (ranks.empty()) out.origin_ns = 0;
   const TimeNs origin = out.origin_ns;
 
-  // The instances, their missing ranks, and for each call its slot among all the arrivals (one
-  // array, each instance's arrivals a range of it in the order of its parts: by rank, as the
-  // calls come).
+  // The instances and their missing ranks.
   std::vector<CollectiveInstance> instances(matches.size());
-  std::vector<uint64_t> first_slot(matches.size() + 1, 0);
-  for (size_t m = 0; m < matches.size(); ++m) first_slot[m + 1] = first_slot[m] + (matches[m].end - matches[m].begin);
-  if (first_slot.back() >= UINT32_MAX) throw std::length_error("collectives: more than 2^32 collective calls");
   auto all_arrivals = std::make_shared<LargeArray<CollectiveArrival>>(size_t(first_slot.back()));
-  std::vector<LargeArray<uint32_t>> slot_of(n);
-  parallel_for(n, options.threads, [&](size_t r) {
-    slot_of[r] = LargeArray<uint32_t>(ranks[r].calls.size());
-    for (size_t k = 0; k < ranks[r].calls.size(); ++k) slot_of[r][k] = UINT32_MAX;  // none (a damaged summary)
-  });
   parallel_for(matches.size(), options.threads, [&](size_t m) {
     const MatchRef& ref = matches[m];
     const KeyInfo& key = keys[ref.key];
     CollectiveInstance& in = instances[m];
     in.name = key.name, in.group = key.group;
     std::vector<size_t> present;
-    for (uint64_t i = ref.begin; i < ref.end; ++i) {
-      const Occurrence& o = key.parts[i];
-      slot_of[o.rank][o.call] = uint32_t(first_slot[m] + (i - ref.begin));  // each call is in one instance
-      present.push_back(o.rank);
-    }
+    for (uint64_t i = ref.begin; i < ref.end; ++i) present.push_back(key.parts[i].rank);
     if (!std::is_sorted(present.begin(), present.end())) std::sort(present.begin(), present.end());
     // Both sorted: the members not present, in one merge.
     auto p = present.begin();
@@ -814,15 +970,14 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   timer.mark("instances");
   // By ranges of ranks in parallel: each call to its slot on the job clock, then the rank's
   // records go.
-  constexpr size_t kRanksPerRange = 64;
-  parallel_for((n + kRanksPerRange - 1) / kRanksPerRange, options.threads, [&](size_t range) {
+  for_rank_ranges(n, options.threads, [&](size_t begin, size_t end) {
     CollectiveArrival* slots = all_arrivals->data();
-    for (size_t r = range * kRanksPerRange; r < std::min(n, (range + 1) * kRanksPerRange); ++r) {
+    for (size_t r = begin; r < end; ++r) {
       RankInfo& d = ranks[r];
       for (size_t k = 0; k < d.calls.size(); ++k) {
-        if (slot_of[r][k] == UINT32_MAX) continue;
         const CallRecord& c = d.calls[k];
-        CollectiveArrival& a = slots[slot_of[r][k]];
+        if (!(c.flags & kPlaced)) continue;  // in no instance (a damaged summary)
+        CollectiveArrival& a = slots[c.at.slot];
         a = {};
         a.rank = d.rank;
         a.arrival = c.start + d.offset - origin;
@@ -831,7 +986,6 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
         a.slice = c.slice;
       }
       d.calls.reset();
-      slot_of[r].reset();
     }
   });
   parallel_for(instances.size(), options.threads, [&](size_t m) {
@@ -864,7 +1018,7 @@ CollectiveAnalysis analyze_collectives(const SummarySource& source, const Collec
   parallel_for(visited.size(), options.threads, [&](size_t v) {
     size_t r = visited[v];
     const TimeNs to_local = origin - ranks[r].offset - ranks[r].origin_ns;
-    source.visit(r, [&](const RankSummary& d) {
+    source.visit_activity(r, [&](const RankSummary& d) {
       for (size_t i : last_in[r]) {
         CollectiveInstance& in = out.instances[i];
         TimeNs last = 0;

@@ -260,6 +260,9 @@ public:
   virtual void visit(size_t i, const std::function<void(const RankSummary&)>& use) const = 0;
   // Rank i's columns and calls to `sink`; from several threads at once. By default through visit.
   virtual void first_pass(size_t i, CallSink& sink) const;
+  // As visit, where `use` reads only the summary's busy and compute intervals and idle gaps (the
+  // last rank's cause): a source may hand over a summary holding just those. By default visit.
+  virtual void visit_activity(size_t i, const std::function<void(const RankSummary&)>& use) const { visit(i, use); }
 };
 
 // Per-rank clock offsets (ns to add) from matched collective ends, relative to the first rank

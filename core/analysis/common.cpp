@@ -492,6 +492,13 @@ TimeNs intersection_length(const std::vector<Interval>& a, const std::vector<Int
 
 // ---- statistics ----
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double quantile_sorted(const std::vector<double>& s, double q) {
   if (s.empty()) return 0;
   double pos = q * double(s.size() - 1);

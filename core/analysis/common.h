@@ -117,6 +117,7 @@ struct Describe {
 };
 Describe describe(std::vector<double> values);
 double quantile_sorted(const std::vector<double>& sorted, double q);
+double median(std::vector<double> values);  // the middle one, or the mean of the middle two; 0 for none
 double round_to(double value, int digits);  // round half to even at `digits`, like numpy
 
 inline double us(TimeNs ns) { return double(ns) / 1000.0; }

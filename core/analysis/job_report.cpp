@@ -5,12 +5,13 @@
 
 #include "core/analysis/insights.h"
 #include "core/analysis/job_overview.h"
+#include "core/analysis/outlier_ranks.h"
 
 
 namespace sl::analysis {
 
 bool is_job_table_name(std::string_view n) {
-  return n == "collectives" || n == "stragglers" || n == "clock_offsets";
+  return n == "collectives" || n == "stragglers" || n == "clock_offsets" || n == "outliers";
 }
 
 namespace {
@@ -20,7 +21,7 @@ bool wants_collectives(const ReportOptions& o) {
   return std::any_of(o.only.begin(), o.only.end(), [](const std::string& n) { return is_job_table_name(n); });
 }
 
-// Keeps only the job tables --only asked for (all three when none was named).
+// Keeps only the job tables --only asked for (all of them when none was named).
 void keep_wanted(std::vector<Table>& tables, const ReportOptions& o) {
   if (o.only.empty()) return;
   std::erase_if(tables, [&](const Table& t) { return std::find(o.only.begin(), o.only.end(), t.name) == o.only.end(); });
@@ -177,6 +178,7 @@ JobReport run_job_report(const Job& job, const JobReportOptions& o) {
     for (const RankSummary& s : summary) inputs.push_back(&s);
     out.collectives = analyze_collectives(inputs, o.collectives);
     std::vector<Table> job_tables = collective_tables(*out.collectives);
+    job_tables.push_back(outliers_table(outlier_ranks(out.collectives->stragglers)));
     keep_wanted(job_tables, o.report);
     if (o.only_rank) keep_rank(job_tables, *o.only_rank);
     for (auto& t : job_tables) out.tables.push_back(std::move(t));
@@ -237,7 +239,7 @@ std::string render_job_text(const Job& job, const JobReport& report, const JobRe
                   std::to_string(job.ranks.size()) + " (" + std::to_string(job.loaded_count()) + " loaded)\n";
   o += job_insights_text(report);
   auto emit = [&](const Table& t) { append_text_table(o, t, SIZE_MAX, 60, layout); };
-  for (const char* first : {"stragglers", "clock_offsets"})
+  for (const char* first : {"stragglers", "clock_offsets", "outliers"})
     for (const Table& t : report.tables)
       if (t.name == first) emit(t);
   // Each rank's report decides which of its tables text prints (all ranks share the options).

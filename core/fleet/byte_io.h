@@ -73,30 +73,22 @@ public:
   int64_t i64(std::string_view what) { return pod<int64_t>(what); }
   double f64(std::string_view what) { return pod<double>(what); }
   uint64_t varint(std::string_view what) {
-    // Fast path: a whole varint is certainly there (at most 10 bytes), so no bound per byte.
-    if (left() >= 10 && error_.empty()) {
+    // Fast path, inlined: a whole varint is certainly there (at most 10 bytes), so no bound per
+    // byte; anything else (near the end, malformed, after an error) out of line.
+    if (left() >= 10 && error_.empty()) [[likely]] {
       const auto* p = reinterpret_cast<const uint8_t*>(bytes_.data() + at_);
-      uint64_t v = 0;
-      for (int i = 0; i < 10; ++i) {
+      uint64_t v = p[0];
+      if (!(v & 0x80)) return ++at_, v;
+      v &= 0x7f;
+      for (int i = 1; i < 10; ++i) {
         v |= uint64_t(p[i] & 0x7f) << (7 * i);
         if (!(p[i] & 0x80)) {
           at_ += size_t(i) + 1;
           return v;
         }
       }
-      at_ += 10;
-      fail(std::string(what) + ": malformed number");
-      return 0;
     }
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (!ok() || at_ >= bytes_.size()) return fail(std::string(what) + ": cut short"), 0;
-      uint8_t b = uint8_t(bytes_[at_++]);
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    fail(std::string(what) + ": malformed number");
-    return 0;
+    return varint_slow(what);
   }
   int64_t svarint(std::string_view what) {
     uint64_t z = varint(what);
@@ -118,6 +110,17 @@ public:
   }
 
 private:
+  [[gnu::noinline]] uint64_t varint_slow(std::string_view what) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (!ok() || at_ >= bytes_.size()) return fail(std::string(what) + ": cut short"), 0;
+      uint8_t b = uint8_t(bytes_[at_++]);
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail(std::string(what) + ": malformed number");
+    return 0;
+  }
   std::string_view bytes_;
   uint64_t base_ = 0;
   size_t at_ = 0;

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -17,6 +16,8 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "core/analysis/outlier_ranks.h"
+#include "core/analysis/rank_lookup.h"
 #include "core/fleet/sections.h"
 
 namespace sl::fleet {
@@ -43,12 +44,6 @@ static_assert(std::is_trivially_copyable_v<CollectiveArrival> && sizeof(Collecti
 constexpr size_t kArrivalBytes = sizeof(CollectiveArrival);
 
 // ---- the fleet's own tables ----
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 Cell str_or_null(const std::string& s) { return s.empty() ? Cell::null() : Cell::str(s); }
 
@@ -115,35 +110,6 @@ Table ranks_table(const Fleet& f, const Nodes& nodes, const std::vector<std::opt
   return t;
 }
 
-// Ranks whose value exceeds the median by more than k·MAD (slow ranks; a MAD of 0 flags any
-// rank above a group that is otherwise equal).
-void add_outliers(Table& t, const std::string& metric, const std::vector<std::pair<int64_t, double>>& values, double k) {
-  if (values.size() < 3) return;  // no "typical" rank among two
-  std::vector<double> v, dev;
-  for (auto& [rank, x] : values) v.push_back(x);
-  double m = median(v);
-  for (double x : v) dev.push_back(std::fabs(x - m));
-  double mad = median(dev);
-  for (auto& [rank, x] : values)
-    if (x - m > k * mad && x > m)
-      t.rows.push_back({Cell::integer(rank), Cell::str(metric), Cell::ns(x), Cell::ns(m), Cell::ns(mad),
-                        mad > 0 ? Cell::num(std::round((x - m) / mad * 100) / 100) : Cell::null()});
-}
-
-Table outliers_table(const Fleet& f, double k) {
-  Table t("outliers", {"rank", "metric", "value_us", "median_us", "mad_us", "mads"});
-  std::vector<std::pair<int64_t, double>> iteration, wait;
-  for (const StragglerRow& s : f.collectives.stragglers) {
-    if (s.iteration_mean) iteration.push_back({s.rank, *s.iteration_mean});
-    if (s.collectives) wait.push_back({s.rank, double(s.wait)});
-  }
-  std::sort(iteration.begin(), iteration.end());
-  std::sort(wait.begin(), wait.end());
-  add_outliers(t, "iteration_time", iteration, k);
-  add_outliers(t, "wait", wait, k);
-  return t;
-}
-
 struct NodeSkew {
   uint64_t instances = 0;
   double intra_sum = 0, lag_sum = 0;
@@ -161,15 +127,16 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
     return t;
   }
   // Dense node slots, so a collective's arrivals are grouped without a map lookup each.
-  std::unordered_map<int64_t, size_t> slot_of_rank;
   std::map<int64_t, std::vector<int64_t>> members;
   for (size_t i = 0; i < f.ranks.size(); ++i)
     if (nodes.of_rank[i] >= 0) members[nodes.of_rank[i]].push_back(f.ranks[i].rank);
   std::vector<int64_t> node_of_slot;
+  std::vector<std::pair<int64_t, size_t>> slots;  // (rank, its node's slot)
   for (auto& [node, ranks] : members) {
-    for (int64_t r : ranks) slot_of_rank[r] = node_of_slot.size();
+    for (int64_t r : ranks) slots.push_back({r, node_of_slot.size()});
     node_of_slot.push_back(node);
   }
+  const analysis::RankLookup slot_of_rank(slots);
   std::vector<NodeSkew> skew(node_of_slot.size());
   std::vector<std::pair<TimeNs, TimeNs>> span(node_of_slot.size());  // (first, last) arrival per slot
   std::vector<size_t> touched, seen(node_of_slot.size(), 0);  // seen: 1 + the instance that last touched the slot
@@ -180,13 +147,13 @@ Table nodes_table(const Fleet& f, const Nodes& nodes, std::vector<std::string>& 
     touched.clear();
     TimeNs first = INT64_MAX;
     for (const CollectiveArrival& a : in.arrivals) {
-      auto it = slot_of_rank.find(a.rank);
-      if (it == slot_of_rank.end()) continue;
-      auto& s = span[it->second];
-      if (seen[it->second] != n + 1) {
-        seen[it->second] = n + 1;
+      const size_t slot = slot_of_rank.find(a.rank);
+      if (slot == analysis::RankLookup::kNone) continue;
+      auto& s = span[slot];
+      if (seen[slot] != n + 1) {
+        seen[slot] = n + 1;
         s = {a.arrival, a.arrival};
-        touched.push_back(it->second);
+        touched.push_back(slot);
       } else {
         s.first = std::min(s.first, a.arrival), s.second = std::max(s.second, a.arrival);
       }
@@ -404,7 +371,7 @@ const RankSummary* Fleet::find(int64_t rank) const {
   return nullptr;
 }
 
-bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "outliers" || n == "nodes"; }
+bool is_fleet_table_name(std::string_view n) { return n == "ranks" || n == "nodes"; }
 
 bool Fleet::summary(size_t i, RankSummary& out, std::string& error) const {
   if (i >= packed.size()) return error = "fleet: no rank at index " + std::to_string(i), false;
@@ -438,11 +405,20 @@ public:
     top_cause[loaded_[i]] = top_idle_cause(scratch);
     use(scratch);
   }
-  // Straight from the packed ANLS (no summary decoded, no interval index built); a damaged one
-  // through visit, which names the damage.
+  // Straight from the packed ANLS (no summary decoded, no interval index built; the checksums
+  // were verified as the summaries were packed or opened); a damaged one through visit, which
+  // names the damage.
   void first_pass(size_t i, analysis::CallSink& sink) const override {
-    if (!read_rank_calls(f_.packed[loaded_[i]], f_.ranks[loaded_[i]].rank, sink, top_cause[loaded_[i]]))
+    if (!read_rank_calls(f_.packed[loaded_[i]], f_.ranks[loaded_[i]].rank, sink, top_cause[loaded_[i]], true))
       SummarySource::first_pass(i, sink);
+  }
+  // Only the intervals and gaps decoded (no calls); a damaged one through visit.
+  void visit_activity(size_t i, const std::function<void(const analysis::RankSummary&)>& use) const override {
+    thread_local analysis::RankSummary scratch;
+    if (!read_rank_activity(f_.packed[loaded_[i]], scratch, true)) return visit(i, use);
+    scratch.rank = f_.ranks[loaded_[i]].rank;
+    top_cause[loaded_[i]] = top_idle_cause(scratch);
+    use(scratch);
   }
   mutable std::vector<std::optional<analysis::IdleCause>> top_cause;  // per fleet rank
   mutable std::string first_error;
@@ -486,7 +462,7 @@ bool reduce_packed(std::vector<RankSummary> metas, std::vector<std::string> pack
   if (!source.first_error.empty()) return error = source.first_error, false;
   Nodes nodes = assign_nodes(f);
   f.tables.push_back(ranks_table(f, nodes, source.top_cause));
-  f.tables.push_back(outliers_table(f, o.outlier_mads));
+  f.tables.push_back(analysis::outliers_table(analysis::outlier_ranks(f.collectives.stragglers)));
   f.tables.push_back(nodes_table(f, nodes, f.fleet_notes));
   f.reduce_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out = std::move(f);

@@ -26,7 +26,6 @@ namespace sl::fleet {
 struct FleetOptions {
   analysis::CollectiveOptions collectives;
   std::optional<int64_t> gpus_per_node;  // unset: group ranks by the traces' host, when named
-  double outlier_mads = 3;               // k of k·MAD
   std::string source;                    // what the run was given (a folder, a list), for people
 };
 

@@ -49,9 +49,10 @@ std::vector<Table> fleet_report_tables(const Fleet& f, const FleetReportOptions&
   if (shows_collectives(o))
     for (Table& t : analysis::collective_tables(f.collectives))
       if (named(o, t.name)) job.push_back(std::move(t));
-  if (shows_fleet_tables(o))
-    for (const Table& t : f.tables)
-      if (named(o, t.name)) job.push_back(t);
+  // `outliers` is a job table (report DIR has it too), kept with the fleet's own.
+  for (const Table& t : f.tables)
+    if (named(o, t.name) && (analysis::is_job_table_name(t.name) ? shows_collectives(o) : shows_fleet_tables(o)))
+      job.push_back(t);
   if (o.only_rank) keep_rank(job, *o.only_rank);
   for (Table& t : job) out.push_back(std::move(t));
   return out;
@@ -73,7 +74,7 @@ std::vector<std::string> fleet_report_notes(const Fleet& f, const FleetReportOpt
 }
 
 // As render_job_text: the job's insights (the straggler, then each rank's own insights as its
-// summary keeps them), the stragglers and clock offsets, the other tables, the collectives last.
+// summary keeps them), the stragglers, clock offsets and outliers, the other tables, the collectives last.
 std::string render_fleet_text(const Fleet& f, const FleetReportOptions& o) {
   std::string out = "mode: " + std::string(analysis::mode_name(o.mode)) + "   job: " + f.source + "   ranks: " +
                     std::to_string(f.ranks.size()) + " (" + std::to_string(f.loaded_count()) + " loaded)\n";
@@ -93,11 +94,11 @@ std::string render_fleet_text(const Fleet& f, const FleetReportOptions& o) {
   if (out.size() == insights_start) out += "(none)\n";
   std::vector<Table> tables = fleet_report_tables(f, o);
   auto emit = [&](const Table& t) { analysis::append_text_table(out, t); };
-  for (const char* first : {"stragglers", "clock_offsets"})
+  for (const char* first : {"stragglers", "clock_offsets", "outliers"})
     for (const Table& t : tables)
       if (t.name == first) emit(t);
   for (const Table& t : tables)
-    if (t.name != "stragglers" && t.name != "clock_offsets" && t.name != "collectives" && t.name != "kernel_durations" &&
+    if (t.name != "stragglers" && t.name != "clock_offsets" && t.name != "outliers" && t.name != "collectives" && t.name != "kernel_durations" &&
         t.name != "launch_histograms")
       emit(t);
   for (const Table& t : tables)

@@ -360,7 +360,9 @@ void read_meta(ByteReader& r, RankSummary& s) {
   for (std::string* t : {&s.path, &s.error, &s.device, &s.distributed_info, &s.host}) *t = r.str("META text");
 }
 
-void read_analysis(ByteReader& r, analysis::RankSummary& a, uint32_t version) {
+// The analysis section up to its idle gaps: origin, end, iteration lengths, busy and compute
+// intervals, gaps (what a last rank's cause reads).
+void read_activity(ByteReader& r, analysis::RankSummary& a) {
   a.origin_ns = r.svarint("origin");
   a.end_ns = r.svarint("end");
   a.iteration_durations.resize(r.count("iterations"));
@@ -380,12 +382,16 @@ void read_analysis(ByteReader& r, analysis::RankSummary& a, uint32_t version) {
     prev = g.start;
     if (!r.ok()) break;
   }
+}
+
+void read_analysis(ByteReader& r, analysis::RankSummary& a, uint32_t version) {
+  read_activity(r, a);
   a.host_calls = r.u8("host calls") != 0;
   a.calls = read_calls(r);
   a.iteration_starts.clear();
   if (version < 2 || !r.ok()) return;
   a.iteration_starts.resize(r.count("iteration starts"));
-  prev = 0;
+  TimeNs prev = 0;
   for (TimeNs& t : a.iteration_starts) t = prev = wrapping_add(prev, r.svarint("iteration start"));
 }
 
@@ -630,9 +636,14 @@ bool cover_intervals(ByteReader& r, std::string_view what, MergedCover& cover) {
 
 }  // namespace
 
-bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& sink, std::optional<IdleCause>& top_cause) {
-  StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary");
+namespace {
+
+// The summary's one ANLS section decompressed into `raw` (its META present); false where the
+// whole parse would say more.
+bool unpack_analysis(std::string_view bytes, bool checked, std::string& raw, uint32_t& version) {
+  StoredFile file = scan_sections(bytes, std::string_view(kMagic, 8), kVersion, "rank summary", !checked);
   if (!file.ok()) return false;
+  version = file.version;
   const StoredSection* anls = nullptr;
   bool meta = false;
   for (const StoredSection& sec : file.sections) {
@@ -641,10 +652,27 @@ bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& s
     if (anls) return false;  // two: the whole parse says what it makes of them
     anls = &sec;
   }
+  std::string error;
+  return meta && anls && unpack_section(*anls, raw, error);
+}
+
+}  // namespace
+
+bool read_rank_activity(std::string_view bytes, analysis::RankSummary& out, bool checked) {
+  thread_local std::string raw;
+  uint32_t version = 0;
+  if (!unpack_analysis(bytes, checked, raw, version)) return false;
+  ByteReader r(raw);
+  read_activity(r, out);
+  return r.ok();
+}
+
+bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& sink, std::optional<IdleCause>& top_cause,
+                     bool checked) {
   thread_local std::string raw;
   thread_local std::vector<int64_t> group_ranks;
-  std::string error;
-  if (!meta || !anls || !unpack_section(*anls, raw, error)) return false;
+  uint32_t version = 0;
+  if (!unpack_analysis(bytes, checked, raw, version)) return false;
   ByteReader r(raw);
   analysis::RankColumns columns;
   columns.rank = rank;
@@ -701,6 +729,10 @@ bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& s
     prev = c.start;
     if (!r.ok()) return false;
     sink.call(k, c);
+  }
+  if (version >= 2) {  // the iteration starts (read_analysis' checks; the first pass needs none)
+    size_t starts = r.count("iteration starts");
+    for (size_t k = 0; k < starts; ++k) r.svarint("iteration start");
   }
   return r.ok() && r.at_end();
 }

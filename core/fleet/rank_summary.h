@@ -96,9 +96,14 @@ bool parse_rank_analysis(std::string_view bytes, analysis::RankSummary& out, std
 
 // The collectives' first pass straight from a summary's ANLS, without decoding it into a summary:
 // rank `rank`'s columns and calls to `sink`, and its top idle cause. False on damage (without
-// saying what: parse_rank_analysis names it), `sink` then given part of the rank.
+// saying what: parse_rank_analysis names it), `sink` then given part of the rank. `checked`: the
+// bytes' checksums were verified before (a Fleet's packed summaries), not again.
 bool read_rank_calls(std::string_view bytes, int64_t rank, analysis::CallSink& sink,
-                     std::optional<analysis::IdleCause>& top_cause);
+                     std::optional<analysis::IdleCause>& top_cause, bool checked = false);
+// Only the ANLS section's origin, end, iteration lengths, busy and compute intervals and idle
+// gaps into `out` (what a last rank's cause reads; the rest of `out` untouched). False on damage
+// (parse_rank_analysis names it).
+bool read_rank_activity(std::string_view bytes, analysis::RankSummary& out, bool checked = false);
 
 // Reads/writes a summary file; writing is atomic (a temporary beside it, then a rename).
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error);

@@ -43,8 +43,10 @@ struct StoredFile {
 };
 
 // Checks the container and every section's checksum without decompressing any (the views point
-// into `bytes`).
-StoredFile scan_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what);
+// into `bytes`). `check_sums` false: bytes whose checksums were verified before (a fleet's packed
+// summaries), only their bounds and headers checked again.
+StoredFile scan_sections(std::string_view bytes, std::string_view magic, uint32_t newest_version, std::string_view what,
+                         bool check_sums = true);
 // A section's raw bytes; false when they do not decompress (`error` says where).
 bool unpack_section(const StoredSection& s, std::string& raw, std::string& error);
 // The container again without the sections tagged `tag` (the others copied as stored).

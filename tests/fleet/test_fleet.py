@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SIGHTLINE = os.environ.get("SIGHTLINE", str(ROOT / "build" / "release" / "app" / "sightline"))
 JOB = ROOT.parent / "shared" / "corpus" / "param_dlrm_8rank"
-JOB_TABLES = "collectives,stragglers,clock_offsets"
+JOB_TABLES = "collectives,stragglers,clock_offsets,outliers"
 
 needs_job = pytest.mark.skipif(not JOB.is_dir(), reason="skipped: ../shared is absent (%s)" % JOB)
 pytest.importorskip("distributed", reason="skipped: Dask distributed (python3-distributed) is not installed")

@@ -73,7 +73,7 @@ check usage_bad_format.txt "$data" info kin_docs_after_fix_h100.json.gz --format
 check info_job_small.txt "$inputs" info job_small
 check info_job_small.json "$inputs" info job_small --format json
 check info_job_files.txt "$inputs" info --job job_small/rank_2.trace.json job_small/worker0.json job_small/notes.txt
-check report_job_small_collectives.txt "$inputs" report job_small --only collectives,stragglers,clock_offsets
+check report_job_small_collectives.txt "$inputs" report job_small --only collectives,stragglers,clock_offsets,outliers
 check report_job_small.json "$inputs" report job_small --format json --only temporal_breakdown,collectives,stragglers
 check report_job_small_rank1.csv "$inputs" report job_small --rank 1 --format csv --table collectives
 check usage_job_no_such_rank.txt "$inputs" report job_small --rank 9

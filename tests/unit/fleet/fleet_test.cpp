@@ -46,11 +46,18 @@ Fleet reduce_job(const Job& job, const std::string& source) {
 // `report DIR --only collectives,stragglers,clock_offsets` and the fleet's, as text.
 void check_report_equal(const Job& job, const Fleet& fleet) {
   analysis::JobReportOptions jo;
-  jo.report.only = {"collectives", "stragglers", "clock_offsets"};
+  jo.report.only = {"collectives", "stragglers", "clock_offsets", "outliers"};
   analysis::JobReport report = analysis::run_job_report(job, jo);
   FleetReportOptions fo;
   fo.only = jo.report.only;
   CHECK(render_fleet_text(fleet, fo) == analysis::render_job_text(job, report, jo));
+}
+
+// Rank `rank` of the 4-rank straggler job, summarised (the summary holds no store: the folder may go).
+RankSummary straggler_summary(const std::string& name, int rank) {
+  TempDir dir(name);
+  for (int r = 0; r < 4; ++r) dir.write("rank_" + std::to_string(r) + ".json", straggler_rank(r));
+  return summarize_job_rank(load_dir(dir.path.string())->ranks[size_t(rank)]);
 }
 
 Fleet round_trip(const Fleet& f) {
@@ -86,6 +93,55 @@ TEST_CASE("fleet: a rank summary round-trips byte for byte and keeps what the an
   RankSummary again = summarize_job_rank(job->ranks[1]);
   again.load_seconds = 123;
   CHECK(serialize_rank_summary(again, false) == serialize_rank_summary(s, false));
+}
+
+TEST_CASE("fleet: the reduce's first pass and the last ranks' causes read a summary straight from its bytes") {
+  RankSummary s = straggler_summary("fleet_straight", 2);
+  REQUIRE(s.ok());
+  // Format 2 ends the analysis section with the iteration starts: the first pass reads past them
+  // (it once stopped short and fell back to the whole parse for every rank).
+  s.analysis.iteration_durations = {1000, 1000, 1000};
+  s.analysis.iteration_starts = {0, 1000, 2000};
+  const std::string bytes = serialize_rank_summary(s);
+  struct Sink final : analysis::CallSink {
+    analysis::RankColumns columns;
+    size_t announced = 0;
+    std::vector<TimeNs> starts;
+    void rank(const analysis::RankColumns& c, size_t calls) override { columns = c, announced = calls, starts.clear(); }
+    void call(size_t, const analysis::CallView& c) override { starts.push_back(c.start); }
+  };
+  for (bool checked : {false, true}) {
+    Sink sink;
+    std::optional<analysis::IdleCause> top;
+    REQUIRE(read_rank_calls(bytes, 2, sink, top, checked));
+    CHECK(sink.announced == s.analysis.calls.size());
+    REQUIRE(sink.starts.size() == s.analysis.calls.size());
+    for (size_t k = 0; k < sink.starts.size(); ++k) CHECK(sink.starts[k] == s.analysis.calls[k].start);
+    const analysis::RankColumns want = analysis::rank_columns(s.analysis);
+    CHECK(sink.columns.iterations == 3);
+    CHECK(sink.columns.compute == want.compute);
+    CHECK(sink.columns.communication == want.communication);
+    CHECK(sink.columns.idle == want.idle);
+    CHECK(top == top_idle_cause(s.analysis));
+    analysis::RankSummary activity;
+    REQUIRE(read_rank_activity(bytes, activity, checked));
+    CHECK(activity.busy.merged().size() == s.analysis.busy.merged().size());
+    CHECK(activity.compute.merged().size() == s.analysis.compute.merged().size());
+    REQUIRE(activity.causes.gaps.size() == s.analysis.causes.gaps.size());
+    for (size_t g = 0; g < activity.causes.gaps.size(); ++g) {
+      CHECK(activity.causes.gaps[g].start == s.analysis.causes.gaps[g].start);
+      CHECK(activity.causes.gaps[g].cause == s.analysis.causes.gaps[g].cause);
+    }
+    CHECK(activity.calls.empty());  // never decoded
+  }
+  // A flipped byte: the checked read refuses it; the reduce's reads trust what was verified.
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x40;
+  Sink sink;
+  std::optional<analysis::IdleCause> top;
+  analysis::RankSummary activity;
+  CHECK(!read_rank_calls(flipped, 2, sink, top));
+  CHECK(!read_rank_activity(flipped, activity));
 }
 
 TEST_CASE("fleet: the reduce gives the job report's tables, and the fleet file keeps them") {
