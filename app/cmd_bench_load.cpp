@@ -1,7 +1,4 @@
 // `sightline bench load TRACE`: end-to-end load speed and memory, median of --repeat runs.
-#include <sys/resource.h>
-#include <time.h>
-
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -9,6 +6,7 @@
 
 #include "core/analysis/common.h"
 #include "app/commands.h"
+#include "app/process_usage.h"
 #include "core/import/memory_snapshot/memory_snapshot_loader.h"
 #include "core/import/nsys/nsys_loader.h"
 #include "core/import/trace_loader.h"
@@ -17,19 +15,6 @@
 
 namespace sl::cli {
 namespace {
-
-uint64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return uint64_t(usage.ru_maxrss) * 1024;
-}
-
-// CPU time of the process: on a shared machine, wall time also counts other jobs' turns.
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
 
 using analysis::median;
 

@@ -4,7 +4,6 @@
 // `info` and `report` open a `.slfleet` through fleet_cli.h.
 #include <CLI/CLI.hpp>
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "app/commands.h"
 #include "app/fleet_cli.h"
 #include "app/job_open.h"
+#include "app/process_usage.h"
 #include "core/analysis/report_tables.h"
 #include "core/fleet/fleet.h"
 #include "core/fleet/fleet_report.h"
@@ -265,17 +265,7 @@ fleet::RankSummary synthetic_rank(int64_t r, int64_t collectives, bool slow = fa
   return s;
 }
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-double peak_rss_gb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
-}
+double peak_rss_gb() { return double(peak_rss_bytes()) / double(1 << 30); }
 
 void register_bench_fleet_reduce(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("fleet-reduce", "Time the fleet reduce on synthetic rank summaries (made directly, not from traces)");
