@@ -18,6 +18,7 @@
 #include "views/details_panel.h"
 #include "views/frame_profile.h"
 #include "views/job_view.h"
+#include "views/pixel_image.h"
 #include "views/workspace.h"
 
 namespace sl::cli {
@@ -50,6 +51,17 @@ ImGuiIO& headless_context(int width, int height) {
   int w = 0, h = 0;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   return io;
+}
+
+// The GUI's textures (views/pixel_image.h) without GL: each upload copies the pixels into the
+// texture's own memory, as a driver's glTexSubImage2D copies them, so frames pay that copy.
+void install_copying_textures() {
+  using Texels = std::vector<uint32_t>;
+  views::set_texture_hooks({[] { return ImTextureID(new Texels()); },
+                            [](ImTextureID id, int w, int h, const uint32_t* rgba) {
+                              static_cast<Texels*>(id)->assign(rgba, rgba + size_t(w) * size_t(h));
+                            },
+                            [](ImTextureID id) { delete static_cast<Texels*>(id); }});
 }
 
 // One full-window ImGui frame drawing `view`, in thread CPU ms (what the frame costs us, not
@@ -224,6 +236,7 @@ void register_bench_frame(CLI::App& bench) {
     std::string select;
     std::vector<int64_t> expand;
     std::string heatmap;
+    bool no_textures = false;
   };
   auto options = std::make_shared<Options>();
   cmd->add_option("trace", options->file, "Trace file, or a job folder or fleet file (the rank overview)")->required();
@@ -233,13 +246,16 @@ void register_bench_frame(CLI::App& bench) {
                   "Select the first slice (by start) of this name: frames draw its arrows and the details panel");
   cmd->add_option("--expand", options->expand, "A job: expand these ranks below the overview (repeatable)");
   cmd->add_option("--heatmap", options->heatmap, "A job: with the Heatmap view shown, e.g. \"waits slowness\" (as the script's heatmap)");
+  cmd->add_flag("--no-textures", options->no_textures, "A job: draw the overview's bands as rectangles, not from their image (as headless drawing does)");
   cmd->add_flag("--memory", options->memory, "With the Memory view under the timeline (its plot follows every zoom)");
   cmd->callback([options] {
     if (is_job_dir(options->file) || fleet::is_fleet_file(options->file)) {
       ImGuiIO& io = headless_context(options->width, options->height);
       size_t ranks = 0;
       double bands_ms = 0;
+      if (!options->no_textures) install_copying_textures();
       std::vector<double> ms = job_frames(options->file, io, ranks, options->expand, options->heatmap, bands_ms);
+      views::set_texture_hooks({});  // the job view is gone: nothing left to destroy
       ImGui::DestroyContext();
       if (ms.empty()) {
         exit_code = 1;

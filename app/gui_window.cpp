@@ -67,9 +67,11 @@ void init_imgui(GLFWwindow* window) {
   views::load_fonts(scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
+  install_gl_textures();
 }
 
 void close_window(GLFWwindow* window) {
+  remove_gl_textures();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

@@ -38,6 +38,10 @@ inline fs::path state_dir() {
 }
 
 void load_recent(Ui& ui);
+// The views' pixel images as OpenGL textures (gui_textures.cpp): installed once the context is
+// current, removed before it goes (textures of views destroyed later go with the context).
+void install_gl_textures();
+void remove_gl_textures();
 
 // `job`: the active tab's job view, or null; its View menu picks the tab's views and acts on its timeline.
 void draw_menu(Workspace& ws, views::JobView* job, Ui& ui, GLFWwindow* window, const std::function<void(const std::string&)>& open,

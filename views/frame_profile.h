@@ -8,9 +8,9 @@
 
 namespace sl::views::frame_profile {
 
-enum Section : int { Layout, Arrivals, BandColumns, Runs, DrawRuns, Labels, Selected, Table, Heatmap, Render, kSections };
+enum Section : int { Layout, Arrivals, BandColumns, Runs, DrawRuns, Texels, Upload, Labels, Selected, Table, Heatmap, Render, kSections };
 inline constexpr const char* kSectionNames[kSections] = {"layout", "arrivals", "band cols", "runs", "draw runs",
-                                                        "labels", "selected", "table", "heatmap", "render"};
+                                                        "texels", "upload", "labels", "selected", "table", "heatmap", "render"};
 
 bool enabled();              // SIGHTLINE_FRAME_PROFILE set (read once)
 double thread_ms();          // this thread's CPU time

@@ -277,6 +277,10 @@ void JobView::draw(ImVec2 size) {
   ImGui::PushID("job timeline");
   timeline_.draw(ImVec2(ImGui::GetContentRegionAvail().x, timeline_h));
   ImGui::PopID();
+  {
+    frame_profile::Scope scope(frame_profile::Upload);
+    band_image_.upload();  // the bands' texels this frame changed, before the frame renders
+  }
   after_timeline_frame();
   frame_pending_step();
   ImGui::BeginChild("ranks_view", ImVec2(0, 0), true);

@@ -30,6 +30,7 @@
 #include "core/present/rank_rows.h"
 #include "core/present/rank_heatmap.h"
 #include "views/insights_model.h"
+#include "views/pixel_image.h"
 #include "views/timeline_view.h"
 
 namespace sl {
@@ -173,6 +174,10 @@ private:
   void update_band_pyramid();
   bool bands_from_pyramid() const { return aggregated_ && band_columns_ && band_group_ == partition_ && band_version_ == overview_version_; }
   void draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, const TimeMapping& map, float y, float h, bool labelled);
+  // A band row from the bands' image (its texel rows filled when its levels changed): one quad
+  // instead of its runs. False without textures (headless), where the runs are drawn.
+  bool draw_band_image(ImDrawList* dl, size_t row, const present::BandLevels& q, uint64_t version, int levels, float x0, float y,
+                       float h);
   // The job ranks (indices into Job::ranks) drawn in overview row `row`.
   std::pair<size_t, size_t> row_ranks(size_t row) const;
   // The overview's rows for `rows_fit` rows (core/present/rank_rows.h), re-partitioned when that
@@ -279,6 +284,11 @@ private:
   uint64_t band_future_version_ = UINT64_MAX;
   std::shared_ptr<std::atomic<bool>> band_cancel_;
   std::vector<ProfileRuns> band_worst_runs_;  // per band row: the worst member's busy
+  // The bands as one image: band row d is texel rows [d · levels, (d + 1) · levels), a column per
+  // pixel column; per row, the (version, levels) its texels were filled for. Uploaded per frame
+  // (when changed) after the timeline drew.
+  PixelImage band_image_;
+  std::vector<std::pair<uint64_t, int>> band_texels_;
   struct BandLabel {  // per band row, per partition: what its header says
     size_t loaded = 0;
     TimeNs worst_wait = 0;

@@ -119,6 +119,30 @@ void draw_runs(ImDrawList* dl, const JobView::ProfileRuns& p, float x0, float y,
   });
 }
 
+// One texel row of a band: where a column's bar reaches `need` levels or more, the bar's colour
+// (restrict: the level bytes may not alias the texels, so the loop vectorises).
+void fill_texel_row(uint32_t* __restrict out, const uint8_t* __restrict median, const uint8_t* __restrict worst,
+                    const uint32_t* __restrict idle, size_t n, uint8_t need) {
+  for (size_t c = 0; c < n; ++c) {  // every load unconditional: selects, not branches
+    uint32_t under = idle[c];
+    uint32_t bar = median[c] >= need ? kBusyColor : under;
+    out[c] = worst[c] >= need ? kWorstColor : bar;
+  }
+}
+
+// A band's texel rows [top, top + levels), the picture draw_runs draws of its median and worst
+// runs: per column, from the bar's top down the median's busy (the worst member's darker where
+// its bar is lower), above it the idle cause as draw_runs blends it (alpha 140), else clear.
+void fill_band_texels(PixelImage& image, int top, const present::BandLevels& q, int levels) {
+  size_t n = std::min(q.median.size(), size_t(image.width()));
+  std::array<uint32_t, analysis::kIdleCauseCount + 1> cause_lut{};  // by cause + 1 (-1: none)
+  for (int c = 0; c < analysis::kIdleCauseCount; ++c) cause_lut[size_t(c + 1)] = cause_color(c, 140);
+  static thread_local std::vector<uint32_t> idle;
+  idle.resize(n);
+  for (size_t c = 0; c < n; ++c) idle[c] = cause_lut[size_t(std::clamp<int>(q.cause[c] + 1, 0, analysis::kIdleCauseCount))];
+  for (int k = 0; k < levels; ++k) fill_texel_row(image.row(top + k), q.median.data(), q.worst.data(), idle.data(), n, uint8_t(levels - k));
+}
+
 }  // namespace
 
 // The overview strip over the job's whole range: the mean of every loaded rank's busy fraction
@@ -334,6 +358,7 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
       q = &band_columns_->levels(row, map.t0, map.t1, columns, levels);
     }
     uint64_t version = (uint64_t(1) << 63) | (band_generation_ << 40) | band_columns_->version();
+    if (draw_band_image(dl, row, *q, version, levels, x0, y, h)) return;
     if (median.version != version || median.levels != levels || worst.version != version) {
       frame_profile::Scope scope(frame_profile::Runs);
       median.build(q->median.data(), q->cause.data(), q->median.size(), levels);
@@ -346,6 +371,23 @@ void JobView::draw_band(ImDrawList* dl, size_t row, const TimelineRect& header, 
   } else {
     draw_runs(dl, runs_of(band_runs_, row, bands_[row], bands_version_ * 4096 + bands_group_, h), x0, y, h);
   }
+}
+
+bool JobView::draw_band_image(ImDrawList* dl, size_t row, const present::BandLevels& q, uint64_t version, int levels, float x0,
+                              float y, float h) {
+  ImTextureID texture = band_image_.texture();
+  if (!texture) return false;
+  int columns = int(q.median.size()), height = int(rows_.size()) * levels;
+  if (band_image_.resize(columns, height) || band_texels_.size() != rows_.size()) band_texels_.assign(rows_.size(), {UINT64_MAX, 0});
+  if (band_texels_[row] != std::pair(version, levels)) {
+    frame_profile::Scope scope(frame_profile::Texels);
+    fill_band_texels(band_image_, int(row) * levels, q, levels);
+    band_texels_[row] = {version, levels};
+  }
+  frame_profile::Scope scope(frame_profile::DrawRuns);
+  auto v0 = float(row * size_t(levels)) / float(height), v1 = float((row + 1) * size_t(levels)) / float(height);
+  dl->AddImage(texture, ImVec2(x0, y), ImVec2(x0 + float(columns), y + h), ImVec2(0, v0), ImVec2(1, v1));
+  return true;
 }
 
 // ---- the overview rows, as custom rows of the job's timeline ------------------------------
