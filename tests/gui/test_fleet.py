@@ -12,18 +12,19 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from testkit import SHARED, SIGHTLINE, check, failures  # noqa: E402
+from testkit import SHARED, SIGHTLINE, check, failures, read_png  # noqa: E402
 
 CORPUS_JOB = os.path.join(SHARED, "param_dlrm_8rank")
 
 
-def run(args, script_lines, states):
+def run(args, script_lines, states, env=None):
     with tempfile.TemporaryDirectory() as tmp:
         names = {n: os.path.join(tmp, n + ".json") for n in states}
         script = os.path.join(tmp, "script.txt")
         with open(script, "w") as f:
             f.write("\n".join([line.format(**names) for line in script_lines] + ["quit"]) + "\n")
-        p = subprocess.run([SIGHTLINE, *args, "--script", script, "--size", "1600x1000"], capture_output=True, text=True, timeout=300)
+        p = subprocess.run([SIGHTLINE, *args, "--script", script, "--size", "1600x1000"], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, **(env or {})})
         return p.returncode, p.stderr, {n: json.load(open(names[n])) for n in states if os.path.exists(names[n])}
 
 
@@ -53,6 +54,16 @@ with tempfile.TemporaryDirectory() as tmp:
                and not ((r["first_rank"] % 8 == 0 or r["first_rank"] - 1 in alone) and (r["last_rank"] % 8 == 7 or r["last_rank"] + 1 in alone))]
         check(not cut, f"bands that cut a node: {cut[:3]}")
         first = rows[0]
+        # The bands are drawn from one texture of their pixels (views/pixel_image.h); with
+        # SIGHTLINE_NO_TEXTURES as the rectangles headless drawing uses: the same picture, pixel for pixel.
+        rects_png = os.path.join(tmp, "rects.png")
+        rc, err, _ = run([big], ["wait 2", "screenshot " + rects_png], [], {"SIGHTLINE_NO_TEXTURES": "1"})
+        if rc == 0 and os.path.exists(rects_png) and os.path.exists(png):
+            (w, h, image), (_, _, rects) = read_png(png), read_png(rects_png)
+            differ = [(x, y) for y in range(h) for x in range(w) if image[y][x] != rects[y][x]]
+            check(not differ, f"the bands' texture and their rectangles differ at {len(differ)} pixels, first {differ[:3]}")
+        else:
+            check(False, f"the rectangles' screenshot failed ({rc}): {err}")
         want = "node 0 \u00b7 ranks 0\u20137" if first["last_rank"] == 7 else f"nodes 0\u2013{first['last_rank'] // 8} \u00b7 ranks 0\u2013{first['last_rank']}"
         check(first["label"] == want, f"the first row {first}, want {want!r}")
 
