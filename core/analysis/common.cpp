@@ -80,7 +80,7 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
   for (const Track& track : store.tracks)
     if (track.kind != TrackKind::Async) slices += track.slices.size();
   rows.reserve(rows.size() + slices);
-  prefer_huge_pages(rows.data(), rows.capacity() * sizeof(Row));  // ~80 bytes a row: megabytes faulted in at once
+  prepare_fresh_memory(rows.data(), rows.capacity() * sizeof(Row));  // ~80 bytes a row: megabytes
   for (uint32_t t = 0; t < store.tracks.size(); ++t) {
     const Track& track = store.tracks[t];
     if (track.kind == TrackKind::Async) continue;

@@ -165,17 +165,18 @@ void covered_per_bin(const std::vector<Interval>& merged, std::span<const TimeNs
 // 4 KB page at a time. Coarsening sums four bins in place; `bins` is the current level's count.
 class BinSums {
 public:
-  BinSums(size_t bins, size_t columns) : bins_(bins), stride_(bins), data_(columns * bins) {
-    prefer_huge_pages(data_.data(), data_.size() * sizeof(TimeNs));
+  BinSums(size_t bins, size_t columns) : bins_(bins), stride_(bins), columns_(columns), data_(new TimeNs[columns * bins]) {
+    prepare_fresh_memory(data_.get(), columns * bins * sizeof(TimeNs));  // before the first write
+    std::fill_n(data_.get(), columns * bins, TimeNs(0));
   }
-  std::span<TimeNs> column(size_t c) { return {data_.data() + c * stride_, bins_}; }
+  std::span<TimeNs> column(size_t c) { return {data_.get() + c * stride_, bins_}; }
   size_t bins() const { return bins_; }
-  size_t columns() const { return data_.size() / stride_; }
+  size_t columns() const { return columns_; }
   // Bin k of the next level is the sum of bins 4k..4k+3 (in place: written after they are read).
   void coarsen() {
     const size_t n = (bins_ + 3) / 4;
     for (size_t c = 0; c < columns(); ++c) {
-      TimeNs* v = data_.data() + c * stride_;
+      TimeNs* v = data_.get() + c * stride_;
       for (size_t k = 0; k < n; ++k) {
         TimeNs sum = 0;
         for (size_t j = 4 * k; j < std::min(bins_, 4 * k + 4); ++j) sum += v[j];
@@ -186,8 +187,8 @@ public:
   }
 
 private:
-  size_t bins_, stride_;
-  std::vector<TimeNs> data_;
+  size_t bins_, stride_, columns_;
+  std::unique_ptr<TimeNs[]> data_;  // not value-initialised: zeroed once its pages are prepared
 };
 
 // One level from its sums: busy fraction (0..255) and the cause with most idle time per bin.
@@ -491,7 +492,9 @@ RankSummary summarize_job_rank(const JobRank& rank) {
 
 RankSummary map_rank_file(const std::string& path, size_t file_order, const CacheSettings* cache) {
   auto t0 = std::chrono::steady_clock::now();
-  JobRank rank = load_rank(path, {}, cache);
+  LoadOptions options;
+  options.keep_args_text = analysis::has_collective_args;  // the calls' args, without their blocks
+  JobRank rank = load_rank(path, options, cache);
   std::string unused;  // without --rank-from every file has a rank
   name_rank(rank, file_order, std::nullopt, unused);
   RankSummary s = summarize_job_rank(rank);
