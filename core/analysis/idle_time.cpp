@@ -220,8 +220,11 @@ public:
 
   CauseRules(const EventTable& t, const IdleCauseOptions& o, const StreamRows& streams)
       : t_(t), o_(o), streams_(streams), host_(t, o, all_launching_threads(t)) {
+    size_t rows_in_all = 0;
     for (auto& [stream, rows] : streams) {
       std::vector<Interval> v;
+      v.reserve(rows.size());
+      rows_in_all += rows.size();
       for (uint32_t i : rows) v.push_back({t.rows[i].ts, t.rows[i].end()});
       busy_.emplace_back(std::move(v));
       launchers_.push_back(launchers(t, rows));
@@ -230,6 +233,7 @@ public:
       }));
     }
     std::vector<uint32_t> all;
+    all.reserve(rows_in_all);
     for (auto& [stream, rows] : streams) all.insert(all.end(), rows.begin(), rows.end());
     rank_launchers_ = launchers(t, all);
   }
