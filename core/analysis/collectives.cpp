@@ -841,6 +841,10 @@ RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTab
   return out;
 }
 
+bool has_collective_args(std::string_view name, std::string_view cat) {
+  return name == "record_param_comms" || (is_kernel_cat(cat) && kernel_type_sightline(name, cat) == KernelType::Communication);
+}
+
 RankSummary summarize_rank(int64_t rank, const TraceStore& store) {
   TableOptions to;
   to.rank = rank;

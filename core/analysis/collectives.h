@@ -76,6 +76,10 @@ struct RankSummary {
 RankSummary summarize_rank(int64_t rank, const TraceStore& store, const EventTable& table, IdleCauses causes);
 // Builds the Sightline-mode table and idle causes itself, and drops the table when done.
 RankSummary summarize_rank(int64_t rank, const TraceStore& store);
+// Whether summarize_rank reads the args of slices of this name and category: record_param_comms
+// ops and kernels that name a collective (for LoadOptions::keep_args_text; kernels that are
+// communication only because a collective op launched them are found later, from the table).
+bool has_collective_args(std::string_view name, std::string_view cat);
 
 struct RankInput {
   int64_t rank = 0;

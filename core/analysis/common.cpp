@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/analysis/args_util.h"
+#include "core/store/huge_pages.h"
 
 namespace sl::analysis {
 
@@ -79,6 +80,7 @@ std::vector<uint32_t> collect_slices(const TraceStore& store, std::vector<Row>& 
   for (const Track& track : store.tracks)
     if (track.kind != TrackKind::Async) slices += track.slices.size();
   rows.reserve(rows.size() + slices);
+  prepare_fresh_memory(rows.data(), rows.capacity() * sizeof(Row));  // ~80 bytes a row: megabytes
   for (uint32_t t = 0; t < store.tracks.size(); ++t) {
     const Track& track = store.tracks[t];
     if (track.kind == TrackKind::Async) continue;
@@ -298,21 +300,29 @@ void classify_collective_launches(EventTable& t) {
 // where a lower-case letter meets an upper-case one, so `oneShotAllReduce` reads one shot all
 // reduce), matched as whole tokens or runs of tokens, so `reduce_kernel` is not one.
 bool names_a_collective(std::string_view name) {
-  std::vector<std::string> tokens;
-  std::string token;
+  // The tokens as views into one lower-cased copy, both buffers kept per thread: every distinct
+  // kernel name (kilobytes, thousands of them) is asked once per table.
+  thread_local std::string lowered;
+  thread_local std::vector<std::string_view> tokens;
+  lowered.resize(name.size());
+  tokens.clear();
+  size_t begin = 0;
+  auto cut = [&](size_t end) {
+    if (end > begin) tokens.emplace_back(lowered.data() + begin, end - begin);
+  };
   char previous = 0;
-  for (char c : name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
     bool upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z', digit = c >= '0' && c <= '9';
     if (!upper && !lower && !digit) {
-      if (!token.empty()) tokens.push_back(std::move(token));
-      token.clear();
-    } else {
-      if (upper && previous >= 'a' && previous <= 'z' && !token.empty()) tokens.push_back(std::move(token)), token.clear();
-      token.push_back(upper ? char(c - 'A' + 'a') : c);
+      cut(i), begin = i + 1;
+    } else if (upper && previous >= 'a' && previous <= 'z') {
+      cut(i), begin = i;
     }
+    lowered[i] = upper ? char(c - 'A' + 'a') : c;
     previous = c;
   }
-  if (!token.empty()) tokens.push_back(std::move(token));
+  cut(name.size());
   auto run = [&](size_t i, std::initializer_list<std::string_view> words) {
     if (i + words.size() > tokens.size()) return false;
     for (std::string_view w : words)
@@ -321,7 +331,7 @@ bool names_a_collective(std::string_view name) {
   };
   bool deep_ep = false, dispatch_or_combine = false;
   for (size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& w = tokens[i];
+    const std::string_view w = tokens[i];
     if (w == "allreduce" || w == "allgather" || w == "reducescatter" || w == "alltoall" || w == "multimem" ||
         w == "userbuffers" || run(i, {"all", "reduce"}) || run(i, {"all", "gather"}) || run(i, {"reduce", "scatter"}) ||
         run(i, {"all", "to", "all"}) || run(i, {"cross", "device", "reduce"}))

@@ -126,9 +126,14 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
   std::vector<int8_t> pageable_name(s.strings.size(), -1), dtoh_name(s.strings.size(), -1);
   std::vector<char> dtoh_launch(t.rows.size(), 0);  // CPU rows that launched a device-to-host copy
   std::vector<char> linked_launch(t.rows.size(), 0);  // CPU rows that launched GPU work
+  // GPU rows need only the stream-wait test: their names (kernels' run to kilobytes) are not
+  // put through the CPU tests.
+  std::vector<int8_t> gpu_wait_name(s.strings.size(), -1);
   for (uint32_t i : t.gpu) {
     const Row& g = t.rows[i];
-    if (flags(g.name) & kStreamWait) gpu_stream_waits_[g.stream].push_back(g.ts);
+    int8_t& wait = gpu_wait_name[g.name];
+    if (wait < 0) wait = is_stream_wait(t.name(g));
+    if (wait) gpu_stream_waits_[g.stream].push_back(g.ts);
     if (g.launch < 0) continue;
     const Row& l = t.rows[size_t(g.launch)];
     const int32_t k = slot[l.ref.track];
@@ -201,6 +206,12 @@ HostIndex::HostIndex(const EventTable& t, const IdleCauseOptions& o, const std::
 }
 
 HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end, bool top) const {
+  HostWindow h = intervals(thread, start, end);
+  if (auto it = threads_.find(thread); it != threads_.end() && end > start) measure_events(it->second, start, end, top, h);
+  return h;
+}
+
+HostWindow HostIndex::intervals(uint32_t thread, TimeNs start, TimeNs end) const {
   HostWindow h;
   h.length = end - start;
   if (thread == kNone || end <= start) return h;
@@ -210,8 +221,26 @@ HostWindow HostIndex::window(uint32_t thread, TimeNs start, TimeNs end, bool top
   if (it == threads_.end()) return h;
   h.blocking = it->second.blocking.covered(start, end);
   h.capture = it->second.capture.covered(start, end);
-  measure_events(it->second, start, end, top, h);
   return h;
+}
+
+void HostIndex::add_events(uint32_t thread, TimeNs start, TimeNs end, bool compute, HostWindow& h) const {
+  auto it = threads_.find(thread);
+  if (thread == kNone || end <= start || it == threads_.end()) return;
+  if (compute) return measure_events(it->second, start, end, false, h);
+  h.any_event = any_event(it->second, start, end);
+}
+
+// measure_events' any_event alone: an event open at `a` (an ancestor of the last one starting
+// before it, or that one) or one starting in [a, b) that lasts.
+bool HostIndex::any_event(const ThreadWork& w, TimeNs a, TimeNs b) {
+  const size_t lo = size_t(std::lower_bound(w.ts.begin(), w.ts.end(), a) - w.ts.begin());
+  if (lo > 0)
+    for (int32_t p = int32_t(lo - 1); p >= 0; p = w.parent[size_t(p)])
+      if (w.end[size_t(p)] > a) return true;
+  for (size_t k = lo; k < w.ts.size() && w.ts[k] < b; ++k)
+    if (w.end[k] > w.ts[k]) return true;
+  return false;
 }
 
 // Rule 4's measure and the window's top events. An event "issued a launch inside W" when a launch

@@ -44,6 +44,11 @@ public:
 
   // `top` false leaves HostWindow::top empty (the rest is the same).
   HostWindow window(uint32_t thread, TimeNs start, TimeNs end, bool top = true) const;
+  // The same in two steps, for a caller that may stop at rules 1-3: the interval measures
+  // (data loading, blocking, capture), then the events' (compute and any_event; with `compute`
+  // false, any_event alone, which costs a search instead of a walk over W's events).
+  HostWindow intervals(uint32_t thread, TimeNs start, TimeNs end) const;
+  void add_events(uint32_t thread, TimeNs start, TimeNs end, bool compute, HostWindow& w) const;
   // Host work (ops, runtime calls; no Python frames or labels) of a stand-in thread in [start, end).
   TimeNs worked(uint32_t thread, TimeNs start, TimeNs end) const;
   bool stream_wait_between(uint32_t thread, TimeNs lo, TimeNs hi) const;  // a cudaStreamWaitEvent call
@@ -51,6 +56,7 @@ public:
 
 private:
   void measure_events(const ThreadWork& w, TimeNs start, TimeNs end, bool top, HostWindow& out) const;
+  static bool any_event(const ThreadWork& w, TimeNs start, TimeNs end);
 
   const EventTable& t_;
   std::unordered_map<uint32_t, IntervalIndex> data_loading_by_process_;

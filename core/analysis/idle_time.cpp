@@ -220,8 +220,11 @@ public:
 
   CauseRules(const EventTable& t, const IdleCauseOptions& o, const StreamRows& streams)
       : t_(t), o_(o), streams_(streams), host_(t, o, all_launching_threads(t)) {
+    size_t rows_in_all = 0;
     for (auto& [stream, rows] : streams) {
       std::vector<Interval> v;
+      v.reserve(rows.size());
+      rows_in_all += rows.size();
       for (uint32_t i : rows) v.push_back({t.rows[i].ts, t.rows[i].end()});
       busy_.emplace_back(std::move(v));
       launchers_.push_back(launchers(t, rows));
@@ -230,6 +233,7 @@ public:
       }));
     }
     std::vector<uint32_t> all;
+    all.reserve(rows_in_all);
     for (auto& [stream, rows] : streams) all.insert(all.end(), rows.begin(), rows.end());
     rank_launchers_ = launchers(t, all);
   }
@@ -273,20 +277,30 @@ public:
 
 private:
   // Rules 1-6 over W = [gap start, launch start) on the launching thread.
+  // Without top events (gaps_only) W's events are measured only when rules 1-3 leave the cause
+  // open, and only as far as the rules read them: a walk over W's events is most of the cost.
   void host_cause(IdleGap& g, std::vector<HostEvent>& top) const {
-    detail::HostWindow w = host_.window(g.host_track, g.start, g.host_end, !o_.gaps_only);
+    const bool lazy = o_.gaps_only;
+    detail::HostWindow w = lazy ? host_.intervals(g.host_track, g.start, g.host_end)
+                                : host_.window(g.host_track, g.start, g.host_end);
     auto half = [&](TimeNs part) { return w.length > 0 && 2 * part >= w.length; };
     if (half(w.data_loading)) g.cause = IdleCause::DataLoading;
     else if (half(w.blocking)) g.cause = IdleCause::HostSync;
     else if (half(w.capture)) g.cause = IdleCause::CaptureWarmup;
-    // Work without a launch link (MTIA's DMAs) is launched invisibly: its stand-in thread's ops
-    // cannot be told from dispatch, so rule 4 does not apply to it.
-    else if (!g.host_inferred && half(w.compute)) g.cause = IdleCause::HostCompute;
-    else if (w.any_event) g.cause = IdleCause::LaunchBound;
-    else g.cause = IdleCause::HostUntraced;
+    else g.cause = events_cause(g, w, lazy);
     g.top_begin = uint32_t(top.size());
     g.top_count = uint8_t(w.top.size());
     top.insert(top.end(), w.top.begin(), w.top.end());
+  }
+
+  // Rules 4-6, W's events measured first when `lazy`.
+  IdleCause events_cause(const IdleGap& g, detail::HostWindow& w, bool lazy) const {
+    // Work without a launch link (MTIA's DMAs) is launched invisibly: its stand-in thread's ops
+    // cannot be told from dispatch, so rule 4 does not apply to it.
+    const bool rule4 = !g.host_inferred;
+    if (lazy) host_.add_events(g.host_track, g.start, g.host_end, rule4, w);
+    if (rule4 && w.length > 0 && 2 * w.compute >= w.length) return IdleCause::HostCompute;
+    return w.any_event ? IdleCause::LaunchBound : IdleCause::HostUntraced;
   }
 
   // Rules 7-10: the work was queued before the gap began.

@@ -94,12 +94,12 @@ void SectionWriter::patch(uint64_t at, std::string_view bytes) {
 }
 
 // Appended in place: a fleet of thousands of ranks is one buffer (or file), not a copy per section.
-void SectionWriter::add(uint32_t t, std::string_view raw, bool compress) {
+void SectionWriter::add(uint32_t t, std::string_view raw, bool compress, int level) {
   std::string compressed;
   uint8_t flags = 0;
   if (compress && raw.size() > 64) {
     compressed.resize(ZSTD_compressBound(raw.size()));
-    size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), 3);
+    size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), level);
     if (!ZSTD_isError(n) && n < raw.size()) compressed.resize(n), flags = kZstd;
   }
   std::string_view stored = flags ? std::string_view(compressed) : raw;

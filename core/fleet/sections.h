@@ -60,7 +60,8 @@ public:
   // fleet of gigabytes is never a second copy in memory; finish() returns "", ok() says whether
   // every write went through.
   SectionWriter(std::string_view magic, uint32_t version, int fd);
-  void add(uint32_t tag, std::string_view raw, bool compress = true);
+  // Compressed with zstd at `level` when that makes it smaller.
+  void add(uint32_t tag, std::string_view raw, bool compress = true, int level = 3);
   // A section copied as another container stored it (its checksum still holds).
   void add_stored(const StoredSection& s);
   // A section of `raw_size` bytes stored as they are, given piece by piece, then ended.

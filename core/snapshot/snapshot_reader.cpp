@@ -33,20 +33,6 @@ void release_pages(const char* begin, const char* end) {
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
-// Prepares the fresh memory of a column about to be copied in: transparent huge pages over its
-// whole 2 MB pages, then every page populated in one system call. Touching fresh memory page by
-// page costs a page fault per 4 KB, most of the time of copying a column: with huge pages it is
-// one per 2 MB, and populating ahead takes the fault out of the rest (the kernel still zeroes
-// them). Both are advice: an older kernel that refuses them only loses the speed.
-void prepare_column_memory(void* p, size_t bytes) {
-  prefer_huge_pages(p, bytes);
-  uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + bytes;
-  uintptr_t from = (begin + kPageBytes - 1) & ~(kPageBytes - 1), to = end & ~(kPageBytes - 1);
-#ifdef MADV_POPULATE_WRITE
-  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
-#endif
-}
-
 // ---------------------------------------------------------------- reading
 
 // Reads one section; `base` is the section's offset in the file, for messages.
@@ -78,7 +64,7 @@ public:
     const char* bytes = take(n * sizeof(T));
     v.clear();
     v.reserve(n);
-    prepare_column_memory(v.data(), n * sizeof(T));
+    prepare_fresh_memory(v.data(), n * sizeof(T));
     // In chunks that stay in the cache between summing and copying: the section's checksum is
     // computed as it is copied, so each byte of the file is read from memory once. Copied
     // straight into the vector (no zero-filling first) when aligned, as columns are in a mapped

@@ -28,6 +28,12 @@ struct LoadOptions {
   // pack_slice_columns), for a reader of whole-trace columns (the Python module) to take them
   // as they are; before the cache write starts, which reads the store from another thread.
   bool pack_slices = false;
+  // Kineto JSON: the args of complete slices whose (name, category) this accepts are also kept
+  // as plain text beside the compressed blocks (TraceStore::keep_args_text), for a reader of only
+  // those (a fleet map's collective calls) not to decompress most blocks for them. Asked once
+  // per distinct slice name, with the category it first comes with: a slice not kept still
+  // reads its args from the blocks, so the answer costs speed, never correctness.
+  std::function<bool(std::string_view name, std::string_view cat)> keep_args_text;
 };
 
 struct LoadError {

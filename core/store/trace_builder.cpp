@@ -467,6 +467,7 @@ void TraceBuilder::absorb(TraceBuilder& later) {
   uint64_t offset_shift = shifts.first;
   uint32_t block_shift = shifts.second;
   auto args = [&](uint32_t a) { return a == kNone ? kNone : a + args_base; };
+  for (auto& [row, text] : from.kept_args_) store_.kept_args_.emplace(args(row), std::move(text));
   uint64_t base = order_;
   // Two parts that share nothing they write, on two threads: the correlations and the tracks'
   // columns (which refer to them); the args table, the pending begin/end/async events and the

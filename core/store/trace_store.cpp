@@ -70,6 +70,7 @@ uint32_t TraceStore::add_args(std::string_view json) {
 
 std::string_view TraceStore::args_json(uint32_t args_row) const {
   if (args_row == kNone || args_row >= args_.size()) return {};
+  if (auto kept = kept_args_.find(args_row); kept != kept_args_.end()) return kept->second;
   // A ring of copies per thread: callers read a view while asking for the next one, and a view
   // into the shared cache could be evicted by another thread meanwhile.
   thread_local std::string ring[kArgsViews];

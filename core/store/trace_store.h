@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -159,6 +160,9 @@ public:
   // it stays valid until the same thread has asked any store for args kArgsViews more times.
   static constexpr int kArgsViews = 8;
   std::string_view args_json(uint32_t args_row) const;
+  // The text of args row `args_row` kept as it is (LoadOptions::keep_args_text): args_json then
+  // reads it without a block.
+  void keep_args_text(uint32_t args_row, std::string_view json) { kept_args_.emplace(args_row, json); }
   std::string_view slice_args_json(SliceRef s) const;
   // Top-level keys of an args object and each value as JSON text (strings unquoted).
   std::vector<std::pair<std::string, std::string>> decode_args(uint32_t args_row) const;
@@ -198,6 +202,7 @@ private:
   friend class TraceBuilder;
   std::vector<ArgsRange> args_;
   std::unique_ptr<ArgsBlocks> args_blocks_;
+  std::unordered_map<uint32_t, std::string> kept_args_;  // by args row
   std::vector<SliceRef> correlation_activities_;
   std::vector<uint32_t> name_offsets_;  // CSR over string ids
   std::vector<SliceRef> name_refs_;

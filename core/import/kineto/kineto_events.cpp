@@ -208,6 +208,17 @@ uint32_t KinetoLoader::args_row(const Event& e) {
   return store_->add_args(std::string_view(e.args_begin, size_t(e.args_end - e.args_begin)));
 }
 
+// args_row, and the text kept as it is when LoadOptions::keep_args_text accepts the slice's name.
+uint32_t KinetoLoader::kept_args_row(const Event& e, StringId name, StringId cat) {
+  const uint32_t row = args_row(e);
+  if (row == kNone || !options_.keep_args_text) return row;
+  if (name >= keep_args_of_name_.size()) keep_args_of_name_.resize(store_->strings.size(), -1);
+  int8_t& keep = keep_args_of_name_[name];
+  if (keep < 0) keep = options_.keep_args_text(store_->strings.view(name), store_->strings.view(cat));
+  if (keep) store_->keep_args_text(row, std::string_view(e.args_begin, size_t(e.args_end - e.args_begin)));
+  return row;
+}
+
 // pid and tid are opaque keys: the text as written, numbers and strings alike.
 uint32_t KinetoLoader::process_for(const Event& e) {
   uint64_t h = hash_bytes(e.pid.text);
@@ -300,7 +311,7 @@ void KinetoLoader::store_event(Event& e) {
       if (dur < 0) store_->issues.add(IssueKind::NegativeDuration, e.offset), dur = 0;
       uint32_t track = track_for(e);
       if (flags_of(cat) & kCatGpu) builder_->mark_gpu(track, e.device, e.stream);
-      return builder_->add_slice(track, ts, dur, name, cat, args_row(e), e.correlation);
+      return builder_->add_slice(track, ts, dur, name, cat, kept_args_row(e, name, cat), e.correlation);
     }
     case 'B': return builder_->add_begin(track_for(e), ts, name, cat, args_row(e), e.correlation, e.offset);
     case 'E': return builder_->add_end(track_for(e), ts, e.offset);

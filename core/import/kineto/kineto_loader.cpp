@@ -328,6 +328,7 @@ bool KinetoLoader::parse_from(size_t first, size_t limit, size_t& after) {
 bool KinetoLoader::parse_halves(size_t first, size_t split, size_t& after) {
   LoadOptions quiet;
   quiet.cancel = options_.cancel;
+  quiet.keep_args_text = options_.keep_args_text;
   KinetoLoader second(buffer_, error_.file, quiet);
   second.start_store();
   second.stream_ = stream_;

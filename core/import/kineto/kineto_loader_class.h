@@ -163,6 +163,7 @@ private:
   inline uint8_t flags_of(StringId cat);
   bool time_of(const Event& e, const Token& t, TimeNs& out);
   uint32_t args_row(const Event& e);
+  uint32_t kept_args_row(const Event& e, StringId name, StringId cat);
   uint64_t key_of(const Event& e, bool per_process);
   void skip(IssueKind kind, const Event& e) {
     store_->issues.add(kind, e.offset);
@@ -202,6 +203,7 @@ private:
   GzipStream* stream_ = nullptr;              // the same, shared with the second half's loader
   std::string gzip_error_;              // the gzip data is corrupt: this is the load's error
   std::vector<uint8_t> cat_flags_;  // by StringId; 0xFF = not computed yet
+  std::vector<int8_t> keep_args_of_name_;  // by StringId: LoadOptions::keep_args_text's answer, -1 not asked
   struct KeyedIndex {
     std::string key;
     uint32_t index;
